@@ -1,0 +1,45 @@
+"""cgconfig: decide which CUDA graphs an LLM server captures, and say why.
+
+The public API is loaded lazily (PEP 562), so ``import cgconfig`` stays cheap for launch
+scripts and the CLI's light commands.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "resolve_args": "cgconfig.api",
+    "resolve_dict": "cgconfig.api",
+    "resolve_namespace": "cgconfig.api",
+    "add_arguments": "cgconfig.api",
+    "CudaGraphConfig": "cgconfig.model",
+    "DecodeConfig": "cgconfig.model",
+    "PrefillConfig": "cgconfig.model",
+    "GraphOptions": "cgconfig.model",
+    "DeploymentFacts": "cgconfig.deployment",
+    "Plan": "cgconfig.plan",
+    "Decision": "cgconfig.plan",
+    "CgConfigError": "cgconfig.errors",
+    "InputError": "cgconfig.errors",
+    "StrictConflictError": "cgconfig.errors",
+}
+
+__all__ = [*_EXPORTS, "__version__"]
+
+if TYPE_CHECKING:
+    from cgconfig.api import add_arguments, resolve_args, resolve_dict, resolve_namespace
+    from cgconfig.deployment import DeploymentFacts
+    from cgconfig.errors import CgConfigError, InputError, StrictConflictError
+    from cgconfig.model import CudaGraphConfig, DecodeConfig, GraphOptions, PrefillConfig
+    from cgconfig.plan import Decision, Plan
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'cgconfig' has no attribute {name!r}")
+    return getattr(import_module(module), name)

@@ -1,0 +1,226 @@
+"""Parse a command line (ours, or a whole SGLang launch line) with the flag table.
+
+argparse cannot do what this needs: keep every occurrence with its position for provenance,
+name the flag in every error with a did-you-mean, and accept a launch line whose other flags are
+either known SGLang flags without graph effect or, under ``--ignore-unknown-args``, anything.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from cgconfig.errors import InputError, did_you_mean
+from cgconfig.flags import (
+    ARG,
+    REMOVED_FLAGS,
+    SGLANG_PASSTHROUGH,
+    Flag,
+    flag_index,
+    known_spellings,
+)
+from cgconfig.provenance import Layer, Leaf, Origin
+
+#: Leading tokens of a launch line that name the program rather than configure it.
+_LAUNCHER_TOKENS = {"python", "python3", "-m", "sglang.launch_server", "sglang", "serve",
+                    "launch_server"}
+
+_HUMAN_INT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMgG]?)\s*$")
+_HUMAN_SCALE = {"": 1, "k": 1_000, "m": 1_000_000, "g": 1_000_000_000}
+
+
+@dataclass
+class ParsedArgs:
+    """What one command line said, split by kind, every value with its origin."""
+
+    leaves: list[Leaf] = field(default_factory=list)
+    """Config and option values from flags (not from ``--cuda-graph-config``)."""
+    config_docs: list[tuple[str, int]] = field(default_factory=list)
+    """Raw ``--cuda-graph-config`` values with their argv positions."""
+    facts: dict[str, tuple[Any, str]] = field(default_factory=dict)
+    """Deployment facts from flags: field → (value, flag)."""
+    meta: dict[str, Any] = field(default_factory=dict)
+    deprecations: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    positionals: list[str] = field(default_factory=list)
+
+
+def parse_int(text: str, where: str, *, allow_negative: bool = False) -> int:
+    """An integer from a flag argument, with a one-line error naming the flag."""
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise InputError(f"expected an integer, got {text!r}", where=where) from None
+    if value <= 0 and not allow_negative:
+        raise InputError(f"expected a positive integer, got {value}", where=where)
+    return value
+
+
+def parse_human_int(text: str, where: str) -> int:
+    """``200k`` → 200000, ``1.5m`` → 1500000, plain integers as they are."""
+    match = _HUMAN_INT.match(text)
+    if not match:
+        raise InputError(f"expected a positive integer such as 200000 or 200k, got {text!r}",
+                         where=where)
+    number, unit = match.groups()
+    value = int(float(number) * _HUMAN_SCALE[unit.lower()])
+    if value <= 0:
+        raise InputError(f"expected a positive integer, got {text!r}", where=where)
+    return value
+
+
+def parse_float(text: str, where: str) -> float:
+    """A non-negative number from a flag argument."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"expected a number, got {text!r}", where=where) from None
+    if value < 0:
+        raise InputError(f"expected a non-negative number, got {text!r}", where=where)
+    return value
+
+
+def parse_choice(text: str, flag: Flag, where: str) -> str:
+    """One of the flag's choices, case-sensitive as SGLang is; removed backends explained."""
+    from cgconfig.model import REMOVED_BACKENDS
+
+    choices = flag.choices or ()
+    if text in choices:
+        return text
+    if text in REMOVED_BACKENDS:
+        raise InputError(REMOVED_BACKENDS[text], where=where, allowed=choices)
+    raise InputError(f"invalid value {text!r}", where=where, allowed=choices,
+                     suggestion=did_you_mean(text, choices))
+
+
+def _convert(flag: Flag, tokens: list[str], where: str) -> Any:
+    kind = flag.value
+    if kind == "int":
+        # chunked-prefill-size takes -1 (disabled); every other int flag is positive.
+        return parse_int(tokens[0], where, allow_negative=flag.name == "--chunked-prefill-size")
+    if kind == "int_list":
+        return [parse_int(t, where) for t in tokens]
+    if kind == "human_int":
+        return parse_human_int(tokens[0], where)
+    if kind == "float":
+        return parse_float(tokens[0], where)
+    if kind == "choice":
+        return parse_choice(tokens[0], flag, where)
+    return tokens[0]
+
+
+def _split_launcher(argv: list[str]) -> tuple[list[str], list[str]]:
+    """Drop a leading ``python -m sglang.launch_server`` (or ``sglang serve``) from a line."""
+    head: list[str] = []
+    rest = list(argv)
+    while rest and not rest[0].startswith("-") and rest[0].rsplit("/", 1)[-1] in _LAUNCHER_TOKENS:
+        head.append(rest.pop(0))
+    if rest[:2] and rest[0] == "-m" and len(rest) > 1:
+        head += rest[:2]
+        rest = rest[2:]
+    return head, rest
+
+
+def _is_flag_token(token: str) -> bool:
+    return token.startswith("-") and not _looks_negative_number(token)
+
+
+def _looks_negative_number(token: str) -> bool:
+    return bool(re.fullmatch(r"-\d+(\.\d+)?", token))
+
+
+def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None) -> ParsedArgs:
+    """Parse ``argv`` into leaves, facts and meta options, recording each origin.
+
+    ``ignore_unknown`` defaults to whether ``--ignore-unknown-args`` appears in ``argv``.
+    """
+    if ignore_unknown is None:
+        ignore_unknown = "--ignore-unknown-args" in argv
+    _, tokens = _split_launcher(argv)
+    index = flag_index()
+    passthrough = dict(SGLANG_PASSTHROUGH)
+    out = ParsedArgs()
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        position = i
+        if not _is_flag_token(token):
+            out.positionals.append(token)
+            i += 1
+            continue
+        name, inline = (token.split("=", 1) + [None])[:2] if "=" in token else (token, None)
+        flag = index.get(name)
+        if flag is None:
+            i = _skip_unmodelled(name, inline, tokens, i, out, passthrough, ignore_unknown)
+            continue
+        if not flag.takes_value:
+            if inline is not None:
+                raise InputError(f"{name} is a switch and takes no value (got {inline!r})",
+                                 where=name)
+            values: list[str] = []
+            i += 1
+        elif inline is not None:
+            values = inline.split() if flag.value == "int_list" else [inline]
+            i += 1
+        else:
+            i += 1
+            values = []
+            while i < len(tokens) and not _is_flag_token(tokens[i]):
+                values.append(tokens[i])
+                i += 1
+                if flag.value != "int_list":
+                    break
+            if not values:
+                what = "expects one or more values" if flag.value == "int_list" else "expects a value"
+                allowed = flag.choices or (flag.metavar or None)
+                raise InputError(f"{name} {what}", where=name, allowed=allowed)
+        _apply(flag, name, values, position, out)
+    return out
+
+
+def _skip_unmodelled(name: str, inline: str | None, tokens: list[str], i: int, out: ParsedArgs,
+                     passthrough: dict[str, bool], ignore_unknown: bool) -> int:
+    if name in REMOVED_FLAGS:
+        raise InputError(f"{name} was removed", where=name, hint=REMOVED_FLAGS[name])
+    if name in passthrough:
+        takes_value = passthrough[name]
+    elif ignore_unknown:
+        takes_value = i + 1 < len(tokens) and not _is_flag_token(tokens[i + 1])
+    else:
+        raise InputError(
+            f"unknown flag {name}", where="command line",
+            suggestion=did_you_mean(name, known_spellings()),
+            hint="pass --ignore-unknown-args to skip flags cgconfig does not model",
+        )
+    out.ignored.append(name)
+    if takes_value and inline is None:
+        return i + 2
+    return i + 1
+
+
+def _apply(flag: Flag, spelling: str, values: list[str], position: int, out: ParsedArgs) -> None:
+    where = spelling
+    if flag.kind == "meta":
+        key = flag.name.lstrip("-").replace("-", "_")
+        if flag.value == "repeat":
+            out.meta.setdefault(key, []).append(values[0])
+        else:
+            out.meta[key] = True if flag.value == "switch" else _convert(flag, values, where)
+        return
+    if flag.name == "--cuda-graph-config":
+        out.config_docs.append((values[0], position))
+        return
+    converted = None if flag.value == "switch" else _convert(flag, values, where)
+    if flag.replacement:
+        out.deprecations.append(
+            f"'{spelling}' is deprecated and will be removed in a future release. "
+            f"Use '{flag.replacement}' instead."
+        )
+    for key, const in flag.writes:
+        value = converted if const is ARG else const
+        if flag.kind == "fact":
+            out.facts[key.split(".", 1)[1]] = (value, spelling)
+            continue
+        layer = flag.layer if flag.layer is not None else Layer.CONVENIENCE
+        out.leaves.append(Leaf(key, value, Origin(layer, spelling, position=position)))

@@ -1,0 +1,159 @@
+"""Deployment facts: what the resolver knows about the server it configures.
+
+Field names follow SGLang's server arguments (``--tp-size`` → ``tp_size``), so a launch line maps
+onto this model one flag per field. Defaults are SGLang's. Facts are read-only inputs: rules
+read them, nothing in cgconfig writes them back.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, NonNegativeFloat, PositiveInt, field_validator
+
+from cgconfig.errors import did_you_mean
+
+Device = Literal["cuda", "hip", "npu", "xpu", "cpu", "mps"]
+DisaggregationMode = Literal["null", "prefill", "decode"]
+SpeculativeAlgorithm = Literal["EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH"]
+MoeA2ABackend = Literal[
+    "none", "deepep", "mooncake", "mori", "megamoe", "flashinfer", "ascend_fuseep", "nixl"
+]
+DeepEPMode = Literal["auto", "normal", "low_latency"]
+
+#: Attention backends SGLang accepts (``--attention-backend`` choices). Kept as data so the
+#: capability table in ``rules/`` and this list can be checked against each other in tests.
+ATTENTION_BACKENDS: tuple[str, ...] = (
+    "aiter", "ascend", "cutlass_mla", "dual_chunk_flash_attn", "fa3", "fa4", "flashinfer",
+    "flashmla", "flex_attention", "hybrid_linear_attn", "intel_amx", "intel_xpu", "nsa",
+    "torch_native", "triton", "trtllm_mha", "trtllm_mla", "wave",
+)
+
+
+def _check_attention_backend(value: str | None) -> str | None:
+    if value is not None and value not in ATTENTION_BACKENDS:
+        hint = did_you_mean(value, ATTENTION_BACKENDS)
+        extra = f" (did you mean {hint!r}?)" if hint else ""
+        raise ValueError(f"unknown attention backend {value!r}{extra}")
+    return value
+
+
+class DeploymentFacts(BaseModel):
+    """Facts about the deployment that decide which graphs can and should be captured."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, use_attribute_docstrings=True)
+
+    device: Device = "cuda"
+    """Platform: ``cuda``, ``hip`` (ROCm), ``npu`` (Ascend), ``xpu`` (Intel), ``cpu``, ``mps``."""
+
+    gpu_memory_gib: NonNegativeFloat | None = None
+    """Memory of one GPU in GiB. Unset: read from ``nvidia-smi`` when it answers quickly, else
+    the unknown tier is used."""
+
+    attention_backend: str | None = None
+    """``--attention-backend``; unset lets the engine choose (flashinfer/fa3 on CUDA)."""
+
+    prefill_attention_backend: str | None = None
+    """``--prefill-attention-backend``; unset means the same as ``attention_backend``."""
+
+    decode_attention_backend: str | None = None
+    """``--decode-attention-backend``; unset means the same as ``attention_backend``."""
+
+    tp_size: PositiveInt = 1
+    """Tensor-parallel size."""
+
+    pp_size: PositiveInt = 1
+    """Pipeline-parallel size."""
+
+    dp_size: PositiveInt = 1
+    """Data-parallel size."""
+
+    enable_dp_attention: bool = False
+    """Data-parallel attention (attention runs per DP rank, MLP gathers across ranks)."""
+
+    attn_cp_size: PositiveInt = 1
+    """Attention context-parallel size."""
+
+    dcp_size: PositiveInt = 1
+    """Decode context-parallel size."""
+
+    disaggregation_mode: DisaggregationMode = "null"
+    """Prefill/decode disaggregation role of this instance: ``null``, ``prefill`` or ``decode``."""
+
+    speculative_algorithm: SpeculativeAlgorithm | None = None
+    """Speculative decoding algorithm; unset means none."""
+
+    speculative_num_draft_tokens: PositiveInt | None = None
+    """Tokens per request in a verify step (the captured request width)."""
+
+    enable_lora: bool = False
+    """LoRA adapters are served."""
+
+    enable_memory_saver: bool = False
+    """Memory saver (weights/KV released and restored, used by RL trainers)."""
+
+    moe_a2a_backend: MoeA2ABackend = "none"
+    """MoE all-to-all backend."""
+
+    deepep_mode: DeepEPMode = "auto"
+    """DeepEP mode; ``normal`` kernels cannot be captured."""
+
+    enable_two_batch_overlap: bool = False
+    """Two-batch overlap (TBO)."""
+
+    chunked_prefill_size: int | None = None
+    """Chunked-prefill size in tokens; unset takes the GPU-memory tier's value, -1 disables."""
+
+    max_running_requests: PositiveInt | None = None
+    """Cap on concurrent requests (also the request-pool size the capture filter uses)."""
+
+    context_length: PositiveInt | None = None
+    """Model context length override."""
+
+    model_arch: str | None = None
+    """Hugging Face architecture name (``architectures[0]``), e.g. ``DeepseekV3ForCausalLM``."""
+
+    is_multimodal: bool = False
+    """The model takes images/audio as well as text."""
+
+    use_mla: bool = False
+    """The model uses multi-head latent attention (DeepSeek-style)."""
+
+    enable_deterministic_inference: bool = False
+    """Deterministic inference mode."""
+
+    enable_mis: bool = False
+    """Multi-item scoring."""
+
+    enable_unified_memory: bool = False
+    """Unified memory pool (prefill capture is not wired for it)."""
+
+    debug_tensor_dump_output_folder: str | None = None
+    """Tensor dump folder; dumping needs eager execution."""
+
+    enable_return_hidden_states: bool = False
+    """Requests may ask for hidden states."""
+
+    @field_validator("attention_backend", "prefill_attention_backend", "decode_attention_backend")
+    @classmethod
+    def _known_attention_backend(cls, value: str | None) -> str | None:
+        return _check_attention_backend(value)
+
+
+FACT_FIELDS: tuple[str, ...] = tuple(DeploymentFacts.model_fields)
+
+
+def literal_choices(name: str) -> tuple[str, ...] | None:
+    """The allowed values of a fact when its type is a closed set, else ``None``."""
+    if name in ("attention_backend", "prefill_attention_backend", "decode_attention_backend"):
+        return ATTENTION_BACKENDS
+    annotation = DeploymentFacts.model_fields[name].annotation
+    args = [a for a in get_args(annotation) if a is not type(None)]
+    for arg in [annotation, *args]:
+        values = get_args(arg)
+        if values and all(isinstance(v, str) for v in values):
+            return tuple(values)
+    return None
+
+
+__all__ = ["ATTENTION_BACKENDS", "FACT_FIELDS", "DeploymentFacts", "literal_choices"]

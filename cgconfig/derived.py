@@ -1,0 +1,45 @@
+"""Derived facts: values computed from the deployment that rules and sizes read.
+
+Rules refer to them as ``derived.<name>``; their types are declared in
+``rules/paths.py`` (``DERIVED_TYPES``) so rule packs are checked against them at load time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cgconfig import sizes as sz
+from cgconfig.deployment import DeploymentFacts
+
+
+def derive_facts(facts: DeploymentFacts, memory_gib: float | None,
+                 memory_source: str) -> dict[str, Any]:
+    """Computed facts that rules and sizes read (``derived.*`` paths)."""
+    tier = sz.memory_tier(memory_gib, facts.device)
+    chunked = facts.chunked_prefill_size
+    chunked_source = "--chunked-prefill-size"
+    if chunked is None:
+        chunked, chunked_source = tier.chunked_prefill_size, f"memory tier {tier.label}"
+    effective = chunked
+    if facts.enable_dp_attention and chunked > 0:
+        # SGLang divides the chunked-prefill budget among DP-attention ranks.
+        effective = chunked // facts.dp_size
+    width = facts.speculative_num_draft_tokens or 1 if facts.speculative_algorithm else 1
+    prefill_attention = facts.prefill_attention_backend or facts.attention_backend
+    decode_attention = facts.decode_attention_backend or facts.attention_backend
+    return {
+        "gpu_memory_gib": memory_gib,
+        "gpu_memory_source": memory_source,
+        "memory_tier": tier.label,
+        "chunked_prefill_size": chunked,
+        "chunked_prefill_source": chunked_source,
+        "effective_chunked_prefill_size": effective,
+        "speculative": facts.speculative_algorithm is not None,
+        "request_width": width,
+        "prefill_attention_backend": prefill_attention,
+        "decode_attention_backend": decode_attention,
+        "attention_backends": sorted({b for b in (prefill_attention, decode_attention) if b}),
+        "attn_tp_size": max(1, facts.tp_size // (facts.dp_size if facts.enable_dp_attention
+                                                 else 1) // facts.attn_cp_size),
+        "is_cuda": facts.device == "cuda",
+    }

@@ -1,0 +1,228 @@
+"""THE flag table: every command-line flag cgconfig understands, as data.
+
+One table drives the argv parser, ``add_arguments`` for launch scripts, deprecation notes,
+completion, the SGLang emitter and the flag reference in the docs. A flag is one of:
+
+* ``config``: writes per-phase keys at a precedence layer (legacy switch, off-switch,
+  convenience flag, or the ``--cuda-graph-config`` document itself);
+* ``option``: writes a graph option (``options.*``);
+* ``fact``: a deployment fact, generated from :class:`~cgconfig.deployment.DeploymentFacts`;
+* ``meta``: steers the command (output format, strictness, extra rule packs...).
+
+Names, help texts and the deprecated aliases follow SGLang's server arguments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal
+
+from cgconfig.deployment import FACT_FIELDS, DeploymentFacts, literal_choices
+from cgconfig.model import BACKENDS
+from cgconfig.provenance import Layer
+
+FlagKind = Literal["config", "option", "fact", "meta"]
+ValueKind = Literal["switch", "int", "int_list", "human_int", "float", "str", "choice", "repeat"]
+
+#: Marks a write whose value is the flag's argument (rather than a constant).
+ARG = object()
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One command-line flag and what it writes."""
+
+    name: str
+    kind: FlagKind
+    value: ValueKind
+    help: str
+    writes: tuple[tuple[str, Any], ...] = ()
+    """``(dotted key, constant or ARG)`` pairs; facts use ``("facts.<field>", ARG)``."""
+    layer: Layer | None = None
+    choices: tuple[str, ...] | None = None
+    replacement: str | None = None
+    """Set on deprecated aliases: the flag to use instead, printed in the deprecation note."""
+    aliases: tuple[str, ...] = ()
+    metavar: str | None = None
+
+    @property
+    def takes_value(self) -> bool:
+        """Whether the flag consumes the following token(s)."""
+        return self.value != "switch"
+
+
+def _c(name: str, layer: Layer, value: ValueKind, writes: tuple[tuple[str, Any], ...], help: str,
+       replacement: str | None = None, choices: tuple[str, ...] | None = None) -> Flag:
+    return Flag(name=name, kind="config", value=value, help=help, writes=writes, layer=layer,
+                choices=choices, replacement=replacement)
+
+
+_BACKEND_HELP = "Backend for the {p} phase: full, breakable or disabled."
+
+CONFIG_FLAGS: tuple[Flag, ...] = (
+    _c("--disable-cuda-graph", Layer.LEGACY, "switch",
+       (("decode.backend", "disabled"), ("prefill.backend", "disabled")),
+       "Old switch: disable CUDA graphs of both phases.",
+       replacement="--cuda-graph-backend-decode disabled --cuda-graph-backend-prefill disabled"),
+    _c("--disable-decode-cuda-graph", Layer.OFF_SWITCH, "switch", (("decode.backend", "disabled"),),
+       "Disable the decode-phase CUDA graph (same as --cuda-graph-backend-decode disabled)."),
+    _c("--disable-prefill-cuda-graph", Layer.OFF_SWITCH, "switch",
+       (("prefill.backend", "disabled"),),
+       "Disable the prefill-phase CUDA graph (same as --cuda-graph-backend-prefill disabled)."),
+    _c("--cuda-graph-backend-decode", Layer.CONVENIENCE, "choice", (("decode.backend", ARG),),
+       _BACKEND_HELP.format(p="decode"), choices=BACKENDS),
+    _c("--cuda-graph-backend-prefill", Layer.CONVENIENCE, "choice", (("prefill.backend", ARG),),
+       _BACKEND_HELP.format(p="prefill"), choices=BACKENDS),
+    _c("--cuda-graph-max-bs-decode", Layer.CONVENIENCE, "int", (("decode.max_bs", ARG),),
+       "Largest decode batch (requests) to capture."),
+    _c("--cuda-graph-max-bs-prefill", Layer.CONVENIENCE, "int", (("prefill.max_bs", ARG),),
+       "Largest prefill size (tokens) to capture."),
+    _c("--cuda-graph-bs-decode", Layer.CONVENIENCE, "int_list", (("decode.bs", ARG),),
+       "Exact decode batch sizes to capture (space-separated)."),
+    _c("--cuda-graph-bs-prefill", Layer.CONVENIENCE, "int_list", (("prefill.bs", ARG),),
+       "Exact prefill token counts to capture (space-separated)."),
+    _c("--cuda-graph-max-seq-len-prefill", Layer.CONVENIENCE, "int", (("prefill.max_seq_len", ARG),),
+       "Longest sequence a prefill graph replay admits; longer batches run eager prefill."),
+    _c("--cuda-graph-prefill-max-context", Layer.CONVENIENCE, "human_int",
+       (("prefill.max_context_size", ARG),),
+       "Largest context a prefill graph supports (accepts 200k); larger contexts run eager."),
+    # Deprecated aliases write the convenience keys, exactly as SGLang's alias actions did.
+    _c("--cuda-graph-max-bs", Layer.CONVENIENCE, "int", (("decode.max_bs", ARG),),
+       "Deprecated alias.", replacement="--cuda-graph-max-bs-decode"),
+    _c("--cuda-graph-bs", Layer.CONVENIENCE, "int_list", (("decode.bs", ARG),),
+       "Deprecated alias.", replacement="--cuda-graph-bs-decode"),
+    _c("--enable-breakable-cuda-graph", Layer.CONVENIENCE, "switch",
+       (("prefill.backend", "breakable"),), "Deprecated alias.",
+       replacement="--cuda-graph-backend-prefill breakable"),
+    _c("--disable-piecewise-cuda-graph", Layer.CONVENIENCE, "switch",
+       (("prefill.backend", "disabled"),), "Deprecated alias.",
+       replacement="--cuda-graph-backend-prefill disabled"),
+    _c("--piecewise-cuda-graph-tokens", Layer.CONVENIENCE, "int_list", (("prefill.bs", ARG),),
+       "Deprecated alias.", replacement="--cuda-graph-bs-prefill"),
+    _c("--piecewise-cuda-graph-max-tokens", Layer.CONVENIENCE, "int", (("prefill.max_bs", ARG),),
+       "Deprecated alias.", replacement="--cuda-graph-max-bs-prefill"),
+    Flag(name="--cuda-graph-config", kind="config", value="str", layer=Layer.CONFIG,
+         metavar="JSON|@FILE|FILE",
+         help="Per-phase settings as JSON, @file, or a .json/.yaml file; wins over every flag."),
+)
+
+OPTION_FLAGS: tuple[Flag, ...] = (
+    Flag("--disable-cuda-graph-padding", "option", "switch",
+         "Replay only exact sizes (captures every size up to max_bs).",
+         writes=(("options.disable_padding", True),)),
+    Flag("--enable-torch-compile", "option", "switch",
+         "torch.compile the decode sizes up to --torch-compile-max-bs.",
+         writes=(("options.enable_torch_compile", True),)),
+    Flag("--torch-compile-max-bs", "option", "int",
+         "Largest decode size torch.compile handles (default 32).",
+         writes=(("options.torch_compile_max_bs", ARG),)),
+    Flag("--enable-cudagraph-gc", "option", "switch",
+         "Keep garbage collection running during capture (frozen by default).",
+         writes=(("options.enable_cudagraph_gc", True),)),
+    Flag("--debug-cuda-graph", "option", "switch",
+         "Run every op eagerly through the breakable capture/replay path.",
+         writes=(("options.debug_cuda_graph", True),)),
+)
+
+#: Flags that existed upstream and are gone: a clear error with the migration, not "unknown".
+REMOVED_FLAGS: dict[str, str] = {
+    "--enforce-piecewise-cuda-graph": "tc_piecewise was removed; use --cuda-graph-backend-prefill "
+    "breakable (an explicit backend already skips the auto-disable rules)",
+    "--enable-piecewise-cuda-graph": "piecewise prefill graphs were removed; use "
+    "--cuda-graph-backend-prefill breakable",
+    "--cuda-graph-tc-compiler": "tc_compiler was removed together with tc_piecewise; drop the flag",
+    "--piecewise-cuda-graph-compiler": "tc_compiler was removed together with tc_piecewise; "
+    "drop the flag",
+}
+
+#: Short SGLang spellings of fact flags.
+FACT_ALIASES: dict[str, tuple[str, ...]] = {
+    "tp_size": ("--tp", "--tensor-parallel-size"),
+    "dp_size": ("--dp", "--data-parallel-size"),
+    "pp_size": ("--pp", "--pipeline-parallel-size"),
+}
+
+_FACT_HELP_OVERRIDES: dict[str, str] = {"gpu_memory_gib": "GiB of one GPU (default: nvidia-smi)."}
+
+
+def _fact_flag(field: str) -> Flag:
+    info = DeploymentFacts.model_fields[field]
+    annotation = str(info.annotation)
+    choices = literal_choices(field)
+    value: ValueKind
+    if info.annotation is bool:
+        value = "switch"
+    elif choices:
+        value = "choice"
+    elif "float" in annotation:
+        value = "float"
+    elif "int" in annotation:
+        value = "int"
+    else:
+        value = "str"
+    doc = _FACT_HELP_OVERRIDES.get(field) or (info.description or "").split("\n")[0].replace("``", "")
+    return Flag(name="--" + field.replace("_", "-"), kind="fact", value=value, help=doc,
+                writes=((f"facts.{field}", ARG if value != "switch" else True),),
+                choices=choices, aliases=FACT_ALIASES.get(field, ()))
+
+
+FACT_FLAGS: tuple[Flag, ...] = tuple(_fact_flag(f) for f in FACT_FIELDS)
+
+META_FLAGS: tuple[Flag, ...] = (
+    Flag("--deployment", "meta", "str", "Deployment facts from a YAML/JSON file (flags win).",
+         metavar="FILE"),
+    Flag("--output", "meta", "choice", "Output format: table, json or yaml.",
+         choices=("table", "json", "yaml"), aliases=("-o",)),
+    Flag("--strict", "meta", "switch", "A constraint that overrides an explicit key is an error "
+         "(exit 3) instead of a warning."),
+    Flag("--rules", "meta", "repeat", "Add a rule pack (YAML); may repeat.", metavar="FILE"),
+    Flag("--disable-rule", "meta", "repeat", "Switch a policy rule off by id; may repeat.",
+         metavar="ID"),
+    Flag("--allow-override", "meta", "repeat", "Let constraint ID override explicit keys even "
+         "under --strict; may repeat.", metavar="ID"),
+    Flag("--ignore-unknown-args", "meta", "switch", "Skip flags cgconfig does not model "
+         "(for whole launch lines) instead of failing."),
+    Flag("--check", "meta", "switch", "Exit 10 when any rule downgraded the configuration."),
+    Flag("--emit", "meta", "choice", "Print engine flags for the plan instead of the plan.",
+         choices=("sglang", "vllm", "env")),
+    Flag("--dialect", "meta", "choice", "Input dialect (default: detected from the flags).",
+         choices=("sglang", "vllm", "trtllm")),
+    Flag("--all", "meta", "switch", "explain: show every key, not only explicit or changed ones."),
+)
+
+#: SGLang server flags that have no effect on CUDA graphs: accepted in a launch line and
+#: listed in the plan as ignored. (name, takes a value)
+SGLANG_PASSTHROUGH: tuple[tuple[str, bool], ...] = (
+    ("--model-path", True), ("--model", True), ("--tokenizer-path", True), ("--host", True),
+    ("--port", True), ("--trust-remote-code", False), ("--mem-fraction-static", True),
+    ("--dtype", True), ("--kv-cache-dtype", True), ("--quantization", True),
+    ("--served-model-name", True), ("--log-level", True), ("--page-size", True),
+    ("--max-prefill-tokens", True), ("--max-total-tokens", True), ("--schedule-policy", True),
+    ("--disable-radix-cache", False), ("--random-seed", True), ("--api-key", True),
+    ("--load-format", True), ("--revision", True), ("--nnodes", True), ("--node-rank", True),
+    ("--dist-init-addr", True), ("--speculative-draft-model-path", True),
+    ("--speculative-num-steps", True), ("--speculative-eagle-topk", True),
+    ("--ep-size", True), ("--ep", True), ("--moe-runner-backend", True),
+    ("--enable-metrics", False), ("--skip-server-warmup", False), ("--disaggregation-ib-device", True),
+    ("--disaggregation-transfer-backend", True), ("--chat-template", True), ("--tool-call-parser", True),
+    ("--reasoning-parser", True), ("--lora-paths", True), ("--max-loras-per-batch", True),
+    ("--context-length-override", True), ("--watchdog-timeout", True), ("--stream-interval", True),
+)
+
+ALL_FLAGS: tuple[Flag, ...] = CONFIG_FLAGS + OPTION_FLAGS + FACT_FLAGS + META_FLAGS
+
+
+@lru_cache(maxsize=1)
+def flag_index() -> dict[str, Flag]:
+    """Every spelling (name and aliases) → its flag."""
+    index: dict[str, Flag] = {}
+    for flag in ALL_FLAGS:
+        for spelling in (flag.name, *flag.aliases):
+            index[spelling] = flag
+    return index
+
+
+def known_spellings() -> list[str]:
+    """All flag spellings cgconfig knows, including passthrough and removed ones."""
+    return [*flag_index(), *(n for n, _ in SGLANG_PASSTHROUGH), *REMOVED_FLAGS]

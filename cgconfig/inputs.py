@@ -1,0 +1,147 @@
+"""Turn each input form into leaves: explicit values for dotted keys, with their origin.
+
+Forms: ``--cuda-graph-config`` (JSON text, ``@file`` or a ``.json``/``.yaml`` path), a plain
+dict, a :class:`~cgconfig.model.CudaGraphConfig` object (only fields the caller set become
+leaves), and deployment files. Every leaf is validated against the model on the way in, so a
+bad value is reported where it was written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from cgconfig import docio
+from cgconfig.errors import InputError, did_you_mean
+from cgconfig.model import (
+    KEYS_PER_PHASE,
+    OPTION_KEYS,
+    PHASES,
+    REMOVED_KEYS,
+    CudaGraphConfig,
+    leaf_adapter,
+)
+from cgconfig.provenance import Layer, Leaf, Origin
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """One short sentence from a pydantic error: the first problem and the value given."""
+    err = exc.errors(include_url=False)[0]
+    message = err["msg"]
+    if message.startswith("Value error, "):
+        message = message[len("Value error, "):]
+    given = err.get("input")
+    if err["type"] in ("missing",):
+        return message
+    return f"{message} (got {given!r})"
+
+
+def validate_leaf(key: str, value: Any, where: str) -> Any:
+    """Check one value against its key's type; returns the (strictly) validated value."""
+    try:
+        return leaf_adapter(key).validate_python(value)
+    except ValidationError as exc:
+        allowed = None
+        if key.endswith(".backend"):
+            from cgconfig.model import BACKENDS
+
+            allowed = BACKENDS
+            if isinstance(value, str):
+                suggestion = did_you_mean(value, BACKENDS)
+                raise InputError(describe_validation_error(exc), where=where, allowed=allowed,
+                                 suggestion=suggestion) from None
+        raise InputError(describe_validation_error(exc), where=where, allowed=allowed) from None
+
+
+def leaves_from_mapping(data: Any, origin_source: str, layer: Layer, *, position: int = 0,
+                        file_lines: docio.LineMap | None = None, file_name: str | None = None,
+                        allow_options: bool = False) -> list[Leaf]:
+    """Leaves from a ``{"decode": {...}, "prefill": {...}}`` mapping, each with a pointer."""
+
+    def where(parts: tuple[Any, ...]) -> str:
+        ptr = docio.pointer(parts)
+        if file_name is not None:
+            return f"{docio.locate(file_name, file_lines or {}, parts)} ({ptr})"
+        return f"{origin_source} at {ptr}"
+
+    if not isinstance(data, dict):
+        raise InputError(f"must be a JSON object, got {type(data).__name__}",
+                         where=file_name or origin_source)
+    groups: dict[str, tuple[str, ...]] = {p: KEYS_PER_PHASE[p] for p in PHASES}
+    if allow_options:
+        groups["options"] = OPTION_KEYS
+    leaves: list[Leaf] = []
+    for group, body in data.items():
+        if group not in groups:
+            raise InputError(f"unknown phase {group!r}", where=where((group,)),
+                             allowed=tuple(groups), suggestion=did_you_mean(str(group), groups))
+        if not isinstance(body, dict):
+            raise InputError(f"{group!r} must be a JSON object, got {type(body).__name__}",
+                             where=where((group,)))
+        for key, value in body.items():
+            if key in REMOVED_KEYS:
+                raise InputError(f"unknown key {key!r}", where=where((group, key)),
+                                 hint=REMOVED_KEYS[key])
+            if key not in groups[group]:
+                raise InputError(f"unknown key {key!r}", where=where((group, key)),
+                                 allowed=groups[group],
+                                 suggestion=did_you_mean(str(key), groups[group]))
+            dotted = f"{group}.{key}"
+            at = where((group, key))
+            checked = validate_leaf(dotted, value, at)
+            ptr = docio.pointer((group, key))
+            shown_at = at.split(" (")[0] + f" {ptr}" if file_name else ptr
+            leaves.append(Leaf(dotted, checked, Origin(layer, origin_source, shown_at, position)))
+    return leaves
+
+
+def leaves_from_config_arg(raw: str, position: int = 0) -> list[Leaf]:
+    """Leaves from one ``--cuda-graph-config`` value: JSON text, ``@file`` or a file path."""
+    flag = "--cuda-graph-config"
+    text = raw.strip()
+    if text.startswith("@") or (not text.startswith("{") and _looks_like_path(text)):
+        path = text[1:] if text.startswith("@") else text
+        data, lines, name = docio.read_document(path, flag)
+        return leaves_from_mapping(data, f"{flag} {name}", Layer.CONFIG, position=position,
+                                   file_lines=lines, file_name=name)
+    data = docio.load_json_text(text, flag)
+    return leaves_from_mapping(data, flag, Layer.CONFIG, position=position)
+
+
+def _looks_like_path(text: str) -> bool:
+    return text.lower().endswith((".json", ".yaml", ".yml")) or Path(text).is_file()
+
+
+def leaves_from_object(config: CudaGraphConfig, source: str = "CudaGraphConfig") -> list[Leaf]:
+    """Leaves for the fields a caller set on a config object; defaults it did not set stay free."""
+    leaves = []
+    for key in config.explicit_keys():
+        phase, name = key.split(".")
+        value = getattr(config.phase(phase), name)  # type: ignore[arg-type]
+        leaves.append(Leaf(key, value, Origin(Layer.CONFIG, source, docio.pointer((phase, name)))))
+    return leaves
+
+
+def facts_from_file(path: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """Deployment facts from a YAML/JSON file: (values, field → ``file:line``)."""
+    from cgconfig.deployment import FACT_FIELDS
+
+    data, lines, name = docio.read_document(path, "--deployment")
+    if data is None:
+        return {}, {}
+    if not isinstance(data, dict):
+        raise InputError(f"must be a mapping of deployment facts, got {type(data).__name__}",
+                         where=name)
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    for raw_key, value in data.items():
+        key = str(raw_key).replace("-", "_").lstrip("_")
+        at = docio.locate(name, lines, (raw_key,))
+        if key not in FACT_FIELDS:
+            raise InputError(f"unknown deployment fact {raw_key!r}", where=at,
+                             suggestion=did_you_mean(key, FACT_FIELDS))
+        values[key] = value
+        origins[key] = at
+    return values, origins

@@ -1,0 +1,199 @@
+"""The typed CUDA-graph configuration: phases, backends, per-phase keys and graph options.
+
+One model family, ``extra="forbid"`` everywhere and strict types, so a typo or a string where a
+number belongs is an error rather than a silent default. Nothing here fixes one field up from
+another: every such decision belongs to the resolver or to a rule, where ``explain`` can see it.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PositiveInt, TypeAdapter
+from pydantic_core import PydanticCustomError
+
+Phase = Literal["decode", "prefill"]
+PHASES: tuple[Phase, ...] = ("decode", "prefill")
+
+BackendName = Literal["full", "breakable", "disabled"]
+BACKENDS: tuple[str, ...] = get_args(BackendName)
+
+#: Backends ordered from most to least capable. Rules may only move a backend down this order,
+#: which is what makes repeated rule application terminate.
+BACKEND_RANK: dict[str, int] = {"full": 2, "breakable": 1, "disabled": 0}
+
+#: Names removed upstream, with what to use instead (SGLang 0.5.23 rejects them the same way).
+REMOVED_BACKENDS: dict[str, str] = {
+    "tc_piecewise": "tc_piecewise was removed; select breakable, full, or disabled",
+    "piecewise": "piecewise (tc_piecewise) was removed; select breakable, full, or disabled",
+}
+REMOVED_KEYS: dict[str, str] = {
+    "tc_compiler": "tc_compiler was removed together with tc_piecewise; drop the key",
+}
+
+
+def _reject_removed_backend(value: Any) -> Any:
+    if isinstance(value, str) and value in REMOVED_BACKENDS:
+        raise PydanticCustomError("removed_backend", REMOVED_BACKENDS[value])
+    return value
+
+
+Backend = Annotated[BackendName, BeforeValidator(_reject_removed_backend)]
+SizeList = Annotated[list[PositiveInt], Field(min_length=1)]
+
+_MODEL_CONFIG = ConfigDict(extra="forbid", strict=True, use_attribute_docstrings=True)
+
+
+class DecodeConfig(BaseModel):
+    """CUDA-graph settings of the decode phase, where sizes count requests."""
+
+    model_config = _MODEL_CONFIG
+
+    backend: Backend = "full"
+    """How decode steps run: ``full`` (one graph per batch size), ``breakable`` (graph segments
+    with attention run eagerly between them) or ``disabled`` (eager). Default ``full``."""
+
+    max_bs: PositiveInt | None = None
+    """Largest batch (in requests) to capture. Unset: the GPU-memory tier's default, clamped to
+    ``--max-running-requests``. An explicit ``bs`` list sets it to ``max(bs)``."""
+
+    bs: SizeList | None = None
+    """Exact batch sizes to capture. Unset: generated from ``max_bs`` by the decode size grid."""
+
+
+class PrefillConfig(BaseModel):
+    """CUDA-graph settings of the prefill phase, where sizes count tokens."""
+
+    model_config = _MODEL_CONFIG
+
+    backend: Backend = "breakable"
+    """How prefill runs. Default ``breakable`` on CUDA, ``disabled`` on other platforms; ``full``
+    is experimental upstream."""
+
+    max_bs: PositiveInt | None = None
+    """Largest prefill size in tokens. Unset: the chunked-prefill size."""
+
+    bs: SizeList | None = None
+    """Exact token counts to capture. Unset: generated from ``max_bs`` by the prefill grid."""
+
+    max_context_size: PositiveInt | None = None
+    """Largest context a prefill graph admits (DeepSeek-V4 metadata size); longer runs eager."""
+
+    max_seq_len: PositiveInt | None = None
+    """Longest sequence a prefill graph replay admits; longer batches run eager prefill."""
+
+    full_prefill_max_req: PositiveInt | None = None
+    """Request slots of a ``full`` prefill graph. Unset: chunked-prefill size // 512 (min 1)."""
+
+    full_prefill_prefix_chunk_tokens: PositiveInt | None = None
+    """Prefix-chunk size of ``full`` prefill variants. Unset: the chunked-prefill token budget."""
+
+
+class GraphOptions(BaseModel):
+    """Graph options that are not per phase (SGLang's other graph flags)."""
+
+    model_config = _MODEL_CONFIG
+
+    disable_padding: bool = False
+    """``--disable-cuda-graph-padding``: replay only exact sizes; every size up to max_bs is
+    captured instead of a grid."""
+
+    enable_torch_compile: bool = False
+    """``--enable-torch-compile``: compile the decode sizes up to ``torch_compile_max_bs``."""
+
+    torch_compile_max_bs: PositiveInt = 32
+    """``--torch-compile-max-bs``: largest decode size that torch.compile handles. Default 32."""
+
+    enable_cudagraph_gc: bool = False
+    """``--enable-cudagraph-gc``: keep Python's GC running during capture (frozen by default)."""
+
+    debug_cuda_graph: bool = False
+    """``--debug-cuda-graph``: run every op eagerly through the breakable capture/replay path."""
+
+
+class CudaGraphConfig(BaseModel):
+    """The per-phase CUDA-graph configuration, the object ``--cuda-graph-config`` describes.
+
+    Passed from Python, only the fields the caller set are explicit (and so locked); the rest
+    keep the platform's defaults.
+    """
+
+    model_config = _MODEL_CONFIG
+
+    decode: DecodeConfig = Field(default_factory=DecodeConfig)
+    """Decode-phase settings."""
+
+    prefill: PrefillConfig = Field(default_factory=PrefillConfig)
+    """Prefill-phase settings."""
+
+    def phase(self, name: Phase) -> DecodeConfig | PrefillConfig:
+        """Return the settings of one phase by name."""
+        return self.decode if name == "decode" else self.prefill
+
+    def to_dict(self, baseline: CudaGraphConfig | None = None) -> dict[str, dict[str, Any]]:
+        """Diff-only form: per phase, the keys whose value differs from ``baseline``.
+
+        ``baseline`` defaults to the model defaults; pass the platform's defaults to get what a
+        deployment would need to write down.
+        """
+        base = baseline or CudaGraphConfig()
+        out: dict[str, dict[str, Any]] = {}
+        for name in PHASES:
+            mine, theirs = self.phase(name), base.phase(name)
+            diff = {
+                key: getattr(mine, key)
+                for key in type(mine).model_fields
+                if getattr(mine, key) != getattr(theirs, key)
+            }
+            if diff:
+                out[name] = diff
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CudaGraphConfig:
+        """Inverse of :meth:`to_dict` (with the default baseline); validates every value."""
+        return cls.model_validate(data)
+
+    def explicit_keys(self) -> list[str]:
+        """Dotted keys the caller set on this object (``decode.max_bs``, ...), in model order."""
+        keys: list[str] = []
+        for name in PHASES:
+            if name in self.model_fields_set:
+                sub = self.phase(name)
+                keys.extend(f"{name}.{k}" for k in type(sub).model_fields if k in sub.model_fields_set)
+        return keys
+
+
+PHASE_MODELS: dict[str, type[BaseModel]] = {"decode": DecodeConfig, "prefill": PrefillConfig}
+KEYS_PER_PHASE: dict[str, tuple[str, ...]] = {
+    name: tuple(model.model_fields) for name, model in PHASE_MODELS.items()
+}
+OPTION_KEYS: tuple[str, ...] = tuple(GraphOptions.model_fields)
+
+
+def all_config_keys() -> list[str]:
+    """Every dotted key the resolver tracks: phase keys, then ``options.*``."""
+    keys = [f"{p}.{k}" for p in PHASES for k in KEYS_PER_PHASE[p]]
+    keys += [f"options.{k}" for k in OPTION_KEYS]
+    return keys
+
+
+def field_info(key: str) -> Any:
+    """The pydantic ``FieldInfo`` behind a dotted key (``decode.max_bs``, ``options.x``)."""
+    group, name = key.split(".", 1)
+    model = GraphOptions if group == "options" else PHASE_MODELS[group]
+    return model.model_fields[name]
+
+
+@lru_cache(maxsize=None)
+def leaf_adapter(key: str) -> TypeAdapter[Any]:
+    """A strict validator for one dotted key's value, built once per key."""
+    info = field_info(key)
+    annotated = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+    return TypeAdapter(annotated, config=ConfigDict(strict=True))
+
+
+def default_value(key: str) -> Any:
+    """The model default of a dotted key (before platform or deployment defaults)."""
+    return field_info(key).get_default(call_default_factory=True)

@@ -1,0 +1,139 @@
+"""The plan: what to capture per phase, and the full record of why.
+
+``Plan.to_json()`` is the versioned machine format of SPEC §6 (``schema_version`` 1). It is
+deterministic: the same inputs give byte-identical output, so plans can be diffed in CI.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from cgconfig.provenance import ChainEntry
+
+SCHEMA_VERSION = 1
+
+RuleKind = Literal["policy", "constraint", "resolver"]
+Outcome = Literal["applied", "skipped-locked", "overrode-lock", "refused", "warned"]
+
+
+@dataclass
+class Change:
+    """One key moved by a decision: ``from`` → ``to``."""
+
+    key: str
+    before: Any
+    after: Any
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form with SPEC's ``from``/``to`` names."""
+        return {"key": self.key, "from": self.before, "to": self.after}
+
+
+@dataclass
+class Match:
+    """One atom of a rule's condition, with what the deployment actually had."""
+
+    path: str
+    op: str
+    expected: Any
+    actual: Any
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"path": self.path, "op": self.op, "expected": self.expected, "actual": self.actual}
+
+
+@dataclass
+class Decision:
+    """What one rule (or the resolver itself) decided, and why."""
+
+    rule: str
+    kind: RuleKind
+    outcome: Outcome
+    why: str
+    changes: list[Change] = field(default_factory=list)
+    matched: list[Match] = field(default_factory=list)
+    hint: str | None = None
+    source: str | None = None
+    """The upstream code the rule encodes (``SGLang apply_cuda_graph_disaggregation_roles``)."""
+    inputs: list[str] = field(default_factory=list)
+    """The user inputs a locked key came from, for skipped or overridden locks."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form; empty optional parts are left out."""
+        out: dict[str, Any] = {
+            "rule": self.rule,
+            "kind": self.kind,
+            "outcome": self.outcome,
+            "changes": [c.to_dict() for c in self.changes],
+            "why": self.why,
+        }
+        if self.matched:
+            out["matched"] = [m.to_dict() for m in self.matched]
+        if self.hint:
+            out["hint"] = self.hint
+        if self.source:
+            out["source"] = self.source
+        if self.inputs:
+            out["inputs"] = self.inputs
+        return out
+
+    @property
+    def downgraded(self) -> bool:
+        """Whether this decision changed a value (what ``--check`` refuses)."""
+        return self.outcome in ("applied", "overrode-lock") and bool(self.changes) and (
+            self.kind != "resolver")
+
+
+@dataclass
+class Plan:
+    """A resolved CUDA-graph plan: configured values, capture lists and their provenance."""
+
+    config: dict[str, dict[str, Any]]
+    capture: dict[str, dict[str, Any]]
+    options: dict[str, Any]
+    locked: list[str]
+    decisions: list[Decision]
+    provenance: dict[str, list[ChainEntry]]
+    warnings: list[str]
+    facts: dict[str, Any]
+    fact_sources: dict[str, str] = field(default_factory=dict)
+    deprecations: list[str] = field(default_factory=list)
+    ignored_args: list[str] = field(default_factory=list)
+    schema_version: int = SCHEMA_VERSION
+
+    def to_dict(self) -> dict[str, Any]:
+        """The SPEC §6 document as plain data."""
+        return {
+            "schema_version": self.schema_version,
+            "config": self.config,
+            "capture": self.capture,
+            "options": self.options,
+            "locked": self.locked,
+            "decisions": [d.to_dict() for d in self.decisions],
+            "provenance": {k: [e.to_dict() for e in v] for k, v in self.provenance.items()},
+            "warnings": self.warnings,
+            "facts": self.facts,
+            "fact_sources": self.fact_sources,
+            "deprecations": self.deprecations,
+            "ignored_args": self.ignored_args,
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """Deterministic JSON text of :meth:`to_dict`."""
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    def capture_sizes(self, phase: str) -> list[int]:
+        """The sizes that will actually be captured for a phase (empty when disabled)."""
+        return list(self.capture[phase]["sizes"])
+
+    def backend(self, phase: str) -> str:
+        """The resolved backend of a phase."""
+        return str(self.config[phase]["backend"])
+
+    @property
+    def downgraded(self) -> bool:
+        """True when any rule changed the configuration (``--check`` exits 10 then)."""
+        return any(d.downgraded for d in self.decisions)

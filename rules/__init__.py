@@ -1,0 +1,1 @@
+"""Declarative rule packs and the engine that applies them."""

@@ -1,0 +1,309 @@
+"""The rule-pack schema: conditions, actions and rules as typed data.
+
+A condition is a small tree of typed nodes (``all``/``any``/``not`` over comparisons), never an
+expression string: nothing is parsed or evaluated except by the fixed interpreter in
+``engine.py``. Paths and literals are checked against the deployment and config models when a
+pack loads (``paths.py``), so a typo fails at load time with a did-you-mean.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+_STRICT = ConfigDict(extra="forbid")
+
+#: vLLM's attention CUDA-graph support levels, weakest first.
+CAPABILITY_LEVELS: tuple[str, ...] = (
+    "NEVER", "UNIFORM_SINGLE_TOKEN_DECODE", "UNIFORM_BATCH", "ALWAYS",
+)
+CapabilityLevel = Literal["NEVER", "UNIFORM_SINGLE_TOKEN_DECODE", "UNIFORM_BATCH", "ALWAYS"]
+
+
+class Operand(BaseModel):
+    """``{path, value}`` or ``{path, ref}``: compare a path with a literal or another path."""
+
+    model_config = _STRICT
+    path: str
+    value: Any = None
+    ref: str | None = None
+
+    @model_validator(mode="after")
+    def _one_right_side(self) -> Operand:
+        if self.ref is not None and "value" in self.model_fields_set:
+            raise ValueError("give either 'value' or 'ref', not both")
+        if self.ref is None and "value" not in self.model_fields_set:
+            raise ValueError("give 'value' (a literal) or 'ref' (another path)")
+        return self
+
+
+class MemberOperand(BaseModel):
+    """``{path, values}``: membership in a literal list."""
+
+    model_config = _STRICT
+    path: str
+    values: list[Any] = Field(min_length=1)
+
+
+class PathOperand(BaseModel):
+    """``{path}``: for ``is_set``."""
+
+    model_config = _STRICT
+    path: str
+
+
+class CapabilityOperand(BaseModel):
+    """Compare the weakest attention backend in use with a support level.
+
+    ``backends`` picks which: the decode backend, the prefill backend, or both (``in_use``,
+    the minimum over prefill and decode). When no attention backend is known the atom is false.
+    """
+
+    model_config = _STRICT
+    backends: Literal["in_use", "decode", "prefill"] = "in_use"
+    lt: CapabilityLevel | None = None
+    ge: CapabilityLevel | None = None
+    eq: CapabilityLevel | None = None
+
+    @model_validator(mode="after")
+    def _one_comparison(self) -> CapabilityOperand:
+        given = [n for n in ("lt", "ge", "eq") if getattr(self, n) is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of lt, ge, eq")
+        return self
+
+
+class All(BaseModel):
+    """True when every sub-condition is true."""
+
+    model_config = _STRICT
+    all: list[Condition] = Field(min_length=1)
+
+
+class Any_(BaseModel):
+    """True when some sub-condition is true."""
+
+    model_config = _STRICT
+    any: list[Condition] = Field(min_length=1)
+
+
+class Not(BaseModel):
+    """Negation."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    not_: Condition = Field(alias="not")
+
+
+class Eq(BaseModel):
+    """``path == value``."""
+
+    model_config = _STRICT
+    eq: Operand
+
+
+class Ne(BaseModel):
+    """``path != value``."""
+
+    model_config = _STRICT
+    ne: Operand
+
+
+class In(BaseModel):
+    """``path in values``."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    in_: MemberOperand = Field(alias="in")
+
+
+class NotIn(BaseModel):
+    """``path not in values``."""
+
+    model_config = _STRICT
+    not_in: MemberOperand
+
+
+class Gt(BaseModel):
+    """``path > value`` (false when the path is unset)."""
+
+    model_config = _STRICT
+    gt: Operand
+
+
+class Ge(BaseModel):
+    """``path >= value``."""
+
+    model_config = _STRICT
+    ge: Operand
+
+
+class Lt(BaseModel):
+    """``path < value``."""
+
+    model_config = _STRICT
+    lt: Operand
+
+
+class Le(BaseModel):
+    """``path <= value``."""
+
+    model_config = _STRICT
+    le: Operand
+
+
+class IsSet(BaseModel):
+    """A config key the user set explicitly, or a fact that is not null."""
+
+    model_config = _STRICT
+    is_set: PathOperand
+
+
+class Capability(BaseModel):
+    """Attention-backend capability comparison (see :class:`CapabilityOperand`)."""
+
+    model_config = _STRICT
+    capability: CapabilityOperand
+
+
+Condition = All | Any_ | Not | Eq | Ne | In | NotIn | Gt | Ge | Lt | Le | IsSet | Capability
+for _model in (All, Any_, Not):
+    _model.model_rebuild()
+
+COMPARISONS = ("eq", "ne", "gt", "ge", "lt", "le")
+
+
+class SetAction(BaseModel):
+    """Set a key. Backends only move down (full → breakable → disabled)."""
+
+    model_config = _STRICT
+    key: str
+    value: Any
+
+
+class ClampAction(BaseModel):
+    """Lower a number to at most ``max`` (a literal) or the value at ``max_ref``."""
+
+    model_config = _STRICT
+    key: str
+    max: int | None = None
+    max_ref: str | None = None
+
+    @model_validator(mode="after")
+    def _one_bound(self) -> ClampAction:
+        if (self.max is None) == (self.max_ref is None):
+            raise ValueError("give exactly one of 'max' or 'max_ref'")
+        return self
+
+
+class AlignAction(BaseModel):
+    """Round every size of a phase's list up to a multiple; max_bs follows the list."""
+
+    model_config = _STRICT
+    phase: Literal["decode", "prefill"]
+    multiple: int = Field(gt=1)
+
+
+class Action(BaseModel):
+    """One action; exactly one field is given."""
+
+    model_config = _STRICT
+    set: SetAction | None = None
+    clamp: ClampAction | None = None
+    align: AlignAction | None = None
+    refuse: bool | None = None
+    warn: bool | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Action:
+        given = [n for n in type(self).model_fields if getattr(self, n) is not None]
+        if len(given) != 1:
+            raise ValueError(f"an action has exactly one of set, clamp, align, refuse, warn "
+                             f"(got {', '.join(given) or 'none'})")
+        return self
+
+    @property
+    def verb(self) -> str:
+        """The action's name (``set``, ``clamp``...)."""
+        return next(n for n in type(self).model_fields if getattr(self, n) is not None)
+
+    def target_keys(self) -> list[str]:
+        """Config keys the action may write."""
+        if self.set is not None:
+            return [self.set.key]
+        if self.clamp is not None:
+            return [self.clamp.key]
+        if self.align is not None:
+            return [f"{self.align.phase}.bs", f"{self.align.phase}.max_bs"]
+        return []
+
+
+class Example(BaseModel):
+    """A worked case stored with the rule and run as a test through the whole resolver."""
+
+    model_config = _STRICT
+    args: list[str] = Field(default_factory=list)
+    """A cgconfig/SGLang command line."""
+    fires: bool
+    """Whether this rule must appear in the plan's decisions."""
+    outcome: Literal["applied", "skipped-locked", "overrode-lock", "refused", "warned"] | None = None
+    expect: dict[str, Any] = Field(default_factory=dict)
+    """Dotted config keys → expected final values."""
+    note: str | None = None
+
+
+class Rule(BaseModel):
+    """One rule: when the condition holds, the actions run, and the decision is recorded."""
+
+    model_config = _STRICT
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
+    title: str
+    kind: Literal["policy", "constraint"]
+    when: Condition
+    then: list[Action] = Field(min_length=1)
+    reason: str
+    """Why, for people; ``{facts.x}``-style placeholders are filled with actual values."""
+    hint: str | None = None
+    """How to override or avoid it."""
+    source: str
+    """The upstream code this rule encodes."""
+    examples: list[Example] = Field(min_length=2)
+
+    @model_validator(mode="after")
+    def _examples_both_ways(self) -> Rule:
+        if not any(e.fires for e in self.examples) or all(e.fires for e in self.examples):
+            raise ValueError("give at least one example where the rule fires and one where "
+                             "it does not")
+        return self
+
+    def target_keys(self) -> list[str]:
+        """Every config key any of the rule's actions may write."""
+        return [k for a in self.then for k in a.target_keys()]
+
+
+class RulePack(BaseModel):
+    """A YAML file of rules about one concern."""
+
+    model_config = _STRICT
+    pack: str
+    title: str
+    rules: list[Rule] = Field(min_length=1)
+
+
+class CapabilityTable(BaseModel):
+    """Attention backend → CUDA-graph support level (data, shipped as ``capabilities.yaml``)."""
+
+    model_config = _STRICT
+    levels: list[CapabilityLevel]
+    backends: dict[str, CapabilityEntry]
+
+
+class CapabilityEntry(BaseModel):
+    """One backend's support level and where the level was read."""
+
+    model_config = _STRICT
+    level: CapabilityLevel
+    source: str
+    note: str | None = None
+
+
+CapabilityTable.model_rebuild()
