@@ -1,0 +1,1 @@
+"""cgconfig command line (typer + rich)."""

@@ -1,0 +1,22 @@
+"""How the CLI reports failures: one line on stderr, never a traceback for bad input."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from cgconfig.errors import CgConfigError
+
+
+def report(error: CgConfigError, *, as_json: bool = False) -> int:
+    """Print ``error`` (as one stderr line, plus a JSON object on stdout under ``-o json``)
+    and return its exit code."""
+    if as_json:
+        sys.stdout.write(json.dumps(error.to_dict(), ensure_ascii=False) + "\n")
+    sys.stderr.write(f"cgconfig: error: {error}\n")
+    return error.exit_code
+
+
+def note(kind: str, message: str) -> None:
+    """A warning or deprecation line on stderr."""
+    sys.stderr.write(f"cgconfig: {kind}: {message}\n")

@@ -1,0 +1,143 @@
+"""``cgconfig explain [KEY]``: the chain behind each value, npm ``config ls -l`` style.
+
+    decode.backend = "disabled"                  [changed by rule role.prefill-instance-no-decode]
+      ~ "disabled"  rule:role.prefill-instance-no-decode — a prefill instance ...
+      ; "full"      default ; overridden by rule:role.prefill-instance-no-decode
+
+``=`` marks an explicit input, ``~`` a change by a rule or the resolver, ``;`` a shadowed value
+and who overrode it, ``!`` a rule that was skipped because the key is locked.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from cgconfig.errors import CgConfigError, InputError, did_you_mean
+from cgconfig.plan import Plan
+from cgconfig.provenance import ChainEntry
+
+USER_LAYERS = ("legacy", "off-switch", "convenience", "config")
+
+
+def _status(key: str, chain: list[ChainEntry], locked: bool) -> str:
+    effective = [e for e in chain if e.layer != "rule-skipped"]
+    winner = effective[-1]
+    if winner.layer in ("rule", "resolver"):
+        if locked and winner.layer == "rule":
+            return f"explicit, overridden by {winner.source}"
+        return f"changed by {winner.source}" if winner.layer == "rule" else "derived by resolver"
+    if winner.layer in USER_LAYERS:
+        blocked = [e for e in chain if e.layer == "rule-skipped"]
+        return "explicit, locked" + (f"; {len(blocked)} rule(s) skipped" if blocked else "")
+    return "default"
+
+
+def settings(plan: Plan) -> dict[str, dict[str, Any]]:
+    """Per key: value, default, explicit/locked flags, a status and the chain (JSON form)."""
+    out: dict[str, dict[str, Any]] = {}
+    for key, chain in plan.provenance.items():
+        group, name = key.split(".", 1)
+        value = plan.options[name] if group == "options" else plan.config[group][name]
+        locked = key in plan.locked
+        out[key] = {
+            "value": value,
+            "default": chain[0].value,
+            "explicit": locked,
+            "locked": locked,
+            "status": _status(key, chain, locked),
+            "chain": [e.to_dict() for e in chain],
+        }
+    return out
+
+
+def interesting(key: str, info: dict[str, Any]) -> bool:
+    """Keys worth showing without ``--all``: explicit, or moved away from the default."""
+    return bool(info["explicit"]) or len(info["chain"]) > 1 and info["status"] != "default"
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, list) and len(value) > 8:
+        return "[" + ", ".join(map(str, value[:6])) + f", …, {value[-1]}] ({len(value)})"
+    return json.dumps(value)
+
+
+def render_key(key: str, info: dict[str, Any]) -> list[str]:
+    """Lines for one key: headline, then winner first and shadowed values after."""
+    lines = [f"{key} = {_fmt(info['value'])}    [{info['status']}]"]
+    chain = info["chain"]
+    effective = [e for e in chain if e["layer"] != "rule-skipped"]
+    winner = effective[-1]
+    for entry in reversed(chain):
+        if entry["layer"] == "rule-skipped":
+            lines.append(f"  ! {entry['source']}: {entry.get('why', '')}")
+            continue
+        if entry is winner:
+            mark = "=" if entry["layer"] in USER_LAYERS else ("~" if entry["layer"] in (
+                "rule", "resolver") else "*")
+            tail = f" — {entry['why']}" if entry.get("why") else ""
+            at = f" at {entry['at']}" if entry.get("at") else ""
+            lines.append(f"  {mark} {_fmt(entry['value']):<14} {entry['source']}{at}{tail}")
+        else:
+            later = effective[effective.index(entry) + 1] if entry in effective else winner
+            at = f" at {entry['at']}" if entry.get("at") else ""
+            why = f" ({entry['why']})" if entry.get("why") else ""
+            lines.append(f"  ; {_fmt(entry['value']):<14} {entry['source']}{at}{why} ; "
+                         f"overridden by {later['source']}")
+    return lines
+
+
+def run_explain(argv: list[str]) -> int:
+    """Resolve ``argv`` and explain one key or every interesting key; returns the exit code."""
+    from cgconfig.cli.errors import note, report
+    from cgconfig.cli.resolve_cmd import _wants_json
+
+    as_json = _wants_json(argv)
+    try:
+        from cgconfig.api import request_from_parsed
+        from cgconfig.argv import parse_argv
+        from cgconfig.model import all_config_keys
+        from cgconfig.resolve import resolve
+
+        parsed = parse_argv(argv)
+        keys = parsed.positionals
+        for key in keys:
+            if key not in all_config_keys():
+                raise InputError(f"unknown key {key!r}", where="explain",
+                                 suggestion=did_you_mean(key, all_config_keys()),
+                                 allowed="decode.<key>, prefill.<key>, options.<key>")
+        plan = resolve(request_from_parsed(parsed))
+    except CgConfigError as error:
+        return report(error, as_json=as_json)
+    for message in plan.deprecations:
+        note("deprecated", message)
+    table = settings(plan)
+    chosen = keys or [k for k, info in table.items() if parsed.meta.get("all")
+                      or interesting(k, info)]
+    if as_json:
+        body = {"schema_version": plan.schema_version,
+                "settings": {k: table[k] for k in chosen},
+                "decisions": [d.to_dict() for d in plan.decisions
+                              if not keys or any(c.key in keys for c in d.changes)
+                              or any(k in keys for k in _rule_keys(d))],
+                "warnings": plan.warnings}
+        from cgconfig.cli.render import compact_json
+
+        sys.stdout.write(compact_json(body) + "\n")
+        return 0
+    if not chosen:
+        sys.stdout.write("Every key has its default value (use --all to list them).\n")
+    for key in chosen:
+        sys.stdout.write("\n".join(render_key(key, table[key])) + "\n")
+        related = [d for d in plan.decisions if any(c.key == key for c in d.changes)
+                   and d.hint]
+        for d in related:
+            sys.stdout.write(f"    override {d.rule}: {d.hint}\n")
+    for message in plan.warnings:
+        note("warning", message)
+    return 0
+
+
+def _rule_keys(decision: Any) -> list[str]:
+    return [c.key for c in decision.changes]

@@ -1,0 +1,66 @@
+"""``cgconfig resolve``: print the plan (table, JSON or YAML), or engine flags with ``--emit``."""
+
+from __future__ import annotations
+
+import sys
+
+from cgconfig.errors import EXIT_DOWNGRADED, CgConfigError
+
+
+def _wants_json(argv: list[str]) -> bool:
+    for i, token in enumerate(argv):
+        if token in ("-o", "--output") and i + 1 < len(argv) and argv[i + 1] == "json":
+            return True
+        if token == "--output=json":
+            return True
+    return False
+
+
+def run_resolve(argv: list[str]) -> int:
+    """Resolve ``argv`` and print the result; returns the exit code."""
+    from cgconfig.cli.errors import note, report
+
+    as_json = _wants_json(argv)
+    try:
+        from cgconfig.api import request_from_parsed
+        from cgconfig.argv import parse_argv
+        from cgconfig.resolve import resolve
+
+        parsed = parse_argv(argv)
+        if parsed.positionals:
+            from cgconfig.errors import InputError
+
+            raise InputError(f"unexpected argument {parsed.positionals[0]!r}",
+                             where="command line",
+                             hint="every input is a --flag (a config document goes after "
+                                  "--cuda-graph-config)")
+        request = request_from_parsed(parsed)
+        dialect_plan = _maybe_dialect(parsed, request)
+        plan = dialect_plan or resolve(request)
+    except CgConfigError as error:
+        return report(error, as_json=as_json)
+    for message in plan.deprecations:
+        note("deprecated", message)
+    for message in plan.warnings:
+        note("warning", message)
+    meta = parsed.meta
+    emit = meta.get("emit")
+    if emit:
+        from cgconfig.emit import emit_plan
+
+        sys.stdout.write(emit_plan(plan, emit))
+    else:
+        fmt = meta.get("output") or "table"
+        from cgconfig.cli.render import render_plan
+
+        render_plan(plan, fmt)
+    if meta.get("check") and plan.downgraded:
+        rules = sorted({d.rule for d in plan.decisions if d.downgraded})
+        note("check", f"the configuration was downgraded by {', '.join(rules)}")
+        return EXIT_DOWNGRADED
+    return 0
+
+
+def _maybe_dialect(parsed: object, request: object) -> object | None:
+    """Hook for engine dialects (vLLM, TensorRT-LLM); ``None`` means plain SGLang input."""
+    return None
