@@ -8,6 +8,7 @@ Every step records what it did in the draft, so the plan can explain itself.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +28,16 @@ from cgconfig import sizes as sz
 PREFILL_GRAPH_PLATFORMS = ("cuda",)
 
 
+@dataclass(frozen=True)
+class DialectDefault:
+    """A default supplied by an input dialect (vLLM's grid, TRT-LLM's), with its reason."""
+
+    key: str
+    value: Any
+    source: str
+    why: str
+
+
 @dataclass
 class ResolveRequest:
     """Everything one resolution needs, already parsed into leaves and facts."""
@@ -41,6 +52,11 @@ class ResolveRequest:
     use_rules: bool = True
     deprecations: list[str] = field(default_factory=list)
     ignored_args: list[str] = field(default_factory=list)
+    defaults: list[DialectDefault] = field(default_factory=list)
+    """Dialect defaults (e.g. vLLM's size grid): they replace model defaults but do not lock."""
+    hooks: list[Callable[[Draft], None]] = field(default_factory=list)
+    """Dialect steps run after defaults and before the rules (e.g. vLLM's mode resolution)."""
+    dialect: str = "sglang"
 
 
 def validate_facts(values: dict[str, Any], sources: dict[str, str]) -> DeploymentFacts:
@@ -84,6 +100,7 @@ def _resolver_decision(draft: Draft, rule: str, why: str, changes: list[Change |
 
 def _start_draft(request: ResolveRequest, facts: DeploymentFacts) -> Draft:
     by_key = merge_leaves(request.leaves)
+    dialect_defaults = {d.key: d for d in request.defaults}
     values: dict[str, Any] = {}
     chains: dict[str, list[ChainEntry]] = {}
     for key in all_config_keys():
@@ -93,6 +110,11 @@ def _start_draft(request: ResolveRequest, facts: DeploymentFacts) -> Draft:
             value, why = "disabled", f"prefill graphs are not validated on {facts.device}"
         values[key] = value
         chains[key] = [ChainEntry("default", value, "default", why=why)]
+        if key in dialect_defaults:
+            default = dialect_defaults[key]
+            values[key] = default.value
+            chains[key].append(ChainEntry(default.source, default.value, "default",
+                                          why=default.why))
         for leaf in by_key.get(key, []):
             values[key] = leaf.value
             chains[key].append(leaf_entry(leaf))
@@ -130,9 +152,10 @@ def _fill_sizes(draft: Draft, facts: DeploymentFacts) -> None:
         _resolver_decision(draft, "sizes.cpu-decode-bound", why, [change])
     elif bs:
         change = draft.record("decode.max_bs", max(bs), source=src, layer=layer,
-                              why="an explicit decode.bs list sets max_bs = max(bs)")
+                              why="a decode.bs list sets max_bs = max(bs)")
         _resolver_decision(draft, "sizes.max-bs-from-bs",
-                           "an explicit decode.bs list overrides decode.max_bs", [change])
+                           "a decode.bs list overrides decode.max_bs (max_bs = max(bs))",
+                           [change])
     elif draft.get("decode.max_bs") is None:
         tier = sz.memory_tier(d["gpu_memory_gib"], facts.device)
         value = tier.decode_max_bs(facts.tp_size)
@@ -157,9 +180,10 @@ def _fill_sizes(draft: Draft, facts: DeploymentFacts) -> None:
     pbs = draft.get("prefill.bs")
     if pbs:
         change = draft.record("prefill.max_bs", max(pbs), source=src, layer=layer,
-                              why="an explicit prefill.bs list sets max_bs = max(bs)")
+                              why="a prefill.bs list sets max_bs = max(bs)")
         _resolver_decision(draft, "sizes.max-bs-from-bs",
-                           "an explicit prefill.bs list overrides prefill.max_bs", [change])
+                           "a prefill.bs list overrides prefill.max_bs (max_bs = max(bs))",
+                           [change])
     elif draft.get("prefill.max_bs") is None:
         if facts.use_mla:
             value, why = sz.MLA_PREFILL_MAX_BS, "MLA models default prefill max_bs to 2048 tokens"
@@ -258,6 +282,8 @@ def resolve(request: ResolveRequest) -> Plan:
     memory_gib, memory_source = _memory(facts, request.fact_sources)
     draft.derived = derive_facts(facts, memory_gib, memory_source)
     _fill_sizes(draft, facts)
+    for hook in request.hooks:
+        hook(draft)
     if request.use_rules:
         from cgconfig.rules.engine import apply_rules, load_rule_set
 

@@ -48,7 +48,10 @@ def run_resolve(argv: list[str]) -> int:
     if emit:
         from cgconfig.emit import emit_plan
 
-        sys.stdout.write(emit_plan(plan, emit))
+        text, notes = emit_plan(plan, emit)
+        for message in notes:
+            note(f"not expressible in {emit}", message)
+        sys.stdout.write(text)
     else:
         fmt = meta.get("output") or "table"
         from cgconfig.cli.render import render_plan
