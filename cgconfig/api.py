@@ -14,6 +14,7 @@ import argparse
 from typing import Any
 
 from cgconfig.argv import ParsedArgs, parse_argv
+from cgconfig.errors import did_you_mean
 from cgconfig.flags import CONFIG_FLAGS, FACT_FLAGS, OPTION_FLAGS, Flag
 from cgconfig.inputs import (
     facts_from_file,
@@ -62,9 +63,41 @@ def request_from_argv(argv: list[str], *, ignore_unknown: bool | None = None) ->
     return request_from_parsed(parsed)
 
 
+def request_and_meta(argv: list[str], *,
+                     allow_positionals: bool = False) -> tuple[ResolveRequest, ParsedArgs]:
+    """A request from a command line in any dialect (SGLang, vLLM, TensorRT-LLM, detected or
+    named by ``--dialect``), and the parse of cgconfig's own flags (output format, ...)."""
+    from cgconfig.dialects import DIALECTS, detect_dialect
+    from cgconfig.errors import InputError
+
+    dialect = detect_dialect(argv)
+    if dialect == "vllm":
+        from cgconfig.dialects.vllm import parse_vllm_argv, request_from_vllm
+
+        request, rest = request_from_vllm(argv), parse_vllm_argv(argv).rest
+    elif dialect == "trtllm":
+        from cgconfig.dialects.trtllm import _find_file, request_from_trtllm
+
+        request, rest = request_from_trtllm(argv), _find_file(argv)[1]
+    elif dialect == "sglang":
+        parsed = parse_argv(list(argv))
+        if parsed.positionals and not allow_positionals:
+            raise InputError(f"unexpected argument {parsed.positionals[0]!r}",
+                             where="command line",
+                             hint="every input is a --flag (a config document goes after "
+                                  "--cuda-graph-config)")
+        return request_from_parsed(parsed), parsed
+    else:
+        raise InputError(f"unknown dialect {dialect!r}", where="--dialect", allowed=DIALECTS,
+                         suggestion=did_you_mean(dialect, DIALECTS))
+    return request, parse_argv(list(rest))
+
+
 def resolve_args(argv: list[str], *, ignore_unknown: bool | None = None) -> Plan:
-    """Resolve a command line into a plan (raises ``InputError`` on bad input)."""
-    return resolve(request_from_argv(argv, ignore_unknown=ignore_unknown))
+    """Resolve a command line (any dialect) into a plan; raises ``InputError`` on bad input."""
+    if ignore_unknown is not None and ignore_unknown and "--ignore-unknown-args" not in argv:
+        argv = [*argv, "--ignore-unknown-args"]
+    return resolve(request_and_meta(list(argv))[0])
 
 
 def resolve_dict(config: dict[str, Any] | CudaGraphConfig | None = None,

@@ -149,7 +149,10 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None) -> Parsed
             out.positionals.append(token)
             i += 1
             continue
-        name, inline = (token.split("=", 1) + [None])[:2] if "=" in token else (token, None)
+        inline: str | None = None
+        name = token
+        if "=" in token:
+            name, inline = token.split("=", 1)
         flag = index.get(name)
         if flag is None:
             i = _skip_unmodelled(name, inline, tokens, i, out, passthrough, ignore_unknown)

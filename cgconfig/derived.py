@@ -11,6 +11,24 @@ from typing import Any
 from cgconfig import sizes as sz
 from cgconfig.deployment import DeploymentFacts
 
+#: DeepSeek-V4 architectures (SGLang ``is_deepseek_v4``); the prefill-CP breakable predicate
+#: treats them specially.
+DEEPSEEK_V4_ARCHS: tuple[str, ...] = (
+    "DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN", "DeepseekV4ForCausalLMDSpark",
+)
+
+
+def prefill_cp_breakable_supported(facts: DeploymentFacts, prefill_attention: str | None) -> bool:
+    """SGLang ``supports_prefill_cp_bcg``: breakable prefill graphs work with context parallel.
+
+    Upstream also asks for ``--enable-prefill-cp`` and ``--cp-strategy zigzag``; cgconfig does
+    not model those flags and takes ``attn_cp_size > 1`` as prefill CP with the zigzag strategy.
+    """
+    is_dsv4 = facts.model_arch in DEEPSEEK_V4_ARCHS
+    topology = facts.dp_size == 1 and (facts.attn_cp_size == facts.tp_size or is_dsv4)
+    backend = prefill_attention == "trtllm_mha" or (is_dsv4 and prefill_attention is None)
+    return facts.attn_cp_size > 1 and facts.pp_size == 1 and topology and backend
+
 
 def derive_facts(facts: DeploymentFacts, memory_gib: float | None,
                  memory_source: str) -> dict[str, Any]:
@@ -42,4 +60,6 @@ def derive_facts(facts: DeploymentFacts, memory_gib: float | None,
         "attn_tp_size": max(1, facts.tp_size // (facts.dp_size if facts.enable_dp_attention
                                                  else 1) // facts.attn_cp_size),
         "is_cuda": facts.device == "cuda",
+        "prefill_cp_breakable_supported": prefill_cp_breakable_supported(facts,
+                                                                         prefill_attention),
     }

@@ -7,7 +7,7 @@ another: every such decision belongs to the resolver or to a rule, where ``expla
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PositiveInt, TypeAdapter
@@ -186,7 +186,7 @@ def field_info(key: str) -> Any:
     return model.model_fields[name]
 
 
-@lru_cache(maxsize=None)
+@cache
 def leaf_adapter(key: str) -> TypeAdapter[Any]:
     """A strict validator for one dotted key's value, built once per key."""
     info = field_info(key)

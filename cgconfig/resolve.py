@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from cgconfig import sizes as sz
 from cgconfig.deployment import DeploymentFacts
 from cgconfig.derived import derive_facts
 from cgconfig.draft import Draft
@@ -22,7 +23,6 @@ from cgconfig.inputs import describe_validation_error
 from cgconfig.model import KEYS_PER_PHASE, PHASES, all_config_keys, default_value
 from cgconfig.plan import Change, Decision, Plan
 from cgconfig.provenance import ChainEntry, Leaf, leaf_entry, merge_leaves
-from cgconfig import sizes as sz
 
 #: Platforms on which prefill graphs are validated; elsewhere prefill defaults to disabled.
 PREFILL_GRAPH_PLATFORMS = ("cuda",)

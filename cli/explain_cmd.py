@@ -54,7 +54,7 @@ def settings(plan: Plan) -> dict[str, dict[str, Any]]:
 
 def interesting(key: str, info: dict[str, Any]) -> bool:
     """Keys worth showing without ``--all``: explicit, or moved away from the default."""
-    return bool(info["explicit"]) or len(info["chain"]) > 1 and info["status"] != "default"
+    return bool(info["explicit"]) or (len(info["chain"]) > 1 and info["status"] != "default")
 
 
 def _fmt(value: Any) -> str:
@@ -95,19 +95,18 @@ def run_explain(argv: list[str]) -> int:
 
     as_json = _wants_json(argv)
     try:
-        from cgconfig.api import request_from_parsed
-        from cgconfig.argv import parse_argv
+        from cgconfig.api import request_and_meta
         from cgconfig.model import all_config_keys
         from cgconfig.resolve import resolve
 
-        parsed = parse_argv(argv)
+        request, parsed = request_and_meta(argv, allow_positionals=True)
         keys = parsed.positionals
         for key in keys:
             if key not in all_config_keys():
                 raise InputError(f"unknown key {key!r}", where="explain",
                                  suggestion=did_you_mean(key, all_config_keys()),
                                  allowed="decode.<key>, prefill.<key>, options.<key>")
-        plan = resolve(request_from_parsed(parsed))
+        plan = resolve(request)
     except CgConfigError as error:
         return report(error, as_json=as_json)
     for message in plan.deprecations:

@@ -22,21 +22,11 @@ def run_resolve(argv: list[str]) -> int:
 
     as_json = _wants_json(argv)
     try:
-        from cgconfig.api import request_from_parsed
-        from cgconfig.argv import parse_argv
+        from cgconfig.api import request_and_meta
         from cgconfig.resolve import resolve
 
-        parsed = parse_argv(argv)
-        if parsed.positionals:
-            from cgconfig.errors import InputError
-
-            raise InputError(f"unexpected argument {parsed.positionals[0]!r}",
-                             where="command line",
-                             hint="every input is a --flag (a config document goes after "
-                                  "--cuda-graph-config)")
-        request = request_from_parsed(parsed)
-        dialect_plan = _maybe_dialect(parsed, request)
-        plan = dialect_plan or resolve(request)
+        request, parsed = request_and_meta(argv)
+        plan = resolve(request)
     except CgConfigError as error:
         return report(error, as_json=as_json)
     for message in plan.deprecations:
@@ -62,8 +52,3 @@ def run_resolve(argv: list[str]) -> int:
         note("check", f"the configuration was downgraded by {', '.join(rules)}")
         return EXIT_DOWNGRADED
     return 0
-
-
-def _maybe_dialect(parsed: object, request: object) -> object | None:
-    """Hook for engine dialects (vLLM, TensorRT-LLM); ``None`` means plain SGLang input."""
-    return None

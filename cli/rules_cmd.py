@@ -48,13 +48,11 @@ def show_rule(rule_id: str, extra: list[str]) -> int:
 
 def validate_pack(path: str) -> int:
     """Validate a pack and run its examples with the shipped packs; returns the exit code."""
-    from cgconfig.cli.errors import report
-    from cgconfig.rules.engine import load_pack_file, load_rule_set
-    from cgconfig.rules.examples import run_example
-
     from pathlib import Path
 
-    from cgconfig.rules.engine import shipped_pack_files
+    from cgconfig.cli.errors import report
+    from cgconfig.rules.engine import load_pack_file, load_rule_set, shipped_pack_files
+    from cgconfig.rules.examples import run_example
 
     shipped = Path(path).resolve() in {p.resolve() for p in shipped_pack_files()}
     extra = [] if shipped else [path]

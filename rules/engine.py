@@ -415,13 +415,12 @@ def apply_rules(draft: Draft, rule_set: RuleSet, *, strict: bool = False,
     overridable = set(allow_override or [])
     for rule_id in sorted(disabled_ids | overridable):
         rule = rule_set.get(rule_id)
-        if rule_id in disabled_ids and rule.kind == "constraint":
-            if strict or rule_id not in overridable:
-                raise InputError(
-                    f"rule {rule_id!r} is a constraint (a real incompatibility) and cannot be "
-                    "switched off", where="--disable-rule",
-                    hint=f"to run without it anyway, drop --strict and add --allow-override "
-                         f"{rule_id}")
+        if rule_id in disabled_ids and rule.kind == "constraint" and (
+                strict or rule_id not in overridable):
+            raise InputError(
+                f"rule {rule_id!r} is a constraint (a real incompatibility) and cannot be "
+                "switched off", where="--disable-rule",
+                hint=f"to run without it anyway, drop --strict and add --allow-override {rule_id}")
     active = [r for r in rule_set.rules if r.id not in disabled_ids]
     decisions: dict[str, Decision] = {}
     conflicts: list[str] = []

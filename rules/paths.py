@@ -30,6 +30,7 @@ DERIVED_TYPES: dict[str, Any] = {
     "attention_backends": list[str],
     "attn_tp_size": int,
     "is_cuda": bool,
+    "prefill_cp_breakable_supported": bool,
 }
 
 _ATTENTION_PATHS = {"facts.attention_backend", "facts.prefill_attention_backend",

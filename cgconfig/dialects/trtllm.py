@@ -1,0 +1,138 @@
+"""The TensorRT-LLM dialect: an ``--extra-llm-api-options`` YAML file.
+
+Reads ``cuda_graph_config`` (``batch_sizes``, ``max_batch_size``, ``enable_padding``; ``null``
+disables decode graphs) and ``torch_compile_config`` (``enable_piecewise_cuda_graph``,
+``capture_num_tokens``: TensorRT-LLM's piecewise prefill graphs). TensorRT-LLM's defaults
+apply where the file is silent: decode graphs on, max batch 128, padding off, no prefill graphs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cgconfig.errors import InputError, did_you_mean
+from cgconfig.provenance import Layer, Leaf, Origin
+
+TRTLLM_FLAGS = ("--extra-llm-api-options", "--extra_llm_api_options", "--trtllm-options")
+GRAPH_KEYS = ("batch_sizes", "max_batch_size", "enable_padding")
+PIECEWISE_DEFAULT_TOKENS = [2**i for i in range(8)] + list(range(256, 3073, 256))
+
+
+def _find_file(argv: list[str]) -> tuple[str | None, list[str], str]:
+    rest: list[str] = []
+    path = None
+    flag = TRTLLM_FLAGS[0]
+    i = 0
+    while i < len(argv):
+        name, _, inline = argv[i].partition("=")
+        if name in TRTLLM_FLAGS:
+            flag = name
+            if inline:
+                path, i = inline, i + 1
+            elif i + 1 < len(argv):
+                path, i = argv[i + 1], i + 2
+            else:
+                raise InputError(f"{name} expects a YAML file", where=name)
+            continue
+        if argv[i] in ("--dialect",) and i + 1 < len(argv):
+            i += 2
+            continue
+        if argv[i].startswith("--dialect="):
+            i += 1
+            continue
+        rest.append(argv[i])
+        i += 1
+    return path, rest, flag
+
+
+def request_from_trtllm(argv: list[str]) -> Any:
+    """A :class:`~cgconfig.resolve.ResolveRequest` from a TensorRT-LLM options file."""
+    from cgconfig.api import request_from_argv
+    from cgconfig.dialects import trtllm_sizes
+    from cgconfig.docio import locate, read_document
+    from cgconfig.resolve import DialectDefault
+
+    path, rest, flag = _find_file(argv)
+    request = request_from_argv(rest)
+    request.dialect = "trtllm"
+    if path is None:
+        raise InputError("the TensorRT-LLM dialect needs an options file",
+                         where="--dialect trtllm", hint=f"pass {flag} FILE.yaml")
+    data, lines, name = read_document(path, flag)
+    data = data or {}
+    if not isinstance(data, dict):
+        raise InputError(f"must be a mapping, got {type(data).__name__}", where=name)
+
+    def origin(*parts: Any) -> Origin:
+        return Origin(Layer.CONFIG, f"{flag} {name}", locate(name, lines, parts))
+
+    leaves: list[Leaf] = []
+    source = "TensorRT-LLM default"
+    if "cuda_graph_config" in data and data["cuda_graph_config"] is None:
+        leaves.append(Leaf("decode.backend", "disabled", origin("cuda_graph_config")))
+    else:
+        block = data.get("cuda_graph_config") or {}
+        if not isinstance(block, dict):
+            raise InputError("cuda_graph_config must be a mapping or null",
+                             where=locate(name, lines, ("cuda_graph_config",)))
+        for key in block:
+            if key not in GRAPH_KEYS:
+                raise InputError(f"unknown key {key!r}",
+                                 where=locate(name, lines, ("cuda_graph_config", key)),
+                                 allowed=GRAPH_KEYS, suggestion=did_you_mean(str(key),
+                                                                              GRAPH_KEYS))
+        padding = block.get("enable_padding", False)
+        if not isinstance(padding, bool):
+            raise InputError(f"enable_padding must be true or false, got {padding!r}",
+                             where=locate(name, lines, ("cuda_graph_config", "enable_padding")))
+        try:
+            sizes, max_bs = trtllm_sizes.validate(block.get("batch_sizes"),
+                                                  block.get("max_batch_size", 0), padding)
+        except (ValueError, TypeError) as exc:
+            raise InputError(str(exc).replace("\n", " "),
+                             where=locate(name, lines, ("cuda_graph_config",))) from None
+        if "batch_sizes" in block:
+            leaves.append(Leaf("decode.bs", sizes, origin("cuda_graph_config", "batch_sizes")))
+        else:
+            why = (f"generated for max_batch_size={max_bs}, enable_padding={padding} "
+                   "(TensorRT-LLM _generate_cuda_graph_batch_sizes)")
+            request.defaults.append(DialectDefault("decode.bs", sizes, source, why))
+        if "max_batch_size" in block:
+            leaves.append(Leaf("decode.max_bs", max_bs,
+                               origin("cuda_graph_config", "max_batch_size")))
+        if "enable_padding" in block:
+            leaves.append(Leaf("options.disable_padding", not padding,
+                               origin("cuda_graph_config", "enable_padding")))
+        else:
+            request.defaults.append(DialectDefault(
+                "options.disable_padding", True, source,
+                "TensorRT-LLM pads to a captured size only with enable_padding: true"))
+    compile_block = data.get("torch_compile_config") or {}
+    if compile_block.get("enable_piecewise_cuda_graph"):
+        tokens = compile_block.get("capture_num_tokens")
+        at = origin("torch_compile_config", "enable_piecewise_cuda_graph")
+        leaves.append(Leaf("prefill.backend", "breakable", at))
+        if tokens:
+            if not all(isinstance(t, int) and t > 0 for t in tokens):
+                raise InputError("capture_num_tokens must contain positive ints.",
+                                 where=locate(name, lines, ("torch_compile_config",
+                                                             "capture_num_tokens")))
+            leaves.append(Leaf("prefill.bs", sorted(set(tokens)),
+                               origin("torch_compile_config", "capture_num_tokens")))
+        else:
+            request.defaults.append(DialectDefault(
+                "prefill.bs", PIECEWISE_DEFAULT_TOKENS, source,
+                "TensorRT-LLM piecewise capture_num_tokens default"))
+    else:
+        request.defaults.append(DialectDefault(
+            "prefill.backend", "disabled", source,
+            "TensorRT-LLM captures prefill (piecewise) graphs only with "
+            "torch_compile_config.enable_piecewise_cuda_graph: true"))
+    from cgconfig.inputs import validate_leaf
+
+    for leaf in leaves:
+        validate_leaf(leaf.key, leaf.value, leaf.origin.describe())
+    request.leaves = [*request.leaves, *leaves]
+    known = {"cuda_graph_config", "torch_compile_config"}
+    request.ignored_args += [f"{name}:{k}" for k in data if k not in known]
+    return request

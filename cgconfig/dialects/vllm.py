@@ -1,0 +1,407 @@
+"""The vLLM dialect: ``--compilation-config``/``-cc`` JSON, dotted ``-cc.key=value`` overrides,
+``--enforce-eager``, ``--max-num-seqs``, ``--max-num-batched-tokens``,
+``--num-speculative-tokens``, ``--cudagraph-capture-sizes``, ``--max-cudagraph-capture-size``.
+
+Merge order (documented, unlike vLLM's): every JSON document in argv order, then every dotted
+key in argv order, deep-merged; later wins and every shadowed value stays in the provenance.
+vLLM itself drops the JSON entirely when any dotted key is present.
+
+Each ``cudagraph_mode`` maps onto per-phase backends (decode = vLLM's uniform-decode batches,
+prefill = its mixed/prefill batches); sizes follow vLLM's own grid; vLLM's Stage-B capability
+downgrades (B1–B7) run as a hook, recorded as decisions ``vllm.B2`` …
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from cgconfig.errors import InputError, StrictConflictError, did_you_mean
+from cgconfig.plan import Decision
+from cgconfig.provenance import Layer, Leaf, Origin
+
+CC_FLAGS = ("--compilation-config", "-cc")
+#: vLLM flags this dialect reads → whether they take a value.
+VLLM_FLAGS: dict[str, bool] = {
+    "--compilation-config": True, "-cc": True, "--enforce-eager": False,
+    "--max-num-seqs": True, "--max-num-batched-tokens": True,
+    "--num-speculative-tokens": True, "--speculative-config": True,
+    "--cudagraph-capture-sizes": True, "--max-cudagraph-capture-size": True,
+    "--cudagraph-support": True, "--vllm-attention-backend": True,
+}
+#: CompilationConfig keys that matter here.
+MODELLED_KEYS = ("cudagraph_mode", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "mode")
+#: CompilationConfig keys accepted and ignored (no effect on which graphs are captured).
+PASSTHROUGH_KEYS = (
+    "backend", "splitting_ops", "cudagraph_num_of_warmups", "cudagraph_copy_inputs",
+    "cudagraph_specialize_lora", "use_inductor_graph_partition", "compile_sizes", "pass_config",
+    "inductor_compile_config", "inductor_passes", "custom_ops", "debug_dump_path",
+    "cache_dir", "compile_cache_save_format", "compile_mm_encoder", "cudagraph_mm_encoder",
+    "fast_moe_cold_start", "static_forward_context", "dynamic_shapes_config",
+)
+COMPILATION_MODES = {"NONE": 0, "STOCK_TORCH_COMPILE": 1, "DYNAMO_TRACE_ONCE": 2,
+                     "VLLM_COMPILE": 3}
+
+
+def is_vllm_flag(name: str) -> bool:
+    """Whether a flag spelling belongs to the vLLM dialect (``-cc.x`` included)."""
+    return name in VLLM_FLAGS or name.startswith(("-cc.", "--compilation-config."))
+
+
+@dataclass
+class CcValue:
+    """One compilation-config key's value and where it was written."""
+
+    value: Any
+    source: str
+    at: str
+    position: int
+
+
+@dataclass
+class VllmInput:
+    """What a vLLM command line said."""
+
+    cc: dict[str, list[CcValue]] = field(default_factory=dict)
+    enforce_eager: int | None = None
+    max_num_seqs: int | None = None
+    max_num_batched_tokens: int | None = None
+    num_speculative_tokens: int = 0
+    support: str | None = None
+    attention_backend: str | None = None
+    rest: list[str] = field(default_factory=list)
+
+    def final(self, key: str) -> CcValue | None:
+        """The winning value of a compilation-config key, if any input set it."""
+        chain = self.cc.get(key)
+        return chain[-1] if chain else None
+
+
+def _parse_value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        from cgconfig.argv import _HUMAN_INT, _HUMAN_SCALE
+
+        match = _HUMAN_INT.match(text)
+        if match:
+            return int(float(match.group(1)) * _HUMAN_SCALE[match.group(2).lower()])
+        return text
+
+
+def _record(out: VllmInput, key: str, value: Any, source: str, at: str, position: int) -> None:
+    allowed = MODELLED_KEYS + PASSTHROUGH_KEYS
+    if key not in allowed:
+        raise InputError(f"unknown compilation-config key {key!r}", where=f"{source} at {at}",
+                         suggestion=did_you_mean(key, allowed),
+                         allowed=", ".join(MODELLED_KEYS) + ", … (vLLM CompilationConfig)")
+    if key in PASSTHROUGH_KEYS:
+        return
+    out.cc.setdefault(key, []).append(CcValue(value, source, at, position))
+
+
+def _int(text: str, where: str, *, allow_zero: bool = False) -> int:
+    from cgconfig.argv import parse_int
+
+    value = parse_int(text, where, allow_negative=allow_zero)
+    if value < 0:
+        raise InputError(f"expected a non-negative integer, got {value}", where=where)
+    return value
+
+
+def parse_vllm_argv(argv: list[str]) -> VllmInput:
+    """Pull the vLLM flags out of ``argv``; everything else is left in ``rest``."""
+    out = VllmInput()
+    dotted_base = 10_000  # dotted keys win over JSON documents wherever they appear
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        name, _, inline = token.partition("=")
+        if not is_vllm_flag(name):
+            out.rest.append(token)
+            i += 1
+            continue
+        takes_value = VLLM_FLAGS.get(name, True)
+        value: str | None = None
+        if takes_value:
+            if inline:
+                value = inline
+                i += 1
+            elif i + 1 < len(argv):
+                value = argv[i + 1]
+                i += 2
+            else:
+                raise InputError(f"{name} expects a value", where=name)
+        else:
+            i += 1
+        assert value is not None or not takes_value
+        if name in CC_FLAGS:
+            from cgconfig.docio import load_json_text
+
+            doc = load_json_text(value or "", name)
+            if not isinstance(doc, dict):
+                raise InputError(f"must be a JSON object, got {type(doc).__name__}", where=name)
+            for key, item in doc.items():
+                _record(out, key, item, name, f"/{key}", i)
+        elif name.startswith(("-cc.", "--compilation-config.")):
+            key = name.split(".", 1)[1]
+            _record(out, key, _parse_value(value or ""), name, f"/{key}", dotted_base + i)
+        elif name == "--enforce-eager":
+            out.enforce_eager = i
+        elif name == "--max-num-seqs":
+            out.max_num_seqs = _int(value or "", name)
+        elif name == "--max-num-batched-tokens":
+            out.max_num_batched_tokens = _int(value or "", name)
+        elif name == "--num-speculative-tokens":
+            out.num_speculative_tokens = _int(value or "", name, allow_zero=True)
+        elif name == "--speculative-config":
+            from cgconfig.docio import load_json_text
+
+            spec = load_json_text(value or "", name)
+            tokens = spec.get("num_speculative_tokens", 0) if isinstance(spec, dict) else None
+            if not isinstance(tokens, int) or tokens < 0:
+                raise InputError("num_speculative_tokens must be a non-negative integer",
+                                 where=f"{name} at /num_speculative_tokens")
+            out.num_speculative_tokens = tokens
+        elif name == "--cudagraph-capture-sizes":
+            sizes = [value or ""]
+            while i < len(argv) and not argv[i].startswith("-"):
+                sizes.append(argv[i])
+                i += 1
+            if out.final("cudagraph_capture_sizes"):
+                raise InputError("cudagraph_capture_sizes and compilation_config."
+                                 "cudagraph_capture_sizes are mutually exclusive", where=name)
+            _record(out, "cudagraph_capture_sizes", [_int(s, name) for s in sizes], name, "",
+                    dotted_base * 2 + i)
+        elif name == "--max-cudagraph-capture-size":
+            _record(out, "max_cudagraph_capture_size", _int(value or "", name), name, "",
+                    dotted_base * 2 + i)
+        elif name == "--cudagraph-support":
+            from cgconfig.dialects.vllm_modes import parse_level
+
+            try:
+                out.support = parse_level(value or "").name
+            except ValueError as exc:
+                raise InputError(str(exc), where=name) from None
+        elif name == "--vllm-attention-backend":
+            out.attention_backend = value
+    for key in ("cudagraph_capture_sizes", "max_cudagraph_capture_size"):
+        sources = {c.source for c in out.cc.get(key, [])}
+        engine_flag = "--" + key.replace("_", "-")
+        if engine_flag in sources and len(sources) > 1:
+            raise InputError(f"{key} and compilation_config.{key} are mutually exclusive",
+                             where=engine_flag)
+    return out
+
+
+# ------------------------------------------------------------------------------ mapping
+
+def _leaf(key: str, value: Any, cc: CcValue, why: str) -> Leaf:
+    return Leaf(key, value, Origin(Layer.CONFIG, f"{cc.source} ({why})", cc.at or None,
+                                   cc.position))
+
+
+def _mode_of(cc: CcValue) -> Any:
+    from cgconfig.dialects.vllm_modes import parse_mode
+
+    try:
+        return parse_mode(str(cc.value))
+    except ValueError as exc:
+        raise InputError(str(exc), where=f"{cc.source} at {cc.at}".strip()) from None
+
+
+def _sizes_of(cc: CcValue) -> list[int]:
+    value = cc.value
+    where = f"{cc.source} at {cc.at}" if cc.at else cc.source
+    if not isinstance(value, list) or not value or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value):
+        raise InputError(f"must be a non-empty list of positive integers, got {value!r}",
+                         where=where)
+    return sorted(set(value))
+
+
+def request_from_vllm(argv: list[str]) -> Any:
+    """A :class:`~cgconfig.resolve.ResolveRequest` from a vLLM-style command line."""
+    from cgconfig.api import request_from_argv
+    from cgconfig.dialects import vllm_modes, vllm_sizes
+    from cgconfig.resolve import DialectDefault
+
+    vin = parse_vllm_argv(argv)
+    request = request_from_argv([t for t in vin.rest if t not in ("--dialect", "vllm")
+                                 and not t.startswith("--dialect=")])
+    request.dialect = "vllm"
+    leaves: list[Leaf] = []
+    for cc in vin.cc.get("cudagraph_mode", []):
+        mode = _mode_of(cc)
+        decode, prefill = vllm_modes.mode_to_phases(mode)
+        why = f"cudagraph_mode={mode.name} → decode {decode}, prefill {prefill}"
+        leaves += [_leaf("decode.backend", decode, cc, why), _leaf("prefill.backend", prefill,
+                                                                   cc, why)]
+    if vin.enforce_eager is not None:
+        eager = CcValue(True, "--enforce-eager", "", 30_000 + vin.enforce_eager)
+        why = "equivalent to -cc.mode=none -cc.cudagraph_mode=none"
+        leaves += [_leaf("decode.backend", "disabled", eager, why),
+                   _leaf("prefill.backend", "disabled", eager, why)]
+    user_sizes = vin.final("cudagraph_capture_sizes")
+    user_max = vin.final("max_cudagraph_capture_size")
+    for cc in vin.cc.get("cudagraph_capture_sizes", []):
+        sizes = _sizes_of(cc)
+        leaves += [_leaf("decode.bs", sizes, cc, "capture sizes, in tokens"),
+                   _leaf("prefill.bs", sizes, cc, "capture sizes, in tokens")]
+    if user_max is not None and (not isinstance(user_max.value, int) or user_max.value < 1):
+        raise InputError(f"must be a positive integer, got {user_max.value!r}",
+                         where=f"{user_max.source} {user_max.at}".strip())
+    request.leaves = [*request.leaves, *leaves]
+
+    memory = request.facts.get("gpu_memory_gib")
+    seqs, tokens, basis = _engine_defaults(memory)
+    max_num_seqs = vin.max_num_seqs or seqs
+    max_num_batched_tokens = vin.max_num_batched_tokens or tokens
+    try:
+        result = vllm_sizes.default_capture_sizes(
+            max_num_seqs, max_num_batched_tokens,
+            num_speculative_tokens=vin.num_speculative_tokens,
+            max_capture_size=user_max.value if user_max else None,
+            capture_sizes=_sizes_of(user_sizes) if user_sizes else None)
+    except ValueError as exc:
+        raise InputError(str(exc), where="--compilation-config") from None
+    source = "vLLM default grid"
+    why = (f"max_num_seqs={max_num_seqs}, max_num_batched_tokens={max_num_batched_tokens} "
+           f"({basis}), num_speculative_tokens={vin.num_speculative_tokens}")
+    if not user_sizes:
+        request.defaults += [DialectDefault("decode.bs", result.sizes, source, why),
+                             DialectDefault("prefill.bs", result.sizes, source, why)]
+    mode_default = "FULL_AND_PIECEWISE"
+    if not vin.cc.get("cudagraph_mode") and vin.enforce_eager is None:
+        decode, prefill = vllm_modes.mode_to_phases(vllm_modes.parse_mode(mode_default))
+        why_mode = f"vLLM default cudagraph_mode {mode_default} (-O2) → decode {decode}, " \
+                   f"prefill {prefill}"
+        request.defaults += [DialectDefault("decode.backend", decode, "vLLM default", why_mode),
+                             DialectDefault("prefill.backend", prefill, "vLLM default",
+                                            why_mode)]
+    compilation = vin.final("mode")
+    vllm_compile = True
+    if compilation is not None:
+        name = str(compilation.value).upper()
+        number = COMPILATION_MODES.get(name, compilation.value)
+        if number not in COMPILATION_MODES.values():
+            raise InputError(f"Invalid compilation mode: {compilation.value}",
+                             where=f"{compilation.source} at {compilation.at}",
+                             allowed=COMPILATION_MODES,
+                             suggestion=did_you_mean(name, COMPILATION_MODES))
+        vllm_compile = number == 3
+    support = vin.support
+    backend_name = vin.attention_backend
+    if support is None and backend_name is not None:
+        entry = vllm_modes.VLLM_BACKEND_SUPPORT.get(backend_name.upper())
+        if entry is None:
+            raise InputError(f"unknown vLLM attention backend {backend_name!r}",
+                             where="--vllm-attention-backend",
+                             suggestion=did_you_mean(backend_name.upper(),
+                                                     vllm_modes.VLLM_BACKEND_SUPPORT))
+        support = _level_name(entry)
+    request.hooks.append(_stage_b_hook(support, backend_name or "the attention backend",
+                                       vin.num_speculative_tokens, vllm_compile,
+                                       result.max_size, request.strict))
+    for note in result.notes:
+        request.deprecations.append(note)
+    return request
+
+
+def _level_name(entry: Any) -> str:
+    level = entry[0] if isinstance(entry, tuple) else getattr(entry, "level", entry)
+    return str(getattr(level, "name", level))
+
+
+def _engine_defaults(memory_gib: float | None) -> tuple[int, int, str]:
+    """vLLM's engine-argument defaults by GPU memory (arg_utils, OpenAI server)."""
+    if memory_gib is None:
+        return 256, 2048, "vLLM server defaults for unknown GPU memory"
+    if memory_gib >= 160:
+        return 1024, 16384, f"vLLM defaults for ≥ 160 GiB ({memory_gib:g} GiB)"
+    if memory_gib >= 70:
+        return 1024, 8192, f"vLLM server defaults for ≥ 70 GiB ({memory_gib:g} GiB)"
+    return 256, 2048, f"vLLM server defaults for < 70 GiB ({memory_gib:g} GiB)"
+
+
+def _stage_b_hook(support: str | None, backend: str, num_spec: int, vllm_compile: bool,
+                  max_size: int, strict: bool) -> Any:
+    """vLLM's worker-side mode resolution (Stage B) as a resolver hook."""
+    from cgconfig.dialects import vllm_modes
+
+    def hook(draft: Any) -> None:
+        mode, lost = vllm_modes.phases_to_mode(draft.get("decode.backend"),
+                                               draft.get("prefill.backend"))
+        original = mode
+        if not vllm_compile and mode.requires_piecewise():
+            # A8: piecewise graphs need the vLLM_COMPILE compilation mode.
+            mode = mode.without_piecewise()
+            _apply(draft, "vllm.A8", original, mode,
+                   f"Cudagraph mode {original.name} is not compatible with compilation mode "
+                   f"other than VLLM_COMPILE. Overriding to {mode.name}.", strict)
+        if support is None:
+            return
+        try:
+            resolution = vllm_modes.resolve_mode(
+                mode, vllm_modes.parse_level(support), num_speculative_tokens=num_spec,
+                compilation_mode_is_vllm_compile=vllm_compile, backend_name=backend)
+        except vllm_modes.VllmModeError as exc:
+            raise InputError(str(exc), where="vLLM cudagraph_mode") from None
+        for step in resolution.steps:
+            _apply(draft, f"vllm.{step.rule}", step.before, step.after, step.message, strict)
+        q = 1 + num_spec
+        if resolution.mode.decode_mode().name == "FULL" and q > 1:
+            for phase in ("decode", "prefill"):
+                sizes = draft.get(f"{phase}.bs") or []
+                try:
+                    rounded = vllm_modes.round_sizes_for_spec(sizes, max(sizes or [max_size]), q)
+                except vllm_modes.VllmModeError as exc:
+                    raise InputError(str(exc), where="vLLM capture sizes") from None
+                change = draft.record(f"{phase}.bs", rounded, source="rule:vllm.B7",
+                                      layer="rule", why=f"rounded to multiples of {q} "
+                                      "(1 + num_speculative_tokens)")
+                if change is not None:
+                    draft.record(f"{phase}.max_bs", rounded[-1], source="rule:vllm.B7",
+                                 layer="rule", why="follows the rounded list")
+                    draft.decisions.append(Decision(
+                        rule="vllm.B7", kind="constraint", outcome="applied",
+                        why=f"full decode graphs with {num_spec} speculative tokens replay "
+                            f"uniform batches of {q} tokens per request: sizes rounded to "
+                            f"multiples of {q}", changes=[change],
+                        source="vLLM CompilationConfig.resolve_cudagraph_mode_and_sizes (B7)"))
+        del lost
+
+    return hook
+
+
+def _apply(draft: Any, rule: str, before: Any, after: Any, message: str, strict: bool) -> None:
+    from cgconfig.dialects import vllm_modes
+
+    decode, prefill = vllm_modes.mode_to_phases(after)
+    changes = []
+    locked = []
+    for key, value in (("decode.backend", decode), ("prefill.backend", prefill)):
+        if draft.get(key) == value:
+            continue
+        if key in draft.locked:
+            locked.append(key)
+        if key in draft.locked and strict:
+            inputs = ", ".join(draft.user_inputs(key))
+            raise StrictConflictError([
+                f"rule {rule} (constraint) would change {key} from {draft.get(key)!r} to "
+                f"{value!r}, which {inputs} set explicitly: {message}. Remedies: drop {inputs}; "
+                f"or choose cudagraph_mode={after.name}"])
+        change = draft.record(key, value, source=f"rule:{rule}", layer="rule", why=message)
+        if change is not None:
+            changes.append(change)
+    if not changes:
+        return
+    outcome = "overrode-lock" if locked else "applied"
+    if locked:
+        draft.warnings.append(f"rule {rule} overrode {', '.join(locked)}: {message}")
+    draft.decisions.append(Decision(
+        rule=rule, kind="constraint", outcome=outcome,
+        why=f"{message} ({before.name} → {after.name})", changes=changes,
+        source=f"vLLM CompilationConfig.resolve_cudagraph_mode_and_sizes ({rule[5:]})",
+        inputs=[i for k in locked for i in draft.user_inputs(k)]))
