@@ -16,7 +16,7 @@ from cgconfig import __version__
 app = typer.Typer(
     name="cgconfig",
     help="Decide which CUDA graphs an LLM server captures, and say why.",
-    add_completion=True,
+    add_completion=False,  # `cgconfig completion SHELL` covers resolve's own flags too
     pretty_exceptions_enable=False,
     no_args_is_help=True,
     rich_markup_mode=None,
@@ -52,15 +52,15 @@ def version() -> None:
 
 @app.command()
 def schema(
-    what: Annotated[str, typer.Argument(help="config, deployment or rules")] = "config",
+    what: Annotated[str, typer.Argument(help="config, deployment, plan or rules")] = "config",
 ) -> None:
-    """Print the JSON Schema of the config (or of deployment facts, or of a rule pack)."""
+    """Print the JSON Schema of the config (or of deployment facts, the plan, a rule pack)."""
     import json
 
     from cgconfig.cli.errors import report
     from cgconfig.errors import InputError, did_you_mean
 
-    choices = ("config", "deployment", "rules")
+    choices = ("config", "deployment", "plan", "rules")
     if what not in choices:
         raise typer.Exit(report(InputError(f"unknown schema {what!r}", where="schema",
                                            allowed=choices,
@@ -73,11 +73,30 @@ def schema(
         from cgconfig.deployment import DeploymentFacts
 
         data = DeploymentFacts.model_json_schema()
+    elif what == "plan":
+        from cgconfig.plan_schema import PlanDocument
+
+        data = PlanDocument.model_json_schema(by_alias=True)
     else:
         from cgconfig.rules.schema import RulePack
 
         data = RulePack.model_json_schema(by_alias=True)
     sys.stdout.write(json.dumps(data, indent=2) + "\n")
+
+
+@app.command()
+def completion(
+    shell: Annotated[str, typer.Argument(help="bash, zsh or fish")] = "bash",
+) -> None:
+    """Print a shell completion script: `eval "$(cgconfig completion bash)"`."""
+    from cgconfig.cli.complete import SHELLS, script
+    from cgconfig.cli.errors import report
+    from cgconfig.errors import InputError, did_you_mean
+
+    if shell not in SHELLS:
+        raise typer.Exit(report(InputError(f"unknown shell {shell!r}", where="completion",
+                                           allowed=SHELLS, suggestion=did_you_mean(shell, SHELLS))))
+    sys.stdout.write(script(shell))
 
 
 @rules_app.command("list")

@@ -16,6 +16,10 @@ FAST_COMMANDS = ("resolve", "explain")
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code (the console script exits with it)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "__complete":
+        from cgconfig.cli.complete import run_complete
+
+        return run_complete(args[1:])
     if args and args[0] in FAST_COMMANDS and not ({"--help", "-h"} & set(args)):
         if args[0] == "resolve":
             from cgconfig.cli.resolve_cmd import run_resolve

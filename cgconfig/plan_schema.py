@@ -1,0 +1,105 @@
+"""The plan's JSON format as pydantic models: the source of ``cgconfig schema plan``.
+
+The resolver builds plans with plain dataclasses (``plan.py``) to stay fast; these models
+describe the same document for consumers, and tests validate real plans against them, so the
+published schema cannot drift from what ``resolve -o json`` prints.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+_DOC = ConfigDict(extra="forbid", use_attribute_docstrings=True, populate_by_name=True)
+
+
+class ChangeDoc(BaseModel):
+    """One key moved by a decision."""
+
+    model_config = _DOC
+    key: str
+    """Dotted key (``decode.backend``) or ``capture.decode.sizes``."""
+    from_: Any = Field(alias="from")
+    """Value before."""
+    to: Any
+    """Value after."""
+
+
+class MatchDoc(BaseModel):
+    """One condition atom that matched, with the actual value."""
+
+    model_config = _DOC
+    path: str
+    op: str
+    expected: Any
+    actual: Any
+
+
+class DecisionDoc(BaseModel):
+    """What one rule or resolver step decided."""
+
+    model_config = _DOC
+    rule: str
+    """Rule id (``role.prefill-instance-no-decode``) or resolver step (``sizes.*``)."""
+    kind: Literal["policy", "constraint", "resolver"]
+    outcome: Literal["applied", "skipped-locked", "overrode-lock", "refused", "warned"]
+    changes: list[ChangeDoc]
+    why: str
+    """Human reason with the deployment's facts filled in."""
+    matched: list[MatchDoc] | None = None
+    hint: str | None = None
+    """How to override or avoid the decision."""
+    source: str | None = None
+    """The upstream code the rule encodes."""
+    inputs: list[str] | None = None
+    """The user inputs behind a skipped or overridden lock."""
+
+
+class ChainEntryDoc(BaseModel):
+    """One step in a key's history, lowest precedence first; the last one wins."""
+
+    model_config = _DOC
+    source: str
+    """``default``, a flag, ``--cuda-graph-config``, ``resolver`` or ``rule:<id>``."""
+    layer: str
+    """``default``, ``legacy``, ``off-switch``, ``convenience``, ``config``, ``resolver``, ``rule``
+    or ``rule-skipped`` (a policy that left a locked key alone)."""
+    value: Any
+    at: str | None = None
+    """JSON pointer or ``file:line``."""
+    why: str | None = None
+
+
+class PhaseCaptureDoc(BaseModel):
+    """What will actually be captured for one phase."""
+
+    model_config = _DOC
+    backend: Literal["full", "breakable", "disabled"]
+    sizes: list[int]
+    """Sizes to capture, ascending; empty when the phase runs eagerly."""
+    compile_sizes: list[int] | None = None
+    """Decode only: sizes torch.compile handles."""
+    alignment: dict[str, Any] | None = None
+    """Decode only: the capture filter's inputs (multiple, request width, pool size)."""
+
+
+class PlanDocument(BaseModel):
+    """``cgconfig resolve -o json``, schema version 1."""
+
+    model_config = _DOC
+    schema_version: Literal[1]
+    config: dict[Literal["decode", "prefill"], dict[str, Any]]
+    """Configured values per phase (what a ``--cuda-graph-config`` would say)."""
+    capture: dict[Literal["decode", "prefill"], PhaseCaptureDoc]
+    options: dict[str, Any]
+    locked: list[str]
+    """Keys the user set explicitly; policies never change them."""
+    decisions: list[DecisionDoc]
+    provenance: dict[str, list[ChainEntryDoc]]
+    warnings: list[str]
+    facts: dict[str, Any]
+    """Deployment facts used, plus ``derived`` values computed from them."""
+    fact_sources: dict[str, str]
+    deprecations: list[str]
+    ignored_args: list[str]

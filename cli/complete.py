@@ -1,0 +1,103 @@
+"""Shell completion without typer or pydantic on the path: one TAB costs a bare start-up.
+
+``cgconfig completion bash|zsh|fish`` prints a script; the script calls
+``cgconfig __complete CWORD WORD...``, answered here from the flag table, the phase keys, the
+backends and the rule ids (read from the pack files with a regular expression, not a YAML
+parser).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+COMMANDS = ("resolve", "explain", "rules", "schema", "version", "completion")
+RULES_SUBCOMMANDS = ("list", "show", "validate")
+SCHEMAS = ("config", "deployment", "plan", "rules")
+SHELLS = ("bash", "zsh", "fish")
+_RULE_ID = re.compile(r"^\s*-\s*id:\s*([A-Za-z0-9_.-]+)\s*$", re.MULTILINE)
+
+_BASH = """_cgconfig_complete() {
+    local IFS=$'\\n'
+    COMPREPLY=( $(cgconfig __complete "$COMP_CWORD" "${COMP_WORDS[@]}" 2>/dev/null) )
+}
+complete -o default -F _cgconfig_complete cgconfig
+"""
+_ZSH = "autoload -U +X bashcompinit && bashcompinit\n" + _BASH
+_FISH = """function __cgconfig_complete
+    set -l words (commandline -opc) (commandline -ct)
+    cgconfig __complete (math (count $words) - 1) $words 2>/dev/null
+end
+complete -c cgconfig -f -a '(__cgconfig_complete)'
+"""
+
+
+def script(shell: str) -> str:
+    """The completion script for a shell."""
+    return {"bash": _BASH, "zsh": _ZSH, "fish": _FISH}[shell]
+
+
+def rule_ids() -> list[str]:
+    """Ids of the shipped rules, read straight from the pack files."""
+    packs = Path(__file__).resolve().parent.parent / "rules" / "packs"
+    if not packs.is_dir():
+        from cgconfig.rules.engine import PACK_DIR
+
+        packs = PACK_DIR
+    ids: list[str] = []
+    for path in sorted(packs.glob("*.yaml")):
+        ids += _RULE_ID.findall(path.read_text(encoding="utf-8"))
+    return ids
+
+
+def candidates(words: list[str], cword: int) -> list[str]:
+    """Completions for the word at ``cword`` of ``words`` (``words[0]`` is the program)."""
+    current = words[cword] if cword < len(words) else ""
+    before = words[1:cword]
+    if not before:
+        return [c for c in COMMANDS if c.startswith(current)]
+    command = before[0]
+    previous = before[-1] if len(before) > 1 else ""
+    if command == "rules":
+        if len(before) == 1:
+            return [c for c in RULES_SUBCOMMANDS if c.startswith(current)]
+        if before[1] == "show" and len(before) == 2:
+            return [r for r in rule_ids() if r.startswith(current)]
+        return []
+    if command == "schema":
+        return [s for s in SCHEMAS if s.startswith(current)] if len(before) == 1 else []
+    if command == "completion":
+        return [s for s in SHELLS if s.startswith(current)] if len(before) == 1 else []
+    if command not in ("resolve", "explain"):
+        return []
+    return _flag_candidates(command, previous, current)
+
+
+def _flag_candidates(command: str, previous: str, current: str) -> list[str]:
+    from cgconfig.flags import flag_index
+
+    index = flag_index()
+    flag = index.get(previous)
+    if flag is not None and flag.takes_value:
+        if flag.name in ("--disable-rule", "--allow-override"):
+            return [r for r in rule_ids() if r.startswith(current)]
+        if flag.choices:
+            return [c for c in flag.choices if c.startswith(current)]
+        return []  # a number or a file: let the shell's default completion act
+    if current.startswith("-"):
+        return sorted(s for s in index if s.startswith(current) and s.startswith("--"))
+    if command == "explain":
+        from cgconfig.model import all_config_keys
+
+        return [k for k in all_config_keys() if k.startswith(current)]
+    return []
+
+
+def run_complete(argv: list[str]) -> int:
+    """``cgconfig __complete CWORD WORD...``: print one candidate per line."""
+    if not argv or not argv[0].isdigit():
+        return 2
+    cword = int(argv[0])
+    sys.stdout.write("".join(c + "\n" for c in candidates(argv[1:], cword)))
+    return 0
