@@ -90,7 +90,10 @@ def request_and_meta(argv: list[str], *,
     else:
         raise InputError(f"unknown dialect {dialect!r}", where="--dialect", allowed=DIALECTS,
                          suggestion=did_you_mean(dialect, DIALECTS))
-    return request, parse_argv(list(rest))
+    parsed = parse_argv(list(rest))
+    if parsed.positionals and not allow_positionals:
+        raise InputError(f"unexpected argument {parsed.positionals[0]!r}", where="command line")
+    return request, parsed
 
 
 def resolve_args(argv: list[str], *, ignore_unknown: bool | None = None) -> Plan:

@@ -47,13 +47,14 @@ def _find_file(argv: list[str]) -> tuple[str | None, list[str], str]:
 
 def request_from_trtllm(argv: list[str]) -> Any:
     """A :class:`~cgconfig.resolve.ResolveRequest` from a TensorRT-LLM options file."""
-    from cgconfig.api import request_from_argv
+    from cgconfig.api import request_from_parsed
+    from cgconfig.argv import parse_argv
     from cgconfig.dialects import trtllm_sizes
     from cgconfig.docio import locate, read_document
     from cgconfig.resolve import DialectDefault
 
     path, rest, flag = _find_file(argv)
-    request = request_from_argv(rest)
+    request = request_from_parsed(parse_argv(rest))
     request.dialect = "trtllm"
     if path is None:
         raise InputError("the TensorRT-LLM dialect needs an options file",

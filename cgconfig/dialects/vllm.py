@@ -223,13 +223,14 @@ def _sizes_of(cc: CcValue) -> list[int]:
 
 def request_from_vllm(argv: list[str]) -> Any:
     """A :class:`~cgconfig.resolve.ResolveRequest` from a vLLM-style command line."""
-    from cgconfig.api import request_from_argv
+    from cgconfig.api import request_from_parsed
+    from cgconfig.argv import parse_argv
     from cgconfig.dialects import vllm_modes, vllm_sizes
     from cgconfig.resolve import DialectDefault
 
     vin = parse_vllm_argv(argv)
-    request = request_from_argv([t for t in vin.rest if t not in ("--dialect", "vllm")
-                                 and not t.startswith("--dialect=")])
+    request = request_from_parsed(parse_argv([t for t in vin.rest if t not in ("--dialect", "vllm")
+                                              and not t.startswith("--dialect=")]))
     request.dialect = "vllm"
     leaves: list[Leaf] = []
     for cc in vin.cc.get("cudagraph_mode", []):
@@ -294,24 +295,20 @@ def request_from_vllm(argv: list[str]) -> Any:
     support = vin.support
     backend_name = vin.attention_backend
     if support is None and backend_name is not None:
-        entry = vllm_modes.VLLM_BACKEND_SUPPORT.get(backend_name.upper())
-        if entry is None:
+        if backend_name.upper() not in vllm_modes.VLLM_BACKEND_SUPPORT:
             raise InputError(f"unknown vLLM attention backend {backend_name!r}",
                              where="--vllm-attention-backend",
+                             allowed=", ".join(vllm_modes.VLLM_BACKEND_SUPPORT),
                              suggestion=did_you_mean(backend_name.upper(),
                                                      vllm_modes.VLLM_BACKEND_SUPPORT))
-        support = _level_name(entry)
+        support = vllm_modes.backend_support(
+            backend_name, num_speculative_tokens=vin.num_speculative_tokens).name
     request.hooks.append(_stage_b_hook(support, backend_name or "the attention backend",
                                        vin.num_speculative_tokens, vllm_compile,
                                        result.max_size, request.strict))
     for note in result.notes:
         request.deprecations.append(note)
     return request
-
-
-def _level_name(entry: Any) -> str:
-    level = entry[0] if isinstance(entry, tuple) else getattr(entry, "level", entry)
-    return str(getattr(level, "name", level))
 
 
 def _engine_defaults(memory_gib: float | None) -> tuple[int, int, str]:
@@ -350,8 +347,8 @@ def _stage_b_hook(support: str | None, backend: str, num_spec: int, vllm_compile
             raise InputError(str(exc), where="vLLM cudagraph_mode") from None
         for step in resolution.steps:
             _apply(draft, f"vllm.{step.rule}", step.before, step.after, step.message, strict)
-        q = 1 + num_spec
-        if resolution.mode.decode_mode().name == "FULL" and q > 1:
+        q = resolution.size_multiple
+        if q > 1:
             for phase in ("decode", "prefill"):
                 sizes = draft.get(f"{phase}.bs") or []
                 try:
