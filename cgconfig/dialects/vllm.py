@@ -351,8 +351,10 @@ def _stage_b_hook(support: str | None, backend: str, num_spec: int, vllm_compile
         if q > 1:
             for phase in ("decode", "prefill"):
                 sizes = draft.get(f"{phase}.bs") or []
+                if not sizes:
+                    continue
                 try:
-                    rounded = vllm_modes.round_sizes_for_spec(sizes, max(sizes or [max_size]), q)
+                    rounded = vllm_modes.round_sizes_for_spec(sizes, max(max(sizes), max_size), q)
                 except vllm_modes.VllmModeError as exc:
                     raise InputError(str(exc), where="vLLM capture sizes") from None
                 change = draft.record(f"{phase}.bs", rounded, source="rule:vllm.B7",

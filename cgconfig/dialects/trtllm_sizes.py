@@ -1,0 +1,123 @@
+"""TensorRT-LLM's CUDA-graph batch sizes: ``_generate_cuda_graph_batch_sizes`` and the
+``cuda_graph_config`` validators, per research/vllm_trtllm.md §2.4 and §4.2.
+
+Two variants: ``"newest"`` (2026 main, ``BaseCudaGraphConfig``; padding grid grows in +64
+steps, PR #12895) and ``"v1.0"`` (plain ``CudaGraphConfig`` validated by
+``TorchLlmArgs.validate_cuda_graph_config``). Sizes are batch sizes (requests), not tokens.
+
+Standard library only: this module sits on the CLI's start-up path.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+__all__ = [
+    "DEFAULT_MAX_BATCH_SIZE",
+    "VARIANTS",
+    "Variant",
+    "generate_batch_sizes",
+    "validate",
+]
+
+Variant = Literal["newest", "v1.0"]
+VARIANTS: tuple[str, ...] = ("newest", "v1.0")
+
+#: ``max_batch_size`` when neither it nor ``batch_sizes`` is set.
+DEFAULT_MAX_BATCH_SIZE = 128
+
+_PADDED_BASE = (1, 2, 4, *range(8, 129, 8))  # 1, 2, 4, 8, 16, ..., 128
+_UNPADDED_BASE = (*range(1, 32), 32, 64, 128)  # every size below 32: no padding to hide gaps
+_SLIDING_STEP = 64
+
+
+def _powers_of_two_tail(max_batch_size: int) -> list[int]:
+    """256, 512, ... below 2**ceil(log2(max)); TensorRT-LLM's own float expression, kept so
+    that rounding matches it exactly."""
+    return [2**i for i in range(8, math.ceil(math.log(max_batch_size, 2)))]
+
+
+def _finish(batch_sizes: list[int], max_batch_size: int) -> list[int]:
+    """Drop sizes above the maximum, sort, and make the maximum the last size."""
+    kept = sorted(s for s in batch_sizes if s <= max_batch_size)
+    if not kept or kept[-1] != max_batch_size:
+        kept.append(max_batch_size)
+    return kept
+
+
+def _generate_newest(max_batch_size: int, enable_padding: bool) -> list[int]:
+    if enable_padding:
+        # Padded batches round up to the next size, so a +64 step bounds waste above 128.
+        sizes = list(_PADDED_BASE)
+        while sizes[-1] + _SLIDING_STEP <= max_batch_size:
+            sizes.append(sizes[-1] + _SLIDING_STEP)
+    else:
+        sizes = [*_UNPADDED_BASE, *_powers_of_two_tail(max_batch_size)]
+    return _finish(sizes, max_batch_size)
+
+
+def _generate_v1_0(max_batch_size: int, enable_padding: bool) -> list[int]:
+    base = _PADDED_BASE if enable_padding else _UNPADDED_BASE
+    return _finish([*base, *_powers_of_two_tail(max_batch_size)], max_batch_size)
+
+
+_GENERATORS: dict[str, Callable[[int, bool], list[int]]] = {
+    "newest": _generate_newest,
+    "v1.0": _generate_v1_0,
+}
+
+
+def _generator(variant: str) -> Callable[[int, bool], list[int]]:
+    try:
+        return _GENERATORS[variant]
+    except KeyError:
+        raise ValueError(f"Invalid TensorRT-LLM variant: {variant!r}. "
+                         f"Allowed: {', '.join(VARIANTS)}") from None
+
+
+def generate_batch_sizes(max_batch_size: int, enable_padding: bool, *,
+                         variant: str = "newest") -> list[int]:
+    """TensorRT-LLM's default CUDA-graph batch sizes for ``max_batch_size`` (sorted, ending at
+    ``max_batch_size``). Raises ``ValueError`` for a maximum below 1 or an unknown variant."""
+    generate = _generator(variant)
+    if max_batch_size < 1:
+        raise ValueError(f"max_batch_size must be >= 1 to generate batch sizes, got "
+                         f"{max_batch_size}")
+    return generate(max_batch_size, enable_padding)
+
+
+def validate(batch_sizes: Sequence[int] | None, max_batch_size: int = 0,
+             enable_padding: bool = False, *, variant: str = "newest") -> tuple[list[int], int]:
+    """``cuda_graph_config`` as TensorRT-LLM settles it: ``(sorted batch_sizes, max_batch_size)``.
+
+    ``max_batch_size`` 0 means unset. No (or an empty) list: generated from the maximum, or from
+    128 when that is unset too. A list: sorted as given (TensorRT-LLM does not deduplicate);
+    an unset maximum becomes ``max(batch_sizes)``. Both set: ``"newest"`` requires
+    ``max_batch_size == max(batch_sizes)``; ``"v1.0"`` required the list to equal the generated
+    one. Either mismatch raises ``ValueError`` with TensorRT-LLM's message.
+    """
+    generate = _generator(variant)
+    if max_batch_size < 0:
+        raise ValueError("cuda_graph_config.max_batch_size must be non-negative")
+    if not batch_sizes:
+        chosen = max_batch_size or DEFAULT_MAX_BATCH_SIZE
+        return generate(chosen, enable_padding), chosen
+    ordered = sorted(batch_sizes)
+    derived_max = ordered[-1]
+    if max_batch_size == 0:
+        return ordered, derived_max
+    if variant == "v1.0":
+        if ordered != generate(max_batch_size, enable_padding):
+            raise ValueError("Please don't set both cuda_graph_config.batch_sizes and "
+                             "cuda_graph_config.max_batch_size.\n"
+                             f"cuda_graph_config.batch_sizes: {ordered}, "
+                             f"cuda_graph_config.max_batch_size: {max_batch_size}")
+    elif max_batch_size != derived_max:
+        raise ValueError("CudaGraphConfig.max_batch_size is incompatible with "
+                         "CudaGraphConfig.batch_sizes. When both are provided, max_batch_size "
+                         "must equal max(batch_sizes).\n"
+                         f"CudaGraphConfig.batch_sizes: {ordered}, max(batch_sizes): "
+                         f"{derived_max}, CudaGraphConfig.max_batch_size: {max_batch_size}")
+    return ordered, max_batch_size

@@ -1,0 +1,549 @@
+"""vLLM's CUDA-graph modes, attention capability levels and worker-side mode resolution.
+
+Reproduces vLLM 0.33.0 as read in ``research/vllm_trtllm.md``: the ``CUDAGraphMode`` enum
+(§2.1), the ``AttentionCGSupport`` levels and the per-backend table (§3.2), and Stage B of the
+mode resolution, ``CompilationConfig.resolve_cudagraph_mode_and_sizes`` (§3.1, rules B1-B7;
+B8 needs the KV-cache layout and stays with the caller). Messages keep vLLM's wording so a user
+can match them against their own logs.
+
+Standard library only: this module sits on the CLI's start-up path.
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal, NamedTuple, TypeVar
+
+__all__ = [
+    "MODE_PHASES",
+    "STAGE_B_RULES",
+    "VLLM_BACKEND_SUPPORT",
+    "BackendSupport",
+    "CudaGraphMode",
+    "ModeMatch",
+    "ModeResolution",
+    "ModeStep",
+    "PhaseBackend",
+    "SupportLevel",
+    "VllmModeError",
+    "backend_support",
+    "min_support",
+    "mode_to_phases",
+    "parse_level",
+    "parse_mode",
+    "phases_to_mode",
+    "resolve_mode",
+    "round_sizes_for_spec",
+]
+
+# cgconfig's per-phase backend names. Spelled out here rather than imported from cgconfig.model,
+# which imports pydantic and would cost every light command its start-up time.
+PhaseBackend = Literal["full", "breakable", "disabled"]
+_PHASE_BACKENDS: tuple[str, ...] = ("full", "breakable", "disabled")
+_BACKEND_RANK: dict[str, int] = {"full": 2, "breakable": 1, "disabled": 0}
+
+_E = TypeVar("_E", bound=enum.Enum)
+
+
+def _parse_member(enum_cls: type[_E], text: str, what: str, prefix: str = "") -> _E:
+    """Look ``text`` up by member name, case-insensitively, with a did-you-mean on failure."""
+    key = text.upper()
+    if prefix and key.startswith(prefix.upper()):
+        key = key[len(prefix):]
+    names = [member.name for member in enum_cls]
+    if key in names:
+        return enum_cls[key]
+    close = difflib.get_close_matches(key, names, n=1)
+    hint = f" Did you mean {close[0]}?" if close else ""
+    raise ValueError(f"Invalid {what}: {text!r}.{hint} Allowed: {', '.join(names)}")
+
+
+# ------------------------------------------------------------------------------------- modes
+
+
+class CudaGraphMode(enum.Enum):
+    """vLLM's ``CUDAGraphMode``: values are ints, or ``(decode, mixed)`` tuples for the two modes
+    that run decode-only batches and mixed/prefill batches through separate routines."""
+
+    NONE = 0
+    PIECEWISE = 1
+    FULL = 2
+    FULL_DECODE_ONLY = (2, 0)
+    FULL_AND_PIECEWISE = (2, 1)
+
+    def __str__(self) -> str:
+        # vLLM's __str__ is the bare name; its log lines format modes with %s.
+        return self.name
+
+    def _phase(self, index: int) -> CudaGraphMode:
+        return CudaGraphMode(self.value[index]) if isinstance(self.value, tuple) else self
+
+    def decode_mode(self) -> CudaGraphMode:
+        """The runtime mode of uniform decode batches (NONE, PIECEWISE or FULL)."""
+        return self._phase(0)
+
+    def mixed_mode(self) -> CudaGraphMode:
+        """The runtime mode of mixed prefill-decode batches (NONE, PIECEWISE or FULL)."""
+        return self._phase(1)
+
+    def separate_routine(self) -> bool:
+        """Whether decode and mixed batches dispatch to different graphs (the tuple modes)."""
+        return isinstance(self.value, tuple)
+
+    def has_full_cudagraphs(self) -> bool:
+        """Whether any full (whole-model) graph is captured."""
+        return CudaGraphMode.FULL in (self.decode_mode(), self.mixed_mode())
+
+    def requires_piecewise(self) -> bool:
+        """Whether any piecewise graph is captured (vLLM: ``requires_piecewise_compilation``)."""
+        return CudaGraphMode.PIECEWISE in (self.decode_mode(), self.mixed_mode())
+
+    def without_piecewise(self) -> CudaGraphMode:
+        """This mode with its piecewise part turned off: PIECEWISE → NONE,
+        FULL_AND_PIECEWISE → FULL_DECODE_ONLY; the others are unchanged."""
+        return _WITHOUT_PIECEWISE[self]
+
+
+_WITHOUT_PIECEWISE: dict[CudaGraphMode, CudaGraphMode] = {
+    CudaGraphMode.NONE: CudaGraphMode.NONE,
+    CudaGraphMode.PIECEWISE: CudaGraphMode.NONE,
+    CudaGraphMode.FULL: CudaGraphMode.FULL,
+    CudaGraphMode.FULL_DECODE_ONLY: CudaGraphMode.FULL_DECODE_ONLY,
+    CudaGraphMode.FULL_AND_PIECEWISE: CudaGraphMode.FULL_DECODE_ONLY,
+}
+
+
+def parse_mode(text: str) -> CudaGraphMode:
+    """A ``cudagraph_mode`` value as vLLM reads it (``CUDAGraphMode[value.upper()]``).
+
+    Raises ``ValueError`` naming the allowed modes and the closest one; vLLM itself lets the
+    ``KeyError`` escape as a traceback (§2.1).
+    """
+    return _parse_member(CudaGraphMode, text, "cudagraph_mode")
+
+
+# ------------------------------------------------------------------------------ capability
+
+
+class SupportLevel(enum.IntEnum):
+    """vLLM's ``AttentionCGSupport``: how far an attention backend's metadata builder can be
+    captured in a full graph. Ordered, because vLLM takes the minimum over all backends."""
+
+    NEVER = 0
+    UNIFORM_SINGLE_TOKEN_DECODE = 1
+    UNIFORM_BATCH = 2
+    ALWAYS = 3
+
+    def vllm_str(self) -> str:
+        """The level as vLLM's messages print it, e.g. ``AttentionCGSupport.NEVER``."""
+        return f"AttentionCGSupport.{self.name}"
+
+
+def parse_level(text: str) -> SupportLevel:
+    """A support level by name, case-insensitively; ``AttentionCGSupport.`` may prefix it (the
+    form vLLM's log lines use). Raises ``ValueError`` with a did-you-mean."""
+    return _parse_member(SupportLevel, text, "attention CUDA-graph support level",
+                         prefix="AttentionCGSupport.")
+
+
+@dataclass(frozen=True)
+class BackendSupport:
+    """One attention backend's capability as vLLM 0.33.0 declares it."""
+
+    level: SupportLevel
+    source: str
+    """Where vLLM declares it (file:line under ``vllm/v1/attention/``, from research §3.2)."""
+    note: str = ""
+    spec_level: SupportLevel | None = None
+    """The level when ``num_speculative_tokens > 0``, where the backend declares a different one."""
+
+
+_S = SupportLevel
+
+#: vLLM attention backend names (``--attention-backend`` spelling) → declared capability.
+#: Where vLLM computes the level from the config, the entry holds the conservative value and
+#: says so in ``note``; a caller that knows better should pass the level itself.
+VLLM_BACKEND_SUPPORT: dict[str, BackendSupport] = {
+    "FLASH_ATTN": BackendSupport(
+        _S.ALWAYS, "backends/flash_attn.py:619",
+        "ALWAYS for FlashAttention 3/4 (and XPU); FlashAttention 2 declares UNIFORM_BATCH, "
+        "see FLASH_ATTN_FA2"),
+    "FLASH_ATTN_FA2": BackendSupport(
+        _S.UNIFORM_BATCH, "backends/flash_attn.py:619",
+        "cgconfig's name for FLASH_ATTN running FlashAttention 2"),
+    "FLASH_ATTN_DIFFKV": BackendSupport(
+        _S.ALWAYS, "backends/flash_attn.py:619",
+        "inherits the FlashAttention builder: UNIFORM_BATCH on FlashAttention 2"),
+    "FLASHINFER": BackendSupport(
+        _S.UNIFORM_SINGLE_TOKEN_DECODE, "backends/flashinfer.py:1176-1226",
+        "computed: UNIFORM_BATCH when TRTLLM-gen decode is usable for every layer (or fa2-native "
+        "causal decode), UNIFORM_SINGLE_TOKEN_DECODE otherwise and with DCP > 1; the "
+        "conservative value is kept here"),
+    "TRITON_ATTN": BackendSupport(_S.ALWAYS, "backends/triton_attn.py:97"),
+    "FLEX_ATTENTION": BackendSupport(_S.ALWAYS, "backends/flex_attention.py:836"),
+    "ROCM_ATTN": BackendSupport(_S.ALWAYS, "backends/rocm_attn.py:74"),
+    "ROCM_AITER_UNIFIED_ATTN": BackendSupport(
+        _S.ALWAYS, "backends/rocm_attn.py:74", "inherits the ROCM_ATTN builder"),
+    "ROCM_AITER_FA": BackendSupport(_S.UNIFORM_BATCH, "backends/rocm_aiter_fa.py:458"),
+    "HPC_ATTN": BackendSupport(
+        _S.UNIFORM_SINGLE_TOKEN_DECODE, "backends/hpc_attn.py:109,170",
+        "UNIFORM_BATCH when num_speculative_tokens > 0", spec_level=_S.UNIFORM_BATCH),
+    "CPU_ATTN": BackendSupport(_S.NEVER, "backends/cpu_attn.py:140", "builder default"),
+    "FLASHMLA": BackendSupport(_S.UNIFORM_BATCH, "backends/mla/flashmla.py:110"),
+    "FLASH_ATTN_MLA": BackendSupport(_S.UNIFORM_BATCH, "backends/mla/flashattn_mla.py:127"),
+    "TRITON_MLA": BackendSupport(_S.UNIFORM_BATCH, "backends/mla/triton_mla.py:77"),
+    "ROCM_AITER_MLA": BackendSupport(_S.UNIFORM_BATCH, "backends/mla/rocm_aiter_mla.py:698"),
+    "TOKENSPEED_MLA": BackendSupport(_S.UNIFORM_BATCH, "backends/mla/tokenspeed_mla.py:77"),
+    "FLASHINFER_MLA": BackendSupport(_S.ALWAYS, "backends/mla/flashinfer_mla.py:140"),
+    "CUTLASS_MLA": BackendSupport(_S.UNIFORM_SINGLE_TOKEN_DECODE, "backends/mla/cutlass_mla.py:33"),
+    "FLASHMLA_SPARSE": BackendSupport(_S.UNIFORM_BATCH, "backends/mla/flashmla_sparse.py:350"),
+    "FLASHINFER_MLA_SPARSE": BackendSupport(
+        _S.UNIFORM_BATCH, "backends/mla/flashinfer_mla_sparse.py:254,281"),
+    # Not attention backends a user selects, but their builders join the minimum (§3.2).
+    "MAMBA1": BackendSupport(_S.UNIFORM_BATCH, "backends/mamba_attn.py:87", "Mamba layers"),
+    "MAMBA2": BackendSupport(_S.UNIFORM_BATCH, "backends/mamba_attn.py:87", "Mamba layers"),
+    "SHORT_CONV": BackendSupport(_S.UNIFORM_BATCH, "backends/short_conv_attn.py:113"),
+    "GDN_ATTN": BackendSupport(_S.UNIFORM_BATCH, "backends/gdn_attn.py:136"),
+    "LINEAR": BackendSupport(
+        _S.UNIFORM_SINGLE_TOKEN_DECODE, "backends/linear_attn.py:52",
+        "Bailing linear attention (linear_attn.py:120) declares UNIFORM_BATCH"),
+}
+
+
+def backend_support(name: str, *, num_speculative_tokens: int = 0) -> SupportLevel:
+    """The declared level of one backend from :data:`VLLM_BACKEND_SUPPORT` (name matched
+    case-insensitively); raises ``ValueError`` with a did-you-mean for unknown names."""
+    key = name.upper()
+    entry = VLLM_BACKEND_SUPPORT.get(key)
+    if entry is None:
+        close = difflib.get_close_matches(key, list(VLLM_BACKEND_SUPPORT), n=1)
+        hint = f" Did you mean {close[0]}?" if close else ""
+        raise ValueError(f"Unknown vLLM attention backend: {name!r}.{hint} "
+                         f"Known: {', '.join(VLLM_BACKEND_SUPPORT)}")
+    if num_speculative_tokens > 0 and entry.spec_level is not None:
+        return entry.spec_level
+    return entry.level
+
+
+def min_support(names: Iterable[str], *, num_speculative_tokens: int = 0
+                ) -> tuple[SupportLevel, str]:
+    """The weakest level over several backends and the first backend holding it: what vLLM's
+    runner passes to Stage B (minimum over every KV-cache group's backends)."""
+    levels = [(backend_support(n, num_speculative_tokens=num_speculative_tokens), n)
+              for n in names]
+    if not levels:
+        raise ValueError("min_support needs at least one backend name")
+    return min(levels, key=lambda pair: pair[0])
+
+
+# --------------------------------------------------------------------------------- Stage B
+
+
+class VllmModeError(ValueError):
+    """Where vLLM raises ``ValueError`` during Stage B (B2 with NEVER, B6, B7)."""
+
+    def __init__(self, message: str, *, rule: str = "",
+                 steps: Sequence[ModeStep] = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.rule = rule
+        self.steps: tuple[ModeStep, ...] = tuple(steps)
+        """Steps that had applied before the failing rule."""
+
+
+@dataclass(frozen=True)
+class ModeStep:
+    """One Stage-B rule that fired: its id, the mode before and after, vLLM's message."""
+
+    rule: str
+    before: CudaGraphMode
+    after: CudaGraphMode
+    message: str
+    level: Literal["warning", "error"] = "warning"
+
+
+@dataclass(frozen=True)
+class ModeResolution:
+    """The outcome of :func:`resolve_mode`: the final mode, the rules that changed it, and
+    the multiple that capture sizes must be rounded to (B7; 1 when they stay as they are)."""
+
+    requested: CudaGraphMode
+    mode: CudaGraphMode
+    steps: tuple[ModeStep, ...] = ()
+    size_multiple: int = 1
+
+    @property
+    def messages(self) -> list[str]:
+        """vLLM's log lines for the steps, in order."""
+        return [step.message for step in self.steps]
+
+    def apply_sizes(self, sizes: Sequence[int], max_size: int) -> tuple[list[int], int]:
+        """Capture sizes and their maximum after B7 (V1 runner, full decode graphs, q > 1);
+        unchanged otherwise. Raises :class:`VllmModeError` where vLLM does."""
+        if self.size_multiple <= 1 or not sizes:
+            return list(sizes), max_size
+        rounded = round_sizes_for_spec(sizes, max_size, self.size_multiple)
+        return rounded, rounded[-1]
+
+
+@dataclass(frozen=True)
+class _Context:
+    support: SupportLevel
+    q: int
+    vllm_compile: bool
+    split: bool
+    inductor_partition: bool
+    piecewise_available: bool
+    backend: str
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """What a rule decided: a new mode with a warning, or (``after`` None) an error."""
+
+    after: CudaGraphMode | None
+    message: str
+
+
+def _unsupported(mode: CudaGraphMode, ctx: _Context) -> str:
+    return (f"CUDAGraphMode.{mode.name} is not supported with {ctx.backend} backend "
+            f"(support: {ctx.support.vllm_str()})")
+
+
+def _b2_mixed_full(mode: CudaGraphMode, ctx: _Context) -> _Outcome | None:
+    """Full graphs for mixed batches need a backend that supports ALWAYS."""
+    if mode.mixed_mode() is not CudaGraphMode.FULL or ctx.support is SupportLevel.ALWAYS:
+        return None
+    msg = _unsupported(mode, ctx)
+    if ctx.support is SupportLevel.NEVER:
+        return _Outcome(None, msg + "; please try cudagraph_mode=PIECEWISE, and make sure "
+                                    "compilation mode is VLLM_COMPILE")
+    # Keep full decode graphs; mixed batches get piecewise graphs only if attention is a split
+    # point of the compiled graph (otherwise there are no pieces to capture).
+    if ctx.split:
+        return _Outcome(CudaGraphMode.FULL_AND_PIECEWISE,
+                        msg + "; setting cudagraph_mode=FULL_AND_PIECEWISE")
+    return _Outcome(CudaGraphMode.FULL_DECODE_ONLY, msg + "; setting cudagraph_mode=FULL_DECODE_ONLY")
+
+
+def _b3_decode_full_never(mode: CudaGraphMode, ctx: _Context) -> _Outcome | None:
+    """A NEVER backend cannot have full decode graphs either: fall back to piecewise or none."""
+    if mode.decode_mode() is not CudaGraphMode.FULL or ctx.support is not SupportLevel.NEVER:
+        return None
+    msg = _unsupported(mode, ctx)
+    if ctx.vllm_compile and (ctx.split or ctx.inductor_partition):
+        return _Outcome(CudaGraphMode.PIECEWISE,
+                        msg + "; setting cudagraph_mode=PIECEWISE because attention is compiled "
+                              "piecewise")
+    return _Outcome(CudaGraphMode.NONE, msg + "; setting cudagraph_mode=NONE because attention is "
+                                              "not compiled piecewise")
+
+
+def _b4_spec_decode(mode: CudaGraphMode, ctx: _Context) -> _Outcome | None:
+    """Spec-decode batches are uniform with q > 1 tokens: full decode needs UNIFORM_BATCH."""
+    if (mode.decode_mode() is not CudaGraphMode.FULL or ctx.q <= 1
+            or ctx.support >= SupportLevel.UNIFORM_BATCH):
+        return None
+    msg = (f"CUDAGraphMode.{mode.name} is not supported with spec-decode for attention backend "
+           f"{ctx.backend} (support: {ctx.support.vllm_str()})")
+    # Unlike B3, vLLM checks only the split here, not the compilation mode.
+    if ctx.split:
+        return _Outcome(CudaGraphMode.PIECEWISE, msg + "; setting cudagraph_mode=PIECEWISE")
+    return _Outcome(CudaGraphMode.NONE, msg + "; setting cudagraph_mode=NONE")
+
+
+def _b5_piecewise_capture(mode: CudaGraphMode, ctx: _Context) -> _Outcome | None:
+    """Model Runner V2: no compiled submodule and no breakable graphs → no piecewise graphs."""
+    if ctx.piecewise_available or not mode.requires_piecewise():
+        return None
+    after = mode.without_piecewise()
+    return _Outcome(after, f"Cudagraph mode {mode} requires piecewise capture, but the loaded "
+                           "model provides neither a compiled submodule nor breakable CUDA "
+                           f"graphs. Overriding to {after}.")
+
+
+def _b6_still_full(mode: CudaGraphMode, ctx: _Context) -> _Outcome | None:
+    """vLLM's final guard. B2/B3 already remove every full graph under NEVER, so with the five
+    modes this never fires; it is kept so the rule list matches vLLM's."""
+    if not mode.has_full_cudagraphs() or ctx.support is not SupportLevel.NEVER:
+        return None
+    # Verbatim, including "support:" without a space and the space before ";".
+    return _Outcome(None, f"CUDAGraphMode.{mode.name} is not supported with {ctx.backend} "
+                          f"backend (support:{ctx.support.vllm_str()}) ; please try "
+                          "cudagraph_mode=PIECEWISE, and make sure compilation mode is "
+                          "VLLM_COMPILE")
+
+
+_Rule = Callable[[CudaGraphMode, _Context], "_Outcome | None"]
+
+#: Stage B in vLLM's order. Single pass: a later rule sees what an earlier one left (B2 then B4
+#: is how FULL + FlashInfer + spec-decode ends at PIECEWISE). B1 (NONE stays NONE) is the early
+#: return in :func:`resolve_mode`; B7 is :func:`round_sizes_for_spec`.
+STAGE_B_RULES: tuple[tuple[str, _Rule], ...] = (
+    ("B2", _b2_mixed_full),
+    ("B3", _b3_decode_full_never),
+    ("B4", _b4_spec_decode),
+    ("B5", _b5_piecewise_capture),
+    ("B6", _b6_still_full),
+)
+
+
+def resolve_mode(
+    mode: CudaGraphMode | None,
+    support: SupportLevel,
+    *,
+    num_speculative_tokens: int = 0,
+    compilation_mode_is_vllm_compile: bool = True,
+    attention_split: bool = True,
+    piecewise_capture_available: bool = True,
+    backend_name: str = "backend",
+    inductor_graph_partition: bool = False,
+    use_v2_model_runner: bool = False,
+) -> ModeResolution:
+    """vLLM's Stage B (``resolve_cudagraph_mode_and_sizes``) for one requested mode.
+
+    ``support`` is the minimum capability over the model's attention backends, named
+    ``backend_name`` in messages (vLLM prints the builder class, e.g. ``FlashInferBackend``).
+    ``attention_split``: the compiled graph is split at every attention op (vLLM's default
+    splitting ops). ``inductor_graph_partition``: ``use_inductor_graph_partition``, which B3
+    accepts in place of the split. ``piecewise_capture_available`` is False only under Model
+    Runner V2 when the model has neither a compiled submodule nor breakable graphs (B5).
+
+    Returns the final mode, each rule that changed it, and the size multiple for B7, which only
+    the V1 runner applies (q = 1 + num_speculative_tokens > 1 with full decode graphs).
+    Raises :class:`VllmModeError` where vLLM raises (B2 on a NEVER backend, B6).
+    """
+    if num_speculative_tokens < 0:
+        raise ValueError(f"num_speculative_tokens must be >= 0, got {num_speculative_tokens}")
+    # B1: an unset mode is NONE by the time the worker runs; nothing is logged.
+    requested = CudaGraphMode.NONE if mode is None else mode
+    if requested is CudaGraphMode.NONE:
+        return ModeResolution(requested, CudaGraphMode.NONE)
+    ctx = _Context(support, 1 + num_speculative_tokens, compilation_mode_is_vllm_compile,
+                   attention_split, inductor_graph_partition, piecewise_capture_available,
+                   backend_name)
+    current: CudaGraphMode = requested
+    steps: list[ModeStep] = []
+    for rule, check in STAGE_B_RULES:
+        outcome = check(current, ctx)
+        if outcome is None:
+            continue
+        if outcome.after is None:
+            raise VllmModeError(outcome.message, rule=rule, steps=steps)
+        steps.append(ModeStep(rule, current, outcome.after, outcome.message))
+        current = outcome.after
+    rounds = (current.decode_mode() is CudaGraphMode.FULL and ctx.q > 1
+              and not use_v2_model_runner)
+    return ModeResolution(requested, current, tuple(steps), ctx.q if rounds else 1)
+
+
+def _round_up(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
+
+
+def round_sizes_for_spec(sizes: Sequence[int], max_size: int, q: int) -> list[int]:
+    """B7: capture sizes rounded up to multiples of ``q`` (1 + num_speculative_tokens).
+
+    Full decode graphs replay uniform batches of ``q`` tokens per request, so only multiples of
+    ``q`` can serve them. Sizes that round past ``max_size`` are dropped; if none is left but
+    ``q`` itself fits, ``[q]``; otherwise ``VllmModeError`` with vLLM's message. As in vLLM, an
+    empty list or ``q <= 1`` returns the sizes unchanged. The new maximum is the last element.
+    """
+    if not sizes or q <= 1:
+        return list(sizes)
+    rounded = sorted({r for r in (_round_up(s, q) for s in sizes) if r <= max_size})
+    if not rounded and q <= max_size:
+        # Every size rounded past the maximum, but one request's worth still fits.
+        rounded = [q]
+    if not rounded:
+        raise VllmModeError(
+            f"No valid cudagraph sizes after rounding to multiple of {q} (num_speculative_tokens "
+            f"+ 1) please adjust num_speculative_tokens ({q - 1}) or max_cudagraph_capture_size "
+            f"({max_size}) or cudagraph_capture_sizes ({list(sizes)})", rule="B7")
+    return rounded
+
+
+# ------------------------------------------------------------------- cgconfig phase mapping
+
+#: Each mode as cgconfig's (decode backend, prefill backend). vLLM's "mixed" routine runs every
+#: batch that is not a uniform decode, so it stands for cgconfig's prefill phase; its
+#: piecewise graphs are what cgconfig calls breakable (graph segments, attention eager).
+MODE_PHASES: dict[CudaGraphMode, tuple[PhaseBackend, PhaseBackend]] = {
+    CudaGraphMode.NONE: ("disabled", "disabled"),
+    CudaGraphMode.PIECEWISE: ("breakable", "breakable"),
+    CudaGraphMode.FULL: ("full", "full"),
+    CudaGraphMode.FULL_DECODE_ONLY: ("full", "disabled"),
+    CudaGraphMode.FULL_AND_PIECEWISE: ("full", "breakable"),
+}
+
+# Why a wanted phase backend has no vLLM mode, keyed by (phase, wanted backend).
+_WHY_UNEXPRESSED: dict[tuple[str, str], str] = {
+    ("prefill", "full"): "vLLM captures full graphs for prefill/mixed batches only in FULL, "
+                         "which makes decode full as well",
+    ("decode", "disabled"): "vLLM has no mode that runs decode eagerly while prefill has graphs: "
+                            "its piecewise graphs cover every batch up to the largest capture "
+                            "size, decode batches included",
+    ("prefill", "disabled"): "vLLM's only mode with eager prefill is FULL_DECODE_ONLY, whose "
+                             "decode graphs are full, and PIECEWISE covers every batch up to "
+                             "the largest capture size, prefill included",
+}
+
+
+class ModeMatch(NamedTuple):
+    """The vLLM mode closest to a (decode, prefill) pair and what it could not express."""
+
+    mode: CudaGraphMode
+    unexpressed: list[str]
+
+
+def mode_to_phases(mode: CudaGraphMode) -> tuple[PhaseBackend, PhaseBackend]:
+    """``(decode_backend, prefill_backend)`` in cgconfig's terms for a vLLM mode."""
+    return MODE_PHASES[mode]
+
+
+def phases_to_mode(decode: str, prefill: str) -> ModeMatch:
+    """The vLLM mode for cgconfig's per-phase backends, with a note per phase it cannot keep.
+
+    Five of the nine pairs are exact. For the other four the choice follows two rules:
+
+    1. Never turn a phase ``full`` that was not asked to be: full capture of attention is what
+       backends and features fail on, so a phase kept off ``full`` (by the user or by a
+       cgconfig rule) stays off it.
+    2. Among the remaining modes, take the fewest downgrade steps, then the fewest upgrades:
+       ``breakable`` is the always-safe form, so capturing a phase piecewise beats losing the
+       graphs the other phase asked for.
+
+    Hence decode breakable + prefill full → PIECEWISE (prefill loses full), decode disabled +
+    prefill breakable → PIECEWISE and decode breakable + prefill disabled → PIECEWISE (the
+    disabled phase gets piecewise graphs; vLLM cannot run one phase eager while the other has
+    piecewise graphs), decode disabled + prefill full → PIECEWISE (both notes).
+    """
+    wanted = (decode, prefill)
+    for value in wanted:
+        if value not in _BACKEND_RANK:
+            close = difflib.get_close_matches(str(value), _PHASE_BACKENDS, n=1)
+            hint = f" Did you mean {close[0]}?" if close else ""
+            raise ValueError(f"Invalid phase backend: {value!r}.{hint} "
+                             f"Allowed: {', '.join(_PHASE_BACKENDS)}")
+
+    def never_new_full(mode: CudaGraphMode) -> bool:
+        pairs = zip(MODE_PHASES[mode], wanted, strict=True)
+        return all(got != "full" or want == "full" for got, want in pairs)
+
+    def cost(mode: CudaGraphMode) -> tuple[int, int]:
+        deltas = [_BACKEND_RANK[got] - _BACKEND_RANK[want]
+                  for got, want in zip(MODE_PHASES[mode], wanted, strict=True)]
+        return sum(-d for d in deltas if d < 0), sum(d for d in deltas if d > 0)
+
+    best = min((m for m in MODE_PHASES if never_new_full(m)), key=cost)
+    got_decode, got_prefill = MODE_PHASES[best]
+    rows = (("decode", decode, got_decode, "prefill", prefill),
+            ("prefill", prefill, got_prefill, "decode", decode))
+    notes = [f"{phase}={want} cannot be expressed with {other}={other_want}: "
+             f"{_WHY_UNEXPRESSED[(phase, want)]}; vLLM {best.name} runs {phase} as {got}"
+             for phase, want, got, other, other_want in rows if got != want]
+    return ModeMatch(best, notes)
+
