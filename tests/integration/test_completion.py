@@ -1,0 +1,61 @@
+"""Shell completion answers from the flag table, the keys and the rule ids."""
+
+from __future__ import annotations
+
+import pytest
+
+from cgconfig.cli.complete import candidates, rule_ids, script
+from cgconfig.cli.main import main
+
+
+def test_commands() -> None:
+    assert candidates(["cgconfig", "ex"], 1) == ["explain"]
+
+
+def test_flags_by_prefix() -> None:
+    got = candidates(["cgconfig", "resolve", "--cuda-graph-backend"], 2)
+    assert got == ["--cuda-graph-backend-decode", "--cuda-graph-backend-prefill"]
+
+
+def test_backend_values() -> None:
+    assert candidates(["cgconfig", "resolve", "--cuda-graph-backend-decode", ""], 3) == [
+        "full", "breakable", "disabled"]
+
+
+def test_attention_backends() -> None:
+    assert "flashinfer" in candidates(["cgconfig", "resolve", "--attention-backend", "fl"], 3)
+
+
+def test_phase_keys_for_explain() -> None:
+    assert candidates(["cgconfig", "explain", "prefill.max_"], 2) == [
+        "prefill.max_bs", "prefill.max_context_size", "prefill.max_seq_len"]
+
+
+def test_rule_ids() -> None:
+    ids = rule_ids()
+    assert "role.prefill-instance-no-decode" in ids
+    assert candidates(["cgconfig", "rules", "show", "role.pre"], 3) == [
+        "role.prefill-instance-no-decode"]
+    assert "role.decode-instance-no-prefill" in candidates(
+        ["cgconfig", "resolve", "--disable-rule", "role."], 3)
+
+
+def test_complete_entry_point(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["__complete", "1", "cgconfig", "sch"]) == 0
+    assert capsys.readouterr().out == "schema\n"
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_scripts_call_back(shell: str) -> None:
+    assert "cgconfig __complete" in script(shell)
+
+
+def test_completion_path_imports_no_pydantic() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from cgconfig.cli.main import main; "
+            "main(['__complete', '2', 'cgconfig', 'resolve', '--cuda']); "
+            "print('pydantic' in sys.modules, 'typer' in sys.modules, 'yaml' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "False False False"
