@@ -64,7 +64,10 @@ def parse_human_int(text: str, where: str) -> int:
         raise InputError(f"expected a positive integer such as 200000 or 200k, got {text!r}",
                          where=where)
     number, unit = match.groups()
-    value = int(float(number) * _HUMAN_SCALE[unit.lower()])
+    exact = float(number) * _HUMAN_SCALE[unit.lower()]
+    if exact != int(exact):
+        raise InputError(f"expected a whole number of tokens, got {text!r}", where=where)
+    value = int(exact)
     if value <= 0:
         raise InputError(f"expected a positive integer, got {text!r}", where=where)
     return value

@@ -90,6 +90,9 @@ def leaves_from_mapping(data: Any, origin_source: str, layer: Layer, *, position
                                  suggestion=did_you_mean(str(key), groups[group]))
             dotted = f"{group}.{key}"
             at = where((group, key))
+            if value is None:
+                raise InputError(f"null is not a value for {dotted}", where=at,
+                                 hint="omit the key to keep the default")
             checked = validate_leaf(dotted, value, at)
             ptr = docio.pointer((group, key))
             shown_at = at.split(" (")[0] + f" {ptr}" if file_name else ptr

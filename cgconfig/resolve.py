@@ -148,8 +148,12 @@ def _fill_sizes(draft: Draft, facts: DeploymentFacts) -> None:
         bound = max(bs) if bs else draft.get("options.torch_compile_max_bs")
         why = ("CPU graphs come from torch.compile: decode.max_bs is "
                + ("max(decode.bs)" if bs else "--torch-compile-max-bs"))
-        change = draft.record("decode.max_bs", bound, source=src, layer=layer, why=why)
-        _resolver_decision(draft, "sizes.cpu-decode-bound", why, [change])
+        changes = [draft.record("decode.max_bs", bound, source=src, layer=layer, why=why)]
+        if bs:
+            # SGLang sets torch_compile_max_bs = max(bs) on CPU, so every listed size compiles.
+            changes.append(draft.record("options.torch_compile_max_bs", bound, source=src,
+                                        layer=layer, why="CPU: torch_compile_max_bs = max(bs)"))
+        _resolver_decision(draft, "sizes.cpu-decode-bound", why, changes)
     elif bs:
         change = draft.record("decode.max_bs", max(bs), source=src, layer=layer,
                               why="a decode.bs list sets max_bs = max(bs)")
@@ -161,7 +165,7 @@ def _fill_sizes(draft: Draft, facts: DeploymentFacts) -> None:
         value = tier.decode_max_bs(facts.tp_size)
         why = (f"GPU memory tier {tier.label} ({d['gpu_memory_source']}), tp_size="
                f"{facts.tp_size}: default decode max_bs {value}")
-        changes = [draft.record("decode.max_bs", value, source="default", layer="default",
+        changes = [draft.record("decode.max_bs", value, source="default (derived)", layer="default",
                                 why=why)]
         mrr = facts.max_running_requests
         if mrr is not None and mrr < value:
@@ -173,12 +177,12 @@ def _fill_sizes(draft: Draft, facts: DeploymentFacts) -> None:
     if not bs:
         draft.derived_sizes.add("decode")
         generated = draft.size_generator("decode", draft.get("decode.max_bs"))
-        draft.record("decode.bs", generated, source="default", layer="default",
+        draft.record("decode.bs", generated, source="default (derived)", layer="default",
                      why=f"generated from decode.max_bs={draft.get('decode.max_bs')}")
 
     # --- prefill ------------------------------------------------------------------------
     pbs = draft.get("prefill.bs")
-    if pbs:
+    if pbs and draft.get("prefill.max_bs") is None:
         change = draft.record("prefill.max_bs", max(pbs), source=src, layer=layer,
                               why="a prefill.bs list sets max_bs = max(bs)")
         _resolver_decision(draft, "sizes.max-bs-from-bs",
@@ -192,15 +196,16 @@ def _fill_sizes(draft: Draft, facts: DeploymentFacts) -> None:
             why = (f"prefill max_bs = chunked-prefill size {value} "
                    f"({d['chunked_prefill_source']})")
         if value is not None and value > 0:
-            change = draft.record("prefill.max_bs", value, source="default", layer="default",
-                                  why=why)
+            change = draft.record("prefill.max_bs", value, source="default (derived)",
+                                  layer="default", why=why)
             _resolver_decision(draft, "sizes.prefill-max-bs-default", why, [change])
     if not pbs:
         draft.derived_sizes.add("prefill")
         max_bs = draft.get("prefill.max_bs")
         generated = draft.size_generator("prefill", max_bs) if max_bs else []
-        draft.record("prefill.bs", generated, source="default", layer="default",
-                     why=f"generated from prefill.max_bs={max_bs}")
+        if generated:
+            draft.record("prefill.bs", generated, source="default (derived)", layer="default",
+                         why=f"generated from prefill.max_bs={max_bs}")
 
 
 def _capture(draft: Draft, facts: DeploymentFacts) -> dict[str, dict[str, Any]]:

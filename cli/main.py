@@ -40,7 +40,17 @@ def main(argv: list[str] | None = None) -> int:
 
 def console_main() -> None:
     """Console-script wrapper: exit with :func:`main`'s code."""
-    raise SystemExit(main())
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # `cgconfig explain --all | head`: the reader left; that is not an error of ours.
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        code = 0
+    raise SystemExit(code)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ def _wants_json(argv: list[str]) -> bool:
     for i, token in enumerate(argv):
         if token in ("-o", "--output") and i + 1 < len(argv) and argv[i + 1] == "json":
             return True
-        if token == "--output=json":
+        if token in ("--output=json", "-o=json", "-ojson"):
             return True
     return False
 

@@ -397,7 +397,10 @@ def _proposed(action: Action, draft: Draft) -> list[tuple[str, Any]]:
         aligned = sorted({-(-s // multiple) * multiple for s in sizes})
         if not aligned or aligned == sorted(sizes):
             return []
-        return [(f"{phase}.bs", aligned), (f"{phase}.max_bs", aligned[-1])]
+        pairs: list[tuple[str, Any]] = [(f"{phase}.bs", aligned)]
+        if draft.get(f"{phase}.max_bs") != aligned[-1]:
+            pairs.append((f"{phase}.max_bs", aligned[-1]))
+        return pairs
     return []
 
 

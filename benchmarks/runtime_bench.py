@@ -1,0 +1,520 @@
+"""Benchmark cgconfig.runtime against hand-written graphs, eager and torch.compile (needs CUDA).
+
+One run prints three tables on the example Llama-shaped decoder (24 layers, hidden 1024, bf16):
+
+* decode step latency at batch 1 / 8 / 64: eager, the runtime's full and breakable backends
+  (fill + replay + slice), a raw ``torch.cuda.CUDAGraph`` with hand copies, hand-made graph
+  segments around eager attention, and ``torch.compile(mode="reduce-overhead")``;
+* prefill latency at 128 / 512 / 2048 tokens: eager, the breakable backend, hand-made segments
+  and torch.compile (full graphs and raw graphs do not apply: prefill attention reads
+  per-request host metadata, which a whole-forward graph would freeze at capture);
+* capture time and memory for SGLang's default decode list at max_bs 256, largest first into
+  one pool versus smallest first into separate pools, against the largest graph alone.
+
+Usage: ``python benchmarks/runtime_bench.py [--quick] [--json out.json]``. ``--quick`` shrinks
+the model and iteration counts to check the script itself in a few seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib.util
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable, Mapping
+from functools import partial
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import torch
+
+from cgconfig.runtime import PhaseCapture, PhaseRunner, ShapeKey, phase_capture
+
+ROOT = Path(__file__).resolve().parents[1]
+DECODE_BS = (1, 8, 64)
+PREFILL_TOKENS = (128, 512, 2048)
+DEFAULT_DECODE_256 = (1, 2, 4, 8, 12, *range(16, 257, 8))
+
+
+def load_example() -> ModuleType:
+    """examples/llama_decoder.py as a module."""
+    spec = importlib.util.spec_from_file_location("llama_decoder", ROOT / "examples" /
+                                                  "llama_decoder.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["llama_decoder"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def time_ms(step: Callable[[], Any], iters: int, repeats: int) -> float:
+    """Median per-step milliseconds of one step function (see :func:`time_many`)."""
+    return time_many({"step": step}, iters, repeats)["step"]
+
+
+def time_many(steps: Mapping[str, Callable[[], Any]], iters: int,
+              repeats: int) -> dict[str, float]:
+    """Median over ``repeats`` of the mean time of ``iters`` back-to-back calls, per step.
+
+    Back-to-back calls measure what a serving loop sees: host overhead and device time overlap
+    and the longer one sets the pace. The variants are timed round-robin within each repeat,
+    so clock or thermal drift during the run affects them alike.
+    """
+    for step in steps.values():
+        for _ in range(3):
+            step()
+    torch.cuda.synchronize()
+    samples: dict[str, list[float]] = {name: [] for name in steps}
+    for _ in range(repeats):
+        for name, step in steps.items():
+            start = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
+            end = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
+            start.record()
+            for _ in range(iters):
+                step()
+            end.record()
+            end.synchronize()
+            samples[name].append(start.elapsed_time(end) / iters)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def warm_gpu(seconds: float) -> None:
+    """Keep the GPU busy for a moment so the first timings do not run at idle clocks."""
+    a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        for _ in range(10):
+            a @ a
+        torch.cuda.synchronize()
+
+
+# -- workloads ---------------------------------------------------------------------------
+
+
+class Workload:
+    """The model plus prebuilt decode and prefill batches over random KV history."""
+
+    def __init__(self, llama: ModuleType, cfg: Any) -> None:
+        torch.manual_seed(0)
+        self.llama = llama
+        self.cfg = cfg
+        self.model = llama.LlamaDecoder(cfg, torch.bfloat16, torch.device("cuda")).eval()
+        kv = self.model.kv
+        kv.k.normal_()
+        kv.v.normal_()
+        rows, cap = cfg.max_requests - 1, cfg.max_context
+        slots = torch.randperm(cfg.num_slots - 1, device="cuda")[: rows * cap] + 1
+        kv.req_to_token[1:] = slots.view(rows, cap)
+        self.gen = torch.Generator(device="cuda").manual_seed(0)
+
+    def decode_batch(self, n: int) -> dict[str, torch.Tensor]:
+        """``n`` requests with 200 tokens of history (or the context minus one)."""
+        length = min(200, self.cfg.max_context)
+        rows = torch.arange(1, n + 1, device="cuda")
+        lens = torch.full((n,), length, device="cuda")
+        return {
+            "input_ids": torch.randint(0, self.cfg.vocab, (n,), device="cuda",
+                                       generator=self.gen),
+            "positions": lens - 1,
+            "out_cache_loc": self.model.kv.req_to_token[rows, length - 1],
+            "req_pool_indices": rows,
+            "seq_lens": lens,
+        }
+
+    def prefill_batch(self, tokens: int) -> tuple[dict[str, torch.Tensor], Any]:
+        """``tokens`` new tokens in requests of at most 256 tokens, no cached prefix."""
+        meta = self.llama.PrefillMeta()
+        locs, positions = [], []
+        row, left = 1, tokens
+        while left:
+            new = min(left, 256, self.cfg.max_context)
+            meta.requests.append((row, 0, new))
+            locs.append(self.model.kv.req_to_token[row, :new])
+            positions.append(torch.arange(new, device="cuda"))
+            row, left = row + 1, left - new
+        batch = {"input_ids": torch.randint(0, self.cfg.vocab, (tokens,), device="cuda",
+                                            generator=self.gen),
+                 "positions": torch.cat(positions), "out_cache_loc": torch.cat(locs)}
+        return batch, meta
+
+
+def hand_graph(forward: Callable[[Mapping[str, torch.Tensor]], torch.Tensor],
+               batch: Mapping[str, torch.Tensor]) -> Callable[[], torch.Tensor]:
+    """What a careful person writes by hand: static inputs, one graph, copy_ per input."""
+    static = {k: v.clone() for k, v in batch.items()}
+    stream = torch.cuda.Stream()  # type: ignore[no-untyped-call]
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream), torch.no_grad():
+        for _ in range(2):
+            forward(static)
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph), torch.no_grad():
+        out = forward(static)
+    n = next(iter(batch.values())).shape[0]
+    keys = list(batch)
+
+    def step() -> torch.Tensor:
+        for k in keys:
+            static[k].copy_(batch[k])
+        graph.replay()
+        return out[:n]
+
+    return step
+
+
+def hand_segments(work: Workload, batch: Mapping[str, torch.Tensor],
+                  decode: bool) -> Callable[[], torch.Tensor]:
+    """Hand-made breakable graph: one graph per stretch between attentions, eager attention.
+
+    The same split the runtime's breakable backend makes, written directly: layer i's
+    attention runs eagerly on tensors segment i left behind and writes a preallocated bridge
+    that segment i+1 was captured reading.
+    """
+    model, cfg = work.model, work.cfg
+    attention = model.attention.__wrapped__
+    static = {k: v.clone() for k, v in batch.items()}
+    n = static["input_ids"].shape[0]
+    extra = (static["req_pool_indices"], static["seq_lens"]) if decode else ()
+    bridges = [torch.empty(n, cfg.hidden, dtype=torch.bfloat16, device="cuda")
+               for _ in model.layers]
+    state: dict[str, Any] = {}
+    qkv: list[tuple[torch.Tensor, ...]] = []
+
+    def seg0() -> None:
+        pos = static["positions"]
+        state["cos"] = model.rope_cos[pos][:, None, :]
+        state["sin"] = model.rope_sin[pos][:, None, :]
+        state["h"] = [model.embed(static["input_ids"])]
+        qkv.append(model.layers[0].pre_attention(state["h"][0], state["cos"], state["sin"]))
+
+    def seg(i: int) -> Callable[[], None]:
+        def run() -> None:
+            h = model.layers[i].post_attention(state["h"][i], bridges[i])
+            state["h"].append(h)
+            if i + 1 < len(model.layers):
+                qkv.append(model.layers[i + 1].pre_attention(h, state["cos"], state["sin"]))
+            else:
+                normed = torch.nn.functional.rms_norm(h, (cfg.hidden,), model.norm, 1e-6)
+                state["out"] = model.lm_head(normed) if decode else normed
+        return run
+
+    def attend(i: int) -> None:
+        q, k, v = qkv[i]
+        bridges[i].copy_(attention(model, i, q, k, v, static["out_cache_loc"], *extra))
+
+    pieces = [seg0, *(seg(i) for i in range(len(model.layers)))]
+    # Warm up the whole sequence eagerly, then capture each piece; attention between pieces
+    # runs for real so the next piece's inputs exist.
+    stream = torch.cuda.Stream()  # type: ignore[no-untyped-call]
+    stream.wait_stream(torch.cuda.current_stream())
+    pool = torch.cuda.graph_pool_handle()
+    graphs = []
+    with torch.cuda.stream(stream), torch.no_grad():
+        for i, piece in enumerate(pieces):
+            if i:
+                attend(i - 1)
+            piece()
+        state["h"], qkv[:] = [], []
+        for i, piece in enumerate(pieces):
+            if i:
+                attend(i - 1)
+            g = torch.cuda.CUDAGraph()
+            g.capture_begin(pool=pool)
+            piece()
+            g.capture_end()
+            graphs.append(g)
+    torch.cuda.current_stream().wait_stream(stream)
+    keys = list(batch)
+
+    def step() -> torch.Tensor:
+        for k in keys:
+            static[k].copy_(batch[k])
+        graphs[0].replay()
+        for i in range(len(model.layers)):
+            attend(i)
+            graphs[i + 1].replay()
+        out: torch.Tensor = state["out"][:n]
+        return out
+
+    return step
+
+
+# -- torch.compile with a time budget ----------------------------------------------------
+
+
+class CompileBudget:
+    """Runs torch.compile warm-ups while the budget lasts; reports n/a with a reason after.
+
+    A compile cannot be interrupted, so the budget is checked before each one: a compile
+    starts only if the time left exceeds the longest compile seen so far.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.left = seconds
+        self.longest = 0.0
+        self.compiled: dict[str, Any] = {}
+
+    def step(self, name: str, fn: Callable[[Any], Any],
+             batch: Any) -> tuple[Callable[[], Any] | None, str]:
+        """A timed step for ``fn(batch)`` under reduce-overhead, or None and why not."""
+        if self.left <= max(self.longest, 1.0):
+            return None, f"n/a: compile budget spent (longest compile {self.longest:.0f} s)"
+        compiled = self.compiled.get(name)
+        if compiled is None:
+            compiled = self.compiled[name] = torch.compile(fn, mode="reduce-overhead",
+                                                           dynamic=False)
+        counters = torch._dynamo.utils.counters["inductor"]
+        skips_before = counters.get("cudagraph_skips", 0)
+        t0 = time.perf_counter()
+        try:
+            with torch.no_grad():
+                for _ in range(3):
+                    compiled(batch)
+            torch.cuda.synchronize()
+        except Exception as exc:  # reported in the table, not fatal to the run
+            return None, f"n/a: {type(exc).__name__}: {str(exc).splitlines()[0][:80]}"
+        finally:
+            spent = time.perf_counter() - t0
+            self.left -= spent
+            self.longest = max(self.longest, spent)
+        skipped = counters.get("cudagraph_skips", 0) - skips_before
+        note = f"compiled in {spent:.1f} s" + (" (inductor skipped its cudagraphs)"
+                                               if skipped else "")
+
+        def step() -> Any:
+            with torch.no_grad():
+                return compiled(batch)
+
+        return step, note
+
+
+# -- the three tables --------------------------------------------------------------------
+
+
+def runner_for(work: Workload, plan: PhaseCapture, decode: bool) -> PhaseRunner:
+    """A captured runner of the example model for ``plan``."""
+    model = work.model
+    if decode:
+        runner = PhaseRunner(plan, model.decode_forward, work.llama.decode_slots())
+    else:
+        def prepare(key: ShapeKey) -> None:
+            model.prefill_meta = work.llama.PrefillMeta.dummy(key.size, work.cfg.max_context)
+
+        runner = PhaseRunner(plan, model.prefill_forward, work.llama.prefill_slots(),
+                             prepare_capture=prepare)
+    runner.capture()
+    return runner
+
+
+def resolved_plans(max_bs: int, prefill: tuple[int, ...]) -> tuple[PhaseCapture, PhaseCapture,
+                                                                   str]:
+    """Decode and prefill capture lists from the resolver (built-in lists without it)."""
+    llama = sys.modules["llama_decoder"]
+    plan, source = llama.resolve_plan(max_bs, prefill)
+    return phase_capture(plan, "decode"), phase_capture(plan, "prefill"), source
+
+
+def decode_table(work: Workload, decode_plan: PhaseCapture, budget: CompileBudget,
+                 iters: int, repeats: int) -> list[dict[str, Any]]:
+    """Decode step latency per batch size and backend."""
+    model = work.model
+    full = runner_for(work, dataclasses.replace(decode_plan, backend="full"), decode=True)
+    breakable = runner_for(work, dataclasses.replace(decode_plan, backend="breakable"),
+                           decode=True)
+    rows = []
+    for bs in DECODE_BS:
+        batch = work.decode_batch(bs)
+        with torch.no_grad():
+            steps: dict[str, Callable[[], Any]] = {
+                "eager": partial(model.decode_forward, batch),
+                "full": partial(full.run, batch, bs),
+                "breakable": partial(breakable.run, batch, bs),
+                "raw_graph": hand_graph(model.decode_forward, batch),
+                "hand_segments": hand_segments(work, batch, decode=True),
+            }
+            row: dict[str, Any] = {"bs": bs, **time_many(steps, iters, repeats)}
+            # Spot check of the runtime against eager on this batch.
+            want = model.decode_forward(batch).float()
+            got = full.run(batch, bs).float()
+            row["full_rel_err"] = ((got - want).norm() / want.norm()).item()
+        rows.append(row)
+    for row in rows:
+        step, note = budget.step("decode", model.decode_forward, work.decode_batch(row["bs"]))
+        row["compile"] = time_ms(step, iters, repeats) if step else None
+        row["compile_note"] = note
+    row_stats = {"full": full.stats.to_dict(), "breakable": breakable.stats.to_dict()}
+    rows.append({"stats": row_stats, "capture": {"full": full.report(),
+                                                 "breakable": breakable.report()}})
+    full.release()
+    breakable.release()
+    return rows
+
+
+def prefill_table(work: Workload, prefill_plan: PhaseCapture, budget: CompileBudget,
+                  iters: int, repeats: int) -> list[dict[str, Any]]:
+    """Prefill latency per token count and backend."""
+    model = work.model
+    runner = runner_for(work, prefill_plan, decode=False)
+    rows: list[dict[str, Any]] = []
+    for tokens in PREFILL_TOKENS:
+        batch, meta = work.prefill_batch(tokens)
+        model.prefill_meta = meta
+        with torch.no_grad():
+            steps: dict[str, Callable[[], Any]] = {
+                "eager": partial(model.prefill_forward, batch),
+                "breakable": partial(runner.run, batch, tokens),
+                "hand_segments": hand_segments(work, batch, decode=False),
+            }
+            row: dict[str, Any] = {"tokens": tokens, **time_many(steps, iters, repeats)}
+            rows.append(row)
+    for row in rows:
+        batch, meta = work.prefill_batch(row["tokens"])
+        model.prefill_meta = meta
+        step, note = budget.step(f"prefill{row['tokens']}", model.prefill_forward, batch)
+        row["compile"] = time_ms(step, iters, repeats) if step else None
+        row["compile_note"] = note + (" (specialised to this batch's request layout)"
+                                      if step else "")
+    rows.append({"stats": runner.stats.to_dict(), "capture": runner.report()})
+    runner.release()
+    return rows
+
+
+def capture_table(work: Workload, sizes: tuple[int, ...]) -> dict[str, Any]:
+    """Capture time and memory: largest alone, shared pool largest first, separate pools."""
+    def plan(s: tuple[int, ...]) -> PhaseCapture:
+        return PhaseCapture("decode", "full", s)
+
+    out: dict[str, Any] = {"sizes": len(sizes), "max": sizes[-1]}
+    # One throwaway capture first: the capture stream's cuBLAS workspace and other one-time
+    # allocations would otherwise be charged to whichever variant runs first.
+    runner_for(work, plan((sizes[0],)), decode=True).release()
+    alone = runner_for(work, plan((sizes[-1],)), decode=True)
+    out["largest_alone"] = alone.report()
+    alone.release()
+    shared = runner_for(work, plan(sizes), decode=True)
+    out["shared_largest_first"] = shared.report()
+    shared.release()
+    separate = []
+    for size in sizes:  # smallest first, one pool each (each runner owns its own pool)
+        separate.append(runner_for(work, plan((size,)), decode=True))
+    reports = [r.report() for r in separate]
+    out["separate_smallest_first"] = {
+        "capture_seconds": round(sum(r["capture_seconds"] for r in reports), 4),
+        "reserved_bytes": sum(r["reserved_bytes"] for r in reports),
+        "allocated_bytes": sum(r["allocated_bytes"] for r in reports),
+    }
+    for r in separate:
+        r.release()
+    return out
+
+
+# -- printing ----------------------------------------------------------------------------
+
+
+def fmt(value: float | None, digits: int = 3) -> str:
+    """Milliseconds or n/a."""
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    """a / b, or n/a."""
+    return "n/a" if a is None or b is None or b == 0 else f"{a / b:.2f}x"
+
+
+def print_tables(result: dict[str, Any]) -> None:
+    """The human-readable summary (the JSON holds everything)."""
+    print(f"\n# {result['device']} | torch {result['torch']} | model {result['model']}")
+    print(f"# plan: {result['plan_source']}")
+    print("\nDecode step, ms (fill + replay + slice for the runtime)")
+    head = ("bs", "eager", "full", "breakable", "raw graph", "hand segs", "compile",
+            "full/raw", "brk/hand", "eager/full")
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for row in result["decode"]:
+        if "bs" not in row:
+            continue
+        cells = [str(row["bs"]), fmt(row["eager"]), fmt(row["full"]), fmt(row["breakable"]),
+                 fmt(row["raw_graph"]), fmt(row["hand_segments"]), fmt(row["compile"]),
+                 ratio(row["full"], row["raw_graph"]),
+                 ratio(row["breakable"], row["hand_segments"]),
+                 ratio(row["eager"], row["full"])]
+        print("| " + " | ".join(cells) + " |")
+    notes = {r["compile_note"] for r in result["decode"] if "compile_note" in r}
+    print("compile: " + "; ".join(sorted(notes)))
+    print("\nPrefill, ms (full graph and raw graph: n/a, prefill attention reads host metadata)")
+    head2 = ("tokens", "eager", "breakable", "hand segs", "compile", "brk/hand", "eager/brk")
+    print("| " + " | ".join(head2) + " |")
+    print("|" + "---|" * len(head2))
+    for row in result["prefill"]:
+        if "tokens" not in row:
+            continue
+        cells = [str(row["tokens"]), fmt(row["eager"]), fmt(row["breakable"]),
+                 fmt(row["hand_segments"]), fmt(row["compile"]),
+                 ratio(row["breakable"], row["hand_segments"]),
+                 ratio(row["eager"], row["breakable"])]
+        print("| " + " | ".join(cells) + " |")
+    notes = {r["compile_note"] for r in result["prefill"] if "compile_note" in r}
+    print("compile: " + "; ".join(sorted(notes)))
+    cap = result["capture"]
+    mib = 1 << 20
+    print(f"\nCapture, decode list of {cap['sizes']} sizes up to {cap['max']}")
+    print("| variant | seconds | reserved MiB | vs largest alone |")
+    print("|---|---|---|---|")
+    base = cap["largest_alone"]["reserved_bytes"]
+    for name in ("largest_alone", "shared_largest_first", "separate_smallest_first"):
+        entry = cap[name]
+        print(f"| {name} | {entry['capture_seconds']:.2f} | {entry['reserved_bytes'] / mib:.1f} "
+              f"| {ratio(entry['reserved_bytes'], base)} |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run every table and print them; ``--json`` also writes the raw numbers."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small model, few iterations")
+    parser.add_argument("--json", type=Path, help="write the raw results here")
+    parser.add_argument("--compile-budget", type=float, default=120.0,
+                        help="seconds torch.compile may spend in total")
+    args = parser.parse_args(argv)
+    if not torch.cuda.is_available():
+        print("runtime_bench needs CUDA; nothing to measure here.", file=sys.stderr)
+        return 2
+    llama = load_example()
+    if args.quick:
+        cfg = llama.ModelConfig(hidden=256, heads=4, mlp=704, layers=4, vocab=4096,
+                                max_context=256, max_requests=129)
+        iters, repeats, capture_sizes = 10, 3, (1, 2, 4, 8, 16, 32)
+    else:
+        cfg = llama.ModelConfig()
+        iters, repeats, capture_sizes = 50, 5, DEFAULT_DECODE_256
+    t0 = time.perf_counter()
+    warm_gpu(1.0 if args.quick else 3.0)
+    work = Workload(llama, cfg)
+    decode_plan, prefill_plan, source = resolved_plans(max(DECODE_BS), PREFILL_TOKENS)
+    budget = CompileBudget(0.0 if args.quick else args.compile_budget)
+    result: dict[str, Any] = {
+        "device": torch.cuda.get_device_name(),
+        "torch": torch.__version__,
+        "model": f"{cfg.layers} layers, hidden {cfg.hidden}, mlp {cfg.mlp}, vocab {cfg.vocab}, "
+                 f"bf16, context {cfg.max_context}",
+        "plan_source": source,
+        "decode_sizes": list(decode_plan.sizes),
+        "prefill_sizes": list(prefill_plan.sizes),
+    }
+    result["capture"] = capture_table(work, capture_sizes)
+    result["decode"] = decode_table(work, decode_plan, budget, iters, repeats)
+    result["prefill"] = prefill_table(work, prefill_plan, budget, max(iters // 5, 3), repeats)
+    result["seconds"] = round(time.perf_counter() - t0, 1)
+    print_tables(result)
+    print(f"\ntotal {result['seconds']} s")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

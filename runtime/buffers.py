@@ -1,0 +1,262 @@
+"""Static input buffers: allocated once at the largest size, refilled in place for every batch.
+
+A captured graph reads the addresses it saw at capture, so a new batch cannot be passed in; it
+has to be copied into the same memory. Each input is a *slot*: one buffer with room for the
+largest bucket, a rows axis (tokens or requests) and a padding policy saying what the rows past
+the real batch (up to the bucket size) must hold. Getting that tail wrong is the classic padding
+bug: a stale KV write-slot index in a padded row makes the graph overwrite another request's
+cache. The policies:
+
+``COPY``
+    Copy the real rows; padded rows keep whatever they held (zeros at first, stale real values
+    later). For inputs whose padded rows only feed outputs that are sliced away (token ids,
+    positions), where any value once valid stays harmless.
+``FILL_SENTINEL``
+    Copy the real rows, then set padded rows to ``pad_value`` every batch. For values a kernel
+    trusts, such as sequence lengths (1 keeps attention on its normal path, 0 may not).
+``ZERO``
+    ``FILL_SENTINEL`` with 0, named for index slots whose entry 0 is a reserved dummy: KV write
+    slots and request-table rows. Padded rows then write only the dummy KV slot.
+``FILL_ONCE``
+    Fill the whole buffer with ``pad_value`` at allocation (and at capture reset), then copy
+    only the real rows. For values where anything ever written stays valid but the initial
+    contents must not be zero (encoder lengths).
+``KEEP``
+    Never written by :meth:`StaticBuffers.fill`: the caller owns the contents and updates the
+    buffer in place (a constant table, state the model maintains). Registering it pins its
+    address so graphs read the caller's current contents.
+
+:meth:`StaticBuffers.fill` issues one ``torch._foreach_copy_`` per (dtype, source dtype,
+source device) group, covering both the real-row copies and the padding resets (which copy
+from a constant tensor of pad values), so a batch costs a few launches however many slots there
+are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+
+import torch
+
+Scalar = int | float | bool
+
+
+class Axis(str, Enum):
+    """Which count a slot's rows follow."""
+
+    TOKENS = "tokens"
+    REQUESTS = "requests"
+    NONE = "none"
+    """No rows: the slot is copied whole (a per-batch scalar, a small table)."""
+
+
+class PaddingPolicy(str, Enum):
+    """What the padded rows of a slot hold; see the module docstring for each policy's use."""
+
+    KEEP = "keep"
+    COPY = "copy"
+    FILL_SENTINEL = "fill_sentinel"
+    ZERO = "zero"
+    FILL_ONCE = "fill_once"
+
+
+_RESETS_TAIL = (PaddingPolicy.FILL_SENTINEL, PaddingPolicy.ZERO)
+_NEEDS_VALUE = (PaddingPolicy.FILL_SENTINEL, PaddingPolicy.FILL_ONCE)
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Declaration of one static input.
+
+    ``trailing`` is the shape without the rows dimension; ``dim`` is where the rows dimension
+    sits in the full shape (0 for ``[rows, ...]``, 1 for a ``[3, tokens]`` layout).
+    """
+
+    name: str
+    dtype: torch.dtype
+    trailing: tuple[int, ...] = ()
+    axis: Axis = Axis.TOKENS
+    policy: PaddingPolicy = PaddingPolicy.COPY
+    pad_value: Scalar | None = None
+    dim: int = 0
+
+    def __post_init__(self) -> None:
+        if self.policy in _NEEDS_VALUE and self.pad_value is None:
+            raise ValueError(f"slot {self.name!r}: {self.policy.value} needs a pad_value")
+        if self.policy is PaddingPolicy.ZERO and self.pad_value not in (None, 0):
+            raise ValueError(f"slot {self.name!r}: zero policy pads with 0, not {self.pad_value}")
+        if self.axis is Axis.NONE:
+            if self.policy in _RESETS_TAIL:
+                raise ValueError(f"slot {self.name!r} has no rows, so nothing to pad with "
+                                 f"{self.policy.value}")
+        elif not 0 <= self.dim <= len(self.trailing):
+            raise ValueError(f"slot {self.name!r}: rows dim {self.dim} outside shape")
+
+    @property
+    def fill_value(self) -> Scalar:
+        """The value padded rows are reset to (and the initial contents of the buffer)."""
+        return 0 if self.pad_value is None else self.pad_value
+
+    def shape(self, rows: int) -> tuple[int, ...]:
+        """Full shape of this slot holding ``rows`` rows."""
+        if self.axis is Axis.NONE:
+            return self.trailing
+        return (*self.trailing[: self.dim], rows, *self.trailing[self.dim:])
+
+
+@dataclass(frozen=True)
+class RowCounts:
+    """Real and padded row counts of one batch, per axis."""
+
+    tokens: int
+    padded_tokens: int
+    requests: int
+    padded_requests: int
+
+    def real(self, axis: Axis) -> int:
+        """Real rows on ``axis``."""
+        return self.tokens if axis is Axis.TOKENS else self.requests
+
+    def padded(self, axis: Axis) -> int:
+        """Padded rows on ``axis`` (the graph's static row count)."""
+        return self.padded_tokens if axis is Axis.TOKENS else self.padded_requests
+
+
+class StaticBuffers:
+    """The slots of one runner, allocated once at ``max_tokens`` / ``max_requests`` rows."""
+
+    def __init__(self, slots: Iterable[Slot], *, max_tokens: int, max_requests: int,
+                 device: torch.device | str) -> None:
+        self.slots: dict[str, Slot] = {}
+        for slot in slots:
+            if slot.name in self.slots:
+                raise ValueError(f"slot {slot.name!r} registered twice")
+            self.slots[slot.name] = slot
+        self.max_tokens = max_tokens
+        self.max_requests = max_requests
+        self.device = torch.device(device)
+        self._buffers: dict[str, torch.Tensor] = {}
+        # Per-slot tensors full of the pad value: padding resets copy from them, which lets the
+        # resets ride in the same foreach launch as the real-row copies.
+        self._pad_sources: dict[str, torch.Tensor] = {}
+        for slot in self.slots.values():
+            shape = slot.shape(self.capacity(slot.axis))
+            self._buffers[slot.name] = torch.full(shape, slot.fill_value, dtype=slot.dtype,
+                                                  device=self.device)
+            if slot.policy in _RESETS_TAIL:
+                self._pad_sources[slot.name] = torch.full(shape, slot.fill_value,
+                                                          dtype=slot.dtype, device=self.device)
+        self._copied = [s for s in self.slots.values() if s.policy is not PaddingPolicy.KEEP]
+        self._view_cache: dict[tuple[int, int], dict[str, torch.Tensor]] = {}
+
+    def capacity(self, axis: Axis) -> int:
+        """Rows allocated on ``axis``."""
+        return self.max_requests if axis is Axis.REQUESTS else self.max_tokens
+
+    def __getitem__(self, name: str) -> torch.Tensor:
+        """The whole buffer of slot ``name`` (what a ``KEEP`` slot's owner writes into)."""
+        return self._buffers[name]
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the buffers and their pad sources."""
+        held = [*self._buffers.values(), *self._pad_sources.values()]
+        return sum(t.numel() * t.element_size() for t in held)
+
+    def _rows(self, name: str, start: int, length: int) -> torch.Tensor:
+        slot = self.slots[name]
+        buf = self._buffers[name]
+        return buf if slot.axis is Axis.NONE else buf.narrow(slot.dim, start, length)
+
+    def views(self, padded_tokens: int, padded_requests: int) -> dict[str, torch.Tensor]:
+        """Every slot cut to a graph's static row counts; the same tensors for the same counts.
+
+        These are what a forward sees at warm-up and capture, so their data pointers are the
+        ones the graph records.
+        """
+        key = (padded_tokens, padded_requests)
+        cached = self._view_cache.get(key)
+        if cached is None:
+            counts = RowCounts(padded_tokens, padded_tokens, padded_requests, padded_requests)
+            cached = {name: self._rows(name, 0, counts.padded(slot.axis))
+                      for name, slot in self.slots.items()}
+            self._view_cache[key] = cached
+        return cached
+
+    def reset(self) -> None:
+        """Put every non-``KEEP`` slot back to its pad value (before warm-up and capture).
+
+        Capture really runs the forward, so index slots still holding a live batch's values
+        would make the warm-up write real KV slots; resetting points them at the dummy entry.
+        """
+        for slot in self._copied:
+            self._buffers[slot.name].fill_(slot.fill_value)
+
+    def _check(self, name: str, src: torch.Tensor, rows: int) -> None:
+        want = self.slots[name].shape(rows)
+        if tuple(src.shape) != want:
+            raise ValueError(f"slot {name!r}: batch tensor has shape {tuple(src.shape)}, "
+                             f"expected {want}")
+
+    def _check_keys(self, batch: Mapping[str, torch.Tensor]) -> None:
+        if len(batch) == len(self._copied) and all(s.name in batch for s in self._copied):
+            return
+        missing = sorted(s.name for s in self._copied if s.name not in batch)
+        unknown = sorted(set(batch) - {s.name for s in self._copied})
+        raise KeyError(f"batch does not match the slots: missing {missing}, unexpected {unknown} "
+                       "(keep slots are written in place, not passed in the batch)")
+
+    def fill(self, batch: Mapping[str, torch.Tensor], counts: RowCounts) -> int:
+        """Copy a batch into the buffers and apply every padding policy; returns launches used.
+
+        Rows past ``counts.padded(axis)`` are not touched: the graph of that size never reads
+        them.
+        """
+        self._check_keys(batch)
+        groups: dict[tuple[torch.dtype, torch.dtype, torch.device],
+                     tuple[list[torch.Tensor], list[torch.Tensor]]] = {}
+
+        def add(dst: torch.Tensor, src: torch.Tensor) -> None:
+            dsts, srcs = groups.setdefault((dst.dtype, src.dtype, src.device), ([], []))
+            dsts.append(dst)
+            srcs.append(src)
+
+        for slot in self._copied:
+            src = batch[slot.name]
+            if slot.axis is Axis.NONE:
+                self._check(slot.name, src, 0)
+                add(self._buffers[slot.name], src)
+                continue
+            real, padded = counts.real(slot.axis), counts.padded(slot.axis)
+            if padded > self.capacity(slot.axis) or real > padded:
+                raise ValueError(f"slot {slot.name!r}: {real} rows padded to {padded} do not fit "
+                                 f"{self.capacity(slot.axis)} allocated")
+            self._check(slot.name, src, real)
+            if real:
+                add(self._rows(slot.name, 0, real), src)
+            if slot.policy in _RESETS_TAIL and padded > real:
+                pad_src = self._pad_sources[slot.name].narrow(slot.dim, real, padded - real)
+                add(self._rows(slot.name, real, padded - real), pad_src)
+        for dsts, srcs in groups.values():
+            torch._foreach_copy_(dsts, srcs)
+        return len(groups)
+
+    def eager_inputs(self, batch: Mapping[str, torch.Tensor],
+                     counts: RowCounts) -> dict[str, torch.Tensor]:
+        """Inputs for running the forward directly on a batch, without padding or copies.
+
+        Batch tensors are passed through; ``KEEP`` slots contribute their buffers cut to the
+        real rows, since the forward expects every slot by name.
+        """
+        self._check_keys(batch)
+        inputs = dict(batch)
+        for name, slot in self.slots.items():
+            if slot.policy is PaddingPolicy.KEEP:
+                rows = counts.real(slot.axis)
+                if slot.axis is not Axis.NONE and rows > self.capacity(slot.axis):
+                    raise ValueError(f"keep slot {name!r} holds {self.capacity(slot.axis)} rows; "
+                                     f"a batch of {rows} cannot read it")
+                inputs[name] = self._rows(name, 0, rows)
+        return inputs

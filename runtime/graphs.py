@@ -1,0 +1,88 @@
+"""The three ways a runner can execute one bucket: a full graph, a breakable one, or eagerly.
+
+Every backend produces objects with ``replay() -> output`` so the runner's fill, replay and
+slice path is the same for all three. The eager stand-in runs the forward on the padded static
+buffers, which is what makes that path testable on a machine without CUDA.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from enum import Enum
+from typing import Any, Protocol
+
+import torch
+
+from .breakable import BreakableGraph, BridgePool, SegmentFactory, capture_breakable
+from .weak_tensor import weak_tree
+
+
+class Backend(str, Enum):
+    """How a runner executes its buckets."""
+
+    FULL = "full"
+    BREAKABLE = "breakable"
+    EAGER = "eager"
+
+
+class Replayable(Protocol):
+    """One bucket ready to run: ``replay()`` computes on the static buffers, returns the output."""
+
+    def replay(self) -> Any:
+        """Run the bucket; the output has the bucket's (padded) row count."""
+
+
+class FullGraph:
+    """One ``torch.cuda.CUDAGraph`` holding the whole forward for one size."""
+
+    def __init__(self, graph: torch.cuda.CUDAGraph, output: Any) -> None:
+        self.graph = graph
+        self.output = output
+
+    def replay(self) -> Any:
+        """Replay the graph; the output tensors are rewritten in place and returned."""
+        self.graph.replay()
+        return self.output
+
+
+class EagerGraph:
+    """Stand-in for a graph: calls the forward on the padded static buffers each time."""
+
+    def __init__(self, call: Callable[[], Any]) -> None:
+        self.call = call
+
+    def replay(self) -> Any:
+        """Run the forward now; a fresh output each time."""
+        return self.call()
+
+
+def capture_full(fn: Callable[[], Any], *, pool: Any) -> FullGraph:
+    """Capture ``fn()`` on the current stream into ``pool`` as one graph.
+
+    The output is held through weak views so that its pool blocks can be reused by the graphs
+    captured after this one (see :mod:`.weak_tensor`).
+    """
+    graph = torch.cuda.CUDAGraph()
+    graph.capture_begin(pool=pool)
+    try:
+        out = fn()
+    except BaseException:
+        # Leave capture mode so the stream stays usable; the forward's error is the real one.
+        with contextlib.suppress(Exception):
+            graph.capture_end()
+        raise
+    graph.capture_end()
+    return FullGraph(graph, weak_tree(out))
+
+
+def capture(backend: Backend, fn: Callable[[], Any], *, pool: Any, bridges: BridgePool,
+            new_segment: SegmentFactory | None = None) -> Replayable:
+    """Capture one bucket with ``backend`` (the eager backend just keeps ``fn``)."""
+    if backend is Backend.FULL:
+        return capture_full(fn, pool=pool)
+    if backend is Backend.BREAKABLE:
+        graph: BreakableGraph = capture_breakable(fn, pool=pool, bridges=bridges,
+                                                  new_segment=new_segment)
+        return graph
+    return EagerGraph(fn)

@@ -1,0 +1,137 @@
+"""Read one phase's capture instructions out of a resolved plan.
+
+The runtime depends on the plan's JSON form only (``Plan.to_dict()``, SPEC §6), never on the
+resolver's classes, so a plan written to disk by ``cgconfig resolve --output json`` on another
+machine drives the runtime exactly like an in-process ``Plan``. This module needs no torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+PHASES = ("decode", "prefill")
+BACKENDS = ("full", "breakable", "disabled")
+
+# Where each graph option may sit: the plan's ``options`` block first, then the SGLang field
+# names, in case a plan keeps them inside ``config``.
+_OPTION_KEYS = {
+    "disable_padding": ("disable_padding", "disable_cuda_graph_padding"),
+    "enable_gc": ("enable_cudagraph_gc", "enable_gc"),
+    "debug": ("debug_cuda_graph",),
+}
+
+
+class HasToDict(Protocol):
+    """Anything that renders itself as the plan's JSON document (the resolver's ``Plan``)."""
+
+    def to_dict(self) -> Mapping[str, Any]:
+        """The SPEC §6 document as plain data."""
+        ...
+
+
+@dataclass(frozen=True)
+class PhaseCapture:
+    """What the runtime must capture for one phase.
+
+    ``sizes`` count requests for decode and tokens for prefill; they are sorted, unique and
+    positive. A ``disabled`` phase has no sizes. ``debug`` asks for the capture/replay path to run
+    every op eagerly (the plan's ``debug_cuda_graph``), which the runner honours by using its
+    eager stand-in graphs.
+    """
+
+    phase: str
+    backend: str
+    sizes: tuple[int, ...]
+    compile_sizes: tuple[int, ...] = ()
+    disable_padding: bool = False
+    enable_gc: bool = False
+    debug: bool = False
+
+    def __post_init__(self) -> None:
+        if self.phase not in PHASES:
+            raise ValueError(f"unknown phase {self.phase!r}; expected one of {PHASES}")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"unknown backend {self.backend!r} for {self.phase}; "
+                             f"expected one of {BACKENDS}")
+        if list(self.sizes) != sorted(set(self.sizes)) or any(s < 1 for s in self.sizes):
+            raise ValueError(f"{self.phase} sizes must be sorted, unique and positive: "
+                             f"{list(self.sizes)}")
+        stray = sorted(set(self.compile_sizes) - set(self.sizes))
+        if stray:
+            raise ValueError(f"{self.phase} compile sizes {stray} are not capture sizes")
+
+    @property
+    def enabled(self) -> bool:
+        """True when the phase captures at least one graph."""
+        return self.backend != "disabled" and bool(self.sizes)
+
+    @property
+    def max_size(self) -> int:
+        """The largest capture size, or 0 for a phase that captures nothing."""
+        return self.sizes[-1] if self.sizes else 0
+
+
+def _as_dict(plan: Mapping[str, Any] | HasToDict) -> Mapping[str, Any]:
+    if isinstance(plan, Mapping):
+        return plan
+    to_dict = getattr(plan, "to_dict", None)
+    if not callable(to_dict):
+        raise TypeError(f"expected a plan dict or an object with to_dict(), got {type(plan)!r}")
+    doc = to_dict()
+    if not isinstance(doc, Mapping):
+        raise TypeError(f"{type(plan).__name__}.to_dict() returned {type(doc)!r}, not a mapping")
+    return doc
+
+
+def _int_list(values: Iterable[Any], where: str) -> tuple[int, ...]:
+    out: list[int] = []
+    for v in values:
+        # bool is an int subclass; a true/false in a size list is a malformed plan, not 1/0.
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError(f"{where} must hold integers, got {v!r}")
+        out.append(v)
+    return tuple(sorted(set(out)))
+
+
+def _option(doc: Mapping[str, Any], name: str) -> bool:
+    places = [doc.get("options"), doc.get("config")]
+    for place in places:
+        if isinstance(place, Mapping):
+            for key in _OPTION_KEYS[name]:
+                if key in place:
+                    return bool(place[key])
+    return False
+
+
+def phase_capture(plan: Mapping[str, Any] | HasToDict, phase: str) -> PhaseCapture:
+    """Extract :class:`PhaseCapture` for ``phase`` from a plan dict or a ``Plan`` object.
+
+    The backend is read from ``capture.<phase>.backend`` and, when the capture section leaves it
+    out, from ``config.<phase>.backend``. A phase the plan does not mention, or whose backend is
+    ``disabled``, comes back disabled with no sizes.
+    """
+    if phase not in PHASES:
+        raise ValueError(f"unknown phase {phase!r}; expected one of {PHASES}")
+    doc = _as_dict(plan)
+    version = doc.get("schema_version", 1)
+    if version != 1:
+        raise ValueError(f"unsupported plan schema_version {version!r}; this runtime reads 1")
+    capture = doc.get("capture") or {}
+    config = doc.get("config") or {}
+    section = capture.get(phase) or {}
+    backend = section.get("backend") or (config.get(phase) or {}).get("backend") or "disabled"
+    sizes = _int_list(section.get("sizes") or (), f"capture.{phase}.sizes")
+    compile_sizes = _int_list(section.get("compile_sizes") or (), f"capture.{phase}.compile_sizes")
+    if backend == "disabled":
+        sizes, compile_sizes = (), ()
+    return PhaseCapture(
+        phase=phase,
+        backend=str(backend),
+        sizes=sizes,
+        compile_sizes=compile_sizes,
+        disable_padding=_option(doc, "disable_padding"),
+        enable_gc=_option(doc, "enable_gc"),
+        debug=_option(doc, "debug"),
+    )

@@ -1,0 +1,316 @@
+"""One runner per phase: capture the plan's sizes, then serve batches through them.
+
+Per batch: the guards pick the smallest captured size that fits (or an eager fallback with a
+reason), the static buffers are filled with the batch and their padding policies applied, the
+bucket's graph replays, and the output is sliced back to the real rows. Capture runs the sizes
+largest first into one memory pool with the garbage collector frozen, after warm-up runs that
+keep one-time work (cuBLAS handles, kernel autotuning, lazy allocations) out of the graphs.
+
+Without CUDA the same path runs with eager stand-ins for the graphs: buckets, fills, guards,
+slicing and counters all behave as on a GPU, and the runner records (and logs once) why it is
+not capturing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import gc
+import logging
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
+
+import torch
+
+from .breakable import BridgePool, SegmentFactory
+from .buffers import Axis, RowCounts, Slot, StaticBuffers
+from .gc_freeze import frozen_gc
+from .graphs import Backend, Replayable, capture
+from .guards import Guards
+from .memory import CaptureCost, CaptureMeter
+from .plan_view import PhaseCapture
+from .shape_key import GraphRegistry, ShapeKey
+from .stats import RunnerStats
+from .tree import slice_rows
+from .weak_tensor import weak_views_supported
+
+logger = logging.getLogger("cgconfig.runtime")
+_logged: set[str] = set()
+_capture_streams: dict[int, torch.cuda.Stream] = {}
+
+Forward = Callable[[Mapping[str, torch.Tensor]], Any]
+
+# SGLang's _MAX_PREFILL_CUDA_GRAPH_PADDING_FACTOR: past 2x, padded tokens cost more than the
+# launch overhead a prefill graph saves.
+PREFILL_MAX_PADDING_FACTOR = 2.0
+_DEFAULT: Any = object()
+
+
+def _log_once(message: str) -> None:
+    if message not in _logged:
+        _logged.add(message)
+        logger.warning(message)
+
+
+def default_compile(forward: Forward) -> Forward:
+    """Compile for the plan's compile sizes the way SGLang does before capturing them.
+
+    ``max-autotune-no-cudagraphs``: Inductor must not wrap its own CUDA graphs inside the
+    runner's. The recompile limit is raised because every compile size is a new static shape.
+    """
+    config = torch._dynamo.config
+    for name in ("recompile_limit", "cache_size_limit"):
+        if hasattr(config, name):
+            setattr(config, name, max(getattr(config, name), 64))
+    compiled: Forward = torch.compile(forward, mode="max-autotune-no-cudagraphs", dynamic=False)
+    return compiled
+
+
+def capture_stream(device: torch.device) -> torch.cuda.Stream:
+    """The side stream every capture on ``device`` uses, created once per process.
+
+    One stream, not one per capture: cuBLAS keeps a workspace per (handle, stream) for the
+    life of the process, so a fresh stream per recapture would leak a workspace each time.
+    """
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    stream = _capture_streams.get(index)
+    if stream is None:
+        stream = _capture_streams[index] = torch.cuda.Stream(index)  # type: ignore[no-untyped-call]
+    return stream
+
+
+class PhaseRunner:
+    """Captures and replays one phase's graphs.
+
+    ``forward(inputs)`` receives a mapping from slot name to tensor. During capture and replay
+    the tensors are the static buffers cut to the bucket's rows; on an eager fallback they are
+    the batch's own tensors (plus ``KEEP`` slots cut to the real rows). The forward must return
+    a tensor, or tuples/lists/dicts of tensors, whose dim 0 has the phase's count (requests for
+    decode, tokens for prefill).
+
+    Outputs of a replay live in graph memory and are overwritten by the next run of this
+    runner: consume or ``clone()`` them first.
+    """
+
+    def __init__(
+        self,
+        plan: PhaseCapture,
+        forward: Forward,
+        slots: Sequence[Slot],
+        *,
+        device: torch.device | str | None = None,
+        max_requests: int | None = None,
+        max_padding_factor: float | None = _DEFAULT,
+        unsupported_features: Collection[str] = (),
+        pool: Any = None,
+        warmup_iters: int = 2,
+        prepare_capture: Callable[[ShapeKey], None] | None = None,
+        compile_forward: Callable[[Forward], Forward] | None = None,
+        new_segment: SegmentFactory | None = None,
+    ) -> None:
+        self.plan = plan
+        self.forward = forward
+        self.device = torch.device(device if device is not None else
+                                   ("cuda" if torch.cuda.is_available() else "cpu"))
+        self.decode = plan.phase == "decode"
+        if max_padding_factor is _DEFAULT:
+            max_padding_factor = None if self.decode else PREFILL_MAX_PADDING_FACTOR
+        # Decode counts requests, one token each, so both axes follow the bucket. Prefill graphs
+        # hold a fixed number of request rows; unused rows take their slot's padding policy.
+        self.max_requests = plan.max_size if self.decode else (max_requests or 0)
+        if warmup_iters < 1:
+            # The first run on the capture stream creates its cuBLAS workspace; inside a
+            # capture that allocation would land in the graph pool.
+            raise ValueError("warmup_iters must be at least 1")
+        self.warmup_iters = warmup_iters
+        self.prepare_capture = prepare_capture
+        self.compile_forward = compile_forward or default_compile
+        self.new_segment = new_segment
+        self._pool_arg = pool
+        self.backend, self.eager_reason = self._choose_backend()
+        if self.eager_reason:
+            _log_once(f"cgconfig.runtime {plan.phase}: {self.eager_reason}")
+        has_request_slots = any(s.axis is Axis.REQUESTS for s in slots)
+        if has_request_slots and not self.decode and not max_requests:
+            raise ValueError("prefill slots on the requests axis need max_requests")
+        self.buffers: StaticBuffers | None = None
+        if plan.enabled:
+            self.buffers = StaticBuffers(slots, max_tokens=plan.max_size,
+                                         max_requests=max(self.max_requests, 1),
+                                         device=self.device)
+        self.guards = Guards(
+            sizes=(),
+            disable_padding=plan.disable_padding,
+            max_padding_factor=max_padding_factor,
+            max_requests=None if self.decode or not has_request_slots else self.max_requests,
+            unsupported=frozenset(unsupported_features),
+            disabled=not plan.enabled,
+        )
+        self.graphs: GraphRegistry[Replayable] = GraphRegistry()
+        self.bridges = BridgePool()
+        self.stats = RunnerStats()
+        self.cost: CaptureCost | None = None
+        self._compiled: Forward | None = None
+        self._pool: Any = None
+
+    # -- setup ---------------------------------------------------------------------------
+
+    def _choose_backend(self) -> tuple[Backend | None, str | None]:
+        plan = self.plan
+        if not plan.enabled:
+            return None, f"the plan disables {plan.phase} graphs: every batch runs eagerly"
+        if self.device.type != "cuda":
+            why = ("torch.cuda.is_available() is False" if not torch.cuda.is_available()
+                   else f"device is {self.device}")
+            return Backend.EAGER, (f"{why}: no CUDA graphs captured; {plan.backend} buckets run "
+                                   "eagerly on the padded static buffers")
+        if plan.debug:
+            return Backend.EAGER, ("debug_cuda_graph is set: buckets run eagerly through the "
+                                   "capture/replay path")
+        return Backend(plan.backend), None
+
+    def request_rows(self, size: int) -> int:
+        """Request rows a graph of ``size`` holds (the size itself for decode)."""
+        return size if self.decode else max(self.max_requests, 1)
+
+    def _forward_for(self, size: int) -> Forward:
+        if self.backend is Backend.FULL and size in self.plan.compile_sizes:
+            if self._compiled is None:
+                self._compiled = self.compile_forward(self.forward)
+            return self._compiled
+        return self.forward
+
+    @property
+    def sizes(self) -> Sequence[int]:
+        """Captured sizes, ascending (the eager stand-ins count as captured)."""
+        return self.graphs.sizes()
+
+    # -- capture -------------------------------------------------------------------------
+
+    def capture(self) -> dict[str, Any]:
+        """Capture every planned size, largest first; returns :meth:`report`.
+
+        Capture order matters for memory: the largest graph carves the pool first, and each
+        smaller graph then reuses blocks the larger ones freed.
+        """
+        if len(self.graphs):
+            raise RuntimeError(f"{self.plan.phase} graphs are already captured; "
+                               "call recapture() to redo them")
+        if self.buffers is None or self.backend is None:
+            return self.report()
+        buffers = self.buffers
+        meter = CaptureMeter(self.device)
+        meter.start()
+        with frozen_gc(self.plan.enable_gc), torch.no_grad():
+            # Capture really runs the forward: point index slots at their dummy entries first.
+            buffers.reset()
+            if self.backend is Backend.EAGER:
+                for size in reversed(self.plan.sizes):
+                    self._capture_one(size)
+            else:
+                self._pool = self._pool_arg or torch.cuda.graph_pool_handle()
+                current = torch.cuda.current_stream(self.device)
+                stream = capture_stream(self.device)
+                stream.wait_stream(current)
+                with torch.cuda.stream(stream):
+                    for size in reversed(self.plan.sizes):
+                        self._capture_one(size)
+                current.wait_stream(stream)
+        self.cost = meter.stop()
+        self.guards = dataclasses.replace(self.guards, sizes=tuple(self.graphs.sizes()))
+        return self.report()
+
+    def _capture_one(self, size: int) -> None:
+        assert self.buffers is not None and self.backend is not None
+        key = ShapeKey(size)
+        views = self.buffers.views(size, self.request_rows(size))
+        call = functools.partial(self._forward_for(size), views)
+        if self.backend is not Backend.EAGER:
+            if self.prepare_capture is not None:
+                self.prepare_capture(key)
+            for _ in range(self.warmup_iters):
+                call()
+        graph = capture(self.backend, call, pool=self._pool, bridges=self.bridges,
+                        new_segment=self.new_segment)
+        self.graphs.add(key, graph)
+
+    def release(self) -> None:
+        """Drop every graph and bridge and hand their memory back to the device."""
+        self.graphs.clear()
+        self.bridges.clear()
+        self._pool = None
+        self.guards = dataclasses.replace(self.guards, sizes=())
+        if self.device.type == "cuda":
+            gc.collect()
+            torch.cuda.synchronize(self.device)
+            torch.cuda.empty_cache()
+
+    def recapture(self) -> dict[str, Any]:
+        """Release and capture again (after a change that invalidates the graphs)."""
+        self.release()
+        return self.capture()
+
+    # -- serving -------------------------------------------------------------------------
+
+    def can_run(self, size: int, *, num_requests: int | None = None,
+                features: Collection[str] = ()) -> str | None:
+        """``None`` when a batch would replay a graph, else the reason it would run eagerly.
+
+        Schedulers that must agree across ranks (data-parallel attention) vote with this before
+        building the batch.
+        """
+        return self.guards.route(size, num_requests, features).reason
+
+    def run(self, batch: Mapping[str, torch.Tensor], size: int, *,
+            num_requests: int | None = None, features: Collection[str] = ()) -> Any:
+        """Serve one batch of ``size`` (requests for decode, tokens for prefill).
+
+        ``batch`` maps each non-``KEEP`` slot name to a tensor holding the real rows.
+        ``num_requests`` is needed for prefill batches that fill request-axis slots.
+        ``features`` names what the batch uses; any the runner was told its graphs do not
+        support sends the batch eagerly.
+        """
+        requests = size if self.decode else (num_requests or 0)
+        if self.backend is not None and not len(self.graphs):
+            raise RuntimeError(f"{self.plan.phase} runner used before capture()")
+        route = self.guards.route(size, requests, features)
+        with torch.no_grad():
+            if route.reason is not None:
+                self.stats.record_fallback(route.reason, size)
+                if self.buffers is None:
+                    return self.forward(batch)
+                real = RowCounts(size, size, requests, requests)
+                return self.forward(self.buffers.eager_inputs(batch, real))
+            assert self.buffers is not None and route.padded is not None
+            padded = route.padded
+            counts = RowCounts(size, padded, requests, self.request_rows(padded))
+            launches = self.buffers.fill(batch, counts)
+            out = self.graphs.get(ShapeKey(padded)).replay()
+            self.stats.record_replay(size, padded, launches)
+            return slice_rows(out, size)
+
+    # -- reporting -----------------------------------------------------------------------
+
+    def report(self) -> dict[str, Any]:
+        """Capture summary shaped like one phase of the plan's ``capture`` section."""
+        cost = self.cost or CaptureCost()
+        compile_sizes = [s for s in self.plan.compile_sizes
+                         if self.backend is Backend.FULL and s in self.graphs.sizes()]
+        return {
+            "backend": self.plan.backend,
+            "runtime_backend": self.backend.value if self.backend else "disabled",
+            "sizes": list(self.graphs.sizes()),
+            "compile_sizes": compile_sizes,
+            "eager_reason": self.eager_reason,
+            "capture_seconds": round(cost.seconds, 4),
+            "allocated_bytes": cost.allocated_bytes,
+            "reserved_bytes": cost.reserved_bytes,
+            "static_buffer_bytes": self.buffers.nbytes if self.buffers else 0,
+            "bridge_bytes": self.bridges.nbytes,
+            "weak_views": weak_views_supported(),
+        }
+
+
+def capture_report(runners: Mapping[str, PhaseRunner]) -> dict[str, dict[str, Any]]:
+    """Reports of several runners keyed by phase, like the plan's ``capture`` section."""
+    return {phase: runner.report() for phase, runner in runners.items()}

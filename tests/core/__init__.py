@@ -1,0 +1,1 @@
+"""Core test suite: precedence, locking, sizes, bad inputs, properties, CLI and API."""

@@ -1,0 +1,140 @@
+"""Loading the packs: ids, paths, literals, file:line errors, capability data."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from cgconfig.deployment import ATTENTION_BACKENDS
+from cgconfig.errors import InputError
+from cgconfig.rules import engine
+from cgconfig.rules.engine import check_rule, load_pack_file, load_rule_set, shipped_pack_files
+
+GOOD_RULE = """\
+pack: user
+title: A user pack
+rules:
+  - id: user.lora-no-prefill
+    title: LoRA prefills eagerly
+    kind: policy
+    when: {eq: {path: facts.enable_lora, value: true}}
+    then:
+      - set: {key: prefill.backend, value: disabled}
+    reason: "LoRA (enable_lora={facts.enable_lora})"
+    source: "test"
+    examples:
+      - {args: [--enable-lora], fires: true}
+      - {args: [], fires: false}
+"""
+
+
+def _write(tmp_path: Path, text: str, name: str = "pack.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def test_shipped_packs_load_and_are_ordered() -> None:
+    names = [p.name for p in shipped_pack_files()]
+    assert names == sorted(names)
+    assert {"10-roles.yaml", "20-attention.yaml", "30-breakable-prefill.yaml",
+            "40-platforms.yaml", "50-features.yaml"} <= set(names)
+    rule_set = load_rule_set()
+    assert len(rule_set.rules) >= 40
+
+
+def test_rule_ids_are_unique_and_namespaced() -> None:
+    ids = [r.id for r in load_rule_set().rules]
+    assert len(ids) == len(set(ids))
+    for rule_id in ids:
+        assert "." in rule_id, f"{rule_id}: ids are '<area>.<name>'"
+
+
+def test_every_path_and_literal_checks() -> None:
+    for rule in load_rule_set().rules:
+        assert check_rule(rule) == [], rule.id
+
+
+def test_each_shipped_pack_validates_on_its_own() -> None:
+    for path in shipped_pack_files():
+        pack = load_pack_file(path)
+        assert pack.rules
+
+
+def test_capability_table_covers_every_attention_backend() -> None:
+    table = load_rule_set().capabilities
+    assert table is not None
+    assert set(table.backends) == set(ATTENTION_BACKENDS)
+    assert table.levels == ["NEVER", "UNIFORM_SINGLE_TOKEN_DECODE", "UNIFORM_BATCH", "ALWAYS"]
+
+
+def test_a_user_pack_adds_rules(tmp_path: Path) -> None:
+    path = _write(tmp_path, GOOD_RULE)
+    rule_set = load_rule_set([str(path)])
+    assert rule_set.rules[-1].id == "user.lora-no-prefill"
+    assert rule_set.pack_of["user.lora-no-prefill"] == "user"
+
+
+def test_duplicate_id_is_an_error(tmp_path: Path) -> None:
+    path = _write(tmp_path, GOOD_RULE.replace("user.lora-no-prefill",
+                                              "attention.torch-native-eager"))
+    with pytest.raises(InputError, match=re.escape("duplicate rule id 'attention.torch-native-eager'")):
+        load_rule_set([str(path)])
+
+
+@pytest.mark.parametrize(("old", "new", "message", "line"), [
+    ("facts.enable_lora, value: true", "facts.enable_lorra, value: true",
+     r"unknown path 'facts.enable_lorra' \(did you mean 'facts.enable_lora'\?\)", 5),
+    ("facts.enable_lora, value: true", 'facts.enable_lora, value: "yes"',
+     "does not fit facts.enable_lora", 5),
+    ("{key: prefill.backend, value: disabled}", "{key: prefill.backend, value: off}",
+     "does not fit config.prefill.backend", 5),
+    ("{key: prefill.backend, value: disabled}", "{key: prefill.backnd, value: disabled}",
+     "unknown config key 'prefill.backnd'", 5),
+    ("LoRA (enable_lora={facts.enable_lora})", "LoRA ({facts.lora})",
+     r"placeholder \{facts.lora\}", 5),
+])
+def test_broken_pack_names_file_and_line(tmp_path: Path, old: str, new: str, message: str,
+                                         line: int) -> None:
+    # Rules start on line 4 of the file; the loader points at the rule's line.
+    path = _write(tmp_path, "# a comment line\n" + GOOD_RULE.replace(old, new))
+    with pytest.raises(InputError, match=message) as info:
+        load_rule_set([str(path)])
+    assert f"{path}:{line}:" in str(info.value)
+
+
+def test_schema_error_names_file_and_line(tmp_path: Path) -> None:
+    path = _write(tmp_path, GOOD_RULE.replace("kind: policy", "kind: preference"))
+    with pytest.raises(InputError) as info:
+        load_pack_file(path)
+    assert f"{path}:6" in str(info.value)
+    assert "kind" in str(info.value)
+
+
+def test_examples_must_go_both_ways(tmp_path: Path) -> None:
+    path = _write(tmp_path, GOOD_RULE.replace("{args: [], fires: false}",
+                                              "{args: [], fires: true}"))
+    with pytest.raises(InputError, match="one where it does not"):
+        load_pack_file(path)
+
+
+def test_shipped_cache_round_trips(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The JSON cache of the shipped packs gives back the same rules."""
+    monkeypatch.delenv("CGCONFIG_NO_CACHE", raising=False)
+    monkeypatch.setenv("CGCONFIG_CACHE_DIR", str(tmp_path))
+    first = load_rule_set()
+    assert list(tmp_path.glob("packs-*.json"))
+    second = load_rule_set()
+    assert [r.model_dump() for r in first.rules] == [r.model_dump() for r in second.rules]
+    assert engine.CAPABILITIES_FILE.exists()
+
+
+def test_the_docs_catalogue_lists_every_shipped_rule() -> None:
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
+    catalogue = docs.split("## 10. Catalogue of shipped rules", 1)[1]
+    for rule in load_rule_set().rules:
+        row = f"| `{rule.id}` | {rule.kind} |"
+        assert row in catalogue, f"{rule.id} is missing from docs/rules.md"

@@ -1,0 +1,62 @@
+"""Small helpers: weak views, frozen GC, output trees."""
+
+from __future__ import annotations
+
+import gc
+from collections import namedtuple
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from cgconfig.runtime.gc_freeze import frozen_gc  # noqa: E402
+from cgconfig.runtime.tree import map_tensors, slice_rows, tensors  # noqa: E402
+from cgconfig.runtime.weak_tensor import weak_tree, weak_view, weak_views_supported  # noqa: E402
+
+
+def test_weak_view_aliases_with_same_geometry() -> None:
+    base = torch.arange(24.0).view(4, 6)
+    t = base[1:, 2:5]
+    w = weak_view(t)
+    assert (w.shape, w.stride(), w.storage_offset()) == (t.shape, t.stride(), t.storage_offset())
+    assert w.data_ptr() == t.data_ptr()
+    base.mul_(-1)
+    torch.testing.assert_close(w, t)
+    if weak_views_supported():
+        # The view does not share the storage object, only its bytes.
+        assert w.untyped_storage()._cdata != t.untyped_storage()._cdata
+
+
+def test_weak_tree_keeps_structure() -> None:
+    tree = {"a": torch.ones(2), "b": (torch.zeros(1), 3)}
+    out = weak_tree(tree)
+    assert out["b"][1] == 3 and out["a"].data_ptr() == tree["a"].data_ptr()
+
+
+def test_frozen_gc_disables_and_restores() -> None:
+    assert gc.isenabled()
+    with frozen_gc():
+        assert not gc.isenabled() and gc.get_freeze_count() > 0
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_frozen_gc_restores_after_error_and_respects_enable() -> None:
+    with pytest.raises(RuntimeError), frozen_gc():
+        raise RuntimeError
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    with frozen_gc(enable_gc=True):
+        assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+Pair = namedtuple("Pair", "logits hidden")
+
+
+def test_tree_helpers_cover_containers() -> None:
+    tree = [Pair(torch.arange(6).view(3, 2), torch.tensor(1.0)), {"k": torch.arange(3)}, None]
+    sliced = slice_rows(tree, 2)
+    assert isinstance(sliced[0], Pair) and sliced[0].logits.shape == (2, 2)
+    assert sliced[0].hidden.dim() == 0 and sliced[1]["k"].tolist() == [0, 1]
+    assert sliced[2] is None
+    assert len(tensors(tree)) == 3
+    doubled = map_tensors(lambda t: t * 2, (torch.ones(1),))
+    assert isinstance(doubled, tuple) and doubled[0].item() == 2
