@@ -11,7 +11,7 @@ keeps one command line and hands its namespace to :func:`resolve_namespace`.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cgconfig.argv import ParsedArgs, parse_argv
 from cgconfig.errors import did_you_mean
@@ -22,10 +22,12 @@ from cgconfig.inputs import (
     leaves_from_mapping,
     leaves_from_object,
 )
-from cgconfig.model import CudaGraphConfig
 from cgconfig.plan import Plan
 from cgconfig.provenance import Layer, Leaf
 from cgconfig.resolve import ResolveRequest, resolve
+
+if TYPE_CHECKING:
+    from cgconfig.model import CudaGraphConfig
 
 
 def request_from_parsed(parsed: ParsedArgs) -> ResolveRequest:
@@ -109,6 +111,8 @@ def resolve_dict(config: dict[str, Any] | CudaGraphConfig | None = None,
                  disabled_rules: list[str] | None = None) -> Plan:
     """Resolve a config given as a dict (every key locks) or a ``CudaGraphConfig`` object
     (only the fields the caller set lock), with deployment facts as a dict."""
+    from cgconfig.model import CudaGraphConfig
+
     leaves: list[Leaf]
     if config is None:
         leaves = []

@@ -86,7 +86,7 @@ def parse_float(text: str, where: str) -> float:
 
 def parse_choice(text: str, flag: Flag, where: str) -> str:
     """One of the flag's choices, case-sensitive as SGLang is; removed backends explained."""
-    from cgconfig.model import REMOVED_BACKENDS
+    from cgconfig.model_data import REMOVED_BACKENDS
 
     choices = flag.choices or ()
     if text in choices:

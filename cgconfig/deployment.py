@@ -21,13 +21,7 @@ MoeA2ABackend = Literal[
 ]
 DeepEPMode = Literal["auto", "normal", "low_latency"]
 
-#: Attention backends SGLang accepts (``--attention-backend`` choices). Kept as data so the
-#: capability table in ``rules/`` and this list can be checked against each other in tests.
-ATTENTION_BACKENDS: tuple[str, ...] = (
-    "aiter", "ascend", "cutlass_mla", "dual_chunk_flash_attn", "fa3", "fa4", "flashinfer",
-    "flashmla", "flex_attention", "hybrid_linear_attn", "intel_amx", "intel_xpu", "nsa",
-    "torch_native", "triton", "trtllm_mha", "trtllm_mla", "wave",
-)
+from cgconfig.model_data import ATTENTION_BACKENDS  # noqa: E402  (one list, shared)
 
 
 def _check_attention_backend(value: str | None) -> str | None:

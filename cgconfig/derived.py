@@ -6,10 +6,12 @@ Rules refer to them as ``derived.<name>``; their types are declared in
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cgconfig import sizes as sz
-from cgconfig.deployment import DeploymentFacts
+
+if TYPE_CHECKING:
+    from cgconfig.facts import Facts
 
 #: DeepSeek-V4 architectures (SGLang ``is_deepseek_v4``); the prefill-CP breakable predicate
 #: treats them specially.
@@ -18,7 +20,7 @@ DEEPSEEK_V4_ARCHS: tuple[str, ...] = (
 )
 
 
-def prefill_cp_breakable_supported(facts: DeploymentFacts, prefill_attention: str | None) -> bool:
+def prefill_cp_breakable_supported(facts: Facts, prefill_attention: str | None) -> bool:
     """SGLang ``supports_prefill_cp_bcg``: breakable prefill graphs work with context parallel.
 
     Upstream also asks for ``--enable-prefill-cp`` and ``--cp-strategy zigzag``; cgconfig does
@@ -30,7 +32,7 @@ def prefill_cp_breakable_supported(facts: DeploymentFacts, prefill_attention: st
     return facts.attn_cp_size > 1 and facts.pp_size == 1 and topology and backend
 
 
-def derive_facts(facts: DeploymentFacts, memory_gib: float | None,
+def derive_facts(facts: Facts, memory_gib: float | None,
                  memory_source: str) -> dict[str, Any]:
     """Computed facts that rules and sizes read (``derived.*`` paths)."""
     tier = sz.memory_tier(memory_gib, facts.device)

@@ -156,7 +156,9 @@ def _spec_from_field(key: str, info: Any, choices_override: tuple[str, ...] | No
                     gt = inner.gt
                 elif isinstance(inner, at.Ge):
                     ge = inner.ge
-    doc = (info.description or "").strip().split("\n")[0].replace("``", "")
+                elif isinstance(inner, at.MinLen):
+                    min_items = inner.min_length
+    doc = " ".join((info.description or "").strip().split("\n\n")[0].split()).replace("``", "")
     return FieldSpec(key, kind, info.get_default(call_default_factory=True), optional, gt, ge,
                      min_items, choices, doc)
 
@@ -191,11 +193,11 @@ def render_module(specs: list[FieldSpec]) -> str:
         "SPECS: tuple[FieldSpec, ...] = (",
     ]
     for s in specs:
-        lines.append(
-            f"    FieldSpec({s.key!r}, {s.kind!r}, {s.default!r}, optional={s.optional!r}, "
-            f"gt={s.gt!r}, ge={s.ge!r}, min_items={s.min_items!r},\n"
-            f"              choices={s.choices!r},\n"
-            f"              doc={s.doc!r}),")
+        lines.append(f"    FieldSpec({s.key!r}, {s.kind!r}, {s.default!r},")
+        lines.append(f"              optional={s.optional!r}, gt={s.gt!r}, ge={s.ge!r}, "
+                     f"min_items={s.min_items!r},")
+        lines.append(f"              choices={s.choices!r},")
+        lines.append(f"              doc={s.doc!r}),")
     lines.append(")")
     return "\n".join(lines) + "\n"
 

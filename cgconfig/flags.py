@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from cgconfig.deployment import FACT_FIELDS, DeploymentFacts, literal_choices
-from cgconfig.model import BACKENDS
+from cgconfig.model_data import BACKENDS, fact_fields, spec
 from cgconfig.provenance import Layer
 
 FlagKind = Literal["config", "option", "fact", "meta"]
@@ -146,28 +145,21 @@ FACT_ALIASES: dict[str, tuple[str, ...]] = {
 _FACT_HELP_OVERRIDES: dict[str, str] = {"gpu_memory_gib": "GiB of one GPU (default: nvidia-smi)."}
 
 
+_FACT_VALUE_KINDS: dict[str, ValueKind] = {"bool": "switch", "choice": "choice",
+                                            "float": "float", "int": "int", "str": "str"}
+
+
 def _fact_flag(field: str) -> Flag:
-    info = DeploymentFacts.model_fields[field]
-    annotation = str(info.annotation)
-    choices = literal_choices(field)
-    value: ValueKind
-    if info.annotation is bool:
-        value = "switch"
-    elif choices:
-        value = "choice"
-    elif "float" in annotation:
-        value = "float"
-    elif "int" in annotation:
-        value = "int"
-    else:
-        value = "str"
-    doc = _FACT_HELP_OVERRIDES.get(field) or (info.description or "").split("\n")[0].replace("``", "")
+    field_spec = spec(f"facts.{field}")
+    choices = field_spec.choices
+    value = _FACT_VALUE_KINDS[field_spec.kind]
+    doc = _FACT_HELP_OVERRIDES.get(field) or field_spec.doc.split(". ")[0].rstrip(".") + "."
     return Flag(name="--" + field.replace("_", "-"), kind="fact", value=value, help=doc,
                 writes=((f"facts.{field}", ARG if value != "switch" else True),),
                 choices=choices, aliases=FACT_ALIASES.get(field, ()))
 
 
-FACT_FLAGS: tuple[Flag, ...] = tuple(_fact_flag(f) for f in FACT_FIELDS)
+FACT_FLAGS: tuple[Flag, ...] = tuple(_fact_flag(f) for f in fact_fields())
 
 META_FLAGS: tuple[Flag, ...] = (
     Flag("--deployment", "meta", "str", "Deployment facts from a YAML/JSON file (flags win).",

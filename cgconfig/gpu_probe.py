@@ -8,8 +8,6 @@ missing binary or a slow answer means "unknown", and the unknown tier applies.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 
 PROBE_TIMEOUT_S = 2.0
 DISABLE_ENV = "CGCONFIG_NO_GPU_PROBE"
@@ -19,6 +17,9 @@ def probe_gpu_memory_gib(timeout_s: float = PROBE_TIMEOUT_S) -> tuple[float | No
     """Memory of GPU 0 in GiB and how it was found; ``(None, reason)`` when unknown."""
     if os.environ.get(DISABLE_ENV):
         return None, f"unknown ({DISABLE_ENV} is set)"
+    import shutil
+    import subprocess
+
     exe = shutil.which("nvidia-smi")
     if exe is None:
         return None, "unknown (nvidia-smi not found)"

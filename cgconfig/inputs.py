@@ -9,21 +9,25 @@ bad value is reported where it was written.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from cgconfig import docio
 from cgconfig.errors import InputError, did_you_mean
-from cgconfig.model import (
-    KEYS_PER_PHASE,
-    OPTION_KEYS,
+from cgconfig.fieldspec import FieldError, check
+from cgconfig.model_data import (
+    BACKENDS,
     PHASES,
     REMOVED_KEYS,
-    CudaGraphConfig,
-    leaf_adapter,
+    keys_per_phase,
+    option_keys,
+    spec,
 )
 from cgconfig.provenance import Layer, Leaf, Origin
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+    from cgconfig.model import CudaGraphConfig
 
 
 def describe_validation_error(exc: ValidationError) -> str:
@@ -39,20 +43,14 @@ def describe_validation_error(exc: ValidationError) -> str:
 
 
 def validate_leaf(key: str, value: Any, where: str) -> Any:
-    """Check one value against its key's type; returns the (strictly) validated value."""
+    """Check one value against its key's type (strictly, as the model does); returns it."""
     try:
-        return leaf_adapter(key).validate_python(value)
-    except ValidationError as exc:
-        allowed = None
-        if key.endswith(".backend"):
-            from cgconfig.model import BACKENDS
-
-            allowed = BACKENDS
-            if isinstance(value, str):
-                suggestion = did_you_mean(value, BACKENDS)
-                raise InputError(describe_validation_error(exc), where=where, allowed=allowed,
-                                 suggestion=suggestion) from None
-        raise InputError(describe_validation_error(exc), where=where, allowed=allowed) from None
+        return check(spec(key), value)
+    except FieldError as exc:
+        allowed = BACKENDS if key.endswith(".backend") else None
+        suggestion = did_you_mean(value, BACKENDS) if allowed and isinstance(value, str) else None
+        raise InputError(exc.describe(), where=where, allowed=allowed,
+                         suggestion=suggestion) from None
 
 
 def leaves_from_mapping(data: Any, origin_source: str, layer: Layer, *, position: int = 0,
@@ -69,9 +67,9 @@ def leaves_from_mapping(data: Any, origin_source: str, layer: Layer, *, position
     if not isinstance(data, dict):
         raise InputError(f"must be a JSON object, got {type(data).__name__}",
                          where=file_name or origin_source)
-    groups: dict[str, tuple[str, ...]] = {p: KEYS_PER_PHASE[p] for p in PHASES}
+    groups: dict[str, tuple[str, ...]] = {p: keys_per_phase()[p] for p in PHASES}
     if allow_options:
-        groups["options"] = OPTION_KEYS
+        groups["options"] = option_keys()
     leaves: list[Leaf] = []
     for group, body in data.items():
         if group not in groups:
@@ -129,7 +127,9 @@ def leaves_from_object(config: CudaGraphConfig, source: str = "CudaGraphConfig")
 
 def facts_from_file(path: str) -> tuple[dict[str, Any], dict[str, str]]:
     """Deployment facts from a YAML/JSON file: (values, field → ``file:line``)."""
-    from cgconfig.deployment import FACT_FIELDS
+    from cgconfig.model_data import fact_fields
+
+    FACT_FIELDS = fact_fields()
 
     data, lines, name = docio.read_document(path, "--deployment")
     if data is None:

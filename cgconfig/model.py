@@ -7,30 +7,32 @@ another: every such decision belongs to the resolver or to a rule, where ``expla
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PositiveInt, TypeAdapter
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PositiveInt
 from pydantic_core import PydanticCustomError
 
+from cgconfig.model_data import BACKEND_RANK, BACKENDS, PHASES, REMOVED_BACKENDS, REMOVED_KEYS
+
 Phase = Literal["decode", "prefill"]
-PHASES: tuple[Phase, ...] = ("decode", "prefill")
-
 BackendName = Literal["full", "breakable", "disabled"]
-BACKENDS: tuple[str, ...] = get_args(BackendName)
+assert get_args(BackendName) == BACKENDS and get_args(Phase) == PHASES
 
-#: Backends ordered from most to least capable. Rules may only move a backend down this order,
-#: which is what makes repeated rule application terminate.
-BACKEND_RANK: dict[str, int] = {"full": 2, "breakable": 1, "disabled": 0}
+from cgconfig.model_data import all_config_keys, default_value  # noqa: E402  (re-exported)
 
-#: Names removed upstream, with what to use instead (SGLang 0.5.23 rejects them the same way).
-REMOVED_BACKENDS: dict[str, str] = {
-    "tc_piecewise": "tc_piecewise was removed; select breakable, full, or disabled",
-    "piecewise": "piecewise (tc_piecewise) was removed; select breakable, full, or disabled",
-}
-REMOVED_KEYS: dict[str, str] = {
-    "tc_compiler": "tc_compiler was removed together with tc_piecewise; drop the key",
-}
+__all__ = [
+    "BACKENDS",
+    "BACKEND_RANK",
+    "PHASES",
+    "REMOVED_BACKENDS",
+    "REMOVED_KEYS",
+    "CudaGraphConfig",
+    "DecodeConfig",
+    "GraphOptions",
+    "PrefillConfig",
+    "all_config_keys",
+    "default_value",
+]
 
 
 def _reject_removed_backend(value: Any) -> Any:
@@ -166,17 +168,7 @@ class CudaGraphConfig(BaseModel):
 
 
 PHASE_MODELS: dict[str, type[BaseModel]] = {"decode": DecodeConfig, "prefill": PrefillConfig}
-KEYS_PER_PHASE: dict[str, tuple[str, ...]] = {
-    name: tuple(model.model_fields) for name, model in PHASE_MODELS.items()
-}
 OPTION_KEYS: tuple[str, ...] = tuple(GraphOptions.model_fields)
-
-
-def all_config_keys() -> list[str]:
-    """Every dotted key the resolver tracks: phase keys, then ``options.*``."""
-    keys = [f"{p}.{k}" for p in PHASES for k in KEYS_PER_PHASE[p]]
-    keys += [f"options.{k}" for k in OPTION_KEYS]
-    return keys
 
 
 def field_info(key: str) -> Any:
@@ -184,16 +176,3 @@ def field_info(key: str) -> Any:
     group, name = key.split(".", 1)
     model = GraphOptions if group == "options" else PHASE_MODELS[group]
     return model.model_fields[name]
-
-
-@cache
-def leaf_adapter(key: str) -> TypeAdapter[Any]:
-    """A strict validator for one dotted key's value, built once per key."""
-    info = field_info(key)
-    annotated = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
-    return TypeAdapter(annotated, config=ConfigDict(strict=True))
-
-
-def default_value(key: str) -> Any:
-    """The model default of a dotted key (before platform or deployment defaults)."""
-    return field_info(key).get_default(call_default_factory=True)

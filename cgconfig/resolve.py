@@ -12,15 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import ValidationError
-
 from cgconfig import sizes as sz
-from cgconfig.deployment import DeploymentFacts
 from cgconfig.derived import derive_facts
 from cgconfig.draft import Draft
-from cgconfig.errors import InputError, did_you_mean
-from cgconfig.inputs import describe_validation_error
-from cgconfig.model import KEYS_PER_PHASE, PHASES, all_config_keys, default_value
+from cgconfig.facts import Facts, validate_facts
+from cgconfig.model_data import PHASES, all_config_keys, default_value, keys_per_phase
 from cgconfig.plan import Change, Decision, Plan
 from cgconfig.provenance import ChainEntry, Leaf, leaf_entry, merge_leaves
 
@@ -59,30 +55,7 @@ class ResolveRequest:
     dialect: str = "sglang"
 
 
-def validate_facts(values: dict[str, Any], sources: dict[str, str]) -> DeploymentFacts:
-    """Deployment facts as a model; a bad value names the flag or ``file:line`` it came from."""
-    try:
-        return DeploymentFacts.model_validate(values)
-    except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        name = str(err["loc"][0]) if err["loc"] else "?"
-        where = sources.get(name, "--" + name.replace("_", "-"))
-        from cgconfig.deployment import literal_choices
-
-        allowed = literal_choices(name) if name in DeploymentFacts.model_fields else None
-        if err["type"] == "extra_forbidden":
-            raise InputError(f"unknown deployment fact {name!r}", where=where,
-                             suggestion=did_you_mean(name, DeploymentFacts.model_fields)) from None
-        suggestion = None
-        if allowed and isinstance(err.get("input"), str):
-            suggestion = did_you_mean(err["input"], allowed)
-        message = describe_validation_error(exc)
-        if "did you mean" in message:
-            suggestion = None
-        raise InputError(message, where=where, allowed=allowed, suggestion=suggestion) from None
-
-
-def _memory(facts: DeploymentFacts, sources: dict[str, str]) -> tuple[float | None, str]:
+def _memory(facts: Facts, sources: dict[str, str]) -> tuple[float | None, str]:
     if facts.gpu_memory_gib is not None:
         return facts.gpu_memory_gib, sources.get("gpu_memory_gib", "--gpu-memory-gib")
     if facts.device not in ("cuda",):
@@ -98,7 +71,7 @@ def _resolver_decision(draft: Draft, rule: str, why: str, changes: list[Change |
                                     changes=real))
 
 
-def _start_draft(request: ResolveRequest, facts: DeploymentFacts) -> Draft:
+def _start_draft(request: ResolveRequest, facts: Facts) -> Draft:
     by_key = merge_leaves(request.leaves)
     dialect_defaults = {d.key: d for d in request.defaults}
     values: dict[str, Any] = {}
@@ -136,7 +109,7 @@ def _size_generator(draft: Draft) -> Any:
     return generate
 
 
-def _fill_sizes(draft: Draft, facts: DeploymentFacts) -> None:
+def _fill_sizes(draft: Draft, facts: Facts) -> None:
     """Default max_bs and size lists, as SGLang's memory handler does (research §6)."""
     d = draft.derived
     draft.size_generator = _size_generator(draft)
@@ -208,7 +181,7 @@ def _fill_sizes(draft: Draft, facts: DeploymentFacts) -> None:
                          why=f"generated from prefill.max_bs={max_bs}")
 
 
-def _capture(draft: Draft, facts: DeploymentFacts) -> dict[str, dict[str, Any]]:
+def _capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
     """Configured lists → what will actually be captured, per phase."""
     capture: dict[str, dict[str, Any]] = {}
     d = draft.derived
@@ -263,7 +236,7 @@ def _capture(draft: Draft, facts: DeploymentFacts) -> dict[str, dict[str, Any]]:
     return capture
 
 
-def _coverage(draft: Draft, facts: DeploymentFacts, sizes: list[int], backend: str) -> None:
+def _coverage(draft: Draft, facts: Facts, sizes: list[int], backend: str) -> None:
     mrr = facts.max_running_requests
     if backend == "disabled" or not sizes or mrr is None or mrr <= sizes[-1]:
         return
@@ -290,13 +263,13 @@ def resolve(request: ResolveRequest) -> Plan:
     for hook in request.hooks:
         hook(draft)
     if request.use_rules:
-        from cgconfig.rules.engine import apply_rules, load_rule_set
+        from cgconfig.rules.engine import apply_rules, load_rules_for_resolve
 
-        rule_set = load_rule_set(request.rule_files)
+        rule_set = load_rules_for_resolve(request.rule_files)
         apply_rules(draft, rule_set, strict=request.strict,
                     disabled=request.disabled_rules, allow_override=request.allow_override)
     capture = _capture(draft, facts)
-    config = {p: {k: draft.values[f"{p}.{k}"] for k in KEYS_PER_PHASE[p]} for p in PHASES}
+    config = {p: {k: draft.values[f"{p}.{k}"] for k in keys_per_phase()[p]} for p in PHASES}
     options = {k.split(".", 1)[1]: v for k, v in draft.values.items() if k.startswith("options.")}
     order = {k: i for i, k in enumerate(all_config_keys())}
     facts_out = facts.model_dump()

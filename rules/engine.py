@@ -1,10 +1,14 @@
-"""Load rule packs and apply them to a draft, to a fixpoint, honouring locks.
+"""Apply rules to a draft, to a fixpoint, honouring locks.
 
 * A ``policy`` never changes a locked key: the decision is recorded ``skipped-locked``.
 * A ``constraint`` overrides a locked key with a warning naming the user's input; under
   ``--strict`` that is an error (exit 3) listing the remedies, unless ``--allow-override ID``.
 * Backends only move down (full → breakable → disabled) and clamps only lower, so application
   terminates; a pack that still does not settle is reported as a cycle naming its rules.
+
+Rules are interpreted in their plain-data form (the JSON of the validated schema), so the
+start-up path reads the shipped packs from a JSON cache without YAML or pydantic;
+:mod:`cgconfig.rules.loader` validates packs and writes that cache.
 """
 
 from __future__ import annotations
@@ -17,45 +21,89 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from cgconfig.draft import Draft
 from cgconfig.errors import InputError, RuleRefusal, StrictConflictError, did_you_mean
-from cgconfig.model import BACKEND_RANK
+from cgconfig.model_data import BACKEND_RANK
 from cgconfig.plan import Change, Decision, Match
-from cgconfig.rules import paths
-from cgconfig.rules.schema import (
-    CAPABILITY_LEVELS,
-    COMPARISONS,
-    Action,
-    All,
-    Any_,
-    Capability,
-    CapabilityTable,
-    Condition,
-    In,
-    IsSet,
-    Not,
-    NotIn,
-    Rule,
-    RulePack,
-)
 
 PACK_DIR = Path(__file__).resolve().parent / "packs"
 CAPABILITIES_FILE = PACK_DIR / "capabilities.yaml"
+CAPABILITY_LEVELS: tuple[str, ...] = (
+    "NEVER", "UNIFORM_SINGLE_TOKEN_DECODE", "UNIFORM_BATCH", "ALWAYS",
+)
+COMPARISONS = ("eq", "ne", "gt", "ge", "lt", "le")
 _PLACEHOLDER = re.compile(r"\{([a-z_]+(?:\.[a-z_0-9]+)+)\}")
+
+
+@dataclass(frozen=True)
+class CompiledRule:
+    """A validated rule as plain data: what the engine interprets."""
+
+    id: str
+    title: str
+    kind: str
+    when: dict[str, Any]
+    then: tuple[dict[str, Any], ...]
+    reason: str
+    hint: str | None
+    source: str
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CompiledRule:
+        """From the JSON form of a :class:`~cgconfig.rules.schema.Rule`."""
+        return cls(id=data["id"], title=data["title"], kind=data["kind"], when=data["when"],
+                   then=tuple(data["then"]), reason=data["reason"], hint=data.get("hint"),
+                   source=data["source"])
+
+    def target_keys(self) -> list[str]:
+        """Every config key any of the rule's actions may write."""
+        keys: list[str] = []
+        for action in self.then:
+            if "set" in action:
+                keys.append(action["set"]["key"])
+            elif "clamp" in action:
+                keys.append(action["clamp"]["key"])
+            elif "align" in action:
+                phase = action["align"]["phase"]
+                keys += [f"{phase}.bs", f"{phase}.max_bs"]
+        return keys
+
+
+def compile_rule(rule: Any) -> CompiledRule:
+    """A :class:`CompiledRule` from a schema ``Rule`` (or one already compiled)."""
+    if isinstance(rule, CompiledRule):
+        return rule
+    return CompiledRule.from_dict(rule.model_dump(mode="json", by_alias=True, exclude_unset=True))
 
 
 @dataclass
 class RuleSet:
     """Rules in application order, with the pack each came from, and the capability table."""
 
-    rules: list[Rule]
+    rules: list[Any]
+    """Schema ``Rule`` objects (validation path) or :class:`CompiledRule` (start-up path)."""
     pack_of: dict[str, str]
-    capabilities: CapabilityTable | None
+    capabilities: Any
+    """A ``CapabilityTable``, its JSON form, or ``None``."""
     pack_titles: dict[str, str] = field(default_factory=dict)
+    _compiled: list[CompiledRule] | None = field(default=None, repr=False, compare=False)
 
-    def get(self, rule_id: str) -> Rule:
+    def compiled(self) -> list[CompiledRule]:
+        """The rules as plain data, compiled once."""
+        if self._compiled is None or len(self._compiled) != len(self.rules):
+            self._compiled = [compile_rule(r) for r in self.rules]
+        return self._compiled
+
+    def levels(self) -> dict[str, str]:
+        """Attention backend → capability level."""
+        caps = self.capabilities
+        if caps is None:
+            return {}
+        if isinstance(caps, dict):
+            return {name: entry["level"] for name, entry in caps["backends"].items()}
+        return {name: entry.level for name, entry in caps.backends.items()}
+
+    def get(self, rule_id: str) -> Any:
         """A rule by id; an unknown id is an input error with a did-you-mean."""
         for rule in self.rules:
             if rule.id == rule_id:
@@ -64,133 +112,21 @@ class RuleSet:
                          suggestion=did_you_mean(rule_id, [r.id for r in self.rules]))
 
 
-# --------------------------------------------------------------------------------- loading
-
-def _pydantic_error(exc: ValidationError, name: str, lines: dict[tuple[Any, ...], int]) -> InputError:
-    from cgconfig.docio import locate
-
-    err = exc.errors(include_url=False)[0]
-    loc = tuple(err["loc"])
-    # Discriminator-less unions report every member; keep the path to the data only.
-    data_loc = tuple(p for p in loc if isinstance(p, int) or p in _data_keys(lines))
-    where = locate(name, lines, data_loc)
-    dotted = ".".join(str(p) for p in loc)
-    return InputError(f"{err['msg']} at {dotted}", where=where)
-
-
-def _data_keys(lines: dict[tuple[Any, ...], int]) -> set[Any]:
-    return {part for key in lines for part in key}
-
-
-def _check_condition(cond: Condition, errors: list[str], where: str) -> None:
-    if isinstance(cond, All):
-        for c in cond.all:
-            _check_condition(c, errors, where)
-    elif isinstance(cond, Any_):
-        for c in cond.any:
-            _check_condition(c, errors, where)
-    elif isinstance(cond, Not):
-        _check_condition(cond.not_, errors, where)
-    elif isinstance(cond, (In, NotIn)):
-        operand = cond.in_ if isinstance(cond, In) else cond.not_in
-        problem = paths.check_path(operand.path)
-        if problem:
-            errors.append(f"{where}: {problem}")
-            return
-        for value in operand.values:
-            bad = paths.check_literal(operand.path, value)
-            if bad:
-                errors.append(f"{where}: {bad}")
-    elif isinstance(cond, IsSet):
-        problem = paths.check_path(cond.is_set.path)
-        if problem:
-            errors.append(f"{where}: {problem}")
-    elif isinstance(cond, Capability):
-        return
-    else:
-        op = _op_name(cond)
-        operand = getattr(cond, op)
-        problem = paths.check_path(operand.path)
-        if problem:
-            errors.append(f"{where}: {problem}")
-            return
-        if operand.ref is not None:
-            problem = paths.check_path(operand.ref)
-            if problem:
-                errors.append(f"{where}: {problem}")
-        else:
-            bad = paths.check_literal(operand.path, operand.value)
-            if bad:
-                errors.append(f"{where}: {bad}")
-
-
-def _op_name(cond: Condition) -> str:
-    for op in COMPARISONS:
-        if hasattr(cond, op):
-            return op
-    raise TypeError(type(cond).__name__)
-
-
-def check_rule(rule: Rule) -> list[str]:
-    """Every path, key, literal and placeholder of one rule; returns the problems found."""
-    errors: list[str] = []
-    where = f"rule {rule.id}"
-    _check_condition(rule.when, errors, where)
-    for action in rule.then:
-        for key in action.target_keys():
-            problem = paths.check_key(key)
-            if problem:
-                errors.append(f"{where}: {problem}")
-        if action.set is not None:
-            key = action.set.key
-            if not paths.check_key(key):
-                prefix = "" if key.startswith("options.") else "config."
-                bad = paths.check_literal(prefix + key, action.set.value)
-                if bad:
-                    errors.append(f"{where}: {bad}")
-        if action.clamp is not None and action.clamp.max_ref is not None:
-            problem = paths.check_path(action.clamp.max_ref)
-            if problem:
-                errors.append(f"{where}: {problem}")
-    for text in (rule.reason, rule.hint or ""):
-        for placeholder in _PLACEHOLDER.findall(text):
-            problem = paths.check_path(placeholder)
-            if problem:
-                errors.append(f"{where}: placeholder {{{placeholder}}}: {problem}")
-    return errors
-
-
-def load_pack_file(path: Path | str, *, check: bool = True) -> RulePack:
-    """Read and validate one pack; errors carry ``file:line``."""
-    from cgconfig.docio import read_document
-
-    name = str(path)
-    data, lines, name = read_document(name, "--rules")
-    try:
-        pack = RulePack.model_validate(data)
-    except ValidationError as exc:
-        raise _pydantic_error(exc, name, lines) from None
-    if check:
-        problems: list[str] = []
-        for index, rule in enumerate(pack.rules):
-            for problem in check_rule(rule):
-                line = lines.get(("rules", index))
-                problems.append(f"{name}:{line}: {problem}" if line else f"{name}: {problem}")
-        if problems:
-            raise InputError(problems[0] + (f" (and {len(problems) - 1} more)"
-                                            if len(problems) > 1 else ""))
-    return pack
-
+# ------------------------------------------------------------------------------- loading
 
 def shipped_pack_files() -> list[Path]:
     """The shipped packs in application order (their file names start with a number)."""
     return sorted(p for p in PACK_DIR.glob("*.yaml") if p.name != CAPABILITIES_FILE.name)
 
 
-def _cache_path(files: list[Path]) -> Path | None:
+def cache_path() -> Path | None:
+    """Where the JSON form of the shipped packs is cached, keyed on the files' stat."""
+    if os.environ.get("CGCONFIG_NO_CACHE"):
+        return None
     base = os.environ.get("CGCONFIG_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "cgconfig")
     digest = hashlib.sha256()
+    files = shipped_pack_files() + ([CAPABILITIES_FILE] if CAPABILITIES_FILE.exists() else [])
     for f in files:
         try:
             st = f.stat()
@@ -200,99 +136,90 @@ def _cache_path(files: list[Path]) -> Path | None:
     return Path(base) / f"packs-{digest.hexdigest()[:20]}.json"
 
 
-def _load_shipped() -> tuple[list[RulePack], CapabilityTable | None]:
-    """Shipped packs, through a JSON cache keyed on the files' stat (YAML costs ~20 ms)."""
-    files = shipped_pack_files()
-    cap_files = [CAPABILITIES_FILE] if CAPABILITIES_FILE.exists() else []
-    cache = None if os.environ.get("CGCONFIG_NO_CACHE") else _cache_path(files + cap_files)
-    if cache is not None and cache.exists():
-        try:
-            raw = json.loads(cache.read_text(encoding="utf-8"))
-            packs = [RulePack.model_validate(p) for p in raw["packs"]]
-            caps = CapabilityTable.model_validate(raw["capabilities"]) if raw["capabilities"] \
-                else None
-            return packs, caps
-        except (OSError, ValueError, KeyError, ValidationError):
-            pass
-    packs = [load_pack_file(f) for f in files]
-    caps = load_capabilities(CAPABILITIES_FILE) if cap_files else None
-    if cache is not None:
-        try:
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps({
-                "packs": [p.model_dump(mode="json", by_alias=True, exclude_unset=True)
-                          for p in packs],
-                "capabilities": caps.model_dump(mode="json") if caps else None,
-            }), encoding="utf-8")
-            os.replace(tmp, cache)
-        except OSError:
-            pass
-    return packs, caps
-
-
-def load_capabilities(path: Path) -> CapabilityTable:
-    """The attention-backend capability table."""
-    from cgconfig.docio import read_document
-
-    data, lines, name = read_document(str(path), "capabilities")
+def read_cache() -> dict[str, Any] | None:
+    """The cached JSON of the shipped packs, or ``None`` when absent or unreadable."""
+    path = cache_path()
+    if path is None:
+        return None
     try:
-        return CapabilityTable.model_validate(data)
-    except ValidationError as exc:
-        raise _pydantic_error(exc, name, lines) from None
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and "packs" in data else None
 
 
 def load_rule_set(extra_files: list[str] | None = None, *, shipped: bool = True) -> RuleSet:
-    """Shipped packs (unless ``shipped=False``) then user packs, ids checked for uniqueness."""
-    packs, caps = _load_shipped() if shipped else ([], None)
-    packs = list(packs)
-    for extra in extra_files or []:
-        packs.append(load_pack_file(extra))
-    rules: list[Rule] = []
+    """Validated packs as schema objects: shipped (unless ``shipped=False``), then user packs."""
+    from cgconfig.rules.loader import load_rule_set as load_validated
+
+    return load_validated(extra_files, shipped=shipped)
+
+
+_SHIPPED: list[RuleSet] = []
+
+
+def load_rules_for_resolve(extra_files: list[str] | None = None) -> RuleSet:
+    """The rules a resolution applies: the shipped packs from the JSON cache when it is current
+    (no YAML, no pydantic), user packs validated from their files.
+
+    The shipped set is read once per process: a launch script that resolves many plans pays
+    for it once.
+    """
+    if not extra_files and _SHIPPED:
+        return _SHIPPED[0]
+    raw = None if extra_files else read_cache()
+    if raw is None:
+        rule_set = load_rule_set(extra_files)
+        if not extra_files:
+            _SHIPPED.append(rule_set)
+        return rule_set
+    rules: list[Any] = []
     pack_of: dict[str, str] = {}
     titles: dict[str, str] = {}
-    for pack in packs:
-        titles[pack.pack] = pack.title
-        for rule in pack.rules:
-            if rule.id in pack_of:
-                raise InputError(f"duplicate rule id {rule.id!r} (in packs {pack_of[rule.id]!r} "
-                                 f"and {pack.pack!r})", where="--rules")
-            pack_of[rule.id] = pack.pack
-            rules.append(rule)
-    return RuleSet(rules=rules, pack_of=pack_of, capabilities=caps, pack_titles=titles)
+    for pack in raw["packs"]:
+        titles[pack["pack"]] = pack["title"]
+        for data in pack["rules"]:
+            pack_of[data["id"]] = pack["pack"]
+            rules.append(CompiledRule.from_dict(data))
+    rule_set = RuleSet(rules=rules, pack_of=pack_of, capabilities=raw["capabilities"],
+                       pack_titles=titles)
+    _SHIPPED.append(rule_set)
+    return rule_set
+
+
+def __getattr__(name: str) -> Any:
+    # The validation helpers live with the schema (cold path); keep them reachable from here.
+    if name in ("check_rule", "load_pack_file", "load_capabilities"):
+        from cgconfig.rules import loader
+
+        return getattr(loader, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ------------------------------------------------------------------------------ evaluation
 
-def _level_of(table: CapabilityTable | None, backend: str) -> str | None:
-    if table is None:
-        return None
-    entry = table.backends.get(backend)
-    return entry.level if entry else None
-
-
-def _capability(draft: Draft, cond: Capability, table: CapabilityTable | None,
+def _capability(draft: Draft, spec: dict[str, Any], levels: dict[str, str],
                 out: list[Match]) -> bool:
-    spec = cond.capability
     d = draft.derived
-    if spec.backends == "decode":
+    which = spec.get("backends", "in_use")
+    if which == "decode":
         names = [d.get("decode_attention_backend")]
-    elif spec.backends == "prefill":
+    elif which == "prefill":
         names = [d.get("prefill_attention_backend")]
     else:
         names = list(d.get("attention_backends") or [])
-    levels = [lvl for lvl in (_level_of(table, n) for n in names if n) if lvl]
-    if not levels:
+    found = [levels[n] for n in names if n and n in levels]
+    if not found:
         return False
-    weakest = min(levels, key=CAPABILITY_LEVELS.index)
+    weakest = min(found, key=CAPABILITY_LEVELS.index)
     rank = CAPABILITY_LEVELS.index(weakest)
-    op, wanted = next((n, getattr(spec, n)) for n in ("lt", "ge", "eq")
-                      if getattr(spec, n) is not None)
+    op = next(n for n in ("lt", "ge", "eq") if spec.get(n) is not None)
+    wanted = spec[op]
     target = CAPABILITY_LEVELS.index(wanted)
     result = {"lt": rank < target, "ge": rank >= target, "eq": rank == target}[op]
     if result:
-        which = ", ".join(n for n in names if n)
-        out.append(Match(f"capability({spec.backends}: {which})", op, wanted, weakest))
+        shown = ", ".join(n for n in names if n)
+        out.append(Match(f"capability({which}: {shown})", op, wanted, weakest))
     return result
 
 
@@ -307,57 +234,52 @@ def _compare(op: str, actual: Any, expected: Any) -> bool:
                  "lt": actual < expected, "le": actual <= expected}[op])
 
 
-def evaluate(cond: Condition, draft: Draft, table: CapabilityTable | None,
+def evaluate(cond: dict[str, Any], draft: Draft, levels: dict[str, str],
              out: list[Match]) -> bool:
-    """Evaluate a condition; the atoms that made it true are appended to ``out``."""
-    if isinstance(cond, All):
+    """Evaluate a condition (plain-data form); the atoms that made it true go to ``out``."""
+    (op, body), = cond.items()
+    if op == "all":
         trail: list[Match] = []
-        for c in cond.all:
-            if not evaluate(c, draft, table, trail):
-                return False
-        out.extend(trail)
-        return True
-    if isinstance(cond, Any_):
-        for c in cond.any:
+        if all(evaluate(c, draft, levels, trail) for c in body):
+            out.extend(trail)
+            return True
+        return False
+    if op == "any":
+        for c in body:
             trail = []
-            if evaluate(c, draft, table, trail):
+            if evaluate(c, draft, levels, trail):
                 out.extend(trail)
                 return True
         return False
-    if isinstance(cond, Not):
-        inner: list[Match] = []
-        result = not evaluate(cond.not_, draft, table, inner)
+    if op == "not":
+        result = not evaluate(body, draft, levels, [])
         if result:
             out.append(Match("(condition)", "not", "false", "false"))
         return result
-    if isinstance(cond, (In, NotIn)):
-        operand = cond.in_ if isinstance(cond, In) else cond.not_in
-        actual = draft.lookup(operand.path)
-        hit = actual in operand.values
-        result = hit if isinstance(cond, In) else not hit
+    if op in ("in", "not_in"):
+        actual = draft.lookup(body["path"])
+        hit = actual in body["values"]
+        result = hit if op == "in" else not hit
         if result:
-            out.append(Match(operand.path, "in" if isinstance(cond, In) else "not_in",
-                             operand.values, actual))
+            out.append(Match(body["path"], op, body["values"], actual))
         return result
-    if isinstance(cond, IsSet):
-        path = cond.is_set.path
-        if path.startswith("config.") or path.startswith("options."):
-            key = path.removeprefix("config.")
-            result = key in draft.locked
+    if op == "is_set":
+        path = body["path"]
+        if path.startswith(("config.", "options.")):
+            result = path.removeprefix("config.") in draft.locked
         else:
             result = draft.lookup(path) is not None
         if result:
             out.append(Match(path, "is_set", True, True))
         return result
-    if isinstance(cond, Capability):
-        return _capability(draft, cond, table, out)
-    op = _op_name(cond)
-    operand = getattr(cond, op)
-    actual = draft.lookup(operand.path)
-    expected = draft.lookup(operand.ref) if operand.ref is not None else operand.value
+    if op == "capability":
+        return _capability(draft, body, levels, out)
+    actual = draft.lookup(body["path"])
+    ref = body.get("ref")
+    expected = draft.lookup(ref) if ref is not None else body.get("value")
     result = _compare(op, actual, expected)
     if result:
-        out.append(Match(operand.path, op, operand.ref or expected, actual))
+        out.append(Match(body["path"], op, ref or expected, actual))
     return result
 
 
@@ -375,24 +297,25 @@ def fill_placeholders(text: str, draft: Draft) -> str:
 
 # -------------------------------------------------------------------------------- actions
 
-def _proposed(action: Action, draft: Draft) -> list[tuple[str, Any]]:
+def _proposed(action: dict[str, Any], draft: Draft) -> list[tuple[str, Any]]:
     """The (key, new value) pairs an action would write; no-ops and upgrades are dropped."""
-    if action.set is not None:
-        key, value = action.set.key, action.set.value
+    if "set" in action:
+        key, value = action["set"]["key"], action["set"].get("value")
         current = draft.get(key)
         if key.endswith(".backend"):
             return [(key, value)] if BACKEND_RANK[value] < BACKEND_RANK[current] else []
         return [(key, value)] if current != value else []
-    if action.clamp is not None:
-        key = action.clamp.key
+    if "clamp" in action:
+        spec = action["clamp"]
+        key = spec["key"]
         current = draft.get(key)
-        bound = action.clamp.max if action.clamp.max is not None else draft.lookup(
-            action.clamp.max_ref or "")
+        bound = spec["max"] if spec.get("max") is not None else draft.lookup(
+            spec.get("max_ref") or "")
         if current is None or bound is None or bound <= 0 or current <= bound:
             return []
         return [(key, int(bound))]
-    if action.align is not None:
-        phase, multiple = action.align.phase, action.align.multiple
+    if "align" in action:
+        phase, multiple = action["align"]["phase"], action["align"]["multiple"]
         sizes = draft.get(f"{phase}.bs") or []
         aligned = sorted({-(-s // multiple) * multiple for s in sizes})
         if not aligned or aligned == sorted(sizes):
@@ -404,10 +327,8 @@ def _proposed(action: Action, draft: Draft) -> list[tuple[str, Any]]:
     return []
 
 
-@dataclass
-class _Outcome:
-    decision: Decision
-    changed: bool
+def _verbs(rule: CompiledRule) -> set[str]:
+    return {next(iter(action)) for action in rule.then}
 
 
 def apply_rules(draft: Draft, rule_set: RuleSet, *, strict: bool = False,
@@ -424,7 +345,8 @@ def apply_rules(draft: Draft, rule_set: RuleSet, *, strict: bool = False,
                 f"rule {rule_id!r} is a constraint (a real incompatibility) and cannot be "
                 "switched off", where="--disable-rule",
                 hint=f"to run without it anyway, drop --strict and add --allow-override {rule_id}")
-    active = [r for r in rule_set.rules if r.id not in disabled_ids]
+    active = [r for r in rule_set.compiled() if r.id not in disabled_ids]
+    levels = rule_set.levels()
     decisions: dict[str, Decision] = {}
     conflicts: list[str] = []
     warned: set[str] = set()
@@ -432,7 +354,7 @@ def apply_rules(draft: Draft, rule_set: RuleSet, *, strict: bool = False,
     for _ in range(max_passes):
         changed_by: list[str] = []
         for rule in active:
-            if _apply_one(rule, draft, rule_set, decisions, conflicts, warned, strict,
+            if _apply_one(rule, draft, levels, decisions, conflicts, warned, strict,
                           overridable):
                 changed_by.append(rule.id)
         if conflicts:
@@ -446,15 +368,16 @@ def apply_rules(draft: Draft, rule_set: RuleSet, *, strict: bool = False,
     draft.decisions.extend(decisions.values())
 
 
-def _apply_one(rule: Rule, draft: Draft, rule_set: RuleSet, decisions: dict[str, Decision],
+def _apply_one(rule: CompiledRule, draft: Draft, levels: dict[str, str],
+               decisions: dict[str, Decision],
                conflicts: list[str], warned: set[str], strict: bool,
                overridable: set[str]) -> bool:
     matches: list[Match] = []
-    if not evaluate(rule.when, draft, rule_set.capabilities, matches):
+    if not evaluate(rule.when, draft, levels, matches):
         return False
     reason = fill_placeholders(rule.reason, draft)
     hint = fill_placeholders(rule.hint, draft) if rule.hint else None
-    verbs = {a.verb for a in rule.then}
+    verbs = _verbs(rule)
     if "refuse" in verbs:
         raise RuleRefusal(f"{reason} [rule {rule.id}]" + (f"; {hint}" if hint else ""))
     proposed = [pair for action in rule.then for pair in _proposed(action, draft)]
@@ -511,14 +434,14 @@ def _apply_one(rule: Rule, draft: Draft, rule_set: RuleSet, decisions: dict[str,
     return bool(changes)
 
 
-def _blocked_entry(rule: Rule, value: Any, reason: str) -> Any:
+def _blocked_entry(rule: CompiledRule, value: Any, reason: str) -> Any:
     from cgconfig.provenance import ChainEntry
 
     return ChainEntry(source=f"rule:{rule.id}", value=value, layer="rule-skipped",
                       why=f"skipped (key is locked by your input): {reason}")
 
 
-def _decision(rule: Rule, outcome: str, reason: str, hint: str | None, matches: list[Match],
+def _decision(rule: CompiledRule, outcome: str, reason: str, hint: str | None, matches: list[Match],
               changes: list[Change]) -> Decision:
     return Decision(rule=rule.id, kind=rule.kind, outcome=outcome,  # type: ignore[arg-type]
                     why=reason, changes=changes, matched=matches, hint=hint, source=rule.source)

@@ -13,7 +13,8 @@ from pydantic import TypeAdapter, ValidationError
 
 from cgconfig.deployment import ATTENTION_BACKENDS, DeploymentFacts
 from cgconfig.errors import did_you_mean
-from cgconfig.model import all_config_keys, field_info
+from cgconfig.model import field_info
+from cgconfig.model_data import all_config_keys
 
 #: Types of the computed facts the resolver provides under ``derived.*``.
 DERIVED_TYPES: dict[str, Any] = {

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from cgconfig.dialects import TRTLLM_FLAGS
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.provenance import Layer, Leaf, Origin
 
-TRTLLM_FLAGS = ("--extra-llm-api-options", "--extra_llm_api_options", "--trtllm-options")
 GRAPH_KEYS = ("batch_sizes", "max_batch_size", "enable_padding")
 PIECEWISE_DEFAULT_TOKENS = [2**i for i in range(8)] + list(range(256, 3073, 256))
 

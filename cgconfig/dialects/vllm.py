@@ -17,19 +17,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from cgconfig.dialects import VLLM_FLAGS, is_vllm_flag
 from cgconfig.errors import InputError, StrictConflictError, did_you_mean
 from cgconfig.plan import Decision
 from cgconfig.provenance import Layer, Leaf, Origin
 
 CC_FLAGS = ("--compilation-config", "-cc")
-#: vLLM flags this dialect reads → whether they take a value.
-VLLM_FLAGS: dict[str, bool] = {
-    "--compilation-config": True, "-cc": True, "--enforce-eager": False,
-    "--max-num-seqs": True, "--max-num-batched-tokens": True,
-    "--num-speculative-tokens": True, "--speculative-config": True,
-    "--cudagraph-capture-sizes": True, "--max-cudagraph-capture-size": True,
-    "--cudagraph-support": True, "--vllm-attention-backend": True,
-}
 #: CompilationConfig keys that matter here.
 MODELLED_KEYS = ("cudagraph_mode", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "mode")
 #: CompilationConfig keys accepted and ignored (no effect on which graphs are captured).
@@ -42,11 +35,6 @@ PASSTHROUGH_KEYS = (
 )
 COMPILATION_MODES = {"NONE": 0, "STOCK_TORCH_COMPILE": 1, "DYNAMO_TRACE_ONCE": 2,
                      "VLLM_COMPILE": 3}
-
-
-def is_vllm_flag(name: str) -> bool:
-    """Whether a flag spelling belongs to the vLLM dialect (``-cc.x`` included)."""
-    return name in VLLM_FLAGS or name.startswith(("-cc.", "--compilation-config."))
 
 
 @dataclass

@@ -59,3 +59,16 @@ def test_completion_path_imports_no_pydantic() -> None:
             "print('pydantic' in sys.modules, 'typer' in sys.modules, 'yaml' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "False False False"
+
+
+def test_resolve_path_imports_no_pydantic_once_the_pack_cache_is_warm(tmp_path: object) -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from cgconfig.cli.main import main; "
+            "main(['resolve', '-o', 'json', '--tp-size', '8']); "
+            "print('MODULES', 'pydantic' in sys.modules, 'yaml' in sys.modules, "
+            "'rich' in sys.modules, 'typer' in sys.modules, 'torch' in sys.modules)")
+    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "MODULES False False False False False"

@@ -149,7 +149,7 @@ def _interleave(groups: list[list[int]], rng: random.Random) -> list[int]:
 
 def _effective(argv: tuple[str, ...], rule_set: RuleSet) -> object:
     """What a plan means for the runtime: backends, captured sizes, options; or a refusal."""
-    with mock.patch.object(engine, "load_rule_set", lambda extra=None: rule_set):
+    with mock.patch.object(engine, "load_rules_for_resolve", lambda extra=None: rule_set):
         try:
             plan = resolve_args(list(argv))
         except RuleRefusal:

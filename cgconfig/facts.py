@@ -1,0 +1,63 @@
+"""Validated deployment facts with attribute access, checked without building pydantic models.
+
+:class:`~cgconfig.deployment.DeploymentFacts` documents the facts and gives their JSON Schema;
+the resolver checks values against the same types through :mod:`cgconfig.fieldspec`, which keeps
+pydantic off the start-up path.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cgconfig.errors import InputError, did_you_mean
+from cgconfig.fieldspec import FieldError, check
+from cgconfig.model_data import fact_fields, spec
+
+
+class Facts:
+    """Read-only deployment facts: ``facts.tp_size``; ``model_dump()`` gives a plain dict."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        object.__setattr__(self, "_values", dict(values))
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("deployment facts are read-only")
+
+    def model_dump(self) -> dict[str, Any]:
+        """Every fact, defaults included, as a dict (the same shape as the pydantic model)."""
+        return dict(self._values)
+
+
+def validate_facts(values: dict[str, Any], sources: dict[str, str]) -> Facts:
+    """Facts from given values plus defaults; a bad value names its flag or ``file:line``."""
+    known = fact_fields()
+    out: dict[str, Any] = {}
+    for name in known:
+        field_spec = spec(f"facts.{name}")
+        if name not in values:
+            out[name] = field_spec.default
+            continue
+        where = sources.get(name, "--" + name.replace("_", "-"))
+        try:
+            out[name] = check(field_spec, values[name])
+        except FieldError as exc:
+            choices = field_spec.choices
+            suggestion = None
+            if choices and isinstance(exc.value, str) and "did you mean" not in exc.message:
+                suggestion = did_you_mean(exc.value, choices)
+            raise InputError(exc.describe(), where=where, allowed=choices,
+                             suggestion=suggestion) from None
+    for name in values:
+        if name not in known:
+            raise InputError(f"unknown deployment fact {name!r}",
+                             where=sources.get(name, "deployment facts"),
+                             suggestion=did_you_mean(name, known))
+    return Facts(out)
