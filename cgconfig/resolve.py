@@ -150,8 +150,12 @@ def _fill_sizes(draft: Draft, facts: Facts) -> None:
     if not bs:
         draft.derived_sizes.add("decode")
         generated = draft.size_generator("decode", draft.get("decode.max_bs"))
+        grid = ("the CPU grid" if facts.device == "cpu" else
+                "every size (padding disabled)" if draft.get("options.disable_padding") else
+                f"the speculative-decoding grid ({facts.speculative_algorithm})"
+                if d["speculative"] else "the decode grid")
         draft.record("decode.bs", generated, source="default (derived)", layer="default",
-                     why=f"generated from decode.max_bs={draft.get('decode.max_bs')}")
+                     why=f"generated from decode.max_bs={draft.get('decode.max_bs')} by {grid}")
 
     # --- prefill ------------------------------------------------------------------------
     pbs = draft.get("prefill.bs")

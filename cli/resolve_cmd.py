@@ -29,11 +29,13 @@ def run_resolve(argv: list[str]) -> int:
         plan = resolve(request)
     except CgConfigError as error:
         return report(error, as_json=as_json)
+    meta = parsed.meta
+    table = not meta.get("emit") and (meta.get("output") or "table") == "table"
     for message in plan.deprecations:
         note("deprecated", message)
-    for message in plan.warnings:
-        note("warning", message)
-    meta = parsed.meta
+    if not table:  # the table lists them itself
+        for message in plan.warnings:
+            note("warning", message)
     emit = meta.get("emit")
     if emit:
         from cgconfig.emit import emit_plan
