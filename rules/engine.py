@@ -290,7 +290,9 @@ def fill_placeholders(text: str, draft: Draft) -> str:
             found = draft.lookup(match.group(1))
         except KeyError:
             return match.group(0)
-        return "unset" if found is None else str(found)
+        if found is None:
+            return "unset"
+        return f"{found:g}" if isinstance(found, float) else str(found)
 
     return _PLACEHOLDER.sub(value, text)
 
