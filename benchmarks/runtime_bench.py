@@ -82,6 +82,26 @@ def time_many(steps: Mapping[str, Callable[[], Any]], iters: int,
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
+def top_kernels(step: Callable[[], Any], count: int = 4) -> list[str]:
+    """The device kernels that dominate two calls of ``step``, with ms per call.
+
+    Used to explain a surprising timing (for example a compiled step slower than eager).
+    """
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        step()
+        step()
+        torch.cuda.synchronize()
+
+    def device_us(event: Any) -> float:
+        return float(getattr(event, "device_time_total", 0.0)
+                     or getattr(event, "cuda_time_total", 0.0))
+
+    events = sorted(prof.key_averages(), key=device_us, reverse=True)[:count]
+    return [f"{e.key[:70]}: {device_us(e) / 2000:.3f} ms/call" for e in events]
+
+
 def warm_gpu(seconds: float) -> None:
     """Keep the GPU busy for a moment so the first timings do not run at idle clocks."""
     a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
@@ -347,6 +367,8 @@ def decode_table(work: Workload, decode_plan: PhaseCapture, budget: CompileBudge
         step, note = budget.step("decode", model.decode_forward, work.decode_batch(row["bs"]))
         row["compile"] = time_ms(step, iters, repeats) if step else None
         row["compile_note"] = note
+        if step is not None and row["bs"] == DECODE_BS[0]:
+            row["compile_top_kernels"] = top_kernels(step)
     row_stats = {"full": full.stats.to_dict(), "breakable": breakable.stats.to_dict()}
     rows.append({"stats": row_stats, "capture": {"full": full.report(),
                                                  "breakable": breakable.report()}})
@@ -446,6 +468,9 @@ def print_tables(result: dict[str, Any]) -> None:
         print("| " + " | ".join(cells) + " |")
     notes = {r["compile_note"] for r in result["decode"] if "compile_note" in r}
     print("compile: " + "; ".join(sorted(notes)))
+    for row in result["decode"]:
+        for line in row.get("compile_top_kernels", []):
+            print(f"  compiled bs {row['bs']} top kernel: {line}")
     print("\nPrefill, ms (full graph and raw graph: n/a, prefill attention reads host metadata)")
     head2 = ("tokens", "eager", "breakable", "hand segs", "compile", "brk/hand", "eager/brk")
     print("| " + " | ".join(head2) + " |")
@@ -477,7 +502,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small model, few iterations")
     parser.add_argument("--json", type=Path, help="write the raw results here")
-    parser.add_argument("--compile-budget", type=float, default=120.0,
+    parser.add_argument("--compile-budget", type=float, default=130.0,
                         help="seconds torch.compile may spend in total")
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():

@@ -145,17 +145,17 @@ def _spec_from_field(key: str, info: Any, choices_override: tuple[str, ...] | No
     gt = ge = min_items = None
     for meta in [*metadata, *item_meta]:
         if isinstance(meta, at.Gt):
-            gt = meta.gt
+            gt = float(meta.gt)  # type: ignore[arg-type]
         elif isinstance(meta, at.Ge):
-            ge = meta.ge
+            ge = float(meta.ge)  # type: ignore[arg-type]
         elif isinstance(meta, at.MinLen):
             min_items = meta.min_length
         elif hasattr(meta, "metadata"):
             for inner in meta.metadata:
                 if isinstance(inner, at.Gt):
-                    gt = inner.gt
+                    gt = float(inner.gt)  # type: ignore[arg-type]
                 elif isinstance(inner, at.Ge):
-                    ge = inner.ge
+                    ge = float(inner.ge)  # type: ignore[arg-type]
                 elif isinstance(inner, at.MinLen):
                     min_items = inner.min_length
     doc = " ".join((info.description or "").strip().split("\n\n")[0].split()).replace("``", "")

@@ -17,6 +17,7 @@ from cgconfig.model_data import BACKEND_RANK, BACKENDS, PHASES, REMOVED_BACKENDS
 Phase = Literal["decode", "prefill"]
 BackendName = Literal["full", "breakable", "disabled"]
 assert get_args(BackendName) == BACKENDS and get_args(Phase) == PHASES
+_PHASE_NAMES: tuple[Phase, ...] = ("decode", "prefill")
 
 from cgconfig.model_data import all_config_keys, default_value  # noqa: E402  (re-exported)
 
@@ -141,7 +142,7 @@ class CudaGraphConfig(BaseModel):
         """
         base = baseline or CudaGraphConfig()
         out: dict[str, dict[str, Any]] = {}
-        for name in PHASES:
+        for name in _PHASE_NAMES:
             mine, theirs = self.phase(name), base.phase(name)
             diff = {
                 key: getattr(mine, key)
@@ -160,7 +161,7 @@ class CudaGraphConfig(BaseModel):
     def explicit_keys(self) -> list[str]:
         """Dotted keys the caller set on this object (``decode.max_bs``, ...), in model order."""
         keys: list[str] = []
-        for name in PHASES:
+        for name in _PHASE_NAMES:
             if name in self.model_fields_set:
                 sub = self.phase(name)
                 keys.extend(f"{name}.{k}" for k in type(sub).model_fields if k in sub.model_fields_set)

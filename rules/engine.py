@@ -403,12 +403,12 @@ def _apply_one(rule: CompiledRule, draft: Draft, levels: dict[str, str],
         return False
     if locked and strict and rule.id not in overridable:
         for key in locked:
-            inputs = ", ".join(draft.user_inputs(key)) or "your input"
+            named = ", ".join(draft.user_inputs(key)) or "your input"
             wanted = dict(proposed)[key]
             conflicts.append(
                 f"rule {rule.id} (constraint) would change {key} from {draft.get(key)!r} to "
-                f"{wanted!r}, which {inputs} set explicitly: {reason}. Remedies: drop "
-                f"{inputs}; or set {key} to {wanted!r}; or pass --allow-override {rule.id}")
+                f"{wanted!r}, which {named} set explicitly: {reason}. Remedies: drop "
+                f"{named}; or set {key} to {wanted!r}; or pass --allow-override {rule.id}")
         return False
     outcome = "overrode-lock" if locked else "applied"
     changes: list[Change] = []
@@ -421,9 +421,9 @@ def _apply_one(rule: CompiledRule, draft: Draft, levels: dict[str, str],
             draft.mark_sizes_explicit(key.split(".")[0])
     if locked:
         for key in locked:
-            inputs = ", ".join(draft.user_inputs(key)) or "your input"
+            named = ", ".join(draft.user_inputs(key)) or "your input"
             draft.warnings.append(
-                f"rule {rule.id} overrode {key} set by {inputs}: {reason}"
+                f"rule {rule.id} overrode {key} set by {named}: {reason}"
                 + (f" ({hint})" if hint else ""))
     existing = decisions.get(rule.id)
     if existing is not None and existing.outcome in ("applied", "overrode-lock"):

@@ -87,6 +87,8 @@ def check_literal(path: str, value: Any) -> str | None:
     if path.startswith("config.") or path.startswith("options."):
         key = path.removeprefix("config.")
         annotation = Optional[field_info(key).annotation]  # noqa: UP045
+    if annotation is None:
+        return f"no type known for {path}"
     try:
         TypeAdapter(annotation).validate_python(value, strict=True)
     except ValidationError as exc:

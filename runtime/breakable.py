@@ -208,7 +208,21 @@ class _BreakableCapture:
             if targets:
                 torch._foreach_copy_(targets, fresh)
 
-        self.breaks.append(replay_break)
+        if isinstance(out, torch.Tensor):
+            # The common case (attention returns one tensor) runs once per layer per step:
+            # skip the tree walk and the list-based foreach dispatch.
+            target = bridged
+
+            def replay_one() -> None:
+                fresh = fn(*weak_args, **weak_kwargs)
+                if not isinstance(fresh, torch.Tensor):
+                    raise RuntimeError(f"eager function {name} returned {type(fresh).__name__} "
+                                       "at replay but a tensor at capture")
+                target.copy_(fresh)
+
+            self.breaks.append(replay_one)
+        else:
+            self.breaks.append(replay_break)
         self.begin()
         return bridged
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from cgconfig.dialects import VLLM_FLAGS, is_vllm_flag
 from cgconfig.errors import InputError, StrictConflictError, did_you_mean
-from cgconfig.plan import Decision
+from cgconfig.plan import Decision, Outcome
 from cgconfig.provenance import Layer, Leaf, Origin
 
 CC_FLAGS = ("--compilation-config", "-cc")
@@ -384,7 +384,7 @@ def _apply(draft: Any, rule: str, before: Any, after: Any, message: str, strict:
             changes.append(change)
     if not changes:
         return
-    outcome = "overrode-lock" if locked else "applied"
+    outcome: Outcome = "overrode-lock" if locked else "applied"
     if locked:
         draft.warnings.append(f"rule {rule} overrode {', '.join(locked)}: {message}")
     draft.decisions.append(Decision(

@@ -119,16 +119,30 @@ def test_mismatched_outputs_get_own_bridge() -> None:
 
 
 def test_replay_rejects_changed_output_structure() -> None:
-    flip = {"pair": False}
+    flip = {"single": False}
 
     @eager_on_graph
     def shifty(x: Any) -> Any:
-        return (x, x) if flip["pair"] else x
+        return x if flip["single"] else (x, x)
 
-    graph = capture_breakable(lambda: shifty(torch.ones(2)) + 1, pool=None, bridges=BridgePool(),
+    graph = capture_breakable(lambda: shifty(torch.ones(2))[0] + 1, pool=None,
+                              bridges=BridgePool(), new_segment=FakeSegment)
+    flip["single"] = True
+    with pytest.raises(RuntimeError, match="returned 1 tensors at replay but 2"):
+        graph.replay()
+
+
+def test_replay_rejects_non_tensor_where_a_tensor_was_captured() -> None:
+    flip = {"none": False}
+
+    @eager_on_graph
+    def maybe(x: Any) -> Any:
+        return None if flip["none"] else x * 2
+
+    graph = capture_breakable(lambda: maybe(torch.ones(2)) + 1, pool=None, bridges=BridgePool(),
                               new_segment=FakeSegment)
-    flip["pair"] = True
-    with pytest.raises(RuntimeError, match="returned 2 tensors at replay but 1"):
+    flip["none"] = True
+    with pytest.raises(RuntimeError, match="returned NoneType at replay but a tensor"):
         graph.replay()
 
 
