@@ -274,6 +274,12 @@ def evaluate(cond: dict[str, Any], draft: Draft, levels: dict[str, str],
         return result
     if op == "capability":
         return _capability(draft, body, levels, out)
+    if op == "contains":
+        actual = draft.lookup(body["path"]) or []
+        result = body["value"] in actual
+        if result:
+            out.append(Match(body["path"], "contains", body["value"], actual))
+        return result
     actual = draft.lookup(body["path"])
     ref = body.get("ref")
     expected = draft.lookup(ref) if ref is not None else body.get("value")

@@ -31,6 +31,7 @@ from cgconfig.rules.schema import (
     Capability,
     CapabilityTable,
     Condition,
+    Contains,
     In,
     IsSet,
     Not,
@@ -79,6 +80,11 @@ def _check_condition(cond: Condition, errors: list[str], where: str) -> None:
                 errors.append(f"{where}: {bad}")
     elif isinstance(cond, IsSet):
         problem = paths.check_path(cond.is_set.path)
+        if problem:
+            errors.append(f"{where}: {problem}")
+    elif isinstance(cond, Contains):
+        problem = paths.check_path(cond.contains.path) or paths.check_item(
+            cond.contains.path, cond.contains.value)
         if problem:
             errors.append(f"{where}: {problem}")
     elif isinstance(cond, Capability):

@@ -95,3 +95,13 @@ def check_literal(path: str, value: Any) -> str | None:
         msg = exc.errors(include_url=False)[0]["msg"]
         return f"{value!r} does not fit {path}: {msg}"
     return None
+
+
+def check_item(path: str, value: Any) -> str | None:
+    """``None`` when ``value`` can be an element of the list at ``path``, else why not."""
+    if path == "derived.attention_backends":
+        return check_literal("facts.attention_backend", value)
+    annotation = known_paths().get(path)
+    if getattr(annotation, "__origin__", None) is not list:
+        return f"{path} is not a list; use eq or in"
+    return None

@@ -158,6 +158,21 @@ class IsSet(BaseModel):
     is_set: PathOperand
 
 
+class Contains(BaseModel):
+    """A list-valued path (``derived.attention_backends``) holds ``value``."""
+
+    model_config = _STRICT
+    contains: MemberValue
+
+
+class MemberValue(BaseModel):
+    """``{path, value}`` for ``contains``."""
+
+    model_config = _STRICT
+    path: str
+    value: Any
+
+
 class Capability(BaseModel):
     """Attention-backend capability comparison (see :class:`CapabilityOperand`)."""
 
@@ -165,7 +180,9 @@ class Capability(BaseModel):
     capability: CapabilityOperand
 
 
-Condition = All | Any_ | Not | Eq | Ne | In | NotIn | Gt | Ge | Lt | Le | IsSet | Capability
+Condition = (All | Any_ | Not | Eq | Ne | In | NotIn | Gt | Ge | Lt | Le | IsSet | Contains
+             | Capability)
+Contains.model_rebuild()
 for _model in (All, Any_, Not):
     _model.model_rebuild()
 

@@ -138,3 +138,41 @@ def test_the_docs_catalogue_lists_every_shipped_rule() -> None:
     for rule in load_rule_set().rules:
         row = f"| `{rule.id}` | {rule.kind} |"
         assert row in catalogue, f"{rule.id} is missing from docs/rules.md"
+
+
+def test_contains_operator_matches_list_valued_paths(tmp_path) -> None:
+    from cgconfig import resolve_args
+
+    path = tmp_path / "pack.yaml"
+    path.write_text(
+        "pack: user\ntitle: t\nrules:\n"
+        "  - id: user.no-triton-prefill\n    title: t\n    kind: policy\n"
+        "    when: {contains: {path: derived.attention_backends, value: triton}}\n"
+        "    then: [{set: {key: prefill.backend, value: disabled}}]\n"
+        "    reason: r\n    source: s\n"
+        "    examples:\n"
+        "      - {args: [--prefill-attention-backend, triton], fires: true}\n"
+        "      - {args: [--attention-backend, fa3], fires: false}\n")
+    fired = resolve_args(["--rules", str(path), "--prefill-attention-backend", "triton",
+                          "--decode-attention-backend", "fa3"])
+    assert fired.backend("prefill") == "disabled"
+    decision = next(d for d in fired.decisions if d.rule == "user.no-triton-prefill")
+    assert decision.matched[0].op == "contains"
+    assert resolve_args(["--rules", str(path), "--attention-backend", "fa3"]).backend(
+        "prefill") == "breakable"
+
+
+def test_contains_rejects_a_non_list_path_and_a_bad_item(tmp_path) -> None:
+    from cgconfig.errors import InputError
+    from cgconfig.rules.engine import load_pack_file
+
+    base = ("pack: user\ntitle: t\nrules:\n  - id: user.x\n    title: t\n    kind: policy\n"
+            "    when: {contains: {path: PATH, value: VALUE}}\n"
+            "    then: [{warn: true}]\n    reason: r\n    source: s\n"
+            "    examples: [{args: [], fires: true}, {args: [], fires: false}]\n")
+    for path_text, value, message in (("facts.tp_size", "2", "is not a list"),
+                                      ("derived.attention_backends", "flashinfr", "flashinfer")):
+        target = tmp_path / f"{value}.yaml"
+        target.write_text(base.replace("PATH", path_text).replace("VALUE", value))
+        with pytest.raises(InputError, match=message):
+            load_pack_file(target)
