@@ -143,21 +143,16 @@ def _spec_from_field(key: str, info: Any, choices_override: tuple[str, ...] | No
     if choices_override:
         kind, choices = "choice", choices_override
     gt = ge = min_items = None
-    for meta in [*metadata, *item_meta]:
+    # A FieldInfo inside Annotated (Field(min_length=1)) carries its constraints one level down.
+    flat = [inner for meta in [*metadata, *item_meta]
+            for inner in (meta.metadata if hasattr(meta, "metadata") else [meta])]
+    for meta in flat:
         if isinstance(meta, at.Gt):
             gt = float(meta.gt)  # type: ignore[arg-type]
         elif isinstance(meta, at.Ge):
             ge = float(meta.ge)  # type: ignore[arg-type]
         elif isinstance(meta, at.MinLen):
             min_items = meta.min_length
-        elif hasattr(meta, "metadata"):
-            for inner in meta.metadata:
-                if isinstance(inner, at.Gt):
-                    gt = float(inner.gt)  # type: ignore[arg-type]
-                elif isinstance(inner, at.Ge):
-                    ge = float(inner.ge)  # type: ignore[arg-type]
-                elif isinstance(inner, at.MinLen):
-                    min_items = inner.min_length
     doc = " ".join((info.description or "").strip().split("\n\n")[0].split()).replace("``", "")
     return FieldSpec(key, kind, info.get_default(call_default_factory=True), optional, gt, ge,
                      min_items, choices, doc)

@@ -109,6 +109,13 @@ def _size_generator(draft: Draft) -> Any:
     return generate
 
 
+def _max_bs_from_list(draft: Draft, phase: str, sizes: list[int]) -> None:
+    change = draft.record(f"{phase}.max_bs", max(sizes), source="resolver", layer="resolver",
+                          why=f"a {phase}.bs list sets max_bs = max(bs)")
+    _resolver_decision(draft, "sizes.max-bs-from-bs",
+                       f"a {phase}.bs list decides {phase}.max_bs (max_bs = max(bs))", [change])
+
+
 def _fill_sizes(draft: Draft, facts: Facts) -> None:
     """Default max_bs and size lists, as SGLang's memory handler does (research §6)."""
     d = draft.derived
@@ -128,11 +135,7 @@ def _fill_sizes(draft: Draft, facts: Facts) -> None:
                                         layer=layer, why="CPU: torch_compile_max_bs = max(bs)"))
         _resolver_decision(draft, "sizes.cpu-decode-bound", why, changes)
     elif bs:
-        change = draft.record("decode.max_bs", max(bs), source=src, layer=layer,
-                              why="a decode.bs list sets max_bs = max(bs)")
-        _resolver_decision(draft, "sizes.max-bs-from-bs",
-                           "a decode.bs list overrides decode.max_bs (max_bs = max(bs))",
-                           [change])
+        _max_bs_from_list(draft, "decode", bs)
     elif draft.get("decode.max_bs") is None:
         tier = sz.memory_tier(d["gpu_memory_gib"], facts.device)
         value = tier.decode_max_bs(facts.tp_size)
@@ -160,11 +163,7 @@ def _fill_sizes(draft: Draft, facts: Facts) -> None:
     # --- prefill ------------------------------------------------------------------------
     pbs = draft.get("prefill.bs")
     if pbs and draft.get("prefill.max_bs") is None:
-        change = draft.record("prefill.max_bs", max(pbs), source=src, layer=layer,
-                              why="a prefill.bs list sets max_bs = max(bs)")
-        _resolver_decision(draft, "sizes.max-bs-from-bs",
-                           "a prefill.bs list overrides prefill.max_bs (max_bs = max(bs))",
-                           [change])
+        _max_bs_from_list(draft, "prefill", pbs)
     elif draft.get("prefill.max_bs") is None:
         if facts.use_mla:
             value, why = sz.MLA_PREFILL_MAX_BS, "MLA models default prefill max_bs to 2048 tokens"

@@ -176,11 +176,13 @@ class _BreakableCapture:
         self.current: Segment | None = None
 
     def begin(self) -> None:
+        """Open a new segment on the current stream, in the shared pool."""
         segment = self.new_segment()
         segment.capture_begin(pool=self.pool)
         self.current = segment
 
     def end(self) -> None:
+        """Close the open segment and keep it."""
         assert self.current is not None, "no segment is being captured"
         with warnings.catch_warnings():
             # Two breaks in a row leave an empty segment; it replays as a no-op, so torch's
@@ -192,6 +194,7 @@ class _BreakableCapture:
 
     def break_at(self, fn: Callable[..., Any], args: tuple[Any, ...],
                  kwargs: dict[str, Any]) -> Any:
+        """Run ``fn`` between two segments now, and record how to rerun it at replay."""
         self.end()
         out = fn(*args, **kwargs)
         bridged = self.bridges.bridge(len(self.breaks), out)
