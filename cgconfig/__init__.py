@@ -28,7 +28,24 @@ _EXPORTS = {
     "StrictConflictError": "cgconfig.errors",
 }
 
-__all__ = [*_EXPORTS, "__version__"]
+__all__ = [
+    "CgConfigError",
+    "CudaGraphConfig",
+    "Decision",
+    "DecodeConfig",
+    "DeploymentFacts",
+    "GraphOptions",
+    "InputError",
+    "Plan",
+    "PrefillConfig",
+    "StrictConflictError",
+    "__version__",
+    "add_arguments",
+    "resolve_args",
+    "resolve_dict",
+    "resolve_namespace",
+]
+assert sorted(__all__) == sorted([*_EXPORTS, "__version__"])
 
 if TYPE_CHECKING:
     from cgconfig.api import add_arguments, resolve_args, resolve_dict, resolve_namespace
