@@ -72,3 +72,27 @@ def test_resolve_path_imports_no_pydantic_once_the_pack_cache_is_warm(tmp_path: 
     subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "MODULES False False False False False"
+
+
+def test_table_output_off_a_terminal_has_no_colour_codes() -> None:
+    import os
+    import subprocess
+    import sys
+
+    for env in ({"NO_COLOR": "1"}, {}):
+        out = subprocess.run([sys.executable, "-m", "cgconfig.cli", "resolve",
+                              "--disaggregation-mode", "prefill"], capture_output=True, text=True,
+                             check=True, env={**os.environ, **env})
+        assert "\x1b[" not in out.stdout
+        assert "role.prefill-instance-no-decode" in out.stdout
+
+
+def test_no_color_is_respected_even_when_colour_is_forced() -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "FORCE_COLOR": "1", "NO_COLOR": "1"}
+    out = subprocess.run([sys.executable, "-m", "cgconfig.cli", "resolve"], capture_output=True,
+                         text=True, check=True, env=env)
+    assert "\x1b[3" not in out.stdout  # no foreground colours
