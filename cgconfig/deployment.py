@@ -7,7 +7,7 @@ read them, nothing in cgconfig writes them back.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, NonNegativeFloat, PositiveInt, field_validator
 
@@ -134,20 +134,4 @@ class DeploymentFacts(BaseModel):
         return _check_attention_backend(value)
 
 
-FACT_FIELDS: tuple[str, ...] = tuple(DeploymentFacts.model_fields)
-
-
-def literal_choices(name: str) -> tuple[str, ...] | None:
-    """The allowed values of a fact when its type is a closed set, else ``None``."""
-    if name in ("attention_backend", "prefill_attention_backend", "decode_attention_backend"):
-        return ATTENTION_BACKENDS
-    annotation = DeploymentFacts.model_fields[name].annotation
-    args = [a for a in get_args(annotation) if a is not type(None)]
-    for arg in [annotation, *args]:
-        values = get_args(arg)
-        if values and all(isinstance(v, str) for v in values):
-            return tuple(values)
-    return None
-
-
-__all__ = ["ATTENTION_BACKENDS", "FACT_FIELDS", "DeploymentFacts", "literal_choices"]
+__all__ = ["ATTENTION_BACKENDS", "DeploymentFacts"]

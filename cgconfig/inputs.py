@@ -25,21 +25,7 @@ from cgconfig.model_data import (
 from cgconfig.provenance import Layer, Leaf, Origin
 
 if TYPE_CHECKING:
-    from pydantic import ValidationError
-
     from cgconfig.model import CudaGraphConfig
-
-
-def describe_validation_error(exc: ValidationError) -> str:
-    """One short sentence from a pydantic error: the first problem and the value given."""
-    err = exc.errors(include_url=False)[0]
-    message = err["msg"]
-    if message.startswith("Value error, "):
-        message = message[len("Value error, "):]
-    given = err.get("input")
-    if err["type"] in ("missing",):
-        return message
-    return f"{message} (got {given!r})"
 
 
 def validate_leaf(key: str, value: Any, where: str) -> Any:
@@ -129,7 +115,7 @@ def facts_from_file(path: str) -> tuple[dict[str, Any], dict[str, str]]:
     """Deployment facts from a YAML/JSON file: (values, field → ``file:line``)."""
     from cgconfig.model_data import fact_fields
 
-    FACT_FIELDS = fact_fields()
+    known = fact_fields()
 
     data, lines, name = docio.read_document(path, "--deployment")
     if data is None:
@@ -142,9 +128,9 @@ def facts_from_file(path: str) -> tuple[dict[str, Any], dict[str, str]]:
     for raw_key, value in data.items():
         key = str(raw_key).replace("-", "_").lstrip("_")
         at = docio.locate(name, lines, (raw_key,))
-        if key not in FACT_FIELDS:
+        if key not in known:
             raise InputError(f"unknown deployment fact {raw_key!r}", where=at,
-                             suggestion=did_you_mean(key, FACT_FIELDS))
+                             suggestion=did_you_mean(key, known))
         values[key] = value
         origins[key] = at
     return values, origins

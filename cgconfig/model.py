@@ -169,8 +169,6 @@ class CudaGraphConfig(BaseModel):
 
 
 PHASE_MODELS: dict[str, type[BaseModel]] = {"decode": DecodeConfig, "prefill": PrefillConfig}
-OPTION_KEYS: tuple[str, ...] = tuple(GraphOptions.model_fields)
-
 
 def field_info(key: str) -> Any:
     """The pydantic ``FieldInfo`` behind a dotted key (``decode.max_bs``, ``options.x``)."""

@@ -77,8 +77,3 @@ def default_value(key: str) -> Any:
     """The model default of a dotted key (before platform or deployment defaults)."""
     value = spec(key).default
     return list(value) if isinstance(value, list) else value
-
-
-def fact_choices(name: str) -> tuple[str, ...] | None:
-    """The allowed values of a fact when its type is a closed set, else ``None``."""
-    return spec(f"facts.{name}").choices

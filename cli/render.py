@@ -11,8 +11,6 @@ from typing import Any
 
 from cgconfig.plan import Plan
 
-SYMBOL = {"default": "*", "rule": "~", "resolver": "~", "rule-skipped": "!"}
-
 
 def short_list(values: list[int] | None, limit: int = 8) -> str:
     """``[1, 2, 4, …, 256] (36)``: a long size list kept to one line."""

@@ -6,8 +6,6 @@ from __future__ import annotations
 from cgconfig.errors import CgConfigError, RuleRefusal
 from cgconfig.rules.schema import Example, Rule
 
-FIRED = ("applied", "skipped-locked", "overrode-lock", "warned")
-
 
 def run_example(rule: Rule, example: Example, extra_packs: list[str] | None = None) -> str | None:
     """``None`` when the example behaves as stated, else what went wrong (one line)."""

@@ -299,15 +299,22 @@ def request_from_vllm(argv: list[str]) -> Any:
     return request
 
 
+#: vLLM's OpenAI-server engine defaults by GPU memory (arg_utils): (at least GiB,
+#: max_num_seqs, max_num_batched_tokens), first match wins.
+VLLM_ENGINE_DEFAULTS: tuple[tuple[float, int, int], ...] = (
+    (160, 1024, 16384),
+    (70, 1024, 8192),
+    (0, 256, 2048),
+)
+
+
 def _engine_defaults(memory_gib: float | None) -> tuple[int, int, str]:
-    """vLLM's engine-argument defaults by GPU memory (arg_utils, OpenAI server)."""
+    """vLLM's engine-argument defaults for a GPU's memory, and where they came from."""
     if memory_gib is None:
-        return 256, 2048, "vLLM server defaults for unknown GPU memory"
-    if memory_gib >= 160:
-        return 1024, 16384, f"vLLM defaults for ≥ 160 GiB ({memory_gib:g} GiB)"
-    if memory_gib >= 70:
-        return 1024, 8192, f"vLLM server defaults for ≥ 70 GiB ({memory_gib:g} GiB)"
-    return 256, 2048, f"vLLM server defaults for < 70 GiB ({memory_gib:g} GiB)"
+        _, seqs, tokens = VLLM_ENGINE_DEFAULTS[-1]
+        return seqs, tokens, "vLLM server defaults for unknown GPU memory"
+    floor, seqs, tokens = next(row for row in VLLM_ENGINE_DEFAULTS if memory_gib >= row[0])
+    return seqs, tokens, f"vLLM server defaults for ≥ {floor:g} GiB ({memory_gib:g} GiB)"
 
 
 def _stage_b_hook(support: str | None, backend: str, num_spec: int, vllm_compile: bool,
