@@ -262,6 +262,7 @@ def resolve(request: ResolveRequest) -> Plan:
     draft = _start_draft(request, facts)
     memory_gib, memory_source = _memory(facts, request.fact_sources)
     draft.derived = derive_facts(facts, memory_gib, memory_source)
+    draft.derived["dialect"] = request.dialect
     _fill_sizes(draft, facts)
     for hook in request.hooks:
         hook(draft)

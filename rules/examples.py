@@ -9,10 +9,10 @@ from cgconfig.rules.schema import Example, Rule
 
 def run_example(rule: Rule, example: Example, extra_packs: list[str] | None = None) -> str | None:
     """``None`` when the example behaves as stated, else what went wrong (one line)."""
-    from cgconfig.api import request_from_argv
+    from cgconfig.api import request_and_meta
     from cgconfig.resolve import resolve
 
-    request = request_from_argv(example.args)
+    request = request_and_meta(list(example.args))[0]
     request.rule_files = [*request.rule_files, *(extra_packs or [])]
     try:
         plan = resolve(request)

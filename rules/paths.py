@@ -31,6 +31,7 @@ DERIVED_TYPES: dict[str, Any] = {
     "attention_backends": list[str],
     "attn_tp_size": int,
     "is_cuda": bool,
+    "dialect": str,
     "prefill_cp_breakable_supported": bool,
 }
 
