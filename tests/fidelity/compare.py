@@ -1,0 +1,197 @@
+"""Replay the recorded fidelity corpus through cgconfig and compare with the engines' answers.
+
+Used by the test suite (``test_fidelity.py``) and by hand::
+
+    python tests/fidelity/compare.py            # agreement figures and mismatches by category
+    python tests/fidelity/compare.py --ids 17   # one case in full
+    python tests/fidelity/compare.py --update-known   # record today's open differences
+
+Each case's machine (platform, GPU memory) and model become cgconfig deployment facts in
+:func:`sglang_argv`; the model's ``config.json`` is written to a folder named like the model, so
+path-based engine rules (``llama-2``) see the same path shape.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from collections import Counter
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from cgconfig.api import resolve_args
+from cgconfig.errors import InputError
+
+HERE = Path(__file__).parent
+
+#: The folder name each model's config.json is written under (as on a real disk).
+MODEL_DIRS = {"llama": "llama-3-8b", "llama-2": "llama-2-7b", "qwen3_moe": "qwen3-30b-a3b",
+              "deepseek_v3": "deepseek-v3", "qwen3_vl": "qwen3-vl-8b",
+              "qwen3_5_moe_vl": "qwen3.5-moe-vl", "MuseGlimmerForCausalLM": "muse-glimmer"}
+#: Model facts passed as flags while cgconfig does not read config.json itself.
+MODEL_FACT_FLAGS = {
+    "llama": ["--model-arch", "LlamaForCausalLM"],
+    "llama-2": ["--model-arch", "LlamaForCausalLM"],
+    "qwen3_moe": ["--model-arch", "Qwen3MoeForCausalLM"],
+    "deepseek_v3": ["--model-arch", "DeepseekV3ForCausalLM", "--use-mla"],
+    "qwen3_vl": ["--model-arch", "Qwen3VLForConditionalGeneration", "--is-multimodal"],
+    "qwen3_5_moe_vl": ["--model-arch", "Qwen3_5MoeForConditionalGeneration", "--is-multimodal"],
+    "MuseGlimmerForCausalLM": ["--model-arch", "MuseGlimmerForCausalLM"],
+}
+_DRAFT = "@llama"
+
+
+@lru_cache(maxsize=1)
+def model_root() -> Path:
+    """A folder holding one ``<model dir>/config.json`` per corpus model."""
+    root = Path(tempfile.mkdtemp(prefix="cgconfig-fidelity-"))
+    for name, dirname in MODEL_DIRS.items():
+        (root / dirname).mkdir()
+        (root / dirname / "config.json").write_text((HERE / "models" / f"{name}.json").read_text())
+    return root
+
+
+def sglang_argv(case: dict[str, Any]) -> list[str]:
+    """cgconfig's argv for a recorded SGLang case: the launch line plus the machine and model."""
+    root = model_root()
+    line = [str(root / MODEL_DIRS["llama"]) if tok == _DRAFT else tok for tok in case["argv"]]
+    facts = ["--model-path", str(root / MODEL_DIRS[case["model"]]),
+             "--gpu-memory-gib", str(case["gpu_memory_gib"]), *MODEL_FACT_FLAGS[case["model"]]]
+    if case["platform"] == "hip" and "--device" not in line:
+        facts += ["--device", "hip"]
+    return facts + line
+
+
+def _phase(plan_config: dict[str, Any], phase: str) -> dict[str, Any]:
+    got = plan_config[phase]
+    return {"backend": got["backend"], "max_bs": got["max_bs"], "bs": got["bs"]}
+
+
+def sglang_outcome(case: dict[str, Any]) -> dict[str, Any]:
+    """cgconfig's answer in the recorded answer's shape."""
+    try:
+        plan = resolve_args(sglang_argv(case)).to_dict()
+    except InputError as exc:
+        return {"error": str(exc)}
+    return {"error": None, "decode": _phase(plan["config"], "decode"),
+            "prefill": _phase(plan["config"], "prefill"), "locked": sorted(plan["locked"])}
+
+
+def sglang_mismatch(case: dict[str, Any]) -> str | None:
+    """None when cgconfig agrees with SGLang, else the first difference as a category string."""
+    want, got = case["answer"], sglang_outcome(case)
+    if want["error"] and got["error"]:
+        return None
+    if want["error"]:
+        return "engine-refuses"
+    if got["error"]:
+        return "cgconfig-refuses"
+    for phase in ("decode", "prefill"):
+        for key in ("backend", "max_bs", "bs"):
+            if want[phase][key] != got[phase][key]:
+                return f"{phase}.{key}"
+    if sorted(want["locked"]) != got["locked"]:
+        return "locked"
+    return None
+
+
+#: cgconfig's (decode, prefill) backends for each vLLM mode.
+VLLM_MODE_PHASES = {"NONE": ("disabled", "disabled"), "PIECEWISE": ("breakable", "breakable"),
+                    "FULL": ("full", "full"), "FULL_DECODE_ONLY": ("full", "disabled"),
+                    "FULL_AND_PIECEWISE": ("full", "breakable")}
+_COMPILATION_MODES = {"NONE": 0, "STOCK_TORCH_COMPILE": 1, "DYNAMO_TRACE_ONCE": 2, "VLLM_COMPILE": 3}
+
+
+def vllm_argv(case: dict[str, Any]) -> list[str]:
+    """cgconfig's argv (vLLM dialect) for a recorded vLLM case."""
+    cc: dict[str, Any] = {"cudagraph_mode": case["cudagraph_mode"],
+                          "mode": _COMPILATION_MODES[case["compilation_mode"]]}
+    if case["splitting_ops_attention"] == "no":
+        cc["splitting_ops"] = []
+    if "capture_sizes" in case:
+        cc["cudagraph_capture_sizes"] = case["capture_sizes"]
+    if "max_capture_size" in case:
+        cc["max_cudagraph_capture_size"] = case["max_capture_size"]
+    argv = ["-cc", json.dumps(cc), "--cudagraph-support", case["support"],
+            "--max-num-seqs", str(case["max_num_seqs"]),
+            "--max-num-batched-tokens", str(case["max_num_batched_tokens"])]
+    if case["num_spec_tokens"]:
+        argv += ["--num-speculative-tokens", str(case["num_spec_tokens"])]
+    if case["enforce_eager"]:
+        argv.append("--enforce-eager")
+    return argv
+
+
+def vllm_mismatch(case: dict[str, Any]) -> str | None:
+    """None when cgconfig agrees with vLLM's resolved mode and sizes, else a category."""
+    want = case["answer"]
+    try:
+        plan = resolve_args(vllm_argv(case)).to_dict()
+    except InputError:
+        return None if want["error"] else "cgconfig-refuses"
+    if want["error"]:
+        return "engine-refuses"
+    phases = (plan["config"]["decode"]["backend"], plan["config"]["prefill"]["backend"])
+    if VLLM_MODE_PHASES[want["mode"]] != phases:
+        return "mode"
+    if want["mode"] != "NONE" and plan["config"]["decode"]["bs"] != want["sizes"]:
+        return "sizes"
+    return None
+
+
+def load(kind: str) -> list[dict[str, Any]]:
+    with open(HERE / f"{kind}_cases.jsonl") as fh:
+        return [json.loads(line) for line in fh]
+
+
+def mismatches(kind: str) -> dict[int, str]:
+    """Case id → category for every case cgconfig gets wrong."""
+    check = sglang_mismatch if kind == "sglang" else vllm_mismatch
+    found = {}
+    for case in load(kind):
+        why = check(case)
+        if why:
+            found[case["id"]] = why
+    return found
+
+
+KNOWN_FILE = HERE / "known_differences.json"
+
+
+def known() -> dict[str, dict[int, str]]:
+    """The recorded differences still open: kind → case id → category."""
+    data = json.loads(KNOWN_FILE.read_text())
+    return {kind: {int(k): v for k, v in cases.items()} for kind, cases in data.items()}
+
+
+def write_known() -> None:
+    """Record today's differences as the open list (after a fix, or after re-recording)."""
+    data = {kind: {str(k): v for k, v in sorted(mismatches(kind).items())} for kind in ("sglang", "vllm")}
+    KNOWN_FILE.write_text(json.dumps(data, indent=0, sort_keys=True) + "\n")
+
+
+def main(argv: list[str]) -> None:
+    if argv[:1] == ["--update-known"]:
+        write_known()
+        return
+    if argv[:1] == ["--ids"]:
+        by_id = {c["id"]: c for c in load(argv[2] if len(argv) > 2 else "sglang")}
+        case = by_id[int(argv[1])]
+        print(json.dumps(case, indent=1))
+        print("cgconfig argv:", " ".join(sglang_argv(case)))
+        print("cgconfig:", json.dumps(sglang_outcome(case)))
+        return
+    for kind in ("sglang", "vllm"):
+        cases = load(kind)
+        bad = mismatches(kind)
+        resolved = sum(1 for c in cases if not c["answer"]["error"])
+        print(f"{kind}: {len(cases) - len(bad)}/{len(cases)} agree "
+              f"({100 * (len(cases) - len(bad)) / len(cases):.1f} %); engine resolved {resolved}")
+        for why, n in Counter(bad.values()).most_common():
+            print(f"  {n:5d}  {why}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,195 @@
+"""Random SGLang 0.5.23 and vLLM 0.33.0 inputs for the differential fidelity corpus.
+
+Run by hand (``python tests/fidelity/record.py``), never in CI: the generator draws launch lines
+over every graph-relevant flag and platform, the recorder asks the engines' real resolution code
+for their answers, and the test suite replays the recorded answers against cgconfig.
+
+A case is a dict: ``argv`` (the engine's own flags, exactly as a user would type them) plus the
+machine it runs on (``platform``, ``gpu_memory_gib``, ``sm``) and the model (``model``, one of
+:data:`MODELS`). The recorder turns the machine into the oracle's options; the test turns it into
+cgconfig's deployment facts.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+#: Model shapes the cases run against (the same shapes the recorder writes as config.json).
+MODELS = ("llama", "llama-2", "qwen3_moe", "deepseek_v3", "qwen3_vl", "qwen3_5_moe_vl",
+          "MuseGlimmerForCausalLM")
+MODEL_WEIGHTS = (40, 6, 14, 14, 8, 4, 4)
+
+#: SGLang 0.5.23 ``--attention-backend`` choices (``sglang/srt/arg_groups/choices.py``), plus
+#: names it rejects, so refusals are exercised too.
+ATTENTION_BACKENDS = ("triton", "torch_native", "flex_attention", "dsa", "nsa", "fa3", "fa4",
+                      "flashinfer", "flashmla", "trtllm_mla", "cutedsl_mla", "trtllm_mha", "aiter",
+                      "wave", "intel_amx", "ascend", "intel_xpu", "cutlass_mla")
+BACKENDS = ("full", "breakable", "disabled")
+GPU_MEMORY_GIB = (16, 24, 40, 48, 59.5, 80, 96, 141, 180, 256)
+SPEC_ALGOS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH")
+A2A = ("none", "deepep", "mooncake", "nixl", "mori", "flashinfer", "megamoe")
+DECODE_SIZES = (0, 1, 2, 3, 8, 12, 16, 20, 48, 64, 100, 128, 160, 256, 300, 512, 1024)
+PREFILL_SIZES = (2, 4, 64, 256, 512, 964, 1000, 2048, 4096, 8192, 16384)
+
+
+def _maybe(rng: random.Random, p: float) -> bool:
+    return rng.random() < p
+
+
+def _size_list(rng: random.Random, pool: tuple[int, ...]) -> list[str]:
+    return [str(v) for v in sorted(rng.sample([v for v in pool if v > 0], rng.randint(1, 4)))]
+
+
+def _graph_flags(rng: random.Random) -> list[str]:
+    argv: list[str] = []
+    for phase in ("decode", "prefill"):
+        if _maybe(rng, 0.25):
+            argv += [f"--cuda-graph-backend-{phase}", rng.choice(BACKENDS)]
+        if _maybe(rng, 0.2):
+            argv += [f"--cuda-graph-max-bs-{phase}",
+                     str(rng.choice(DECODE_SIZES if phase == "decode" else PREFILL_SIZES))]
+        if _maybe(rng, 0.08):
+            argv += [f"--cuda-graph-bs-{phase}",
+                     *_size_list(rng, DECODE_SIZES if phase == "decode" else PREFILL_SIZES)]
+    for flag, p in (("--disable-cuda-graph", 0.05), ("--disable-decode-cuda-graph", 0.04),
+                    ("--disable-prefill-cuda-graph", 0.05), ("--disable-cuda-graph-padding", 0.07),
+                    ("--enable-torch-compile", 0.06)):
+        if _maybe(rng, p):
+            argv.append(flag)
+    if _maybe(rng, 0.05):
+        argv += ["--torch-compile-max-bs", str(rng.choice((8, 16, 32, 64)))]
+    if _maybe(rng, 0.12):
+        doc: dict[str, Any] = {}
+        for phase in ("decode", "prefill"):
+            sub: dict[str, Any] = {}
+            if _maybe(rng, 0.5):
+                sub["backend"] = rng.choice(BACKENDS)
+            if _maybe(rng, 0.4):
+                sub["max_bs"] = rng.choice(DECODE_SIZES[1:] if phase == "decode" else PREFILL_SIZES)
+            if sub:
+                doc[phase] = sub
+        argv += ["--cuda-graph-config", json.dumps(doc, separators=(",", ":"))]
+    return argv
+
+
+def _parallel_flags(rng: random.Random) -> list[str]:
+    argv: list[str] = []
+    tp = rng.choice((1, 1, 2, 4, 8))
+    if tp > 1:
+        argv += ["--tp-size", str(tp)]
+    if _maybe(rng, 0.06):
+        argv += ["--pp-size", "2"]
+    if _maybe(rng, 0.15) and tp > 1:
+        dp = rng.choice([d for d in (2, 4, 8) if d <= tp] or [2])
+        argv += ["--dp-size", str(dp)]
+        if _maybe(rng, 0.8):
+            argv.append(rng.choice(("--enable-dp-attention", "--enable-dp-attention")))
+    if _maybe(rng, 0.06):
+        argv += ["--attn-cp-size", str(rng.choice((2, 4)))]
+        if _maybe(rng, 0.5):
+            argv.append("--enable-prefill-cp")
+        if _maybe(rng, 0.5):
+            argv += ["--cp-strategy", rng.choice(("zigzag", "interleave"))]
+    return argv
+
+
+def _feature_flags(rng: random.Random, model: str) -> list[str]:
+    argv: list[str] = []
+    if _maybe(rng, 0.25):
+        argv += ["--attention-backend", rng.choice(ATTENTION_BACKENDS)]
+    if _maybe(rng, 0.05):
+        argv += ["--prefill-attention-backend", rng.choice(ATTENTION_BACKENDS)]
+    if _maybe(rng, 0.05):
+        argv += ["--decode-attention-backend", rng.choice(ATTENTION_BACKENDS)]
+    if _maybe(rng, 0.12):
+        argv += ["--disaggregation-mode", rng.choice(("prefill", "decode"))]
+    if _maybe(rng, 0.12):
+        algo = rng.choice(SPEC_ALGOS)
+        argv += ["--speculative-algorithm", algo]
+        if algo not in ("NGRAM", "NEXTN"):
+            argv += ["--speculative-draft-model-path", "@llama"]
+        if _maybe(rng, 0.6):
+            argv += ["--speculative-num-draft-tokens", str(rng.choice((2, 3, 4, 8)))]
+        if _maybe(rng, 0.5):
+            argv += ["--speculative-num-steps", str(rng.choice((1, 2, 3)))]
+        if _maybe(rng, 0.4):
+            argv += ["--speculative-eagle-topk", str(rng.choice((1, 2, 4)))]
+    if model in ("qwen3_moe", "deepseek_v3") and _maybe(rng, 0.3):
+        argv += ["--moe-a2a-backend", rng.choice(A2A)]
+        if _maybe(rng, 0.5):
+            argv += ["--deepep-mode", rng.choice(("auto", "normal", "low_latency"))]
+    for flag, p in (("--enable-two-batch-overlap", 0.04), ("--enable-memory-saver", 0.05),
+                    ("--enable-unified-memory", 0.03), ("--enable-deterministic-inference", 0.03),
+                    ("--enable-return-hidden-states", 0.03)):
+        if _maybe(rng, p):
+            argv.append(flag)
+    if _maybe(rng, 0.04):
+        argv += ["--enable-lora"] + (["--lora-paths", "a=/x", "b=/y"] if _maybe(rng, 0.5) else [])
+    return argv
+
+
+def _size_facts(rng: random.Random) -> list[str]:
+    argv: list[str] = []
+    if _maybe(rng, 0.15):
+        argv += ["--chunked-prefill-size", str(rng.choice((-1, 256, 1024, 2048, 4096, 8192, 16384)))]
+    if _maybe(rng, 0.15):
+        argv += ["--max-running-requests", str(rng.choice((8, 32, 48, 100, 300, 1024)))]
+    if _maybe(rng, 0.05):
+        argv += ["--context-length", str(rng.choice((2048, 4096, 32768)))]
+    if _maybe(rng, 0.06):
+        argv += ["--max-total-tokens", str(rng.choice((1000, 4096, 100000)))]
+    if _maybe(rng, 0.05):
+        argv += ["--page-size", str(rng.choice((1, 16, 64)))]
+    return argv
+
+
+def sglang_case(rng: random.Random, case_id: int) -> dict[str, Any]:
+    """One random SGLang launch line with the machine and model it runs on."""
+    platform = rng.choices(("cuda", "hip", "xpu", "cpu"), weights=(76, 12, 6, 6))[0]
+    model = rng.choices(MODELS, weights=MODEL_WEIGHTS)[0]
+    argv = _graph_flags(rng) + _parallel_flags(rng) + _feature_flags(rng, model) + _size_facts(rng)
+    if platform in ("xpu", "cpu"):
+        argv += ["--device", platform]
+    return {
+        "id": case_id,
+        "platform": platform,
+        "gpu_memory_gib": rng.choice(GPU_MEMORY_GIB),
+        "sm": rng.choices((90, 100, 80), weights=(80, 14, 6))[0] if platform == "cuda" else 90,
+        "model": model,
+        "argv": argv,
+    }
+
+
+VLLM_MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
+VLLM_SUPPORT = ("ALWAYS", "UNIFORM_BATCH", "UNIFORM_SINGLE_TOKEN_DECODE", "NEVER")
+
+
+def vllm_case(rng: random.Random, case_id: int) -> dict[str, Any]:
+    """One random vLLM compilation input (the oracle's option names)."""
+    case: dict[str, Any] = {
+        "id": case_id,
+        "cudagraph_mode": rng.choice(VLLM_MODES),
+        "support": rng.choice(VLLM_SUPPORT),
+        "num_spec_tokens": rng.choice((0, 0, 0, 1, 2, 3, 5, 16)),
+        "splitting_ops_attention": rng.choice(("auto", "auto", "yes", "no")),
+        "compilation_mode": rng.choices(
+            ("VLLM_COMPILE", "NONE", "STOCK_TORCH_COMPILE", "DYNAMO_TRACE_ONCE"), weights=(7, 1, 1, 1))[0],
+        "max_num_seqs": rng.choice((1, 8, 16, 32, 128, 256, 512, 1024)),
+        "max_num_batched_tokens": rng.choice((16, 512, 2048, 8192, 16384, 32768)),
+        "blackwell": _maybe(rng, 0.15),
+        "enforce_eager": _maybe(rng, 0.05),
+    }
+    if _maybe(rng, 0.2):
+        case["capture_sizes"] = sorted(rng.sample((1, 2, 4, 8, 16, 24, 32, 64, 128, 256, 512), rng.randint(1, 5)))
+    if _maybe(rng, 0.2):
+        case["max_capture_size"] = rng.choice((8, 32, 100, 256, 512, 2048))
+    return case
+
+
+def generate(kind: str, count: int, seed: int) -> list[dict[str, Any]]:
+    """``count`` cases of ``kind`` ("sglang" or "vllm"), reproducible from ``seed``."""
+    rng = random.Random(seed)
+    make = sglang_case if kind == "sglang" else vllm_case
+    return [make(rng, i) for i in range(count)]

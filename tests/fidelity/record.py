@@ -1,0 +1,121 @@
+"""Record the fidelity corpus: random inputs answered by the engines' own resolution code.
+
+Run by hand, never in CI (CI replays the recorded answers)::
+
+    python tests/fidelity/record.py --oracle /path/to/oracle [--sglang 3200] [--vllm 1200] [--seed 2026]
+
+``--oracle`` is a folder with ``sglang_oracle.py`` and ``vllm_oracle.py``: harnesses that import
+the unmodified SGLang 0.5.23 and vLLM 0.33.0 packages on a CPU machine, stub only the GPU facts
+(device count, compute capability, memory), and print the resolved ``cuda_graph_config`` (SGLang:
+``ServerArgs.resolve_once`` + ``check_server_args``) or the resolved ``cudagraph_mode`` and
+capture sizes (vLLM: ``CompilationConfig`` + ``VllmConfig._set_cudagraph_sizes`` +
+``resolve_cudagraph_mode_and_sizes``). Output: ``sglang_cases.jsonl`` and ``vllm_cases.jsonl``
+beside this file, one case per line with its ``answer``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from generate import generate  # noqa: E402
+
+HERE = Path(__file__).parent
+EXTRA_KEPT = ("chunked_prefill_size", "attention_backend", "prefill_attention_backend",
+              "decode_attention_backend", "mem_fraction_static", "speculative_num_draft_tokens",
+              "max_running_requests", "device")
+
+
+def sglang_oracle_argv(case: dict[str, Any]) -> list[str]:
+    """The oracle's options for the case's machine and model, then the launch line."""
+    return ["--gpu-memory-gib", str(case["gpu_memory_gib"]), "--sm", str(case["sm"]),
+            "--model-arch", case["model"], *case["argv"]]
+
+
+def vllm_oracle_argv(case: dict[str, Any]) -> list[str]:
+    argv = ["--cudagraph-mode", case["cudagraph_mode"], "--support", case["support"],
+            "--num-spec-tokens", str(case["num_spec_tokens"]),
+            "--splitting-ops-attention", case["splitting_ops_attention"],
+            "--compilation-mode", case["compilation_mode"],
+            "--max-num-seqs", str(case["max_num_seqs"]),
+            "--max-num-batched-tokens", str(case["max_num_batched_tokens"])]
+    if "capture_sizes" in case:
+        argv += ["--capture-sizes", ",".join(map(str, case["capture_sizes"]))]
+    if "max_capture_size" in case:
+        argv += ["--max-capture-size", str(case["max_capture_size"])]
+    if case["blackwell"]:
+        argv.append("--blackwell")
+    if case["enforce_eager"]:
+        argv.append("--enforce-eager")
+    return argv
+
+
+def _trim_sglang(answer: dict[str, Any]) -> dict[str, Any]:
+    out = {k: answer.get(k) for k in ("decode", "prefill", "locked", "error")}
+    if answer.get("error_stage"):
+        out["error_stage"] = answer["error_stage"]
+    out["extra"] = {k: v for k, v in (answer.get("extra") or {}).items() if k in EXTRA_KEPT}
+    out["warnings"] = [line[:300] for line in answer.get("log", []) if line.startswith("WARNING")][:8]
+    return out
+
+
+def _trim_vllm(answer: dict[str, Any]) -> dict[str, Any]:
+    keep = ("mode", "sizes", "max_capture_size", "error", "mode_after_init", "sizes_after_init")
+    return {k: answer.get(k) for k in keep}
+
+
+def _ask(python: str, script: Path, cases: list[tuple[int, list[str]]], pre: list[str]) -> dict[int, Any]:
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as fh:
+        for cid, argv in cases:
+            fh.write(json.dumps({"id": cid, "argv": argv}) + "\n")
+    proc = subprocess.run([python, str(script), *pre, "--batch", fh.name], capture_output=True,
+                          text=True, check=True, cwd=script.parent)
+    answers = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    return {a["id"]: a for a in answers}
+
+
+def record_sglang(oracle: Path, python: str, count: int, seed: int) -> None:
+    cases = generate("sglang", count, seed)
+    answers: dict[int, Any] = {}
+    for platform in ("cuda", "hip", "xpu", "cpu"):
+        mine = [(c["id"], sglang_oracle_argv(c)) for c in cases if c["platform"] == platform]
+        if mine:
+            answers.update(_ask(python, oracle / "sglang_oracle.py", mine, ["--platform", platform]))
+    with open(HERE / "sglang_cases.jsonl", "w") as out:
+        for case in cases:
+            case["answer"] = _trim_sglang(answers[case["id"]])
+            out.write(json.dumps(case, sort_keys=True) + "\n")
+
+
+def record_vllm(oracle: Path, python: str, count: int, seed: int) -> None:
+    cases = generate("vllm", count, seed)
+    answers = _ask(python, oracle / "vllm_oracle.py", [(c["id"], vllm_oracle_argv(c)) for c in cases], [])
+    with open(HERE / "vllm_cases.jsonl", "w") as out:
+        for case in cases:
+            case["answer"] = _trim_vllm(answers[case["id"]])
+            out.write(json.dumps(case, sort_keys=True) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--oracle", type=Path, required=True)
+    parser.add_argument("--python", help="the oracle's interpreter (default: ORACLE/vendor/venv/bin/python)")
+    parser.add_argument("--sglang", type=int, default=3200)
+    parser.add_argument("--vllm", type=int, default=1200)
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args()
+    python = args.python or str(args.oracle / "vendor" / "venv" / "bin" / "python")
+    if args.vllm:
+        record_vllm(args.oracle, python, args.vllm, args.seed)
+    if args.sglang:
+        record_sglang(args.oracle, python, args.sglang, args.seed)
+
+
+if __name__ == "__main__":
+    main()

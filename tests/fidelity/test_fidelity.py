@@ -1,0 +1,36 @@
+"""cgconfig's plans against the engines' own answers, recorded in the fidelity corpus.
+
+The corpus (``sglang_cases.jsonl``, ``vllm_cases.jsonl``) holds random inputs answered by the
+unmodified resolution code of SGLang 0.5.23 and vLLM 0.33.0 (``record.py`` says how). The open
+differences are listed in ``known_differences.json``; this test is a ratchet: any new difference
+fails, and so does a listed one that now agrees (remove it with ``compare.py --update-known``),
+so the list only shrinks and always says exactly where cgconfig and the engine part ways.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+import compare  # noqa: E402
+
+
+@pytest.mark.parametrize("kind", ["sglang", "vllm"])
+def test_corpus_matches_recorded_answers(kind: str) -> None:
+    found = compare.mismatches(kind)
+    listed = compare.known()[kind]
+    new = {cid: why for cid, why in found.items() if cid not in listed}
+    fixed = sorted(cid for cid in listed if cid not in found)
+    assert not new, f"{len(new)} {kind} cases now differ from the engine (first: {sorted(new.items())[:10]}); " \
+        f"inspect with: python tests/fidelity/compare.py --ids ID {kind}"
+    assert not fixed, f"{len(fixed)} listed {kind} differences now agree {fixed[:10]}: " \
+        "run python tests/fidelity/compare.py --update-known"
+
+
+@pytest.mark.parametrize("kind", ["sglang", "vllm"])
+def test_corpus_size(kind: str) -> None:
+    # The issue asks for at least 3,000 SGLang and 1,000 vLLM recorded cases.
+    assert len(compare.load(kind)) >= (3000 if kind == "sglang" else 1000)
