@@ -13,6 +13,26 @@ import typer
 
 from cgconfig import __version__
 
+
+class _Command(typer.core.TyperCommand):
+    """A command whose one-line help is never cut to click's 45 characters."""
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        return super().get_short_help_str(limit=_NO_LIMIT)
+
+
+class _Group(typer.core.TyperGroup):
+    """A command group whose one-line help is never cut either."""
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        return super().get_short_help_str(limit=_NO_LIMIT)
+
+
+_NO_LIMIT = 1_000
+#: ``-h`` as well as ``--help``; help as wide as the terminal (click reads ``COLUMNS``), not
+#: click's 80-column cap.
+_CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": _NO_LIMIT}
+
 app = typer.Typer(
     name="cgconfig",
     help="Decide which CUDA graphs an LLM server captures, and say why.",
@@ -20,15 +40,33 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     no_args_is_help=True,
     rich_markup_mode=None,
+    cls=_Group,
+    context_settings=_CONTEXT,
 )
-rules_app = typer.Typer(help="List, show and validate rule packs.", no_args_is_help=True)
+rules_app = typer.Typer(help="List, show and validate rule packs.", no_args_is_help=True,
+                        cls=_Group, context_settings=_CONTEXT)
 app.add_typer(rules_app, name="rules")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"cgconfig {__version__}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", "-V", is_eager=True,
+                                          callback=_print_version,
+                                          help="Print cgconfig's version and exit.")] = False,
+) -> None:
+    """Decide which CUDA graphs an LLM server captures, and say why."""
 
 _PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True,
                  "help_option_names": []}
 
 
-@app.command(context_settings=_PASS_THROUGH)
+@app.command(context_settings=_PASS_THROUGH, cls=_Command)
 def resolve(ctx: typer.Context) -> None:
     """Resolve the plan (see `cgconfig resolve --help`)."""
     from cgconfig.cli.resolve_cmd import run_resolve
@@ -36,7 +74,7 @@ def resolve(ctx: typer.Context) -> None:
     raise typer.Exit(run_resolve(list(ctx.args)))
 
 
-@app.command(context_settings=_PASS_THROUGH)
+@app.command(context_settings=_PASS_THROUGH, cls=_Command)
 def explain(ctx: typer.Context) -> None:
     """Explain each value's chain of inputs and rules (see `cgconfig explain --help`)."""
     from cgconfig.cli.explain_cmd import run_explain
@@ -44,13 +82,13 @@ def explain(ctx: typer.Context) -> None:
     raise typer.Exit(run_explain(list(ctx.args)))
 
 
-@app.command()
+@app.command(cls=_Command)
 def version() -> None:
     """Print cgconfig's version."""
     sys.stdout.write(f"cgconfig {__version__}\n")
 
 
-@app.command()
+@app.command(cls=_Command)
 def schema(
     what: Annotated[str, typer.Argument(help="config, deployment, plan or rules")] = "config",
 ) -> None:
@@ -84,7 +122,7 @@ def schema(
     sys.stdout.write(json.dumps(data, indent=2) + "\n")
 
 
-@app.command()
+@app.command(cls=_Command)
 def completion(
     shell: Annotated[str, typer.Argument(help="bash, zsh or fish")] = "bash",
 ) -> None:
@@ -99,7 +137,7 @@ def completion(
     sys.stdout.write(script(shell))
 
 
-@rules_app.command("list")
+@rules_app.command("list", cls=_Command)
 def rules_list(
     extra: Annotated[list[str] | None, typer.Option("--rules", help="Add a pack (YAML).")] = None,
 ) -> None:
@@ -109,7 +147,7 @@ def rules_list(
     raise typer.Exit(list_rules(extra or []))
 
 
-@rules_app.command("show")
+@rules_app.command("show", cls=_Command)
 def rules_show(
     rule_id: Annotated[str, typer.Argument(help="Rule id.")],
     extra: Annotated[list[str] | None, typer.Option("--rules", help="Add a pack (YAML).")] = None,
@@ -120,7 +158,7 @@ def rules_show(
     raise typer.Exit(show_rule(rule_id, extra or []))
 
 
-@rules_app.command("validate")
+@rules_app.command("validate", cls=_Command)
 def rules_validate(path: Annotated[str, typer.Argument(help="Rule pack file.")]) -> None:
     """Validate a rule pack (schema, paths, literals) and run its examples."""
     from cgconfig.cli.rules_cmd import validate_pack

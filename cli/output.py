@@ -1,0 +1,75 @@
+"""One output contract for every command: ``-o table|json|yaml``, errors as JSON under ``-o json``.
+
+Every command that prints data takes ``-o/--output``; the machine formats carry the same data,
+YAML never uses anchors or aliases (a plan repeats size lists, and ``&id001`` / ``*id001`` is
+unreadable and trips naive YAML readers), and JSON errors are ``{"error": {...}}`` on stdout
+next to the usual one line on stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from cgconfig.errors import CgConfigError, InputError, did_you_mean
+
+FORMATS = ("table", "json", "yaml")
+
+
+def pop_output(argv: list[str], allowed: tuple[str, ...] = FORMATS,
+               where: str = "-o") -> tuple[str, list[str]]:
+    """Take ``-o FMT`` / ``--output FMT`` / ``--output=FMT`` / ``-oFMT`` out of ``argv``.
+
+    Returns the format (``table`` when absent) and the remaining arguments. An unknown format
+    raises :class:`InputError` with the allowed ones and a did-you-mean.
+    """
+    fmt, rest, index = "table", [], 0
+    while index < len(argv):
+        token = argv[index]
+        value: str | None = None
+        if token in ("-o", "--output"):
+            if index + 1 >= len(argv):
+                raise InputError(f"{token} needs a value", where=where, allowed=allowed)
+            value, index = argv[index + 1], index + 2
+        elif token.startswith("--output="):
+            value, index = token.split("=", 1)[1], index + 1
+        elif token.startswith("-o") and len(token) > 2 and not token.startswith("--"):
+            value, index = token[2:].lstrip("="), index + 1
+        else:
+            rest.append(token)
+            index += 1
+            continue
+        if value not in allowed:
+            raise InputError(f"unknown output format {value!r}", where=where, allowed=allowed,
+                             suggestion=did_you_mean(value, allowed))
+        fmt = value
+    return fmt, rest
+
+
+def yaml_text(data: Any) -> str:
+    """YAML for ``data`` with no anchors or aliases, keys in their given order."""
+    import yaml
+
+    class _NoAliases(yaml.SafeDumper):
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
+
+    return str(yaml.dump(data, Dumper=_NoAliases, sort_keys=False, width=100,
+                         allow_unicode=True))
+
+
+def write_data(data: Any, fmt: str) -> None:
+    """Write machine data to stdout as ``json`` (size lists kept on one line) or ``yaml``."""
+    if fmt == "yaml":
+        sys.stdout.write(yaml_text(data))
+        return
+    from cgconfig.cli.render import compact_json
+
+    sys.stdout.write(compact_json(data) + "\n")
+
+
+def fail(error: CgConfigError, fmt: str) -> int:
+    """Report ``error`` under the output contract and return its exit code."""
+    from cgconfig.cli.errors import report
+
+    return report(error, as_json=fmt == "json")
