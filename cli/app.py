@@ -137,40 +137,55 @@ def completion(
     sys.stdout.write(script(shell))
 
 
+_OUTPUT_HELP = "Output format: table, json or yaml."
+
+
 @rules_app.command("list", cls=_Command)
 def rules_list(
     extra: Annotated[list[str] | None, typer.Option("--rules", help="Add a pack (YAML).")] = None,
+    output: Annotated[str, typer.Option("--output", "-o", help=_OUTPUT_HELP)] = "table",
 ) -> None:
     """Table of every rule: id, kind, pack, one-line title."""
     from cgconfig.cli.rules_cmd import list_rules
 
-    raise typer.Exit(list_rules(extra or []))
+    raise typer.Exit(list_rules(extra or [], output))
 
 
 @rules_app.command("show", cls=_Command)
 def rules_show(
     rule_id: Annotated[str, typer.Argument(help="Rule id.")],
     extra: Annotated[list[str] | None, typer.Option("--rules", help="Add a pack (YAML).")] = None,
+    output: Annotated[str, typer.Option("--output", "-o", help=_OUTPUT_HELP)] = "table",
 ) -> None:
     """A rule's condition, actions, reason, examples and upstream source."""
     from cgconfig.cli.rules_cmd import show_rule
 
-    raise typer.Exit(show_rule(rule_id, extra or []))
+    raise typer.Exit(show_rule(rule_id, extra or [], output))
 
 
 @rules_app.command("validate", cls=_Command)
-def rules_validate(path: Annotated[str, typer.Argument(help="Rule pack file.")]) -> None:
-    """Validate a rule pack (schema, paths, literals) and run its examples."""
+def rules_validate(
+    path: Annotated[str, typer.Argument(help="Rule pack file.")],
+    output: Annotated[str, typer.Option("--output", "-o", help="Output format: table or json.")]
+    = "table",
+) -> None:
+    """Validate a rule pack (schema, paths, literals) and run its examples (exit 2 on a failure)."""
     from cgconfig.cli.rules_cmd import validate_pack
 
-    raise typer.Exit(validate_pack(path))
+    raise typer.Exit(validate_pack(path, output))
 
 
 def run_app(argv: list[str]) -> int:
-    """Run the typer app on ``argv``; returns the exit code."""
+    """Run the typer app on ``argv``; returns the exit code. Usage errors (unknown command or
+    option, missing argument) are one ``cgconfig: error:`` line and exit 2, like every other
+    bad input; with no command, the help is printed and the exit code is 0."""
+    from cgconfig.cli.output import usage_error
+
     try:
-        app(args=argv, prog_name="cgconfig", standalone_mode=True)
-    except SystemExit as done:
-        code = done.code
-        return code if isinstance(code, int) else (0 if code is None else 1)
-    return 0
+        code = app(args=argv, prog_name="cgconfig", standalone_mode=False)
+    except Exception as error:
+        handled = usage_error(error, argv)
+        if handled is None:
+            raise
+        return handled
+    return code if isinstance(code, int) else 0

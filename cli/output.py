@@ -73,3 +73,40 @@ def fail(error: CgConfigError, fmt: str) -> int:
     from cgconfig.cli.errors import report
 
     return report(error, as_json=fmt == "json")
+
+
+def asks_json(argv: list[str]) -> bool:
+    """True when ``argv`` asks for ``-o json`` in any spelling (to shape an early error)."""
+    from itertools import pairwise
+
+    pairs = pairwise(argv)
+    return any(a in ("-o", "--output") and b == "json" for a, b in pairs) or any(
+        t in ("--output=json", "-o=json", "-ojson") for t in argv)
+
+
+def usage_error(error: Exception, argv: list[str]) -> int | None:
+    """Report a click usage error (raised by typer with ``standalone_mode=False``) in
+    cgconfig's one-line style and return its exit code; ``None`` for any other exception.
+
+    Click is found through the exception's class names, so this works with typer's vendored
+    click and with the click package alike."""
+    names = {cls.__name__ for cls in type(error).__mro__}
+    if "ClickException" not in names:
+        return None
+    ctx = getattr(error, "ctx", None)
+    if "NoArgsIsHelpError" in names and ctx is not None:
+        sys.stdout.write(ctx.get_help() + "\n")  # `cgconfig`, `cgconfig rules`: help, exit 0
+        return 0
+    message = error.format_message() if hasattr(error, "format_message") else str(error)
+    where = ctx.command_path if ctx is not None else "cgconfig"
+    hint = f"see '{where} -h'" if ctx is not None else None
+    suggestion, allowed = None, None
+    if message.startswith("No such command") and ctx is not None:
+        commands = ctx.command.list_commands(ctx)
+        typed = next((t for t in argv if t.strip("'") in message), "")
+        suggestion, allowed = did_you_mean(typed, commands), commands
+        message = message.split(" Did you mean")[0]  # click's own guess; ours is below
+    reported = InputError(message.rstrip("."), where=where, hint=hint, suggestion=suggestion,
+                          allowed=allowed)
+    fail(reported, "json" if asks_json(argv) else "table")
+    return int(getattr(error, "exit_code", 2))
