@@ -62,6 +62,7 @@ def _root(
 ) -> None:
     """Decide which CUDA graphs an LLM server captures, and say why."""
 
+_OUTPUT_HELP = "Output format: table, json or yaml."
 _PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True,
                  "help_option_names": []}
 
@@ -82,27 +83,50 @@ def explain(ctx: typer.Context) -> None:
     raise typer.Exit(run_explain(list(ctx.args)))
 
 
+@app.command(context_settings=_PASS_THROUGH, cls=_Command)
+def diff(ctx: typer.Context) -> None:
+    """Compare two plans (launch lines, plan files or stdin); exit 0 equal, 1 different."""
+    from cgconfig.cli.diff_cmd import run_diff
+
+    raise typer.Exit(run_diff(list(ctx.args)))
+
+
 @app.command(cls=_Command)
-def version() -> None:
+def version(
+    output: Annotated[str, typer.Option("--output", "-o", help=_OUTPUT_HELP)] = "table",
+) -> None:
     """Print cgconfig's version."""
-    sys.stdout.write(f"cgconfig {__version__}\n")
+    from cgconfig.cli.output import check_format, fail, write_data
+    from cgconfig.errors import InputError
+
+    try:
+        check_format(output)
+    except InputError as error:
+        raise typer.Exit(fail(error, "table")) from None
+    if output == "table":
+        sys.stdout.write(f"cgconfig {__version__}\n")
+    else:
+        write_data({"version": __version__}, output)
 
 
 @app.command(cls=_Command)
 def schema(
     what: Annotated[str, typer.Argument(help="config, deployment, plan or rules")] = "config",
+    output: Annotated[str, typer.Option("--output", "-o", help="Output format: json or yaml.")]
+    = "json",
 ) -> None:
     """Print the JSON Schema of the config (or of deployment facts, the plan, a rule pack)."""
-    import json
-
-    from cgconfig.cli.errors import report
+    from cgconfig.cli.output import check_format, fail, write_data
     from cgconfig.errors import InputError, did_you_mean
 
     choices = ("config", "deployment", "plan", "rules")
-    if what not in choices:
-        raise typer.Exit(report(InputError(f"unknown schema {what!r}", where="schema",
-                                           allowed=choices,
-                                           suggestion=did_you_mean(what, choices))))
+    try:
+        check_format(output, ("json", "yaml"))
+        if what not in choices:
+            raise InputError(f"unknown schema {what!r}", where="schema", allowed=choices,
+                             suggestion=did_you_mean(what, choices))
+    except InputError as error:
+        raise typer.Exit(fail(error, output)) from None
     if what == "config":
         from cgconfig.model import CudaGraphConfig
 
@@ -119,7 +143,12 @@ def schema(
         from cgconfig.rules.schema import RulePack
 
         data = RulePack.model_json_schema(by_alias=True)
-    sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    if output == "json":
+        import json
+
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")  # byte-identical to docs/schema/
+    else:
+        write_data(data, output)
 
 
 @app.command(cls=_Command)
@@ -135,9 +164,6 @@ def completion(
         raise typer.Exit(report(InputError(f"unknown shell {shell!r}", where="completion",
                                            allowed=SHELLS, suggestion=did_you_mean(shell, SHELLS))))
     sys.stdout.write(script(shell))
-
-
-_OUTPUT_HELP = "Output format: table, json or yaml."
 
 
 @rules_app.command("list", cls=_Command)

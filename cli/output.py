@@ -16,8 +16,7 @@ from cgconfig.errors import CgConfigError, InputError, did_you_mean
 FORMATS = ("table", "json", "yaml")
 
 
-def pop_output(argv: list[str], allowed: tuple[str, ...] = FORMATS,
-               where: str = "-o") -> tuple[str, list[str]]:
+def pop_output(argv: list[str], allowed: tuple[str, ...] = FORMATS) -> tuple[str, list[str]]:
     """Take ``-o FMT`` / ``--output FMT`` / ``--output=FMT`` / ``-oFMT`` out of ``argv``.
 
     Returns the format (``table`` when absent) and the remaining arguments. An unknown format
@@ -29,7 +28,7 @@ def pop_output(argv: list[str], allowed: tuple[str, ...] = FORMATS,
         value: str | None = None
         if token in ("-o", "--output"):
             if index + 1 >= len(argv):
-                raise InputError(f"{token} needs a value", where=where, allowed=allowed)
+                raise InputError(f"{token} needs a value", where="-o", allowed=allowed)
             value, index = argv[index + 1], index + 2
         elif token.startswith("--output="):
             value, index = token.split("=", 1)[1], index + 1
@@ -39,11 +38,16 @@ def pop_output(argv: list[str], allowed: tuple[str, ...] = FORMATS,
             rest.append(token)
             index += 1
             continue
-        if value not in allowed:
-            raise InputError(f"unknown output format {value!r}", where=where, allowed=allowed,
-                             suggestion=did_you_mean(value, allowed))
-        fmt = value
+        fmt = check_format(value, allowed)
     return fmt, rest
+
+
+def check_format(fmt: str, allowed: tuple[str, ...] = FORMATS) -> str:
+    """``fmt`` when it is one of ``allowed``, else an :class:`InputError` with a did-you-mean."""
+    if fmt not in allowed:
+        raise InputError(f"unknown output format {fmt!r}", where="-o", allowed=allowed,
+                         suggestion=did_you_mean(fmt, allowed))
+    return fmt
 
 
 def yaml_text(data: Any) -> str:

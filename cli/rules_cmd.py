@@ -9,25 +9,16 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from cgconfig.errors import EXIT_INPUT, CgConfigError, InputError
-
-
-def _format(fmt: str, allowed: tuple[str, ...] = ("table", "json", "yaml")) -> str:
-    from cgconfig.errors import did_you_mean
-
-    if fmt not in allowed:
-        raise InputError(f"unknown output format {fmt!r}", where="-o", allowed=allowed,
-                         suggestion=did_you_mean(fmt, allowed))
-    return fmt
+from cgconfig.errors import EXIT_INPUT, CgConfigError
 
 
 def list_rules(extra: list[str], fmt: str = "table") -> int:
     """Print every rule (id, kind, pack, title) in application order; returns the exit code."""
-    from cgconfig.cli.output import fail, write_data
+    from cgconfig.cli.output import check_format, fail, write_data
     from cgconfig.rules.engine import load_rule_set
 
     try:
-        _format(fmt)
+        check_format(fmt)
         rule_set = load_rule_set(extra)
     except CgConfigError as error:
         return fail(error, fmt)
@@ -52,11 +43,11 @@ def list_rules(extra: list[str], fmt: str = "table") -> int:
 def show_rule(rule_id: str, extra: list[str], fmt: str = "table") -> int:
     """Print one rule with its pack (YAML text for people, ``-o json|yaml`` for machines);
     returns the exit code."""
-    from cgconfig.cli.output import fail, write_data, yaml_text
+    from cgconfig.cli.output import check_format, fail, write_data, yaml_text
     from cgconfig.rules.engine import load_rule_set
 
     try:
-        _format(fmt)
+        check_format(fmt)
         rule_set = load_rule_set(extra)
         rule = rule_set.get(rule_id)
     except CgConfigError as error:
@@ -75,14 +66,14 @@ def validate_pack(path: str, fmt: str = "table") -> int:
     (0 valid, 2 invalid pack or failing example)."""
     from pathlib import Path
 
-    from cgconfig.cli.output import fail, write_data
+    from cgconfig.cli.output import check_format, fail, write_data
     from cgconfig.rules.engine import load_pack_file, load_rule_set, shipped_pack_files
     from cgconfig.rules.examples import run_example
 
     shipped = Path(path).resolve() in {p.resolve() for p in shipped_pack_files()}
     extra = [] if shipped else [path]
     try:
-        _format(fmt, ("table", "json"))
+        check_format(fmt, ("table", "json"))
         pack = load_pack_file(path)
         load_rule_set(extra)  # a user pack's ids must not clash with the shipped ones
         failures = []
