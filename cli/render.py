@@ -11,9 +11,6 @@ from typing import Any
 
 from cgconfig.plan import Plan
 
-#: Provenance layers that are a user's input (the rest are defaults, rules, the resolver).
-USER_LAYERS = ("legacy", "off-switch", "convenience", "config")
-
 
 def short_list(values: list[int] | None, limit: int = 8) -> str:
     """``[1, 2, 4, …, 256] (36)``: a long size list kept to one line."""
@@ -64,6 +61,8 @@ def _console() -> Any:
 def locked_line(plan: Plan) -> str:
     """``decode.backend, decode.max_bs ← --cuda-graph-config x.yaml; … ← --tp-size``: the
     locked keys grouped by the input that set them, each source named once."""
+    from cgconfig.cli.explain_cmd import USER_LAYERS
+
     by_source: dict[str, list[str]] = {}
     for key in plan.locked:
         users = [e for e in plan.provenance[key] if e.layer in USER_LAYERS]
