@@ -1,7 +1,9 @@
-"""The typer application: ``schema``, ``version``, ``rules ...``, and help for everything.
+"""The typer application: ``diff``, ``schema``, ``version``, ``rules ...``, and help for
+everything.
 
 ``resolve`` and ``explain`` are registered here for ``cgconfig --help`` and completion, but
-:mod:`cgconfig.cli.main` dispatches them before this module is imported.
+:mod:`cgconfig.cli.main` dispatches them before this module is imported. ``resolve``,
+``explain`` and ``diff`` parse their own arguments (typer passes them through untouched).
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ def _root(
                                           help="Print cgconfig's version and exit.")] = False,
 ) -> None:
     """Decide which CUDA graphs an LLM server captures, and say why."""
+
 
 _OUTPUT_HELP = "Output format: table, json or yaml."
 _PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True,
