@@ -47,6 +47,39 @@ __all__ = [
 ]
 assert sorted(__all__) == sorted([*_EXPORTS, "__version__"])
 
+def _map_source_tree() -> None:
+    """Make ``cgconfig.rules``, ``cgconfig.cli`` and ``cgconfig.runtime`` importable when this
+    package is the source folder of a checkout (Python finds ``./cgconfig`` first when run from
+    the repository root, even after ``pip install .``, and the install maps those three
+    subpackages from the sibling folders ``rules/``, ``cli/``, ``runtime/``). An installed
+    package holds them inside itself, so nothing is added there."""
+    import os
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(here)
+    if os.path.isdir(os.path.join(here, "rules")) or not os.path.isfile(
+            os.path.join(root, "pyproject.toml")):
+        return
+    from importlib.machinery import ModuleSpec, PathFinder
+
+    class _SiblingFinder:
+        """Finds exactly ``cgconfig.<name>`` in the sibling folder ``<name>/``."""
+
+        @staticmethod
+        def find_spec(fullname: str, path: object = None, target: object = None) -> ModuleSpec | None:
+            package, _, name = fullname.partition(".")
+            if package != __name__ or name not in _SOURCE_SUBPACKAGES:
+                return None
+            return PathFinder.find_spec(fullname, [root])
+
+    sys.meta_path.append(_SiblingFinder())
+
+
+#: Subpackages that live beside ``cgconfig/`` in the source tree (pyproject's ``package-dir``).
+_SOURCE_SUBPACKAGES = ("rules", "cli", "runtime")
+_map_source_tree()
+
 if TYPE_CHECKING:
     from cgconfig.api import add_arguments, resolve_args, resolve_dict, resolve_namespace
     from cgconfig.deployment import DeploymentFacts

@@ -14,6 +14,7 @@ Names, help texts and the deprecated aliases follow SGLang's server arguments.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
@@ -149,11 +150,16 @@ _FACT_VALUE_KINDS: dict[str, ValueKind] = {"bool": "switch", "choice": "choice",
                                             "float": "float", "int": "int", "str": "str"}
 
 
+def _first_sentence(doc: str) -> str:
+    """The first sentence of a field doc; "e.g." and "i.e." do not end a sentence."""
+    return re.split(r"(?<!e\.g)(?<!i\.e)\.\s", doc, maxsplit=1)[0].rstrip(".") + "."
+
+
 def _fact_flag(field: str) -> Flag:
     field_spec = spec(f"facts.{field}")
     choices = field_spec.choices
     value = _FACT_VALUE_KINDS[field_spec.kind]
-    doc = _FACT_HELP_OVERRIDES.get(field) or field_spec.doc.split(". ")[0].rstrip(".") + "."
+    doc = _FACT_HELP_OVERRIDES.get(field) or _first_sentence(field_spec.doc)
     return Flag(name="--" + field.replace("_", "-"), kind="fact", value=value, help=doc,
                 writes=((f"facts.{field}", ARG if value != "switch" else True),),
                 choices=choices, aliases=FACT_ALIASES.get(field, ()))

@@ -117,7 +117,8 @@ def _max_bs_from_list(draft: Draft, phase: str, sizes: list[int]) -> None:
 
 
 def _fill_sizes(draft: Draft, facts: Facts) -> None:
-    """Default max_bs and size lists, as SGLang's memory handler does (research §6)."""
+    """Default max_bs and size lists, as SGLang 0.5.23's
+    ``arg_groups/memory_hook.py:handle_gpu_memory_settings`` does."""
     d = draft.derived
     draft.size_generator = _size_generator(draft)
     src, layer = "resolver", "resolver"

@@ -1,7 +1,9 @@
-"""The typer application: ``schema``, ``version``, ``rules ...``, and help for everything.
+"""The typer application: ``diff``, ``schema``, ``version``, ``rules ...``, and help for
+everything.
 
 ``resolve`` and ``explain`` are registered here for ``cgconfig --help`` and completion, but
-:mod:`cgconfig.cli.main` dispatches them before this module is imported.
+:mod:`cgconfig.cli.main` dispatches them before this module is imported. ``resolve``,
+``explain`` and ``diff`` parse their own arguments (typer passes them through untouched).
 """
 
 from __future__ import annotations
@@ -13,6 +15,26 @@ import typer
 
 from cgconfig import __version__
 
+
+class _Command(typer.core.TyperCommand):
+    """A command whose one-line help is never cut to click's 45 characters."""
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        return super().get_short_help_str(limit=_NO_LIMIT)
+
+
+class _Group(typer.core.TyperGroup):
+    """A command group whose one-line help is never cut either."""
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        return super().get_short_help_str(limit=_NO_LIMIT)
+
+
+_NO_LIMIT = 1_000
+#: ``-h`` as well as ``--help``; help as wide as the terminal (click reads ``COLUMNS``), not
+#: click's 80-column cap.
+_CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": _NO_LIMIT}
+
 app = typer.Typer(
     name="cgconfig",
     help="Decide which CUDA graphs an LLM server captures, and say why.",
@@ -20,15 +42,35 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     no_args_is_help=True,
     rich_markup_mode=None,
+    cls=_Group,
+    context_settings=_CONTEXT,
 )
-rules_app = typer.Typer(help="List, show and validate rule packs.", no_args_is_help=True)
+rules_app = typer.Typer(help="List, show and validate rule packs.", no_args_is_help=True,
+                        cls=_Group, context_settings=_CONTEXT)
 app.add_typer(rules_app, name="rules")
 
+
+def _print_version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"cgconfig {__version__}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", "-V", is_eager=True,
+                                          callback=_print_version,
+                                          help="Print cgconfig's version and exit.")] = False,
+) -> None:
+    """Decide which CUDA graphs an LLM server captures, and say why."""
+
+
+_OUTPUT_HELP = "Output format: table, json or yaml."
 _PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True,
                  "help_option_names": []}
 
 
-@app.command(context_settings=_PASS_THROUGH)
+@app.command(context_settings=_PASS_THROUGH, cls=_Command)
 def resolve(ctx: typer.Context) -> None:
     """Resolve the plan (see `cgconfig resolve --help`)."""
     from cgconfig.cli.resolve_cmd import run_resolve
@@ -36,7 +78,7 @@ def resolve(ctx: typer.Context) -> None:
     raise typer.Exit(run_resolve(list(ctx.args)))
 
 
-@app.command(context_settings=_PASS_THROUGH)
+@app.command(context_settings=_PASS_THROUGH, cls=_Command)
 def explain(ctx: typer.Context) -> None:
     """Explain each value's chain of inputs and rules (see `cgconfig explain --help`)."""
     from cgconfig.cli.explain_cmd import run_explain
@@ -44,27 +86,50 @@ def explain(ctx: typer.Context) -> None:
     raise typer.Exit(run_explain(list(ctx.args)))
 
 
-@app.command()
-def version() -> None:
+@app.command(context_settings=_PASS_THROUGH, cls=_Command)
+def diff(ctx: typer.Context) -> None:
+    """Compare two plans (launch lines, plan files or stdin); exit 0 equal, 1 different."""
+    from cgconfig.cli.diff_cmd import run_diff
+
+    raise typer.Exit(run_diff(list(ctx.args)))
+
+
+@app.command(cls=_Command)
+def version(
+    output: Annotated[str, typer.Option("--output", "-o", help=_OUTPUT_HELP)] = "table",
+) -> None:
     """Print cgconfig's version."""
-    sys.stdout.write(f"cgconfig {__version__}\n")
+    from cgconfig.cli.output import check_format, fail, write_data
+    from cgconfig.errors import InputError
+
+    try:
+        check_format(output)
+    except InputError as error:
+        raise typer.Exit(fail(error, "table")) from None
+    if output == "table":
+        sys.stdout.write(f"cgconfig {__version__}\n")
+    else:
+        write_data({"version": __version__}, output)
 
 
-@app.command()
+@app.command(cls=_Command)
 def schema(
     what: Annotated[str, typer.Argument(help="config, deployment, plan or rules")] = "config",
+    output: Annotated[str, typer.Option("--output", "-o", help="Output format: json or yaml.")]
+    = "json",
 ) -> None:
     """Print the JSON Schema of the config (or of deployment facts, the plan, a rule pack)."""
-    import json
-
-    from cgconfig.cli.errors import report
+    from cgconfig.cli.output import check_format, fail, write_data
     from cgconfig.errors import InputError, did_you_mean
 
     choices = ("config", "deployment", "plan", "rules")
-    if what not in choices:
-        raise typer.Exit(report(InputError(f"unknown schema {what!r}", where="schema",
-                                           allowed=choices,
-                                           suggestion=did_you_mean(what, choices))))
+    try:
+        check_format(output, ("json", "yaml"))
+        if what not in choices:
+            raise InputError(f"unknown schema {what!r}", where="schema", allowed=choices,
+                             suggestion=did_you_mean(what, choices))
+    except InputError as error:
+        raise typer.Exit(fail(error, output)) from None
     if what == "config":
         from cgconfig.model import CudaGraphConfig
 
@@ -81,10 +146,15 @@ def schema(
         from cgconfig.rules.schema import RulePack
 
         data = RulePack.model_json_schema(by_alias=True)
-    sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    if output == "json":
+        import json
+
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")  # byte-identical to docs/schema/
+    else:
+        write_data(data, output)
 
 
-@app.command()
+@app.command(cls=_Command)
 def completion(
     shell: Annotated[str, typer.Argument(help="bash, zsh or fish")] = "bash",
 ) -> None:
@@ -99,40 +169,52 @@ def completion(
     sys.stdout.write(script(shell))
 
 
-@rules_app.command("list")
+@rules_app.command("list", cls=_Command)
 def rules_list(
     extra: Annotated[list[str] | None, typer.Option("--rules", help="Add a pack (YAML).")] = None,
+    output: Annotated[str, typer.Option("--output", "-o", help=_OUTPUT_HELP)] = "table",
 ) -> None:
     """Table of every rule: id, kind, pack, one-line title."""
     from cgconfig.cli.rules_cmd import list_rules
 
-    raise typer.Exit(list_rules(extra or []))
+    raise typer.Exit(list_rules(extra or [], output))
 
 
-@rules_app.command("show")
+@rules_app.command("show", cls=_Command)
 def rules_show(
     rule_id: Annotated[str, typer.Argument(help="Rule id.")],
     extra: Annotated[list[str] | None, typer.Option("--rules", help="Add a pack (YAML).")] = None,
+    output: Annotated[str, typer.Option("--output", "-o", help=_OUTPUT_HELP)] = "table",
 ) -> None:
     """A rule's condition, actions, reason, examples and upstream source."""
     from cgconfig.cli.rules_cmd import show_rule
 
-    raise typer.Exit(show_rule(rule_id, extra or []))
+    raise typer.Exit(show_rule(rule_id, extra or [], output))
 
 
-@rules_app.command("validate")
-def rules_validate(path: Annotated[str, typer.Argument(help="Rule pack file.")]) -> None:
-    """Validate a rule pack (schema, paths, literals) and run its examples."""
+@rules_app.command("validate", cls=_Command)
+def rules_validate(
+    path: Annotated[str, typer.Argument(help="Rule pack file.")],
+    output: Annotated[str, typer.Option("--output", "-o", help="Output format: table or json.")]
+    = "table",
+) -> None:
+    """Validate a rule pack (schema, paths, literals) and run its examples (exit 2 on a failure)."""
     from cgconfig.cli.rules_cmd import validate_pack
 
-    raise typer.Exit(validate_pack(path))
+    raise typer.Exit(validate_pack(path, output))
 
 
 def run_app(argv: list[str]) -> int:
-    """Run the typer app on ``argv``; returns the exit code."""
+    """Run the typer app on ``argv``; returns the exit code. Usage errors (unknown command or
+    option, missing argument) are one ``cgconfig: error:`` line and exit 2, like every other
+    bad input; with no command, the help is printed and the exit code is 0."""
+    from cgconfig.cli.output import usage_error
+
     try:
-        app(args=argv, prog_name="cgconfig", standalone_mode=True)
-    except SystemExit as done:
-        code = done.code
-        return code if isinstance(code, int) else (0 if code is None else 1)
-    return 0
+        code = app(args=argv, prog_name="cgconfig", standalone_mode=False)
+    except Exception as error:
+        handled = usage_error(error, argv)
+        if handled is None:
+            raise
+        return handled
+    return code if isinstance(code, int) else 0

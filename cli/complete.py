@@ -12,7 +12,7 @@ import re
 import sys
 from pathlib import Path
 
-COMMANDS = ("resolve", "explain", "rules", "schema", "version", "completion")
+COMMANDS = ("resolve", "explain", "diff", "rules", "schema", "version", "completion")
 RULES_SUBCOMMANDS = ("list", "show", "validate")
 SCHEMAS = ("config", "deployment", "plan", "rules")
 SHELLS = ("bash", "zsh", "fish")
@@ -25,9 +25,16 @@ _BASH = """_cgconfig_complete() {
 complete -o default -F _cgconfig_complete cgconfig
 """
 _ZSH = "autoload -U +X bashcompinit && bashcompinit\n" + _BASH
+# Where cgconfig has no candidates (a file after --deployment, --rules, `rules validate`,
+# `diff`, ...), fall back to file paths, as bash's `complete -o default` does.
 _FISH = """function __cgconfig_complete
     set -l words (commandline -opc) (commandline -ct)
-    cgconfig __complete (math (count $words) - 1) $words 2>/dev/null
+    set -l found (cgconfig __complete (math (count $words) - 1) $words 2>/dev/null)
+    if test (count $found) -gt 0
+        printf '%s\\n' $found
+    else
+        __fish_complete_path (commandline -ct)
+    end
 end
 complete -c cgconfig -f -a '(__cgconfig_complete)'
 """
@@ -69,6 +76,12 @@ def candidates(words: list[str], cword: int) -> list[str]:
         return [s for s in SCHEMAS if s.startswith(current)] if len(before) == 1 else []
     if command == "completion":
         return [s for s in SHELLS if s.startswith(current)] if len(before) == 1 else []
+    if command == "diff":
+        if previous in ("-o", "--output"):
+            return [f for f in ("table", "json", "yaml") if f.startswith(current)]
+        if current.startswith("-"):
+            return [f for f in ("--a", "--b", "--output") if f.startswith(current)]
+        return []  # a plan file: the shell completes paths
     if command not in ("resolve", "explain"):
         return []
     return _flag_candidates(command, previous, current)

@@ -106,6 +106,7 @@ def run_explain(argv: list[str]) -> int:
                 raise InputError(f"unknown key {key!r}", where="explain",
                                  suggestion=did_you_mean(key, all_config_keys()),
                                  allowed="decode.<key>, prefill.<key>, options.<key>")
+        _reject_resolve_only(parsed.meta)
         plan = resolve(request)
     except CgConfigError as error:
         return report(error, as_json=as_json)
@@ -114,16 +115,17 @@ def run_explain(argv: list[str]) -> int:
     table = settings(plan)
     chosen = keys or [k for k, info in table.items() if parsed.meta.get("all")
                       or interesting(k, info)]
-    if as_json:
+    fmt = parsed.meta.get("output") or "table"
+    if fmt != "table":
         body = {"schema_version": plan.schema_version,
                 "settings": {k: table[k] for k in chosen},
                 "decisions": [d.to_dict() for d in plan.decisions
                               if not keys or any(c.key in keys for c in d.changes)
                               or any(k in keys for k in _rule_keys(d))],
                 "warnings": plan.warnings}
-        from cgconfig.cli.render import compact_json
+        from cgconfig.cli.output import write_data
 
-        sys.stdout.write(compact_json(body) + "\n")
+        write_data(body, fmt)
         return 0
     if not chosen:
         sys.stdout.write("Every key has its default value (use --all to list them).\n")
@@ -136,6 +138,15 @@ def run_explain(argv: list[str]) -> int:
     for message in plan.warnings:
         note("warning", message)
     return 0
+
+
+def _reject_resolve_only(meta: dict[str, Any]) -> None:
+    """``--emit`` and ``--check`` belong to ``resolve``; explain must not silently drop them."""
+    for name, flag in (("emit", "--emit"), ("check", "--check")):
+        if meta.get(name):
+            raise InputError(f"{flag} is a resolve flag; explain prints the chain behind each "
+                             "value", where="explain",
+                             hint=f"run `cgconfig resolve {flag} ...` instead")
 
 
 def _rule_keys(decision: Any) -> list[str]:

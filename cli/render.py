@@ -37,21 +37,44 @@ def render_plan(plan: Plan, fmt: str) -> None:
         sys.stdout.write(compact_json(plan.to_dict()) + "\n")
         return
     if fmt == "yaml":
-        import yaml
+        from cgconfig.cli.output import yaml_text
 
-        sys.stdout.write(yaml.safe_dump(plan.to_dict(), sort_keys=False, width=100))
+        sys.stdout.write(yaml_text(plan.to_dict()))
         return
     _plan_table(plan)
 
 
 def _console() -> Any:
+    """A console for tables: the terminal's width (rich honours ``COLUMNS``); piped without
+    ``COLUMNS``, 160 columns so a plan table is not squeezed for a log. Prose is printed with
+    ``soft_wrap=True`` and is never hard-wrapped."""
+    import os
+
     from rich.console import Console
 
     console = Console(highlight=False, soft_wrap=False)
-    if not console.is_terminal:
-        # Piped output is read by people in logs and CI, not by an 80-column terminal.
+    if not console.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
         console = Console(highlight=False, soft_wrap=False, width=160)
     return console
+
+
+def locked_line(plan: Plan) -> str:
+    """``decode.backend, decode.max_bs ← --cuda-graph-config x.yaml; … ← --tp-size``: the
+    locked keys grouped by the input that set them, each source named once."""
+    from cgconfig.cli.explain_cmd import USER_LAYERS
+
+    by_source: dict[str, list[str]] = {}
+    for key in plan.locked:
+        users = [e for e in plan.provenance[key] if e.layer in USER_LAYERS]
+        source = users[-1].source if users else "your input"
+        by_source.setdefault(source, []).append(key)
+    return "; ".join(f"{', '.join(keys)} ← {source}" for source, keys in by_source.items())
+
+
+def redundant_warning(plan: Plan, warning: str) -> bool:
+    """A warning that only repeats a decision's reason (the table prints the decision)."""
+    return any(d.why and d.why in warning for d in plan.decisions
+               if d.kind != "resolver" or d.outcome == "warned")
 
 
 def _plan_table(plan: Plan) -> None:
@@ -79,9 +102,8 @@ def _plan_table(plan: Plan) -> None:
     if compile_sizes:
         console.print(f"torch.compile sizes: {short_list(compile_sizes)}")
     if plan.locked:
-        console.print("[bold]Locked by your inputs:[/] " + ", ".join(
-            f"{k} ← {plan.provenance[k][-1].source}" if plan.provenance[k][-1].layer not in
-            ("rule", "resolver", "rule-skipped") else k for k in plan.locked))
+        console.print("[bold]Locked by your inputs:[/] ", end="")
+        console.print(locked_line(plan), markup=False, soft_wrap=True)
     shown = [d for d in plan.decisions if d.kind != "resolver" or d.outcome == "warned"]
     if shown:
         console.print("[bold]Decisions:[/]")
@@ -91,15 +113,17 @@ def _plan_table(plan: Plan) -> None:
             changes = "; ".join(f"{c.key} {c.before!r} → {c.after!r}" for c in d.changes)
             console.print(f"  {mark} [bold]{d.rule}[/] ({d.kind}, {d.outcome})"
                           + (f": {changes}" if changes else ""), markup=True)
-            console.print(f"      why: {d.why}", markup=False)
+            console.print(f"      why: {d.why}", markup=False, soft_wrap=True)
             if d.inputs:
-                console.print(f"      your input: {', '.join(d.inputs)}", markup=False)
+                console.print(f"      your input: {', '.join(d.inputs)}", markup=False,
+                              soft_wrap=True)
             if d.hint:
-                console.print(f"      override: {d.hint}", markup=False)
-    if plan.warnings:
+                console.print(f"      override: {d.hint}", markup=False, soft_wrap=True)
+    warnings = [w for w in plan.warnings if not redundant_warning(plan, w)]
+    if warnings:
         console.print("[bold]Warnings:[/]")
-        for w in plan.warnings:
-            console.print(f"  - {w}", markup=False)
+        for w in warnings:
+            console.print(f"  - {w}", markup=False, soft_wrap=True)
     if plan.ignored_args:
         console.print(f"Ignored (no effect on CUDA graphs): {' '.join(plan.ignored_args)}",
-                      markup=False)
+                      markup=False, soft_wrap=True)

@@ -1,62 +1,79 @@
-"""``cgconfig rules list|show|validate``."""
+"""``cgconfig rules list|show|validate``, under the output contract of :mod:`cgconfig.cli.output`.
+
+Exit codes: 0 success, 2 bad input (unknown rule id, unreadable or invalid pack, and an example
+that does not behave as the pack says: the pack is wrong, so it is bad input).
+"""
 
 from __future__ import annotations
 
 import sys
+from typing import Any
 
-from cgconfig.errors import CgConfigError
+from cgconfig.errors import EXIT_INPUT, CgConfigError
 
 
-def list_rules(extra: list[str]) -> int:
-    """Print the rule table; returns the exit code."""
-    from rich.table import Table
-
-    from cgconfig.cli.errors import report
-    from cgconfig.cli.render import _console
+def list_rules(extra: list[str], fmt: str = "table") -> int:
+    """Print every rule (id, kind, pack, title) in application order; returns the exit code."""
+    from cgconfig.cli.output import check_format, fail, write_data
     from cgconfig.rules.engine import load_rule_set
 
     try:
+        check_format(fmt)
         rule_set = load_rule_set(extra)
     except CgConfigError as error:
-        return report(error)
-    table = Table(title=f"{len(rule_set.rules)} rules, in application order")
+        return fail(error, fmt)
+    rows = [{"id": r.id, "kind": r.kind, "pack": rule_set.pack_of[r.id], "title": r.title}
+            for r in rule_set.rules]
+    if fmt != "table":
+        write_data({"rules": rows}, fmt)
+        return 0
+    from rich.table import Table
+
+    from cgconfig.cli.render import _console
+
+    table = Table(title=f"{len(rows)} rules, in application order")
     for column in ("id", "kind", "pack", "title"):
         table.add_column(column)
-    for rule in rule_set.rules:
-        table.add_row(rule.id, rule.kind, rule_set.pack_of[rule.id], rule.title)
+    for row in rows:
+        table.add_row(row["id"], row["kind"], row["pack"], row["title"])
     _console().print(table)
     return 0
 
 
-def show_rule(rule_id: str, extra: list[str]) -> int:
-    """Print one rule in YAML form with its pack; returns the exit code."""
-    import yaml
-
-    from cgconfig.cli.errors import report
+def show_rule(rule_id: str, extra: list[str], fmt: str = "table") -> int:
+    """Print one rule with its pack (YAML text for people, ``-o json|yaml`` for machines);
+    returns the exit code."""
+    from cgconfig.cli.output import check_format, fail, write_data, yaml_text
     from cgconfig.rules.engine import load_rule_set
 
     try:
+        check_format(fmt)
         rule_set = load_rule_set(extra)
         rule = rule_set.get(rule_id)
     except CgConfigError as error:
-        return report(error)
+        return fail(error, fmt)
+    data: dict[str, Any] = rule.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if fmt != "table":
+        write_data({"pack": rule_set.pack_of[rule.id], **data}, fmt)
+        return 0
     sys.stdout.write(f"# pack: {rule_set.pack_of[rule.id]}\n")
-    data = rule.model_dump(mode="json", by_alias=True, exclude_none=True)
-    sys.stdout.write(yaml.safe_dump(data, sort_keys=False, width=100))
+    sys.stdout.write(yaml_text(data))
     return 0
 
 
-def validate_pack(path: str) -> int:
-    """Validate a pack and run its examples with the shipped packs; returns the exit code."""
+def validate_pack(path: str, fmt: str = "table") -> int:
+    """Validate a pack and run its examples with the shipped packs; returns the exit code
+    (0 valid, 2 invalid pack or failing example)."""
     from pathlib import Path
 
-    from cgconfig.cli.errors import report
+    from cgconfig.cli.output import check_format, fail, write_data
     from cgconfig.rules.engine import load_pack_file, load_rule_set, shipped_pack_files
     from cgconfig.rules.examples import run_example
 
     shipped = Path(path).resolve() in {p.resolve() for p in shipped_pack_files()}
     extra = [] if shipped else [path]
     try:
+        check_format(fmt, ("table", "json"))
         pack = load_pack_file(path)
         load_rule_set(extra)  # a user pack's ids must not clash with the shipped ones
         failures = []
@@ -68,10 +85,14 @@ def validate_pack(path: str) -> int:
                 if problem:
                     failures.append(f"{rule.id} example {index}: {problem}")
     except CgConfigError as error:
-        return report(error)
+        return fail(error, fmt)
+    if fmt == "json":
+        write_data({"path": path, "valid": not failures, "rules": len(pack.rules),
+                    "examples": count, "failures": failures}, fmt)
     for failure in failures:
-        sys.stderr.write(f"cgconfig: example failed: {failure}\n")
+        sys.stderr.write(f"cgconfig: error: {path}: example failed: {failure}\n")
     if failures:
-        return 1
-    sys.stdout.write(f"{path}: {len(pack.rules)} rules valid, {count} examples pass\n")
+        return EXIT_INPUT
+    if fmt == "table":
+        sys.stdout.write(f"{path}: {len(pack.rules)} rules valid, {count} examples pass\n")
     return 0

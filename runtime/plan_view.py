@@ -1,6 +1,6 @@
 """Read one phase's capture instructions out of a resolved plan.
 
-The runtime depends on the plan's JSON form only (``Plan.to_dict()``, SPEC §6), never on the
+The runtime depends on the plan's JSON form only (``Plan.to_dict()``, docs/plan-format.md), never on the
 resolver's classes, so a plan written to disk by ``cgconfig resolve --output json`` on another
 machine drives the runtime exactly like an in-process ``Plan``. This module needs no torch.
 """
@@ -27,7 +27,7 @@ class HasToDict(Protocol):
     """Anything that renders itself as the plan's JSON document (the resolver's ``Plan``)."""
 
     def to_dict(self) -> Mapping[str, Any]:
-        """The SPEC §6 document as plain data."""
+        """The plan document (docs/plan-format.md) as plain data."""
         ...
 
 

@@ -1,5 +1,6 @@
 """TensorRT-LLM's CUDA-graph batch sizes: ``_generate_cuda_graph_batch_sizes`` and the
-``cuda_graph_config`` validators, per research/vllm_trtllm.md §2.4 and §4.2.
+``cuda_graph_config`` validators, per TensorRT-LLM
+``tensorrt_llm/llmapi/llm_args.py`` (``CudaGraphConfig`` and its validators).
 
 Two variants: ``"newest"`` (2026 main, ``BaseCudaGraphConfig``; padding grid grows in +64
 steps, PR #12895) and ``"v1.0"`` (plain ``CudaGraphConfig`` validated by

@@ -217,8 +217,10 @@ def request_from_vllm(argv: list[str]) -> Any:
     from cgconfig.resolve import DialectDefault
 
     vin = parse_vllm_argv(argv)
-    request = request_from_parsed(parse_argv([t for t in vin.rest if t not in ("--dialect", "vllm")
-                                              and not t.startswith("--dialect=")]))
+    # Drop `--dialect vllm` as a pair: a bare "vllm" elsewhere is a value (`--emit vllm`).
+    rest = [t for i, t in enumerate(vin.rest) if t != "--dialect" and not t.startswith(
+        "--dialect=") and not (i and vin.rest[i - 1] == "--dialect")]
+    request = request_from_parsed(parse_argv(rest))
     request.dialect = "vllm"
     leaves: list[Leaf] = []
     for cc in vin.cc.get("cudagraph_mode", []):
@@ -363,7 +365,8 @@ def _stage_b_hook(support: str | None, backend: str, num_spec: int, vllm_compile
                         why=f"full decode graphs with {num_spec} speculative tokens replay "
                             f"uniform batches of {q} tokens per request: sizes rounded to "
                             f"multiples of {q}", changes=[change],
-                        source="vLLM CompilationConfig.resolve_cudagraph_mode_and_sizes (B7)"))
+                        source="vLLM 0.33.0 vllm/config/compilation.py:"
+                               "CompilationConfig.resolve_cudagraph_mode_and_sizes (B7)"))
         del lost
 
     return hook
@@ -397,5 +400,6 @@ def _apply(draft: Any, rule: str, before: Any, after: Any, message: str, strict:
     draft.decisions.append(Decision(
         rule=rule, kind="constraint", outcome=outcome,
         why=f"{message} ({before.name} → {after.name})", changes=changes,
-        source=f"vLLM CompilationConfig.resolve_cudagraph_mode_and_sizes ({rule[5:]})",
+        source="vLLM 0.33.0 vllm/config/compilation.py:CompilationConfig."
+               f"resolve_cudagraph_mode_and_sizes ({rule[5:]})",
         inputs=[i for k in locked for i in draft.user_inputs(k)]))

@@ -1,4 +1,5 @@
-"""Explicit-key locking (SPEC §2): every key a user input sets is locked, nothing else is."""
+"""Explicit-key locking (README "Inputs and precedence"): every key a user input sets is
+locked, nothing else is."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Precedence of the input layers (SPEC §2): defaults < --disable-cuda-graph < per-phase
-off-switches < convenience flags (and deprecated aliases) < --cuda-graph-config.
+"""Precedence of the input layers (README "Inputs and precedence"): defaults <
+--disable-cuda-graph < per-phase off-switches < convenience flags (and deprecated aliases) <
+--cuda-graph-config.
 
 Rules are switched off (``use_rules=False``) so only the layering is under test.
 """
@@ -196,8 +197,8 @@ def test_convenience_backend_beats_legacy_disable(order: str) -> None:
     if order == "convenience-first":
         argv = argv[1:] + argv[:1]
     plan = resolve_plain(argv)
-    # research §4: --disable-cuda-graph --cuda-graph-backend-decode full → decode full (locked),
-    # prefill disabled (locked).
+    # As SGLang's parse_cuda_graph_config: --disable-cuda-graph --cuda-graph-backend-decode full
+    # → decode full (locked), prefill disabled (locked).
     assert value(plan, "decode.backend") == "full"
     assert value(plan, "prefill.backend") == "disabled"
     assert {"decode.backend", "prefill.backend"} <= set(plan.locked)
@@ -295,8 +296,9 @@ def test_config_file_forms_beat_convenience_flags(form: str, tmp_path: Path) -> 
     assert shadowed[2].value == 96 and shadowed[2].layer == "config"
 
 
-def test_research_example_json_wins_over_convenience_backend() -> None:
-    # research §4: --cuda-graph-backend-prefill X with JSON {"prefill":{"backend":"disabled"}}
+def test_json_wins_over_convenience_backend() -> None:
+    # As SGLang's parse_cuda_graph_config: --cuda-graph-backend-prefill X with JSON
+    # {"prefill":{"backend":"disabled"}}
     plan = resolve_plain(["--cuda-graph-backend-prefill", "full",
                           "--cuda-graph-config", '{"prefill":{"backend":"disabled"}}'])
     assert value(plan, "prefill.backend") == "disabled"

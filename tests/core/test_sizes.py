@@ -1,7 +1,9 @@
-"""Capture sizes (SPEC §5, §9; research/sglang.md §6).
+"""Capture sizes, as SGLang 0.5.23 generates them
+(``python/sglang/srt/arg_groups/cuda_graph_hook.py:generate_decode_cuda_graph_batch_sizes``,
+``generate_prefill_cuda_graph_batch_sizes``; tiers in ``arg_groups/memory_hook.py``).
 
-Expected lists are written literally or derived here from the range descriptions in
-research/sglang.md §6.2, never by calling the product's generators.
+Expected lists are written literally or derived here from the ranges in those functions, never
+by calling the product's generators.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ def resolve_plain(argv: list[str]) -> Plan:
     return resolve(request)
 
 
-# --- independent reference derivations from research §6.2 ----------------------------------
+# --- independent reference derivations from SGLang's generator ranges ---------------------
 
 
 def ref_decode(max_bs: int) -> list[int]:
@@ -230,7 +232,7 @@ def test_non_cuda_platform_defaults_prefill_to_disabled() -> None:
     assert plan.capture["prefill"]["sizes"] == []
 
 
-# --- GPU memory tiers (SPEC §9) -----------------------------------------------------------
+# --- GPU memory tiers (memory_hook.handle_gpu_memory_settings) ----------------------------
 
 # GiB → (chunked-prefill size, decode max_bs tp<4, decode max_bs tp>=4)
 TIERS = [

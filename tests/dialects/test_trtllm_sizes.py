@@ -1,5 +1,6 @@
-"""TensorRT-LLM batch sizes against the worked cases of research/vllm_trtllm.md §2.4 and §4.2.
-Expected lists are written out from the research text."""
+"""TensorRT-LLM batch sizes against worked cases of ``tensorrt_llm/llmapi/llm_args.py``
+(``_generate_cuda_graph_batch_sizes`` and the ``cuda_graph_config`` validators). Expected lists are
+written out by hand from that code, not computed by the code under test."""
 
 from __future__ import annotations
 

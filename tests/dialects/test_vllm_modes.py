@@ -1,6 +1,8 @@
-"""vLLM modes, capability levels and Stage B, checked against research/vllm_trtllm.md §2.1, §3.1
-and §3.2. Expected values are written out by hand from the research tables, never computed
-with the code under test."""
+"""vLLM modes, capability levels and Stage B, checked against vLLM 0.33.0
+(``vllm/config/compilation.py``: ``CUDAGraphMode``,
+``CompilationConfig.resolve_cudagraph_mode_and_sizes``; ``vllm/v1/attention/backends/``: each
+builder's ``cudagraph_support``). Expected values are written out by hand from that code, never
+computed with the code under test."""
 
 from __future__ import annotations
 
@@ -42,7 +44,7 @@ MODES = (N, P, F, FDO, FAP)
 LEVELS = (NEVER, USTD, UB, ALWAYS)
 SPECS = (0, 1, 3)
 
-# ------------------------------------------------------------------------------ enum (§2.1)
+# ------------------------------------------------------------------------------------ enum
 
 # member: decode_mode, mixed_mode, separate_routine, has_full, requires_piecewise, without_pw
 ENUM_TABLE = {
@@ -55,7 +57,7 @@ ENUM_TABLE = {
 
 
 @pytest.mark.parametrize("mode", MODES, ids=str)
-def test_mode_helpers_match_research_table(mode: CudaGraphMode) -> None:
+def test_mode_helpers_match_vllm_enum(mode: CudaGraphMode) -> None:
     got = (mode.decode_mode(), mode.mixed_mode(), mode.separate_routine(),
            mode.has_full_cudagraphs(), mode.requires_piecewise(), mode.without_piecewise())
     assert got == ENUM_TABLE[mode]
@@ -92,7 +94,7 @@ def test_parse_mode_unrelated_word_lists_allowed_without_guess() -> None:
     assert "Did you mean" not in str(info.value)
 
 
-# ------------------------------------------------------------------------ capability (§3.2)
+# ------------------------------------------------------------------------------ capability
 
 
 def test_support_levels_are_ordered() -> None:
@@ -158,7 +160,7 @@ def test_min_support_takes_weakest() -> None:
         min_support([])
 
 
-# ----------------------------------------------------------------------- Stage B (§3.1)
+# --------------------------------------------------------------------------------- Stage B
 
 # Hand-derived from the B1-B6 table. Per (mode, level): (result with q = 1, rules with q = 1,
 # result with q > 1, rules with q > 1); a result "B2"/"B6" means vLLM raises in that rule.
@@ -401,7 +403,7 @@ def test_apply_sizes_unchanged_without_full_decode() -> None:
 
 
 def test_apply_sizes_spec16_default_grid() -> None:
-    # §4.1: 16 speculative tokens, 32 seqs → the default grid (gaps ≤ 16 below 512) rounds to
+    # 16 speculative tokens, 32 seqs → the default grid (gaps ≤ 16 below 512) rounds to
     # every multiple of 17 up to 510; 527 and the widest decode batch 544 are above 512.
     grid = sorted({1, 2, 4, *range(8, 256, 8), *range(256, 513, 16), 17, 34, 68, 408})
     sizes, max_size = resolve_mode(F, ALWAYS, num_speculative_tokens=16).apply_sizes(grid, 512)

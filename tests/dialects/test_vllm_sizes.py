@@ -1,5 +1,6 @@
-"""vLLM's default capture sizes against the worked defaults of research/vllm_trtllm.md §4.1.
-Expected lists are written from the research text, not computed by the code under test."""
+"""vLLM's default capture sizes against worked defaults of vLLM 0.33.0
+``vllm/config/vllm.py:VllmConfig._set_cudagraph_sizes``. Expected lists are written out by hand
+from that code, not computed by the code under test."""
 
 from __future__ import annotations
 
@@ -151,7 +152,7 @@ def test_user_list_and_inconsistent_max_raises() -> None:
 
 
 def test_user_list_above_budget_with_max_raises() -> None:
-    # The SM70 case from the research's PR: sizes up to 64, budget 50.
+    # The SM70 case from vLLM's own tests: sizes up to 64, budget 50.
     with pytest.raises(ValueError, match=r"size\(=64\) should be consistent with the max value "
                                          r"of cudagraph_capture_sizes\(=48\)"):
         default_capture_sizes(8, 50, capture_sizes=[8, 16, 32, 48, 64], max_capture_size=64)

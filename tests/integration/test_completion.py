@@ -96,3 +96,25 @@ def test_no_color_is_respected_even_when_colour_is_forced() -> None:
     out = subprocess.run([sys.executable, "-m", "cgconfig.cli", "resolve"], capture_output=True,
                          text=True, check=True, env=env)
     assert "\x1b[3" not in out.stdout  # no foreground colours
+
+
+def test_fish_completes_file_paths_where_cgconfig_has_no_candidates() -> None:
+    """fish's `complete -f` turns file completion off, so the script must fall back to paths
+    itself whenever `cgconfig __complete` answers nothing (a file is expected there)."""
+    from cgconfig.cli.complete import candidates, script
+
+    fish = script("fish")
+    assert "__fish_complete_path (commandline -ct)" in fish
+    assert "if test (count $found) -gt 0" in fish
+    for words in (["cgconfig", "rules", "validate", ""], ["cgconfig", "diff", ""],
+                  ["cgconfig", "resolve", "--deployment", ""],
+                  ["cgconfig", "resolve", "--rules", ""]):
+        assert candidates(words, len(words) - 1) == [], words
+
+
+def test_diff_is_completed() -> None:
+    from cgconfig.cli.complete import candidates
+
+    assert "diff" in candidates(["cgconfig", "di"], 1)
+    assert candidates(["cgconfig", "diff", "--"], 2) == ["--a", "--b", "--output"]
+    assert candidates(["cgconfig", "diff", "-o", ""], 3) == ["table", "json", "yaml"]

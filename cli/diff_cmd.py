@@ -1,0 +1,172 @@
+"""``cgconfig diff A B``: what changes between two plans.
+
+Each side is a launch line (``--a "…"``, ``--b "…"``, resolved like ``cgconfig resolve``), a
+plan file written by ``resolve -o json`` (or ``-o yaml``), or ``-`` for stdin. Exit codes
+follow ``diff``: 0 the plans are equal, 1 they differ, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from typing import Any
+
+from cgconfig.errors import EXIT_INPUT, CgConfigError, InputError
+
+EXIT_DIFFERENT = 1
+
+HELP = """Usage: cgconfig diff [A] [B] [--a "LAUNCH LINE"] [--b "LAUNCH LINE"] [-o table|json|yaml]
+
+Compare two plans: configured values, capture sizes (added/removed, as ranges), decisions and
+warnings; deployment facts that differ are shown for context.
+
+Each side is a plan file from `cgconfig resolve -o json` (or -o yaml), `-` for stdin (one side
+at most), or a launch line given with --a / --b and resolved like `cgconfig resolve`.
+
+  --a LINE, --b LINE     A side as a launch line (quote it; a whole `python -m sglang...` works).
+  -o, --output FORMAT    table (default; coloured on a terminal unless NO_COLOR), json or yaml.
+  -h, --help             Show this message.
+
+Exit codes: 0 equal, 1 different, 2 bad input.
+
+Examples:
+  cgconfig diff --a "--tp-size 8" --b "--tp-size 8 --enable-dp-attention --dp-size 8"
+  cgconfig resolve --device cuda -o json > cuda.json; cgconfig diff cuda.json --b "--device hip"
+"""
+
+
+def _parse(argv: list[str]) -> tuple[str, list[tuple[str, str]]]:
+    """``(format, [(kind, text), (kind, text)])`` with kind ``line``, ``file`` or ``stdin``."""
+    from cgconfig.cli.output import pop_output
+
+    fmt, rest = pop_output(argv)
+    lines: dict[str, str] = {}
+    files: list[str] = []
+    index = 0
+    while index < len(rest):
+        token = rest[index]
+        name, eq, value = token.partition("=")
+        if name in ("--a", "--b"):
+            if not eq:
+                if index + 1 >= len(rest):
+                    raise InputError(f"{name} needs a launch line", where="diff",
+                                     hint=f'quote it: {name} "--tp-size 8 ..."')
+                value = rest[index + 1]
+                index += 1
+            if name in lines:
+                raise InputError(f"{name} given twice", where="diff")
+            lines[name] = value
+        elif token.startswith("-") and token != "-":
+            from cgconfig.errors import did_you_mean
+
+            options = ("--a", "--b", "--output", "-o", "--help", "-h")
+            raise InputError(f"unknown option {token!r}", where="diff", allowed=options,
+                             suggestion=did_you_mean(token, options),
+                             hint='a launch line goes inside --a "..." or --b "..."')
+        else:
+            files.append(token)
+        index += 1
+    sides: list[tuple[str, str]] = []
+    for name in ("--a", "--b"):
+        if name in lines:
+            sides.append(("line", lines[name]))
+        elif files:
+            path = files.pop(0)
+            sides.append(("stdin" if path == "-" else "file", path))
+    if len(sides) != 2 or files:
+        raise InputError(f"diff needs exactly two plans, got {len(sides) + len(files)}",
+                         where="diff", hint="give A and B as plan files, '-' for stdin, or "
+                                            '--a "LAUNCH LINE" / --b "LAUNCH LINE"')
+    if [kind for kind, _ in sides].count("stdin") > 1:
+        raise InputError("only one side can read stdin ('-')", where="diff")
+    return fmt, sides
+
+
+def _validated(data: Any, where: str) -> dict[str, Any]:
+    """A plan document, checked against the published plan schema."""
+    from pydantic import ValidationError
+
+    from cgconfig.docio import pointer
+    from cgconfig.plan_schema import PlanDocument
+
+    if isinstance(data, dict) and "error" in data and "schema_version" not in data:
+        raise InputError("this is an error report, not a plan", where=where,
+                         hint="resolve it successfully first")
+    try:
+        PlanDocument.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise InputError(f"not a cgconfig plan (at {pointer(tuple(first['loc']))}: "
+                         f"{first['msg']})", where=where,
+                         hint="write one with `cgconfig resolve ... -o json > plan.json`") from None
+    assert isinstance(data, dict)
+    return data
+
+
+def load_side(kind: str, text: str, label: str) -> dict[str, Any]:
+    """The plan document of one side: resolved from a launch line, or read from a file/stdin."""
+    if kind == "line":
+        from cgconfig.api import request_and_meta
+        from cgconfig.resolve import resolve
+
+        try:
+            argv = shlex.split(text)
+        except ValueError as exc:
+            raise InputError(f"cannot split the launch line ({exc})", where=label) from None
+        try:
+            return resolve(request_and_meta(argv)[0]).to_dict()
+        except CgConfigError as error:
+            raise InputError(str(error), where=label) from None
+    from cgconfig.docio import load_json_text, load_yaml_text, read_document
+
+    if kind == "stdin":
+        body = sys.stdin.read()
+        data = load_json_text(body, "stdin") if body.lstrip().startswith("{") else (
+            load_yaml_text(body, "stdin")[0])
+        return _validated(data, "stdin")
+    data, _, name = read_document(text, label)
+    return _validated(data, name)
+
+
+def _describe(kind: str, text: str) -> str:
+    return {"line": f"cgconfig resolve {text}", "stdin": "stdin"}.get(kind, text)
+
+
+def run_diff(argv: list[str]) -> int:
+    """``cgconfig diff``: print what differs; returns 0 equal, 1 different, 2 bad input."""
+    from cgconfig.cli.output import asks_json, fail
+
+    if {"-h", "--help"} & set(argv):
+        sys.stdout.write(HELP)
+        return 0
+    fmt = "json" if asks_json(argv) else "table"
+    try:
+        fmt, sides = _parse(argv)
+        plans = [load_side(kind, text, label if kind == "line" else "diff")
+                 for (kind, text), label in zip(sides, ("--a", "--b"), strict=True)]
+    except CgConfigError as error:
+        fail(error, fmt)
+        return EXIT_INPUT
+    from cgconfig.cli.plan_diff import diff_plans
+
+    result = diff_plans(plans[0], plans[1])
+    result = {"a": _describe(*sides[0]), "b": _describe(*sides[1]), **result}
+    if fmt == "table":
+        from cgconfig.cli.diff_render import render_diff
+
+        sys.stdout.write(render_diff(result, color=_use_color()))
+    else:
+        from cgconfig.cli.output import write_data
+
+        write_data(result, fmt)
+    return 0 if result["equal"] else EXIT_DIFFERENT
+
+
+def _use_color() -> bool:
+    """Colour on a terminal, never under ``NO_COLOR``; ``FORCE_COLOR`` forces it (as rich)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return sys.stdout.isatty()

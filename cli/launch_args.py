@@ -1,0 +1,148 @@
+"""What a launch script hands the server: the user's own flags, minus what cgconfig owns.
+
+``cgconfig resolve --emit env`` adds these lines to the plan's variables:
+
+* ``CGCONFIG_SERVER_ARGS``: the launch line without cgconfig's own flags (output, checks, rule
+  packs, ``--deployment``, ``--dialect``, and the facts no server has, such as
+  ``--gpu-memory-gib``) and without the graph flags that the plan's flags replace; every other
+  token is passed on untouched, in order;
+* ``CGCONFIG_VLLM_ARGS``: vLLM's ``--compilation-config`` for the plan, merged into the keys of
+  the user's own compilation config that have nothing to do with CUDA graphs;
+* ``CGCONFIG_CUDA_GRAPH_CONFIG``: the plan's SGLang ``--cuda-graph-config`` JSON on its own,
+  usable as ``--cuda-graph-config "$CGCONFIG_CUDA_GRAPH_CONFIG"`` without ``eval``.
+
+Every value is quoted with :func:`shlex.quote`, so the lines are safe to ``source`` in bash and
+POSIX sh; the ``*_ARGS`` values are shell words, split with ``eval "set -- $VAR"``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from typing import Any
+
+from cgconfig.flags import CONFIG_FLAGS, META_FLAGS, OPTION_FLAGS, Flag, flag_index
+from cgconfig.plan import Plan
+
+#: Fact flags that no server has: cgconfig reads from them what SGLang or vLLM learns from the
+#: GPU or the model's config. A launch script must not pass them on.
+CGCONFIG_ONLY_FACTS = ("--gpu-memory-gib", "--model-arch", "--is-multimodal", "--use-mla")
+#: vLLM-dialect flags that only cgconfig reads (the capability vLLM's worker would compute).
+CGCONFIG_ONLY_VLLM = {"--cudagraph-support": True, "--vllm-attention-backend": True}
+#: vLLM graph flags that the plan's ``--compilation-config`` replaces → whether they take a
+#: value (``--cudagraph-capture-sizes`` takes a list).
+VLLM_GRAPH_FLAGS = {"--cudagraph-capture-sizes": True, "--max-cudagraph-capture-size": True}
+VLLM_CC_FLAGS = ("--compilation-config", "-cc")
+#: Compilation-config keys the plan decides; the user's other keys are kept.
+VLLM_GRAPH_KEYS = ("cudagraph_mode", "cudagraph_capture_sizes", "max_cudagraph_capture_size")
+
+
+def _is_flag(token: str) -> bool:
+    return token.startswith("-") and not re.fullmatch(r"-\d+(\.\d+)?", token)
+
+
+def _owned_sglang() -> dict[str, Flag]:
+    owned = {name: flag for name, flag in flag_index().items()
+             if flag in CONFIG_FLAGS + OPTION_FLAGS + META_FLAGS}
+    owned.update({name: flag_index()[name] for name in CGCONFIG_ONLY_FACTS})
+    return owned
+
+
+def _skip(tokens: list[str], i: int, takes_value: bool, is_list: bool) -> int:
+    """Index after the flag at ``i`` and its values."""
+    if "=" in tokens[i] or not takes_value:
+        return i + 1
+    i += 1
+    if is_list:
+        while i < len(tokens) and not _is_flag(tokens[i]):
+            i += 1
+        return i
+    return i + 1 if i < len(tokens) and not _is_flag(tokens[i]) else i
+
+
+def server_argv(argv: list[str], dialect: str) -> list[str]:
+    """``argv`` without the flags cgconfig owns for ``dialect`` (see the module doc)."""
+    owned = _owned_sglang()
+    kept: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        name = token.split("=", 1)[0]
+        if name in owned and (dialect == "sglang" or owned[name] in META_FLAGS
+                              or name in CGCONFIG_ONLY_FACTS):
+            flag = owned[name]
+            i = _skip(argv, i, flag.takes_value, flag.value == "int_list")
+        elif dialect == "vllm" and (name in CGCONFIG_ONLY_VLLM or name in VLLM_GRAPH_FLAGS):
+            i = _skip(argv, i, True, name == "--cudagraph-capture-sizes")
+        elif dialect == "vllm" and (name in VLLM_CC_FLAGS
+                                    or name.startswith(("-cc.", "--compilation-config."))):
+            i = _skip(argv, i, True, False)
+        else:
+            kept.append(token)
+            i += 1
+    return kept
+
+
+def _json_or_text(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def user_compilation_config(argv: list[str]) -> dict[str, Any]:
+    """The user's vLLM compilation config: JSON documents, then dotted keys, merged in order."""
+    docs: dict[str, Any] = {}
+    dotted: list[tuple[str, Any]] = []
+    i = 0
+    while i < len(argv):
+        name, eq, inline = argv[i].partition("=")
+        is_cc = name in VLLM_CC_FLAGS
+        is_dotted = name.startswith(("-cc.", "--compilation-config."))
+        if not (is_cc or is_dotted):
+            i += 1
+            continue
+        value = inline if eq else (argv[i + 1] if i + 1 < len(argv) else "")
+        i += 1 if eq else 2
+        if is_cc:
+            doc = _json_or_text(value)
+            if isinstance(doc, dict):
+                docs.update(doc)
+        else:
+            dotted.append((name.split(".", 1)[1], _json_or_text(value)))
+    for key, value in dotted:  # dotted keys win, as in cgconfig's vLLM dialect
+        node = docs
+        *parents, leaf = key.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = value
+    return docs
+
+
+def vllm_launch_args(argv: list[str], plan: Plan) -> tuple[list[str], list[str]]:
+    """The plan's ``--compilation-config`` merged into the user's non-graph keys, and notes on
+    what vLLM cannot express."""
+    from cgconfig.emit import vllm_args
+
+    args, notes = vllm_args(plan)
+    planned = json.loads(args[1])
+    merged = {k: v for k, v in user_compilation_config(argv).items() if k not in VLLM_GRAPH_KEYS}
+    merged.update(planned)
+    return ["--compilation-config", json.dumps(merged, separators=(",", ":"))], notes
+
+
+def launch_env_lines(argv: list[str], plan: Plan) -> tuple[list[str], list[str]]:
+    """The extra ``export`` lines of ``--emit env`` and notes for stderr."""
+    from cgconfig.dialects import detect_dialect
+    from cgconfig.emit import sglang_config
+
+    dialect = detect_dialect(argv)
+    vllm, notes = vllm_launch_args(argv, plan)
+    graph_config = json.dumps(sglang_config(plan), separators=(",", ":"))
+    lines = [
+        f"export CGCONFIG_SERVER_ARGS={shlex.quote(shlex.join(server_argv(argv, dialect)))}",
+        f"export CGCONFIG_VLLM_ARGS={shlex.quote(shlex.join(vllm))}",
+        f"export CGCONFIG_CUDA_GRAPH_CONFIG={shlex.quote(graph_config)}",
+    ]
+    return lines, notes if dialect == "vllm" else []
