@@ -212,7 +212,7 @@ def _sizes_of(cc: CcValue) -> list[int]:
 def _chain(vin: VllmInput, key: str) -> list[CcValue]:
     """A key's values that take effect: ``null`` is vLLM's "unset", so a final null clears the
     chain (the key keeps its default) and earlier nulls are skipped."""
-    chain = vin.cc.get(key, [])
+    chain = sorted(vin.cc.get(key, []), key=lambda c: c.position)  # dotted keys win over JSON
     return [] if chain and chain[-1].value is None else [c for c in chain if c.value is not None]
 
 
@@ -305,6 +305,8 @@ def request_from_vllm(argv: list[str]) -> Any:
     at_sizes = requested.without_piecewise() if not vllm_compile else requested
     memory = request.facts.get("gpu_memory_gib")
     seqs, tokens, basis = _engine_defaults(memory)
+    if vin.max_num_seqs and vin.max_num_batched_tokens:
+        basis = "both given"
     max_num_seqs = vin.max_num_seqs or seqs
     max_num_batched_tokens = vin.max_num_batched_tokens or tokens
     sm = request.facts.get("gpu_sm")
@@ -323,9 +325,11 @@ def request_from_vllm(argv: list[str]) -> Any:
             raise InputError(str(exc), where="--compilation-config") from None
         gpu = (f"--gpu-sm {sm}" if sm is not None else
                "GPU compute capability unknown (--gpu-sm): not Blackwell assumed")
+        dropped = sorted(set(user_sizes or []) - set(result.sizes))
         size_plan = _SizePlan(result.sizes, result.max_size, (
             f"max_num_seqs={max_num_seqs}, max_num_batched_tokens={max_num_batched_tokens} "
-            f"({basis}), num_speculative_tokens={vin.num_speculative_tokens}, {gpu}"))
+            f"({basis}), num_speculative_tokens={vin.num_speculative_tokens}, {gpu}" + (
+                f"; sizes above max_num_batched_tokens dropped: {dropped}" if dropped else "")))
         notes = result.notes
         if user_sizes is None and result.sizes:
             request.defaults += [
@@ -380,11 +384,12 @@ def _write_sizes(draft: Any, sizes: list[int], rule: str, why: str) -> list[Any]
     changes = []
     for phase in ("decode", "prefill"):
         draft.mark_sizes_explicit(phase)
-        changes.append(draft.record(f"{phase}.bs", sizes, source=f"rule:{rule}", layer="rule",
-                                    why=why))
-        changes.append(draft.record(f"{phase}.max_bs", sizes[-1] if sizes else None,
-                                    source=f"rule:{rule}", layer="rule",
-                                    why="the largest capture size"))
+        for key, value, reason in ((f"{phase}.bs", sizes, why),
+                                   (f"{phase}.max_bs", sizes[-1] if sizes else None,
+                                    "the largest capture size")):
+            if draft.get(key) != value:
+                changes.append(draft.record(key, value, source=f"rule:{rule}", layer="rule",
+                                            why=reason))
     return [c for c in changes if c is not None]
 
 
@@ -408,8 +413,7 @@ def _stage_b_hook(support: str | None, backend: str, num_spec: int, vllm_compile
         if changes:
             draft.decisions.append(Decision(
                 rule="vllm.sizes", kind="constraint", outcome="applied",
-                why=f"vLLM's capture sizes: {size_plan.why}; user sizes above "
-                    "max_num_batched_tokens are dropped", changes=changes,
+                why=f"vLLM's capture sizes: {size_plan.why}", changes=changes,
                 source="vLLM 0.33.0 VllmConfig._set_cudagraph_sizes"))
         fixup = vllm_modes.splitting_fixup(mode, splitting_ops, vllm_compile)
         if fixup.rule:
