@@ -6,9 +6,12 @@ Merge order (documented, unlike vLLM's): every JSON document in argv order, then
 key in argv order, deep-merged; later wins and every shadowed value stays in the provenance.
 vLLM itself drops the JSON entirely when any dotted key is present.
 
-Each ``cudagraph_mode`` maps onto per-phase backends (decode = vLLM's uniform-decode batches,
-prefill = its mixed/prefill batches); sizes follow vLLM's own grid; vLLM's Stage-B capability
-downgrades (B1–B7) run as a hook, recorded as decisions ``vllm.B2`` …
+Each ``cudagraph_mode`` (a name, or 0/1/2; ``null`` = unset) maps onto per-phase backends
+(decode = vLLM's uniform-decode batches, prefill = its mixed/prefill batches). The rest follows
+vLLM 0.33.0's order, each step a decision ``vllm.<id>``: ``VllmConfig.__post_init__`` (eager and
+A8 "piecewise needs VLLM_COMPILE" before the sizes; sizes only while graphs are on, user sizes
+capped by ``max_num_batched_tokens``, a 1024 ceiling on the SM100 family from ``--gpu-sm``),
+``CompilationConfig.set_splitting_ops_for_v1`` (A19-A22), then the worker's Stage B (B2-B7).
 """
 
 from __future__ import annotations

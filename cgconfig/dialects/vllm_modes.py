@@ -1,8 +1,9 @@
 """vLLM's CUDA-graph modes, attention capability levels and worker-side mode resolution.
 
-Reproduces vLLM 0.33.0 as read in ``research/vllm_trtllm.md``: the ``CUDAGraphMode`` enum
-(§2.1), the ``AttentionCGSupport`` levels and the per-backend table (§3.2), and Stage B of the
-mode resolution, ``CompilationConfig.resolve_cudagraph_mode_and_sizes`` (§3.1, rules B1-B7;
+Reproduces vLLM 0.33.0: the ``CUDAGraphMode`` enum (``vllm/config/compilation.py``), the
+``AttentionCGSupport`` levels and each backend's declared level (``vllm/v1/attention/``), the
+splitting-ops fix-up ``CompilationConfig.set_splitting_ops_for_v1``, and Stage B of the mode
+resolution, ``CompilationConfig.resolve_cudagraph_mode_and_sizes`` (rules B1-B7;
 B8 needs the KV-cache layout and stays with the caller). Messages keep vLLM's wording so a user
 can match them against their own logs.
 
@@ -124,7 +125,7 @@ def parse_mode(text: str) -> CudaGraphMode:
     """A ``cudagraph_mode`` value as vLLM reads it (``CUDAGraphMode[value.upper()]``).
 
     Raises ``ValueError`` naming the allowed modes and the closest one; vLLM itself lets the
-    ``KeyError`` escape as a traceback (§2.1).
+    ``KeyError`` escape as a traceback.
     """
     return _parse_member(CudaGraphMode, text, "cudagraph_mode")
 
@@ -180,7 +181,7 @@ class BackendSupport:
 
     level: SupportLevel
     source: str
-    """Where vLLM declares it (file:line under ``vllm/v1/attention/``, from research §3.2)."""
+    """Where vLLM 0.33.0 declares it (file:line under ``vllm/v1/attention/``)."""
     note: str = ""
     spec_level: SupportLevel | None = None
     """The level when ``num_speculative_tokens > 0``, where the backend declares a different one."""
@@ -227,7 +228,7 @@ VLLM_BACKEND_SUPPORT: dict[str, BackendSupport] = {
     "FLASHMLA_SPARSE": BackendSupport(_S.UNIFORM_BATCH, "backends/mla/flashmla_sparse.py:350"),
     "FLASHINFER_MLA_SPARSE": BackendSupport(
         _S.UNIFORM_BATCH, "backends/mla/flashinfer_mla_sparse.py:254,281"),
-    # Not attention backends a user selects, but their builders join the minimum (§3.2).
+    # Not attention backends a user selects, but their builders join the minimum.
     "MAMBA1": BackendSupport(_S.UNIFORM_BATCH, "backends/mamba_attn.py:87", "Mamba layers"),
     "MAMBA2": BackendSupport(_S.UNIFORM_BATCH, "backends/mamba_attn.py:87", "Mamba layers"),
     "SHORT_CONV": BackendSupport(_S.UNIFORM_BATCH, "backends/short_conv_attn.py:113"),
@@ -527,7 +528,7 @@ class SplitFixup(NamedTuple):
 
 def splitting_fixup(mode: CudaGraphMode, splitting_ops: Sequence[str] | None,
                     vllm_compile: bool) -> SplitFixup:
-    """vLLM 0.33.0's ``CompilationConfig.set_splitting_ops_for_v1`` (research rules A19-A22).
+    """vLLM 0.33.0's ``CompilationConfig.set_splitting_ops_for_v1`` (cgconfig's rules A19-A22).
 
     Outside VLLM_COMPILE an unset list becomes ``[]`` and the mode is kept (A19). Under it an
     unset list becomes the attention ops (A21); an explicit empty list turns PIECEWISE into NONE
