@@ -252,6 +252,8 @@ class _SizePlan:
     sizes: list[int]
     max_size: int
     why: str
+    notes: list[str] = field(default_factory=list)
+    """vLLM's warnings while setting them (a truncated maximum, user sizes overridden)."""
 
 
 def request_from_vllm(argv: list[str]) -> Any:
@@ -313,7 +315,6 @@ def request_from_vllm(argv: list[str]) -> Any:
     max_num_seqs = vin.max_num_seqs or seqs
     max_num_batched_tokens = vin.max_num_batched_tokens or tokens
     sm = request.facts.get("gpu_sm")
-    notes: list[str] = []
     if at_sizes is vllm_modes.CudaGraphMode.NONE:
         size_plan = _SizePlan([], 0, f"cudagraph_mode is NONE when vLLM sets the capture sizes "
                                      f"(requested {requested.name}): no sizes, no size checks")
@@ -332,8 +333,8 @@ def request_from_vllm(argv: list[str]) -> Any:
         size_plan = _SizePlan(result.sizes, result.max_size, (
             f"max_num_seqs={max_num_seqs}, max_num_batched_tokens={max_num_batched_tokens} "
             f"({basis}), num_speculative_tokens={vin.num_speculative_tokens}, {gpu}" + (
-                f"; sizes above max_num_batched_tokens dropped: {dropped}" if dropped else "")))
-        notes = result.notes
+                f"; sizes above max_num_batched_tokens dropped: {dropped}" if dropped else "")),
+            notes=result.notes)
         if user_sizes is None and result.sizes:
             request.defaults += [
                 DialectDefault(f"{phase}.bs", result.sizes, "vLLM default grid", size_plan.why)
@@ -359,8 +360,6 @@ def request_from_vllm(argv: list[str]) -> Any:
     request.hooks.append(_stage_b_hook(support, backend_name or "", vin.num_speculative_tokens,
                                        vllm_compile, _splitting_ops(vin), size_plan,
                                        request.strict))
-    for note in notes:
-        request.deprecations.append(note)
     return request
 
 
@@ -412,6 +411,7 @@ def _stage_b_hook(support: str | None, backend: str, num_spec: int, vllm_compile
                    f"Cudagraph mode {original.name} is not compatible with compilation mode "
                    f"other than VLLM_COMPILE. Overriding to {mode.name}.", strict,
                    "VllmConfig._normalize_piecewise_cudagraph_mode")
+        draft.warnings.extend(f"vLLM: {note}" for note in size_plan.notes)
         changes = _write_sizes(draft, size_plan.sizes, "vllm.sizes", size_plan.why)
         if changes:
             draft.decisions.append(Decision(
@@ -446,7 +446,8 @@ def _stage_b_hook(support: str | None, backend: str, num_spec: int, vllm_compile
                     why=f"full decode graphs with {num_spec} speculative tokens replay "
                         f"uniform batches of {q} tokens per request: sizes rounded to "
                         f"multiples of {q}", changes=changes,
-                    source="vLLM CompilationConfig.resolve_cudagraph_mode_and_sizes (B7)"))
+                    source="vLLM 0.33.0 CompilationConfig.adjust_cudagraph_sizes_for_spec_decode"
+                           " (B7)"))
 
     return hook
 
