@@ -12,6 +12,7 @@ import json
 import pytest
 
 from cgconfig import InputError, resolve_args
+from cgconfig.dialects.vllm_modes import VLLM_ATTENTION_OPS, CudaGraphMode, splitting_fixup
 
 MODES = {("disabled", "disabled"): "NONE", ("breakable", "breakable"): "PIECEWISE",
          ("full", "full"): "FULL", ("full", "disabled"): "FULL_DECODE_ONLY",
@@ -139,3 +140,33 @@ def test_messages_without_a_backend_name_read_naturally() -> None:
                          "UNIFORM_SINGLE_TOKEN_DECODE", "--num-speculative-tokens", "2"])
     why = next(d.why for d in plan.decisions if d.rule == "vllm.B4")
     assert "with spec-decode for the attention backend (support:" in why
+
+
+@pytest.mark.parametrize(("mode", "ops", "vllm_compile", "after", "split"), [
+    # A21: unset under VLLM_COMPILE → the attention ops, mode kept
+    ("FULL_AND_PIECEWISE", None, True, "FULL_AND_PIECEWISE", True),
+    # A19: outside VLLM_COMPILE an unset list is [] (no split), mode kept
+    ("FULL", None, False, "FULL", False),
+    # an explicit attention list outside VLLM_COMPILE still splits (B2/B4 read only the list)
+    ("FULL", list(VLLM_ATTENTION_OPS), False, "FULL", True),
+    # A22 applies only under VLLM_COMPILE and only to an empty list
+    ("PIECEWISE", [], True, "NONE", False),
+    ("FULL_AND_PIECEWISE", [], True, "FULL", False),
+    ("FULL_DECODE_ONLY", [], True, "FULL_DECODE_ONLY", False),
+    ("PIECEWISE", [], False, "PIECEWISE", False),
+    # a partial list is kept but does not split at attention
+    ("PIECEWISE", ["vllm::unified_attention_with_output"], True, "PIECEWISE", False),
+])
+def test_splitting_fixup_follows_set_splitting_ops_for_v1(
+        mode: str, ops: list[str] | None, vllm_compile: bool, after: str, split: bool) -> None:
+    fixup = splitting_fixup(CudaGraphMode[mode], ops, vllm_compile)
+    assert (fixup.mode.name, fixup.attention_split) == (after, split)
+    assert bool(fixup.rule) == (mode != after)
+
+
+def test_explicit_attention_ops_outside_vllm_compile_keep_piecewise_mixed_graphs() -> None:
+    # vLLM's B2 reads only the list: FULL + UNIFORM_BATCH → FULL_AND_PIECEWISE even at mode 0
+    mode, _ = _mode_and_sizes([*_cc(cudagraph_mode="FULL", mode=0,
+                                    splitting_ops=list(VLLM_ATTENTION_OPS)),
+                               "--cudagraph-support", "UNIFORM_BATCH"])
+    assert mode == "FULL_AND_PIECEWISE"
