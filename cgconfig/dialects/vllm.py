@@ -245,6 +245,13 @@ def _splitting_ops(vin: VllmInput) -> list[str] | None:
     return list(cc.value)
 
 
+def _number_fact(facts: dict[str, Any], name: str) -> Any:
+    """A deployment fact when it is a number, else None: a badly typed fact (from a file) is
+    reported by the resolver's fact validation, with its source, not here."""
+    value = facts.get(name)
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
 @dataclass
 class _SizePlan:
     """vLLM's capture sizes as ``VllmConfig._set_cudagraph_sizes`` leaves them, and why."""
@@ -308,13 +315,12 @@ def request_from_vllm(argv: list[str]) -> Any:
     if vin.enforce_eager is not None:
         requested = vllm_modes.CudaGraphMode.NONE
     at_sizes = requested.without_piecewise() if not vllm_compile else requested
-    memory = request.facts.get("gpu_memory_gib")
-    seqs, tokens, basis = _engine_defaults(memory)
+    seqs, tokens, basis = _engine_defaults(_number_fact(request.facts, "gpu_memory_gib"))
     if vin.max_num_seqs and vin.max_num_batched_tokens:
         basis = "both given"
     max_num_seqs = vin.max_num_seqs or seqs
     max_num_batched_tokens = vin.max_num_batched_tokens or tokens
-    sm = request.facts.get("gpu_sm")
+    sm = _number_fact(request.facts, "gpu_sm")
     if at_sizes is vllm_modes.CudaGraphMode.NONE:
         size_plan = _SizePlan([], 0, f"cudagraph_mode is NONE when vLLM sets the capture sizes "
                                      f"(requested {requested.name}): no sizes, no size checks")

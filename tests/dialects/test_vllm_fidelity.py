@@ -8,6 +8,7 @@ Expected values come from vLLM 0.33.0's own code (``VllmConfig.__post_init__``,
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -170,3 +171,11 @@ def test_explicit_attention_ops_outside_vllm_compile_keep_piecewise_mixed_graphs
                                     splitting_ops=list(VLLM_ATTENTION_OPS)),
                                "--cudagraph-support", "UNIFORM_BATCH"])
     assert mode == "FULL_AND_PIECEWISE"
+
+
+@pytest.mark.parametrize("fact", ['gpu_sm: "100"', 'gpu_memory_gib: "80"'])
+def test_badly_typed_facts_from_a_file_are_input_errors(fact: str, tmp_path: Path) -> None:
+    deployment = tmp_path / "d.yaml"
+    deployment.write_text(fact + "\n")
+    with pytest.raises(InputError, match=r"d\.yaml:1: Input should be a valid"):
+        resolve_args(["--max-num-seqs", "8", "--deployment", str(deployment)])
