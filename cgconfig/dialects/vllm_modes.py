@@ -431,7 +431,7 @@ def resolve_mode(
     compilation_mode_is_vllm_compile: bool = True,
     attention_split: bool = True,
     piecewise_capture_available: bool = True,
-    backend_name: str = "backend",
+    backend_name: str = "",
     inductor_graph_partition: bool = False,
     use_v2_model_runner: bool = False,
 ) -> ModeResolution:
