@@ -474,7 +474,7 @@ def _apply(draft: Any, rule: str, before: Any, after: Any, message: str, strict:
             inputs = ", ".join(draft.user_inputs(key))
             raise StrictConflictError([
                 f"rule {rule} (constraint) would change {key} from {draft.get(key)!r} to "
-                f"{value!r}, which {inputs} set explicitly: {message}. Remedies: drop {inputs}; "
+                f"{value!r}, which {inputs} set explicitly: {message.rstrip('.')}. Remedies: drop {inputs}; "
                 f"or choose cudagraph_mode={after.name}"])
         change = draft.record(key, value, source=f"rule:{rule}", layer="rule", why=message)
         if change is not None:
