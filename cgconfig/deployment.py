@@ -44,6 +44,10 @@ class DeploymentFacts(BaseModel):
     """Memory of one GPU in GiB. Unset: read from ``nvidia-smi`` when it answers quickly, else
     the unknown tier is used."""
 
+    gpu_sm: PositiveInt | None = None
+    """GPU compute capability ×10 (90 = H100/H200, 100 = B200). Unset: not Blackwell is assumed
+    (vLLM's default capture ceiling is 1024 tokens on the SM100 family, else 512)."""
+
     attention_backend: str | None = None
     """``--attention-backend``; unset lets the engine choose (flashinfer/fa3 on CUDA)."""
 

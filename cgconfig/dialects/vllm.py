@@ -6,9 +6,12 @@ Merge order (documented, unlike vLLM's): every JSON document in argv order, then
 key in argv order, deep-merged; later wins and every shadowed value stays in the provenance.
 vLLM itself drops the JSON entirely when any dotted key is present.
 
-Each ``cudagraph_mode`` maps onto per-phase backends (decode = vLLM's uniform-decode batches,
-prefill = its mixed/prefill batches); sizes follow vLLM's own grid; vLLM's Stage-B capability
-downgrades (B1–B7) run as a hook, recorded as decisions ``vllm.B2`` …
+Each ``cudagraph_mode`` (a name, or 0/1/2; ``null`` = unset) maps onto per-phase backends
+(decode = vLLM's uniform-decode batches, prefill = its mixed/prefill batches). The rest follows
+vLLM 0.33.0's order, each step a decision ``vllm.<id>``: ``VllmConfig.__post_init__`` (eager and
+A8 "piecewise needs VLLM_COMPILE" before the sizes; sizes only while graphs are on, user sizes
+capped by ``max_num_batched_tokens``, a 1024 ceiling on the SM100 family from ``--gpu-sm``),
+``CompilationConfig.set_splitting_ops_for_v1``, then the worker's Stage B (B2-B7).
 """
 
 from __future__ import annotations
@@ -24,10 +27,11 @@ from cgconfig.provenance import Layer, Leaf, Origin
 
 CC_FLAGS = ("--compilation-config", "-cc")
 #: CompilationConfig keys that matter here.
-MODELLED_KEYS = ("cudagraph_mode", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "mode")
+MODELLED_KEYS = ("cudagraph_mode", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "mode",
+                 "splitting_ops")
 #: CompilationConfig keys accepted and ignored (no effect on which graphs are captured).
 PASSTHROUGH_KEYS = (
-    "backend", "splitting_ops", "cudagraph_num_of_warmups", "cudagraph_copy_inputs",
+    "backend", "cudagraph_num_of_warmups", "cudagraph_copy_inputs",
     "cudagraph_specialize_lora", "use_inductor_graph_partition", "compile_sizes", "pass_config",
     "inductor_compile_config", "inductor_passes", "custom_ops", "debug_dump_path",
     "cache_dir", "compile_cache_save_format", "compile_mm_encoder", "cudagraph_mm_encoder",
@@ -191,10 +195,10 @@ def _leaf(key: str, value: Any, cc: CcValue, why: str) -> Leaf:
 
 
 def _mode_of(cc: CcValue) -> Any:
-    from cgconfig.dialects.vllm_modes import parse_mode
+    from cgconfig.dialects.vllm_modes import mode_from_value
 
     try:
-        return parse_mode(str(cc.value))
+        return mode_from_value(cc.value)
     except ValueError as exc:
         raise InputError(str(exc), where=f"{cc.source} at {cc.at}".strip()) from None
 
@@ -202,15 +206,70 @@ def _mode_of(cc: CcValue) -> Any:
 def _sizes_of(cc: CcValue) -> list[int]:
     value = cc.value
     where = f"{cc.source} at {cc.at}" if cc.at else cc.source
-    if not isinstance(value, list) or not value or not all(
+    if not isinstance(value, list) or not all(
             isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value):
-        raise InputError(f"must be a non-empty list of positive integers, got {value!r}",
-                         where=where)
+        raise InputError(f"must be a list of positive integers, got {value!r}", where=where)
     return sorted(set(value))
 
 
+def _chain(vin: VllmInput, key: str) -> list[CcValue]:
+    """A key's values that take effect: ``null`` is vLLM's "unset", so a final null clears the
+    chain (the key keeps its default) and earlier nulls are skipped."""
+    chain = sorted(vin.cc.get(key, []), key=lambda c: c.position)  # dotted keys win over JSON
+    return [] if chain and chain[-1].value is None else [c for c in chain if c.value is not None]
+
+
+def _compilation_mode(vin: VllmInput) -> int:
+    """``compilation_config.mode`` as a number; unset is VLLM_COMPILE (vLLM's default at -O1+)."""
+    chain = _chain(vin, "mode")
+    if not chain:
+        return COMPILATION_MODES["VLLM_COMPILE"]
+    cc = chain[-1]
+    name = str(cc.value).upper()
+    number = COMPILATION_MODES.get(name, cc.value)
+    if isinstance(number, bool) or number not in COMPILATION_MODES.values():
+        raise InputError(f"Invalid compilation mode: {cc.value}", where=f"{cc.source} at {cc.at}",
+                         allowed=COMPILATION_MODES, suggestion=did_you_mean(name, COMPILATION_MODES))
+    return int(number)
+
+
+def _splitting_ops(vin: VllmInput) -> list[str] | None:
+    chain = _chain(vin, "splitting_ops")
+    if not chain:
+        return None
+    cc = chain[-1]
+    if not isinstance(cc.value, list) or not all(isinstance(op, str) for op in cc.value):
+        raise InputError(f"must be a list of op names, got {cc.value!r}",
+                         where=f"{cc.source} at {cc.at}", allowed='e.g. [] or '
+                         '["vllm::unified_attention_with_output", …]')
+    return list(cc.value)
+
+
+def _number_fact(facts: dict[str, Any], name: str) -> Any:
+    """A deployment fact when it is a number, else None: a badly typed fact (from a file) is
+    reported by the resolver's fact validation, with its source, not here."""
+    value = facts.get(name)
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+@dataclass
+class _SizePlan:
+    """vLLM's capture sizes as ``VllmConfig._set_cudagraph_sizes`` leaves them, and why."""
+
+    sizes: list[int]
+    max_size: int
+    why: str
+    notes: list[str] = field(default_factory=list)
+    """vLLM's warnings while setting them (a truncated maximum, user sizes overridden)."""
+
+
 def request_from_vllm(argv: list[str]) -> Any:
-    """A :class:`~cgconfig.resolve.ResolveRequest` from a vLLM-style command line."""
+    """A :class:`~cgconfig.resolve.ResolveRequest` from a vLLM-style command line.
+
+    Follows vLLM 0.33.0's order: ``VllmConfig.__post_init__`` (enforce_eager, the default mode,
+    piecewise needs VLLM_COMPILE, then the capture sizes, then ``set_splitting_ops_for_v1``) and
+    the worker's ``resolve_cudagraph_mode_and_sizes`` (Stage B, spec-decode rounding).
+    """
     from cgconfig.api import request_from_parsed
     from cgconfig.argv import parse_argv
     from cgconfig.dialects import vllm_modes, vllm_sizes
@@ -223,7 +282,8 @@ def request_from_vllm(argv: list[str]) -> Any:
     request = request_from_parsed(parse_argv(rest))
     request.dialect = "vllm"
     leaves: list[Leaf] = []
-    for cc in vin.cc.get("cudagraph_mode", []):
+    modes = _chain(vin, "cudagraph_mode")
+    for cc in modes:
         mode = _mode_of(cc)
         decode, prefill = vllm_modes.mode_to_phases(mode)
         why = f"cudagraph_mode={mode.name} → decode {decode}, prefill {prefill}"
@@ -234,54 +294,66 @@ def request_from_vllm(argv: list[str]) -> Any:
         why = "equivalent to -cc.mode=none -cc.cudagraph_mode=none"
         leaves += [_leaf("decode.backend", "disabled", eager, why),
                    _leaf("prefill.backend", "disabled", eager, why)]
-    user_sizes = vin.final("cudagraph_capture_sizes")
-    user_max = vin.final("max_cudagraph_capture_size")
-    for cc in vin.cc.get("cudagraph_capture_sizes", []):
+    size_chain = _chain(vin, "cudagraph_capture_sizes")
+    user_sizes = _sizes_of(size_chain[-1]) if size_chain else None
+    for cc in size_chain:
         sizes = _sizes_of(cc)
         leaves += [_leaf("decode.bs", sizes, cc, "capture sizes, in tokens"),
                    _leaf("prefill.bs", sizes, cc, "capture sizes, in tokens")]
-    if user_max is not None and (not isinstance(user_max.value, int) or user_max.value < 1):
-        raise InputError(f"must be a positive integer, got {user_max.value!r}",
+    max_chain = _chain(vin, "max_cudagraph_capture_size")
+    user_max = max_chain[-1] if max_chain else None
+    if user_max is not None and (not isinstance(user_max.value, int)
+                                 or isinstance(user_max.value, bool)):
+        raise InputError(f"must be an integer, got {user_max.value!r}",
                          where=f"{user_max.source} {user_max.at}".strip())
     request.leaves = [*request.leaves, *leaves]
 
-    memory = request.facts.get("gpu_memory_gib")
-    seqs, tokens, basis = _engine_defaults(memory)
+    # VllmConfig.__post_init__: enforce_eager turns compilation and graphs off; an unset
+    # mode takes the -O2 default; piecewise graphs need VLLM_COMPILE. Only then are
+    # the sizes computed, and only when graphs are still on.
+    compilation = 0 if vin.enforce_eager is not None else _compilation_mode(vin)
+    vllm_compile = compilation == COMPILATION_MODES["VLLM_COMPILE"]
+    requested = _mode_of(modes[-1]) if modes else vllm_modes.CudaGraphMode.FULL_AND_PIECEWISE
+    if vin.enforce_eager is not None:
+        requested = vllm_modes.CudaGraphMode.NONE
+    at_sizes = requested.without_piecewise() if not vllm_compile else requested
+    seqs, tokens, basis = _engine_defaults(_number_fact(request.facts, "gpu_memory_gib"))
+    if vin.max_num_seqs and vin.max_num_batched_tokens:
+        basis = "both given"
     max_num_seqs = vin.max_num_seqs or seqs
     max_num_batched_tokens = vin.max_num_batched_tokens or tokens
-    try:
-        result = vllm_sizes.default_capture_sizes(
-            max_num_seqs, max_num_batched_tokens,
-            num_speculative_tokens=vin.num_speculative_tokens,
-            max_capture_size=user_max.value if user_max else None,
-            capture_sizes=_sizes_of(user_sizes) if user_sizes else None)
-    except ValueError as exc:
-        raise InputError(str(exc), where="--compilation-config") from None
-    source = "vLLM default grid"
-    why = (f"max_num_seqs={max_num_seqs}, max_num_batched_tokens={max_num_batched_tokens} "
-           f"({basis}), num_speculative_tokens={vin.num_speculative_tokens}")
-    if not user_sizes:
-        request.defaults += [DialectDefault("decode.bs", result.sizes, source, why),
-                             DialectDefault("prefill.bs", result.sizes, source, why)]
-    mode_default = "FULL_AND_PIECEWISE"
-    if not vin.cc.get("cudagraph_mode") and vin.enforce_eager is None:
-        decode, prefill = vllm_modes.mode_to_phases(vllm_modes.parse_mode(mode_default))
-        why_mode = f"vLLM default cudagraph_mode {mode_default} (-O2) → decode {decode}, " \
+    sm = _number_fact(request.facts, "gpu_sm")
+    if at_sizes is vllm_modes.CudaGraphMode.NONE:
+        size_plan = _SizePlan([], 0, f"cudagraph_mode is NONE when vLLM sets the capture sizes "
+                                     f"(requested {requested.name}): no sizes, no size checks")
+    else:
+        try:
+            result = vllm_sizes.default_capture_sizes(
+                max_num_seqs, max_num_batched_tokens,
+                num_speculative_tokens=vin.num_speculative_tokens,
+                max_capture_size=user_max.value if user_max else None,
+                capture_sizes=user_sizes, blackwell=sm is not None and sm // 10 == 10)
+        except ValueError as exc:
+            raise InputError(str(exc), where="--compilation-config") from None
+        gpu = (f"--gpu-sm {sm}" if sm is not None else
+               "GPU compute capability unknown (--gpu-sm): not Blackwell assumed")
+        dropped = sorted(set(user_sizes or []) - set(result.sizes))
+        size_plan = _SizePlan(result.sizes, result.max_size, (
+            f"max_num_seqs={max_num_seqs}, max_num_batched_tokens={max_num_batched_tokens} "
+            f"({basis}), num_speculative_tokens={vin.num_speculative_tokens}, {gpu}" + (
+                f"; sizes above max_num_batched_tokens dropped: {dropped}" if dropped else "")),
+            notes=result.notes)
+        if user_sizes is None and result.sizes:
+            request.defaults += [
+                DialectDefault(f"{phase}.bs", result.sizes, "vLLM default grid", size_plan.why)
+                for phase in ("decode", "prefill")]
+    if not modes and vin.enforce_eager is None:
+        decode, prefill = vllm_modes.mode_to_phases(vllm_modes.CudaGraphMode.FULL_AND_PIECEWISE)
+        why_mode = f"vLLM default cudagraph_mode FULL_AND_PIECEWISE (-O2) → decode {decode}, " \
                    f"prefill {prefill}"
         request.defaults += [DialectDefault("decode.backend", decode, "vLLM default", why_mode),
                              DialectDefault("prefill.backend", prefill, "vLLM default",
                                             why_mode)]
-    compilation = vin.final("mode")
-    vllm_compile = True
-    if compilation is not None:
-        name = str(compilation.value).upper()
-        number = COMPILATION_MODES.get(name, compilation.value)
-        if number not in COMPILATION_MODES.values():
-            raise InputError(f"Invalid compilation mode: {compilation.value}",
-                             where=f"{compilation.source} at {compilation.at}",
-                             allowed=COMPILATION_MODES,
-                             suggestion=did_you_mean(name, COMPILATION_MODES))
-        vllm_compile = number == 3
     support = vin.support
     backend_name = vin.attention_backend
     if support is None and backend_name is not None:
@@ -293,11 +365,9 @@ def request_from_vllm(argv: list[str]) -> Any:
                                                      vllm_modes.VLLM_BACKEND_SUPPORT))
         support = vllm_modes.backend_support(
             backend_name, num_speculative_tokens=vin.num_speculative_tokens).name
-    request.hooks.append(_stage_b_hook(support, backend_name or "the attention backend",
-                                       vin.num_speculative_tokens, vllm_compile,
-                                       result.max_size, request.strict))
-    for note in result.notes:
-        request.deprecations.append(note)
+    request.hooks.append(_stage_b_hook(support, backend_name or "", vin.num_speculative_tokens,
+                                       vllm_compile, _splitting_ops(vin), size_plan,
+                                       request.strict))
     return request
 
 
@@ -319,60 +389,79 @@ def _engine_defaults(memory_gib: float | None) -> tuple[int, int, str]:
     return seqs, tokens, f"vLLM server defaults for ≥ {floor:g} GiB ({memory_gib:g} GiB)"
 
 
+def _write_sizes(draft: Any, sizes: list[int], rule: str, why: str) -> list[Any]:
+    """Set both phases' lists (vLLM has one list for both) and their maxima; the changes."""
+    changes = []
+    for phase in ("decode", "prefill"):
+        draft.mark_sizes_explicit(phase)
+        for key, value, reason in ((f"{phase}.bs", sizes, why),
+                                   (f"{phase}.max_bs", sizes[-1] if sizes else None,
+                                    "the largest capture size")):
+            if draft.get(key) != value:
+                changes.append(draft.record(key, value, source=f"rule:{rule}", layer="rule",
+                                            why=reason))
+    return [c for c in changes if c is not None]
+
+
 def _stage_b_hook(support: str | None, backend: str, num_spec: int, vllm_compile: bool,
-                  max_size: int, strict: bool) -> Any:
-    """vLLM's worker-side mode resolution (Stage B) as a resolver hook."""
+                  splitting_ops: list[str] | None, size_plan: _SizePlan, strict: bool) -> Any:
+    """vLLM's mode resolution after the user's input: A8, the sizes, A19-A22, Stage B, B7."""
     from cgconfig.dialects import vllm_modes
 
     def hook(draft: Any) -> None:
-        mode, lost = vllm_modes.phases_to_mode(draft.get("decode.backend"),
-                                               draft.get("prefill.backend"))
+        mode, _ = vllm_modes.phases_to_mode(draft.get("decode.backend"),
+                                            draft.get("prefill.backend"))
         original = mode
         if not vllm_compile and mode.requires_piecewise():
             # A8: piecewise graphs need the vLLM_COMPILE compilation mode.
             mode = mode.without_piecewise()
             _apply(draft, "vllm.A8", original, mode,
                    f"Cudagraph mode {original.name} is not compatible with compilation mode "
-                   f"other than VLLM_COMPILE. Overriding to {mode.name}.", strict)
-        if support is None:
-            return
+                   f"other than VLLM_COMPILE. Overriding to {mode.name}.", strict,
+                   "VllmConfig._normalize_piecewise_cudagraph_mode")
+        draft.warnings.extend(f"vLLM: {note}" for note in size_plan.notes)
+        changes = _write_sizes(draft, size_plan.sizes, "vllm.sizes", size_plan.why)
+        if changes:
+            draft.decisions.append(Decision(
+                rule="vllm.sizes", kind="constraint", outcome="applied",
+                why=f"vLLM's capture sizes: {size_plan.why}", changes=changes,
+                source="vLLM 0.33.0 VllmConfig._set_cudagraph_sizes"))
+        fixup = vllm_modes.splitting_fixup(mode, splitting_ops, vllm_compile)
+        if fixup.rule:
+            _apply(draft, f"vllm.{fixup.rule}", mode, fixup.mode, fixup.message, strict,
+                   "CompilationConfig.set_splitting_ops_for_v1")
         try:
+            # Without a capability, no Stage-B downgrade is assumed; B7 still applies.
             resolution = vllm_modes.resolve_mode(
-                mode, vllm_modes.parse_level(support), num_speculative_tokens=num_spec,
-                compilation_mode_is_vllm_compile=vllm_compile, backend_name=backend)
+                fixup.mode, vllm_modes.parse_level(support or "ALWAYS"),
+                num_speculative_tokens=num_spec, compilation_mode_is_vllm_compile=vllm_compile,
+                attention_split=fixup.attention_split, backend_name=backend)
         except vllm_modes.VllmModeError as exc:
             raise InputError(str(exc), where="vLLM cudagraph_mode") from None
         for step in resolution.steps:
             _apply(draft, f"vllm.{step.rule}", step.before, step.after, step.message, strict)
         q = resolution.size_multiple
-        if q > 1:
-            for phase in ("decode", "prefill"):
-                sizes = draft.get(f"{phase}.bs") or []
-                if not sizes:
-                    continue
-                try:
-                    rounded = vllm_modes.round_sizes_for_spec(sizes, max(max(sizes), max_size), q)
-                except vllm_modes.VllmModeError as exc:
-                    raise InputError(str(exc), where="vLLM capture sizes") from None
-                change = draft.record(f"{phase}.bs", rounded, source="rule:vllm.B7",
-                                      layer="rule", why=f"rounded to multiples of {q} "
-                                      "(1 + num_speculative_tokens)")
-                if change is not None:
-                    draft.record(f"{phase}.max_bs", rounded[-1], source="rule:vllm.B7",
-                                 layer="rule", why="follows the rounded list")
-                    draft.decisions.append(Decision(
-                        rule="vllm.B7", kind="constraint", outcome="applied",
-                        why=f"full decode graphs with {num_spec} speculative tokens replay "
-                            f"uniform batches of {q} tokens per request: sizes rounded to "
-                            f"multiples of {q}", changes=[change],
-                        source="vLLM 0.33.0 vllm/config/compilation.py:"
-                               "CompilationConfig.resolve_cudagraph_mode_and_sizes (B7)"))
-        del lost
+        if q > 1 and size_plan.sizes:
+            try:
+                rounded = vllm_modes.round_sizes_for_spec(size_plan.sizes, size_plan.max_size, q)
+            except vllm_modes.VllmModeError as exc:
+                raise InputError(str(exc), where="vLLM capture sizes") from None
+            changes = _write_sizes(draft, rounded, "vllm.B7",
+                                   f"rounded to multiples of {q} (1 + num_speculative_tokens)")
+            if changes:
+                draft.decisions.append(Decision(
+                    rule="vllm.B7", kind="constraint", outcome="applied",
+                    why=f"full decode graphs with {num_spec} speculative tokens replay "
+                        f"uniform batches of {q} tokens per request: sizes rounded to "
+                        f"multiples of {q}", changes=changes,
+                    source="vLLM 0.33.0 CompilationConfig.adjust_cudagraph_sizes_for_spec_decode"
+                           " (B7)"))
 
     return hook
 
 
-def _apply(draft: Any, rule: str, before: Any, after: Any, message: str, strict: bool) -> None:
+def _apply(draft: Any, rule: str, before: Any, after: Any, message: str, strict: bool,
+           function: str = "CompilationConfig.resolve_cudagraph_mode_and_sizes") -> None:
     from cgconfig.dialects import vllm_modes
 
     decode, prefill = vllm_modes.mode_to_phases(after)
@@ -387,7 +476,7 @@ def _apply(draft: Any, rule: str, before: Any, after: Any, message: str, strict:
             inputs = ", ".join(draft.user_inputs(key))
             raise StrictConflictError([
                 f"rule {rule} (constraint) would change {key} from {draft.get(key)!r} to "
-                f"{value!r}, which {inputs} set explicitly: {message}. Remedies: drop {inputs}; "
+                f"{value!r}, which {inputs} set explicitly: {message.rstrip('.')}. Remedies: drop {inputs}; "
                 f"or choose cudagraph_mode={after.name}"])
         change = draft.record(key, value, source=f"rule:{rule}", layer="rule", why=message)
         if change is not None:
@@ -400,6 +489,5 @@ def _apply(draft: Any, rule: str, before: Any, after: Any, message: str, strict:
     draft.decisions.append(Decision(
         rule=rule, kind="constraint", outcome=outcome,
         why=f"{message} ({before.name} → {after.name})", changes=changes,
-        source="vLLM 0.33.0 vllm/config/compilation.py:CompilationConfig."
-               f"resolve_cudagraph_mode_and_sizes ({rule[5:]})",
+        source=f"vLLM 0.33.0 {function} ({rule[5:]})",
         inputs=[i for k in locked for i in draft.user_inputs(k)]))

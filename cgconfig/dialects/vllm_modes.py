@@ -1,9 +1,9 @@
 """vLLM's CUDA-graph modes, attention capability levels and worker-side mode resolution.
 
 Reproduces vLLM 0.33.0: the ``CUDAGraphMode`` enum (``vllm/config/compilation.py``), the
-``AttentionCGSupport`` levels and each backend's ``cudagraph_support`` (``vllm/v1/attention/``),
-and Stage B of the mode resolution,
-``vllm/config/compilation.py:CompilationConfig.resolve_cudagraph_mode_and_sizes`` (rules B1-B7;
+``AttentionCGSupport`` levels and each backend's declared level (``vllm/v1/attention/``), the
+splitting-ops fix-up ``CompilationConfig.set_splitting_ops_for_v1``, and Stage B of the mode
+resolution, ``CompilationConfig.resolve_cudagraph_mode_and_sizes`` (rules B1-B7;
 B8 needs the KV-cache layout and stays with the caller). Messages keep vLLM's wording so a user
 can match them against their own logs.
 
@@ -21,6 +21,7 @@ from typing import Literal, NamedTuple, TypeVar
 __all__ = [
     "MODE_PHASES",
     "STAGE_B_RULES",
+    "VLLM_ATTENTION_OPS",
     "VLLM_BACKEND_SUPPORT",
     "BackendSupport",
     "CudaGraphMode",
@@ -28,16 +29,19 @@ __all__ = [
     "ModeResolution",
     "ModeStep",
     "PhaseBackend",
+    "SplitFixup",
     "SupportLevel",
     "VllmModeError",
     "backend_support",
     "min_support",
+    "mode_from_value",
     "mode_to_phases",
     "parse_level",
     "parse_mode",
     "phases_to_mode",
     "resolve_mode",
     "round_sizes_for_spec",
+    "splitting_fixup",
 ]
 
 # cgconfig's per-phase backend names. Spelled out here rather than imported from cgconfig.model,
@@ -126,6 +130,27 @@ def parse_mode(text: str) -> CudaGraphMode:
     return _parse_member(CudaGraphMode, text, "cudagraph_mode")
 
 
+#: Integer ``cudagraph_mode`` values that vLLM's pydantic validation accepts (enum by value);
+#: the tuple-valued modes cannot be written as JSON, so only these three exist as numbers.
+_MODE_NUMBERS = {m.value: m for m in CudaGraphMode if isinstance(m.value, int)}
+
+
+def mode_from_value(value: object) -> CudaGraphMode:
+    """A ``cudagraph_mode`` value as written in a compilation config: a name (any case), or an
+    integer 0, 1 or 2, which vLLM 0.33.0's ``CompilationConfig`` validates by enum value.
+
+    Raises ``ValueError`` naming what is allowed. Booleans and floats, which pydantic would
+    coerce, are refused: cgconfig type-checks values.
+    """
+    if isinstance(value, str):
+        return parse_mode(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value in _MODE_NUMBERS:
+        return _MODE_NUMBERS[value]
+    names = ", ".join(m.name for m in CudaGraphMode)
+    raise ValueError(f"Invalid cudagraph_mode: {value!r}. Allowed: {names}, or the numbers "
+                     "0 (NONE), 1 (PIECEWISE), 2 (FULL)")
+
+
 # ------------------------------------------------------------------------------ capability
 
 
@@ -156,7 +181,7 @@ class BackendSupport:
 
     level: SupportLevel
     source: str
-    """Where vLLM declares it (file:line under ``vllm/v1/attention/`` in vLLM 0.33.0)."""
+    """Where vLLM 0.33.0 declares it (file:line under ``vllm/v1/attention/``)."""
     note: str = ""
     spec_level: SupportLevel | None = None
     """The level when ``num_speculative_tokens > 0``, where the backend declares a different one."""
@@ -309,8 +334,13 @@ class _Outcome:
     message: str
 
 
+def _backend_phrase(ctx: _Context) -> str:
+    """vLLM's ``"{name} backend"``; with no backend name known, "the attention backend"."""
+    return f"{ctx.backend} backend" if ctx.backend else "the attention backend"
+
+
 def _unsupported(mode: CudaGraphMode, ctx: _Context) -> str:
-    return (f"CUDAGraphMode.{mode.name} is not supported with {ctx.backend} backend "
+    return (f"CUDAGraphMode.{mode.name} is not supported with {_backend_phrase(ctx)} "
             f"(support: {ctx.support.vllm_str()})")
 
 
@@ -348,8 +378,9 @@ def _b4_spec_decode(mode: CudaGraphMode, ctx: _Context) -> _Outcome | None:
     if (mode.decode_mode() is not CudaGraphMode.FULL or ctx.q <= 1
             or ctx.support >= SupportLevel.UNIFORM_BATCH):
         return None
-    msg = (f"CUDAGraphMode.{mode.name} is not supported with spec-decode for attention backend "
-           f"{ctx.backend} (support: {ctx.support.vllm_str()})")
+    backend = f"attention backend {ctx.backend}" if ctx.backend else "the attention backend"
+    msg = (f"CUDAGraphMode.{mode.name} is not supported with spec-decode for {backend} "
+           f"(support: {ctx.support.vllm_str()})")
     # Unlike B3, vLLM checks only the split here, not the compilation mode.
     if ctx.split:
         return _Outcome(CudaGraphMode.PIECEWISE, msg + "; setting cudagraph_mode=PIECEWISE")
@@ -372,8 +403,8 @@ def _b6_still_full(mode: CudaGraphMode, ctx: _Context) -> _Outcome | None:
     if not mode.has_full_cudagraphs() or ctx.support is not SupportLevel.NEVER:
         return None
     # Verbatim, including "support:" without a space and the space before ";".
-    return _Outcome(None, f"CUDAGraphMode.{mode.name} is not supported with {ctx.backend} "
-                          f"backend (support:{ctx.support.vllm_str()}) ; please try "
+    return _Outcome(None, f"CUDAGraphMode.{mode.name} is not supported with "
+                          f"{_backend_phrase(ctx)} (support:{ctx.support.vllm_str()}) ; please try "
                           "cudagraph_mode=PIECEWISE, and make sure compilation mode is "
                           "VLLM_COMPILE")
 
@@ -400,14 +431,15 @@ def resolve_mode(
     compilation_mode_is_vllm_compile: bool = True,
     attention_split: bool = True,
     piecewise_capture_available: bool = True,
-    backend_name: str = "backend",
+    backend_name: str = "",
     inductor_graph_partition: bool = False,
     use_v2_model_runner: bool = False,
 ) -> ModeResolution:
     """vLLM's Stage B (``resolve_cudagraph_mode_and_sizes``) for one requested mode.
 
     ``support`` is the minimum capability over the model's attention backends, named
-    ``backend_name`` in messages (vLLM prints the builder class, e.g. ``FlashInferBackend``).
+    ``backend_name`` in messages (vLLM prints the builder class, e.g. ``FlashInferBackend``;
+    an empty name reads "the attention backend").
     ``attention_split``: the compiled graph is split at every attention op (vLLM's default
     splitting ops). ``inductor_graph_partition``: ``use_inductor_graph_partition``, which B3
     accepts in place of the split. ``piecewise_capture_available`` is False only under Model
@@ -465,6 +497,60 @@ def round_sizes_for_spec(sizes: Sequence[int], max_size: int, q: int) -> list[in
             f"+ 1) please adjust num_speculative_tokens ({q - 1}) or max_cudagraph_capture_size "
             f"({max_size}) or cudagraph_capture_sizes ({list(sizes)})", rule="B7")
     return rounded
+
+
+# ------------------------------------------------------------------------- splitting ops
+
+#: ``CompilationConfig._attention_ops`` of vLLM 0.33.0 (``vllm/config/compilation.py``): the ops
+#: an unset ``splitting_ops`` becomes under VLLM_COMPILE. The compiled graph is split at
+#: attention only when every one of them is a splitting op (``splitting_ops_contain_attention``).
+VLLM_ATTENTION_OPS: tuple[str, ...] = (
+    "vllm::unified_attention_with_output", "vllm::unified_mla_attention_with_output",
+    "vllm::mamba_mixer2", "vllm::mamba_mixer", "vllm::short_conv",
+    "vllm::qwen4_exp_ple_short_conv", "vllm::qwen4_exp_qsa_with_output",
+    "vllm::qwen4_exp_qsa_prepare_with_output", "vllm::linear_attention",
+    "vllm::qwen_gdn_attention_core", "vllm::qwen_gdn_attention_core_fused_norm_packed",
+    "vllm::gdn_attention_core_xpu", "vllm::olmo_hybrid_gdn_full_forward",
+    "vllm::sparse_attn_indexer", "vllm::rocm_aiter_sparse_attn_indexer",
+    "vllm::deepseek_v4_attention", "vllm::hpc_rope_norm_forward",
+)
+
+
+class SplitFixup(NamedTuple):
+    """What ``set_splitting_ops_for_v1`` leaves: the mode, whether the compiled graph is split
+    at attention, and the rule and message when it changed the mode."""
+
+    mode: CudaGraphMode
+    attention_split: bool
+    rule: str = ""
+    message: str = ""
+
+
+def splitting_fixup(mode: CudaGraphMode, splitting_ops: Sequence[str] | None,
+                    vllm_compile: bool) -> SplitFixup:
+    """vLLM 0.33.0's ``CompilationConfig.set_splitting_ops_for_v1`` (cgconfig's rules A19-A22).
+
+    Outside VLLM_COMPILE an unset list becomes ``[]`` and the mode is kept. Under it an
+    unset list becomes the attention ops; an explicit empty list turns PIECEWISE into NONE
+    and FULL_AND_PIECEWISE into FULL. Any other list is kept as given. Not modelled:
+    ``fuse_attn_quant`` and DeepEP high-throughput.
+    """
+    if splitting_ops is None:
+        return SplitFixup(mode, vllm_compile)
+    split = all(op in splitting_ops for op in VLLM_ATTENTION_OPS)
+    if not vllm_compile or splitting_ops:
+        return SplitFixup(mode, split)
+    if mode is CudaGraphMode.PIECEWISE:
+        return SplitFixup(CudaGraphMode.NONE, False, "A22", (
+            "Piecewise compilation with empty splitting_ops does not contain piecewise "
+            "cudagraph. Setting cudagraph_mode to NONE. Hint: If you are using attention "
+            "backends that support cudagraph, consider manually setting cudagraph_mode to FULL "
+            "or FULL_DECODE_ONLY to enable full cudagraphs."))
+    if mode is CudaGraphMode.FULL_AND_PIECEWISE:
+        return SplitFixup(CudaGraphMode.FULL, False, "A22", (
+            "Piecewise compilation with empty splitting_ops does not contain piecewise "
+            "cudagraph. Setting cudagraph_mode to FULL."))
+    return SplitFixup(mode, False)
 
 
 # ------------------------------------------------------------------- cgconfig phase mapping

@@ -1,7 +1,6 @@
 """vLLM's default CUDA-graph capture sizes (``VllmConfig._set_cudagraph_sizes``, vLLM 0.33.0).
 
-Reproduces vLLM 0.33.0 ``vllm/config/vllm.py:VllmConfig._set_cudagraph_sizes`` with a single
-decode tier ``(q, max_num_seqs)``;
+Reproduces ``vllm/config/vllm.py`` with a single decode tier ``(q, max_num_seqs)``;
 dynamic speculative-decoding tiers are out of scope. Sizes are token counts. vLLM only runs
 this when CUDA graphs are on (not eager, mode ≠ NONE); otherwise it sets sizes ``[]`` and max
 ``0``, which is the caller's branch. Spec-decode rounding (rule B7) happens later, in

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from cgconfig.api import resolve_args
+from cgconfig.dialects.vllm_modes import VLLM_ATTENTION_OPS
 from cgconfig.errors import CgConfigError
 
 HERE = Path(__file__).parent
@@ -108,11 +109,17 @@ _COMPILATION_MODES = {"NONE": 0, "STOCK_TORCH_COMPILE": 1, "DYNAMO_TRACE_ONCE": 
 
 
 def vllm_argv(case: dict[str, Any]) -> list[str]:
-    """cgconfig's argv (vLLM dialect) for a recorded vLLM case."""
+    """cgconfig's argv (vLLM dialect) for a recorded vLLM case.
+
+    The oracle's ``--splitting-ops-attention yes`` is vLLM's attention op list written out, ``no``
+    an empty list, ``auto`` the key left unset; ``--blackwell`` is compute capability 10.0.
+    """
     cc: dict[str, Any] = {"cudagraph_mode": case["cudagraph_mode"],
                           "mode": _COMPILATION_MODES[case["compilation_mode"]]}
     if case["splitting_ops_attention"] == "no":
         cc["splitting_ops"] = []
+    elif case["splitting_ops_attention"] == "yes":
+        cc["splitting_ops"] = list(VLLM_ATTENTION_OPS)
     if "capture_sizes" in case:
         cc["cudagraph_capture_sizes"] = case["capture_sizes"]
     if "max_capture_size" in case:
@@ -124,22 +131,57 @@ def vllm_argv(case: dict[str, Any]) -> list[str]:
         argv += ["--num-speculative-tokens", str(case["num_spec_tokens"])]
     if case["enforce_eager"]:
         argv.append("--enforce-eager")
+    if case["blackwell"]:
+        argv += ["--gpu-sm", "100"]
     return argv
+
+
+def vllm_expected(case: dict[str, Any]) -> dict[str, Any]:
+    """vLLM 0.33.0's whole decision for a case: the recorded answer, completed with the two
+    ``VllmConfig.__post_init__`` steps the oracle does not run (its README, "Not run").
+
+    * ``enforce_eager`` sets ``cudagraph_mode = NONE`` (and ``mode = NONE``) before anything
+      else, so the worker's ``resolve_cudagraph_mode_and_sizes`` returns NONE at once and no
+      size or capability check runs.
+    * ``_normalize_piecewise_cudagraph_mode`` (no breakable CUDA graphs: the default) runs
+      before the sizes: outside VLLM_COMPILE, PIECEWISE becomes NONE (sizes cleared, no size
+      check) and FULL_AND_PIECEWISE becomes FULL_DECODE_ONLY. The oracle kept
+      FULL_AND_PIECEWISE; every later step treats the two alike (same sizes, neither has a FULL
+      mixed mode for B2, the same FULL decode mode for B3/B4/B7, and
+      ``set_splitting_ops_for_v1`` returns early outside VLLM_COMPILE), so the recorded answer
+      holds with FULL_AND_PIECEWISE read as FULL_DECODE_ONLY where no rule changed it.
+    """
+    want = dict(case["answer"])
+    requested = case["cudagraph_mode"]
+    if case["enforce_eager"] or (case["compilation_mode"] != "VLLM_COMPILE"
+                                 and requested == "PIECEWISE"):
+        return {**want, "error": None, "mode": "NONE", "sizes": []}
+    if case["compilation_mode"] != "VLLM_COMPILE" and requested == "FULL_AND_PIECEWISE" \
+            and want["mode"] == "FULL_AND_PIECEWISE":
+        want["mode"] = "FULL_DECODE_ONLY"
+    return want
+
+
+def vllm_outcome(case: dict[str, Any]) -> dict[str, Any]:
+    """cgconfig's answer in the expected answer's shape."""
+    try:
+        plan = resolve_args(vllm_argv(case)).to_dict()
+    except CgConfigError as exc:
+        return {"error": str(exc)}
+    phases = (plan["config"]["decode"]["backend"], plan["config"]["prefill"]["backend"])
+    mode = next(m for m, p in VLLM_MODE_PHASES.items() if p == phases)
+    return {"error": None, "mode": mode, "sizes": plan["config"]["decode"]["bs"]}
 
 
 def vllm_mismatch(case: dict[str, Any]) -> str | None:
     """None when cgconfig agrees with vLLM's resolved mode and sizes, else a category."""
-    want = case["answer"]
-    try:
-        plan = resolve_args(vllm_argv(case)).to_dict()
-    except CgConfigError:
-        return None if want["error"] else "cgconfig-refuses"
-    if want["error"]:
-        return "engine-refuses"
-    phases = (plan["config"]["decode"]["backend"], plan["config"]["prefill"]["backend"])
-    if VLLM_MODE_PHASES[want["mode"]] != phases:
+    want, got = vllm_expected(case), vllm_outcome(case)
+    if want["error"] or got["error"]:
+        return None if want["error"] and got["error"] else \
+            "engine-refuses" if want["error"] else "cgconfig-refuses"
+    if want["mode"] != got["mode"]:
         return "mode"
-    if want["mode"] != "NONE" and plan["config"]["decode"]["bs"] != want["sizes"]:
+    if want["mode"] != "NONE" and got["sizes"] != want["sizes"]:
         return "sizes"
     return None
 
@@ -180,13 +222,21 @@ def main(argv: list[str]) -> None:
         write_known()
         return
     if argv[:1] == ["--ids"]:
-        by_id = {c["id"]: c for c in load(argv[2] if len(argv) > 2 else "sglang")}
-        case = by_id[int(argv[1])]
+        kind = argv[2] if len(argv) > 2 else "sglang"
+        case = {c["id"]: c for c in load(kind)}[int(argv[1])]
         print(json.dumps(case, indent=1))
+        if kind == "vllm":
+            print("vLLM as a whole:", json.dumps(vllm_expected(case)))
+            print("cgconfig argv:", " ".join(vllm_argv(case)))
+            print("cgconfig:", json.dumps(vllm_outcome(case)))
+            return
         print("cgconfig argv:", " ".join(sglang_argv(case)))
         print("cgconfig:", json.dumps(sglang_outcome(case)))
         return
     for kind in ("sglang", "vllm"):
+        if not (HERE / f"{kind}_cases.jsonl").exists():
+            print(f"{kind}: no recorded corpus here")
+            continue
         cases = load(kind)
         bad = mismatches(kind)
         resolved = sum(1 for c in cases if not c["answer"]["error"])

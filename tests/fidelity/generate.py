@@ -182,7 +182,8 @@ def vllm_case(rng: random.Random, case_id: int) -> dict[str, Any]:
         "enforce_eager": _maybe(rng, 0.05),
     }
     if _maybe(rng, 0.2):
-        case["capture_sizes"] = sorted(rng.sample((1, 2, 4, 8, 16, 24, 32, 64, 128, 256, 512), rng.randint(1, 5)))
+        pool = (1, 2, 4, 8, 16, 24, 32, 64, 128, 256, 512)
+        case["capture_sizes"] = sorted(rng.sample(pool, rng.randint(1, 5)))
     if _maybe(rng, 0.2):
         case["max_capture_size"] = rng.choice((8, 32, 100, 256, 512, 2048))
     return case

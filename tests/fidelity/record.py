@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from generate import generate  # noqa: E402
+from generate import generate
 
 HERE = Path(__file__).parent
 EXTRA_KEPT = ("chunked_prefill_size", "attention_backend", "prefill_attention_backend",

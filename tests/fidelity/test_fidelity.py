@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-import compare  # noqa: E402
+import compare
 
 
 @pytest.mark.parametrize("kind", ["sglang", "vllm"])
@@ -24,8 +24,9 @@ def test_corpus_matches_recorded_answers(kind: str) -> None:
     listed = compare.known()[kind]
     new = {cid: why for cid, why in found.items() if cid not in listed}
     fixed = sorted(cid for cid in listed if cid not in found)
-    assert not new, f"{len(new)} {kind} cases now differ from the engine (first: {sorted(new.items())[:10]}); " \
-        f"inspect with: python tests/fidelity/compare.py --ids ID {kind}"
+    assert not new, (f"{len(new)} {kind} cases now differ from the engine "
+                     f"(first: {sorted(new.items())[:10]}); "
+                     f"inspect with: python tests/fidelity/compare.py --ids ID {kind}")
     assert not fixed, f"{len(fixed)} listed {kind} differences now agree {fixed[:10]}: " \
         "run python tests/fidelity/compare.py --update-known"
 
