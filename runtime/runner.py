@@ -148,7 +148,7 @@ class PhaseRunner:
         )
         self.graphs: GraphRegistry[Replayable] = GraphRegistry()
         self.bridges = BridgePool()
-        self.stats = RunnerStats()
+        self.stats = RunnerStats(phase=plan.phase)
         self.cost: CaptureCost | None = None
         self._compiled: Forward | None = None
         self._pool: Any = None
