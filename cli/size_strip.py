@@ -104,3 +104,15 @@ def print_strip(console: Any, lists: Sequence[tuple[str, Sequence[int]]],
     """Print :func:`strip_lines` on ``console``."""
     for line in strip_lines(lists, counts):
         console.print(line, soft_wrap=True)
+
+
+def print_plan_sizes(plan: Any) -> None:
+    """``resolve --show sizes``: one strip per phase that captures graphs."""
+    from cgconfig.cli.render import _console
+
+    console = _console()
+    for phase, unit in (("decode", "requests"), ("prefill", "tokens")):
+        sizes = plan.capture_sizes(phase)
+        if sizes:
+            console.print(f"{phase} sizes ({unit}):", markup=False)
+            print_strip(console, [(phase, sizes)])
