@@ -86,9 +86,9 @@ def strip_lines(lists: Sequence[tuple[str, Sequence[int]]],
     power = 1
     while power <= top:
         label = str(power)
-        col = min(width - len(label), int(math.log(power + 0.5) / math.log(top + 1) * width))
-        if all(c == " " for c in axis[max(0, col - 1): col + len(label) + 1]):
-            axis[col: col + len(label)] = list(label)
+        at = min(width - len(label), int(math.log(power + 0.5) / math.log(top + 1) * width))
+        if all(c == " " for c in axis[max(0, at - 1): at + len(label) + 1]):
+            axis[at: at + len(label)] = list(label)
         power *= 4 if power >= 16 else 2
     label = str(top)
     if all(c == " " for c in axis[width - len(label) - 1:]):
