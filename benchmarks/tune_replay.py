@@ -130,6 +130,7 @@ def main() -> int:
     capture = {name: r.capture() for name, r in runners.items()}
     batches = _batches(set(sequence) | {1, 16, 64, 128, 256}, cfg, device)
     totals = {"default": 0.0, "tuned": 0.0}
+    chunk_ratios: list[float] = []
     with torch.no_grad():
         for runner in runners.values():  # warm-up: every size once through each runner
             for n in sorted(set(sequence)):
@@ -138,6 +139,7 @@ def main() -> int:
         for start in range(0, len(sequence), CHUNK):
             chunk = sequence[start: start + CHUNK]
             order = ["default", "tuned"] if (start // CHUNK) % 2 == 0 else ["tuned", "default"]
+            took = {}
             for name in order:
                 run = runners[name].run
                 _sync(device)
@@ -145,7 +147,9 @@ def main() -> int:
                 for n in chunk:
                     run(batches[n], n)
                 _sync(device)
-                totals[name] += time.perf_counter() - t0
+                took[name] = time.perf_counter() - t0
+                totals[name] += took[name]
+            chunk_ratios.append(took["default"] / took["tuned"])
     cost = step_model(model, runners["default"], batches, device, [1, 16, 64, 128, 256])
     report = {
         "device": torch.cuda.get_device_name(device) if cuda else "cpu",
@@ -155,6 +159,8 @@ def main() -> int:
         "tuned_waste": evaluate(tuned, counts).waste,
         "default_seconds": round(totals["default"], 4), "tuned_seconds": round(totals["tuned"], 4),
         "default_over_tuned": round(totals["default"] / totals["tuned"], 4),
+        "chunk_ratios": [round(r, 4) for r in chunk_ratios],
+        "chunks_tuned_faster": sum(r > 1 for r in chunk_ratios),
         "replays": {n: r.stats.to_dict()["padding_ratio"] for n, r in runners.items()},
         "capture_seconds": {n: c["capture_seconds"] for n, c in capture.items()},
         "cost_model_ms": cost_document(cost)["graph"] | {"eager": cost_document(cost)["eager"]},
