@@ -12,7 +12,8 @@ import re
 import sys
 from pathlib import Path
 
-COMMANDS = ("resolve", "explain", "rules", "schema", "version", "completion")
+COMMANDS = ("resolve", "explain", "tune", "histogram", "rules", "schema", "version",
+            "completion")
 RULES_SUBCOMMANDS = ("list", "show", "validate")
 SCHEMAS = ("config", "deployment", "plan", "rules")
 SHELLS = ("bash", "zsh", "fish")
@@ -69,9 +70,14 @@ def candidates(words: list[str], cword: int) -> list[str]:
         return [s for s in SCHEMAS if s.startswith(current)] if len(before) == 1 else []
     if command == "completion":
         return [s for s in SHELLS if s.startswith(current)] if len(before) == 1 else []
-    if command not in ("resolve", "explain"):
+    if command not in ("resolve", "explain", "tune"):
         return []
-    return _flag_candidates(command, previous, current)
+    found = _flag_candidates(command, previous, current)
+    if command == "tune" and current.startswith("--"):
+        from cgconfig.cli.tune_cmd import OWN_FLAGS
+
+        found = sorted({*found, *(f for f in OWN_FLAGS if f.startswith(current))})
+    return found
 
 
 def _flag_candidates(command: str, previous: str, current: str) -> list[str]:

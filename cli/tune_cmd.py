@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cgconfig.errors import CgConfigError, InputError, did_you_mean
+from cgconfig.tune.optimize import MAX_GRAPHS
 
 USAGE = """\
 Usage: cgconfig tune --histogram FILE [--max-graphs N | --max-waste PCT] [--cost FILE] [FLAGS…]
@@ -31,7 +32,6 @@ Usage: cgconfig tune --histogram FILE [--max-graphs N | --max-waste PCT] [--cost
 """
 
 OWN_FLAGS = ("--histogram", "--max-graphs", "--max-waste", "--cost")
-MAX_GRAPHS = 4096
 
 
 @dataclass
@@ -88,7 +88,8 @@ def parse_tune_args(argv: list[str]) -> TuneArgs:
         elif name == "--cost":
             out.cost = raw
         elif name == "--max-graphs":
-            if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw[:6]) <= MAX_GRAPHS:
+            if not (raw.isascii() and raw.isdigit() and len(raw) <= 9) or \
+                    not 1 <= int(raw) <= MAX_GRAPHS:
                 raise InputError(f"expects a whole number of graphs, got {raw[:40]!r}",
                                  where=name, allowed=f"1..{MAX_GRAPHS}")
             out.max_graphs = int(raw)

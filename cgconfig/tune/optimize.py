@@ -7,7 +7,8 @@ observed size, the smallest allowed size that covers it: any other chosen size c
 to one of those without covering fewer batches. Those useful sizes split the sorted observed
 sizes into groups, and the choice is a partition of the groups into contiguous runs, each run
 paying for its top size: dynamic programming over (graphs used, last group covered) finds the
-optimum in O(k·m²) for m groups. A brute force over subsets agrees (tests/tune).
+optimum; a monotone convex-hull trick makes each layer O(m), so O(k·m) in all. A brute
+force over subsets agrees (tests/tune).
 
 Two objectives:
 
@@ -21,10 +22,15 @@ Two objectives:
 from __future__ import annotations
 
 import bisect
-from collections.abc import Mapping, Sequence
+import itertools
+from collections import deque
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 INFINITY = float("inf")
+MAX_GRAPHS = 256
+"""Most graphs ``cgconfig tune`` chooses: far above any engine's default list (SGLang's longest
+has 52), and it bounds the optimiser's work at O(MAX_GRAPHS · distinct sizes)."""
 
 
 @dataclass(frozen=True)
@@ -150,15 +156,21 @@ def best_sizes_per_count(counts: Mapping[int, int], candidates: Sequence[int], m
     come only from ``candidates``; observed sizes above every candidate run eagerly and are left
     out of the optimisation (they cost the same whatever is chosen).
     """
+    return list(itertools.islice(optimal_lists(counts, candidates, cost), max_graphs + 1))
+
+
+def optimal_lists(counts: Mapping[int, int], candidates: Sequence[int],
+                  cost: StepCost | None = None) -> Iterator[list[int]]:
+    """The optimal list of at most 0, 1, 2, … graphs, one DP layer per item (unbounded: once
+    more graphs cannot help, the last list repeats)."""
     g = _groups(counts, candidates)
     m = len(g.tops)
     # Cost of groups i+1..j served by tops[j-1], as coef_j·steps - weight·rows over the run.
-    if cost is None:
-        coef = [float(t) for t in g.tops]
-        weight = 1.0
+    coef: list[float]
+    if cost is None:  # integers: padded rows are compared exactly
+        coef, weight = list(g.tops), 1
     else:
-        coef = [cost.graph(t) for t in g.tops]
-        weight = 0.0
+        coef, weight = [cost.graph(t) for t in g.tops], 0
 
     def tail(j: int) -> float:
         """Groups j+1..m left eager."""
@@ -170,24 +182,16 @@ def best_sizes_per_count(counts: Mapping[int, int], candidates: Sequence[int], m
 
     # prev[j]: best cost of covering groups 1..j with the graphs used so far, group j's top
     # being the largest chosen size; back[t][j] is the group before it.
-    prev = [0.0] + [INFINITY] * m
+    prev: list[float] = [0] + [INFINITY] * m
     back: list[list[int]] = [[0] * (m + 1)]
     best = (tail(0), 0, 0)          # (cost, graphs, last group): zero graphs, all eager
-    results = [_trace(back, best, g.tops)]
-    for t in range(1, max_graphs + 1):
-        base = [prev[i] + weight * g.rows[i] for i in range(m + 1)]
-        cur = [INFINITY] * (m + 1)
-        arg = [0] * (m + 1)
-        for j in range(t, m + 1):
-            c = coef[j - 1]
-            low, low_i = INFINITY, 0
-            for i in range(t - 1, j):
-                value = base[i] - c * g.steps[i]
-                if value < low:
-                    low, low_i = value, i
-            if low < INFINITY:
-                cur[j] = low + c * g.steps[j] - weight * g.rows[j]
-                arg[j] = low_i
+    last = _trace(back, best, g.tops)
+    yield last
+    for t in itertools.count(1):
+        if t > m:  # more graphs than useful sizes cannot help
+            yield last
+            continue
+        cur, arg = _layer(prev, t, m, coef, weight, g)
         prev = cur
         back.append(arg)
         for j in range(t, m + 1):
@@ -195,8 +199,54 @@ def best_sizes_per_count(counts: Mapping[int, int], candidates: Sequence[int], m
             # Strictly better only: ties keep fewer graphs, then the smaller top.
             if value < best[0] - 1e-9 * max(1.0, abs(value)):
                 best = (value, t, j)
-        results.append(_trace(back, best, g.tops))
-    return results
+        last = _trace(back, best, g.tops)
+        yield last
+
+
+def _layer(prev: list[float], t: int, m: int, coef: Sequence[float], weight: float,
+           g: _Groups) -> tuple[list[float], list[int]]:
+    """One DP layer: ``cur[j] = c_j·N_j - w·R_j + min_{i<j} (prev[i] + w·R_i - c_j·N_i)``.
+
+    The minimum is over lines ``y = base_i - N_i·x`` queried at ``x = c_j``: slopes fall as ``i``
+    grows (``N`` is strictly increasing, every group has steps) and queries rise with ``j``
+    (``c_j`` is the top size, or ``a + b·top`` with ``b >= 0``), so a monotone lower envelope
+    (the convex-hull trick) finds each minimum in amortised O(1): O(m) per layer instead of
+    O(m²), exactly (integer arithmetic for padded rows).
+    """
+    cur: list[float] = [INFINITY] * (m + 1)
+    arg = [0] * (m + 1)
+    hull: deque[int] = deque()
+    steps, rows = g.steps, g.rows
+    base = [p + weight * r for p, r in zip(prev, rows, strict=True)]
+    for j in range(t, m + 1):
+        i = j - 1
+        if prev[i] < INFINITY:
+            # Drop the last line while it can never be the lowest once line i is in: where i
+            # overtakes the one before it comes no later than where the last one does.
+            bi, si = base[i], steps[i]
+            while len(hull) >= 2:
+                a, b = hull[-2], hull[-1]
+                ba, sa = base[a], steps[a]
+                if (bi - ba) * (steps[b] - sa) <= (base[b] - ba) * (si - sa):
+                    hull.pop()
+                else:
+                    break
+            hull.append(i)
+        if not hull:
+            continue
+        x = coef[j - 1]
+        first = hull[0]
+        low = base[first] - x * steps[first]
+        while len(hull) >= 2:
+            second = hull[1]
+            value = base[second] - x * steps[second]
+            if value > low:
+                break
+            hull.popleft()
+            first, low = second, value
+        cur[j] = low + x * steps[j] - weight * rows[j]
+        arg[j] = first
+    return cur, arg
 
 
 def _trace(back: list[list[int]], best: tuple[float, int, int], tops: list[int]) -> list[int]:
@@ -228,7 +278,7 @@ def fewest_for_waste(counts: Mapping[int, int], candidates: Sequence[int], max_w
     useful = len(_groups(counts, candidates).tops)
     top = useful if limit is None else min(limit, useful)
     servable = coverable(counts, candidates)
-    for sizes in best_sizes_per_count(counts, candidates, top):
+    for sizes in itertools.islice(optimal_lists(counts, candidates), top + 1):
         if objective(sizes, servable) < INFINITY and \
                 evaluate(sizes, servable).waste <= max_waste + 1e-12:
             return sizes

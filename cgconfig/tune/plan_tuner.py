@@ -24,6 +24,7 @@ from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.resolve import ResolveRequest, resolve
 from cgconfig.tune.histogram import Histogram
 from cgconfig.tune.optimize import (
+    MAX_GRAPHS,
     Metrics,
     StepCost,
     best_sizes,
@@ -32,7 +33,7 @@ from cgconfig.tune.optimize import (
     fewest_for_waste,
 )
 
-TUNE_LIMIT = 8192
+TUNE_LIMIT = 4096
 """Largest decode size tune offers beyond the default range: batches above it run eagerly."""
 _LAST = 1 << 30
 """Position of tune's leaf: after every input of the config layer, so it wins."""
@@ -141,9 +142,13 @@ def tune_plan(request: ResolveRequest, histogram: Histogram, source: str, *,
         raise InputError(f"every batch in the histogram is larger than the largest size this "
                          f"deployment allows ({allowed[-1] if allowed else 0})", where=where)
     if max_waste_pct is not None:
-        chosen = fewest_for_waste(counts, allowed, max_waste_pct / 100.0)
+        chosen = fewest_for_waste(counts, allowed, max_waste_pct / 100.0, limit=MAX_GRAPHS)
+        floor = evaluate(allowed, servable)
+        if chosen is None and floor.waste <= max_waste_pct / 100.0:
+            raise InputError(f"reaching {max_waste_pct:g} % padding waste needs more than "
+                             f"{MAX_GRAPHS} graphs", where="--max-waste",
+                             hint="raise the bound")
         if chosen is None:
-            floor = evaluate(allowed, servable)
             raise InputError(
                 f"no list of the sizes this deployment allows reaches {max_waste_pct:g} % "
                 f"padding waste: capturing every allowed size still wastes "
@@ -151,7 +156,8 @@ def tune_plan(request: ResolveRequest, histogram: Histogram, source: str, *,
                 where="--max-waste", hint="raise the bound or relax the alignment")
         constraint: dict[str, Any] = {"max_waste_pct": max_waste_pct}
     else:
-        count = max_graphs if max_graphs is not None else len(default.capture_sizes("decode"))
+        count = max_graphs if max_graphs is not None else min(
+            len(default.capture_sizes("decode")), MAX_GRAPHS)
         chosen = best_sizes(counts, allowed, count, cost)
         constraint = {"max_graphs": count}
         if not chosen:
@@ -163,7 +169,7 @@ def tune_plan(request: ResolveRequest, histogram: Histogram, source: str, *,
         raise CgConfigError(
             f"the resolver changed the tuned list {chosen} to {plan.capture_sizes('decode')}; "
             "a rule depends on the list itself, which tune cannot optimise under")
-    one_pct = fewest_for_waste(counts, allowed, 0.01)
+    one_pct = fewest_for_waste(counts, allowed, 0.01, limit=MAX_GRAPHS)
     objective = (f"step time (cost model {cost_source})" if cost is not None
                  and max_waste_pct is None else "padded rows")
     return TuneResult(
