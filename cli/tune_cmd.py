@@ -25,7 +25,7 @@ Usage: cgconfig tune --histogram FILE [--max-graphs N | --max-waste PCT] [--cost
 
   --histogram FILE   batch sizes as recorded (runner.stats.write_histogram, or
                      `cgconfig histogram --sglang-log LOG`); format: docs/histogram-format.md
-  --max-graphs N     at most N graphs (default: as many as the default list captures)
+  --max-graphs N     at most N graphs, 1..256 (default: as many as the default list captures)
   --max-waste PCT    the fewest graphs whose padding waste is at most PCT percent
   --cost FILE        step-time model (graph and eager lines, ms) instead of padded rows
   FLAGS…             the launch line, as for `cgconfig resolve` (-o json|yaml, --emit sglang|vllm)
