@@ -45,6 +45,13 @@ class TuneArgs:
     rest: list[str] | None = None
 
 
+def _wants_json(argv: list[str]) -> bool:
+    """Whether errors must also go to stdout as JSON (``-o json`` anywhere in the line)."""
+    return any(token in ("--output=json", "-o=json", "-ojson") or
+               (token in ("-o", "--output") and argv[i + 1: i + 2] == ["json"])
+               for i, token in enumerate(argv))
+
+
 def _value(argv: list[str], i: int, name: str) -> tuple[str, int]:
     token = argv[i]
     if "=" in token:
@@ -115,7 +122,6 @@ def parse_tune_args(argv: list[str]) -> TuneArgs:
 def run_tune(argv: list[str]) -> int:
     """Tune and print the result; returns the exit code."""
     from cgconfig.cli.errors import note, report
-    from cgconfig.cli.resolve_cmd import _wants_json
 
     if {"--help", "-h"} & set(argv):
         sys.stdout.write(USAGE)
@@ -137,9 +143,13 @@ def run_tune(argv: list[str]) -> int:
     except CgConfigError as error:
         return report(error, as_json=as_json)
     meta = parsed.meta
-    for message in result.plan.warnings:
-        note("warning", message)
+    fmt = meta.get("output") or "table"
     emit = meta.get("emit")
+    for message in result.plan.deprecations:
+        note("deprecated", message)
+    if emit or fmt != "table":  # the table lists them itself
+        for message in result.plan.warnings:
+            note("warning", message)
     if emit:
         from cgconfig.emit import emit_plan
 
@@ -148,7 +158,6 @@ def run_tune(argv: list[str]) -> int:
             note(f"not expressible in {emit}", message)
         sys.stdout.write(text)
         return 0
-    fmt = meta.get("output") or "table"
     doc: dict[str, Any] = {**result.plan.to_dict(), "tune": result.to_dict()}
     if fmt == "json":
         from cgconfig.cli.render import compact_json

@@ -101,8 +101,7 @@ class TuneResult:
 
 def _with_sizes(request: ResolveRequest, sizes: list[int], source: str) -> ResolveRequest:
     leaf = Leaf("decode.bs", list(sizes), Origin(Layer.CONFIG, source, position=_LAST))
-    return dataclasses.replace(request, leaves=[*request.leaves, leaf],
-                               deprecations=[], ignored_args=list(request.ignored_args))
+    return dataclasses.replace(request, leaves=[*request.leaves, leaf])
 
 
 def _alignment(plan: Plan) -> str:
