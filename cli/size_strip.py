@@ -55,11 +55,17 @@ def _cell(sizes: range, captured: Sequence[int]) -> tuple[str, str]:
 
 
 def strip_lines(lists: Sequence[tuple[str, Sequence[int]]],
-                counts: Mapping[int, int] | None = None, width: int = WIDTH) -> list[Any]:
-    """Rich ``Text`` lines: histogram bars (if ``counts``), one strip per named list, an axis."""
+                counts: Mapping[int, int] | None = None, width: int = WIDTH,
+                upper: int | None = None) -> list[Any]:
+    """Rich ``Text`` lines: histogram bars (if ``counts``), one strip per named list, an axis.
+
+    ``upper`` extends the scale to the largest batch that can occur (the request pool), so the
+    eager range above the largest graph shows.
+    """
     from rich.text import Text
 
-    top = max([max(sizes, default=1) for _, sizes in lists] + [max(counts or {1: 0})])
+    top = max([max(sizes, default=1) for _, sizes in lists] + [max(counts or {1: 0})]
+              + [upper or 1])
     cols = _columns(top, width)
     lines: list[Any] = []
     if counts:
@@ -100,9 +106,9 @@ def strip_lines(lists: Sequence[tuple[str, Sequence[int]]],
 
 
 def print_strip(console: Any, lists: Sequence[tuple[str, Sequence[int]]],
-                counts: Mapping[int, int] | None = None) -> None:
+                counts: Mapping[int, int] | None = None, upper: int | None = None) -> None:
     """Print :func:`strip_lines` on ``console``."""
-    for line in strip_lines(lists, counts):
+    for line in strip_lines(lists, counts, upper=upper):
         console.print(line, soft_wrap=True)
 
 
@@ -115,4 +121,5 @@ def print_plan_sizes(plan: Any) -> None:
         sizes = plan.capture_sizes(phase)
         if sizes:
             console.print(f"{phase} sizes ({unit}):", markup=False)
-            print_strip(console, [(phase, sizes)])
+            pool = plan.facts.get("max_running_requests") if phase == "decode" else None
+            print_strip(console, [(phase, sizes)], upper=pool)
