@@ -65,7 +65,9 @@ def test_never_worse_than_the_default_list_of_the_same_count(counts, max_bs, cos
     allowed = list(range(1, max_bs + 1))
     tuned = best_sizes(counts, allowed, len(default), cost)
     target = counts if cost is not None else coverable(counts, allowed)
-    assert objective(tuned, target, cost) <= objective(default, target, cost) + 1e-9
+    default_value = objective(default, target, cost)
+    # Exact for padded rows (integers); float step times tie within rounding.
+    assert objective(tuned, target, cost) <= default_value + 1e-9 * max(1.0, default_value)
     if cost is None:
         assert evaluate(tuned, target).waste <= evaluate(default, target).waste + 1e-12
 
