@@ -33,7 +33,7 @@ def brute_force(counts: dict[int, int], candidates: list[int], k: int,
 
 
 def close(a: float, b: float) -> bool:
-    return a == b or abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+    return a == b or abs(a - b) <= 1e-7 * max(1.0, abs(a), abs(b))
 
 
 @settings(max_examples=400, deadline=None)
