@@ -187,6 +187,8 @@ META_FLAGS: tuple[Flag, ...] = (
     Flag("--dialect", "meta", "choice", "Input dialect (default: detected from the flags).",
          choices=("sglang", "vllm", "trtllm")),
     Flag("--all", "meta", "switch", "explain: show every key, not only explicit or changed ones."),
+    Flag("--show", "meta", "choice", "Also draw the decode and prefill sizes on a log-scale "
+         "strip (table output).", choices=("sizes",)),
 )
 
 #: SGLang server flags that have no effect on CUDA graphs: accepted in a launch line and

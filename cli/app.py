@@ -87,6 +87,28 @@ def explain(ctx: typer.Context) -> None:
 
 
 @app.command(context_settings=_PASS_THROUGH, cls=_Command)
+def tune(ctx: typer.Context) -> None:
+    """Choose decode capture sizes from a batch-size histogram (see `cgconfig tune --help`)."""
+    from cgconfig.cli.tune_cmd import run_tune
+
+    raise typer.Exit(run_tune(list(ctx.args)))
+
+
+@app.command(cls=_Command)
+def histogram(
+    sglang_log: Annotated[str, typer.Option(help="SGLang server log to convert.")],
+    decode_log_interval: Annotated[int, typer.Option(
+        help="The server's --decode-log-interval (one decode line per this many steps).")] = 40,
+    output: Annotated[str | None, typer.Option("--output", "-o",
+                                               help="Write here instead of stdout.")] = None,
+) -> None:
+    """Convert an SGLang server log into a batch-size histogram file for `cgconfig tune`."""
+    from cgconfig.cli.tune_cmd import run_histogram
+
+    raise typer.Exit(run_histogram(sglang_log, decode_log_interval, output))
+
+
+@app.command(context_settings=_PASS_THROUGH, cls=_Command)
 def diff(ctx: typer.Context) -> None:
     """Compare two plans (launch lines, plan files or stdin); exit 0 equal, 1 different."""
     from cgconfig.cli.diff_cmd import run_diff

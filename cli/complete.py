@@ -12,7 +12,8 @@ import re
 import sys
 from pathlib import Path
 
-COMMANDS = ("resolve", "explain", "diff", "rules", "schema", "version", "completion")
+COMMANDS = ("resolve", "explain", "diff", "tune", "histogram", "rules", "schema", "version",
+            "completion")
 RULES_SUBCOMMANDS = ("list", "show", "validate")
 SCHEMAS = ("config", "deployment", "plan", "rules")
 SHELLS = ("bash", "zsh", "fish")
@@ -82,9 +83,14 @@ def candidates(words: list[str], cword: int) -> list[str]:
         if current.startswith("-"):
             return [f for f in ("--a", "--b", "--output") if f.startswith(current)]
         return []  # a plan file: the shell completes paths
-    if command not in ("resolve", "explain"):
+    if command not in ("resolve", "explain", "tune"):
         return []
-    return _flag_candidates(command, previous, current)
+    found = _flag_candidates(command, previous, current)
+    if command == "tune" and current.startswith("--"):
+        from cgconfig.cli.tune_cmd import OWN_FLAGS
+
+        found = sorted({*found, *(f for f in OWN_FLAGS if f.startswith(current))})
+    return found
 
 
 def _flag_candidates(command: str, previous: str, current: str) -> list[str]:

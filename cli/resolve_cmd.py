@@ -56,6 +56,10 @@ def run_resolve(argv: list[str]) -> int:
         from cgconfig.cli.render import render_plan
 
         render_plan(plan, fmt)
+        if meta.get("show") == "sizes" and fmt == "table":
+            from cgconfig.cli.size_strip import print_plan_sizes
+
+            print_plan_sizes(plan)
     if meta.get("check") and plan.downgraded:
         rules = sorted({d.rule for d in plan.decisions if d.downgraded})
         note("check", f"the configuration was downgraded by {', '.join(rules)}")

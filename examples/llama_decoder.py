@@ -42,6 +42,7 @@ from cgconfig.runtime import (
     capture_report,
     eager_on_graph,
     phase_capture,
+    write_histograms,
 )
 
 
@@ -430,6 +431,8 @@ def serve(args: argparse.Namespace) -> dict[str, Any]:
     if cuda:
         torch.cuda.synchronize()
     elapsed = time.perf_counter() - t0
+    if args.histogram:  # the batch sizes served, for `cgconfig tune --histogram FILE`
+        write_histograms(args.histogram, {phase: r.stats for phase, r in runners.items()})
     return {
         "plan_source": source,
         "device": str(device),
@@ -452,6 +455,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--check", action="store_true",
                         help="also run every batch eagerly and report the largest difference")
+    parser.add_argument("--histogram", metavar="FILE",
+                        help="write the served batch sizes here (input of cgconfig tune)")
     args = parser.parse_args(argv)
     print(json.dumps(serve(args), indent=2))
     return 0

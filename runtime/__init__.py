@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers
     from .guards import Fallback, Guards
     from .runner import PhaseRunner, capture_report
     from .shape_key import GraphRegistry, ShapeKey, pad_to_bucket
-    from .stats import RunnerStats
+    from .stats import RunnerStats, write_histograms
 
 _LAZY = {
     "ShapeKey": "shape_key",
@@ -35,6 +35,7 @@ _LAZY = {
     "Fallback": "guards",
     "Guards": "guards",
     "RunnerStats": "stats",
+    "write_histograms": "stats",
     "PhaseRunner": "runner",
     "capture_report": "runner",
 }
@@ -58,6 +59,7 @@ __all__ = [
     "eager_on_graph",
     "pad_to_bucket",
     "phase_capture",
+    "write_histograms",
 ]
 
 

@@ -78,11 +78,16 @@ def capture_full(fn: Callable[[], Any], *, pool: Any) -> FullGraph:
 
 def capture(backend: Backend, fn: Callable[[], Any], *, pool: Any, bridges: BridgePool,
             new_segment: SegmentFactory | None = None) -> Replayable:
-    """Capture one bucket with ``backend`` (the eager backend just keeps ``fn``)."""
+    """Capture one bucket with ``backend``.
+
+    The eager stand-in runs ``fn`` once before keeping it, as a real capture does: a forward
+    that fails then fails at capture, on every device, not at the first batch.
+    """
     if backend is Backend.FULL:
         return capture_full(fn, pool=pool)
     if backend is Backend.BREAKABLE:
         graph: BreakableGraph = capture_breakable(fn, pool=pool, bridges=bridges,
                                                   new_segment=new_segment)
         return graph
+    fn()
     return EagerGraph(fn)

@@ -101,7 +101,12 @@ def _option(doc: Mapping[str, Any], name: str) -> bool:
         if isinstance(place, Mapping):
             for key in _OPTION_KEYS[name]:
                 if key in place:
-                    return bool(place[key])
+                    value = place[key]
+                    # A string "false" is truthy: only real booleans are options.
+                    if not isinstance(value, bool):
+                        raise ValueError(f"plan option {key} must be true or false, got "
+                                         f"{type(value).__name__} {value!r:.40}")
+                    return value
     return False
 
 

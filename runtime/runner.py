@@ -24,6 +24,7 @@ import torch
 
 from .breakable import BridgePool, SegmentFactory
 from .buffers import Axis, RowCounts, Slot, StaticBuffers
+from .checks import check_batch
 from .gc_freeze import frozen_gc
 from .graphs import Backend, Replayable, capture
 from .guards import Guards
@@ -148,7 +149,7 @@ class PhaseRunner:
         )
         self.graphs: GraphRegistry[Replayable] = GraphRegistry()
         self.bridges = BridgePool()
-        self.stats = RunnerStats()
+        self.stats = RunnerStats(phase=plan.phase)
         self.cost: CaptureCost | None = None
         self._compiled: Forward | None = None
         self._pool: Any = None
@@ -270,6 +271,8 @@ class PhaseRunner:
         ``features`` names what the batch uses; any the runner was told its graphs do not
         support sends the batch eagerly.
         """
+        size, num_requests = check_batch(self.buffers.slots if self.buffers else None, batch,
+                                         size, num_requests, decode=self.decode)
         requests = size if self.decode else (num_requests or 0)
         if self.backend is not None and not len(self.graphs):
             raise RuntimeError(f"{self.plan.phase} runner used before capture()")

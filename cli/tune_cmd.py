@@ -1,0 +1,194 @@
+"""``cgconfig tune``: choose decode capture sizes from a batch-size histogram.
+
+    cgconfig tune --histogram FILE [--max-graphs N | --max-waste PCT] [--cost FILE] [launch line]
+
+The launch line is read exactly as ``cgconfig resolve`` reads it (any dialect, ``-o``, ``--emit``,
+``--rules``...). ``cgconfig histogram --sglang-log LOG`` converts an SGLang server log.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from cgconfig.errors import CgConfigError, InputError, did_you_mean
+from cgconfig.tune.optimize import MAX_GRAPHS
+
+USAGE = """\
+Usage: cgconfig tune --histogram FILE [--max-graphs N | --max-waste PCT] [--cost FILE] [FLAGS…]
+
+  Choose the decode capture sizes that minimise the expected cost over a histogram of real
+  batch sizes, under every rule and alignment constraint of the deployment, and compare them
+  with the default list.
+
+  --histogram FILE   batch sizes as recorded (runner.stats.write_histogram, or
+                     `cgconfig histogram --sglang-log LOG`); format: docs/histogram-format.md
+  --max-graphs N     at most N graphs, 1..256 (default: as many as the default list captures)
+  --max-waste PCT    the fewest graphs whose padding waste is at most PCT percent
+  --cost FILE        step-time model (graph and eager lines, ms) instead of padded rows
+  FLAGS…             the launch line, as for `cgconfig resolve` (-o json|yaml, --emit sglang|vllm)
+"""
+
+OWN_FLAGS = ("--histogram", "--max-graphs", "--max-waste", "--cost")
+
+
+@dataclass
+class TuneArgs:
+    """The tune command's own flags, and the launch line left for the resolver."""
+
+    histogram: str | None = None
+    max_graphs: int | None = None
+    max_waste: float | None = None
+    cost: str | None = None
+    rest: list[str] | None = None
+
+
+def _wants_json(argv: list[str]) -> bool:
+    """Whether errors must also go to stdout as JSON (``-o json`` anywhere in the line)."""
+    return any(token in ("--output=json", "-o=json", "-ojson") or
+               (token in ("-o", "--output") and argv[i + 1: i + 2] == ["json"])
+               for i, token in enumerate(argv))
+
+
+def _value(argv: list[str], i: int, name: str) -> tuple[str, int]:
+    token = argv[i]
+    if "=" in token:
+        return token.split("=", 1)[1], i + 1
+    if i + 1 >= len(argv):
+        raise InputError(f"{name} expects a value", where=name)
+    return argv[i + 1], i + 2
+
+
+def _refuse_mistyped(name: str) -> None:
+    """``--max-graph 8`` is a typo of ours: say so, rather than let the resolver suggest one of
+    its own flags."""
+    if not name.startswith("--"):
+        return
+    from cgconfig.dialects import TRTLLM_FLAGS, VLLM_FLAGS
+    from cgconfig.flags import known_spellings
+
+    others = [*known_spellings(), *VLLM_FLAGS, *TRTLLM_FLAGS]
+    if name in others:
+        return
+    closest = did_you_mean(name, [*OWN_FLAGS, *others])
+    if closest in OWN_FLAGS:
+        raise InputError(f"unknown flag {name}", where="cgconfig tune", suggestion=closest)
+
+
+def parse_tune_args(argv: list[str]) -> TuneArgs:
+    """Take tune's own flags out of ``argv``; the rest is the launch line."""
+    out = TuneArgs(rest=[])
+    assert out.rest is not None
+    i = 0
+    while i < len(argv):
+        name = argv[i].split("=", 1)[0]
+        if name not in OWN_FLAGS:
+            _refuse_mistyped(name)
+            out.rest.append(argv[i])
+            i += 1
+            continue
+        raw, i = _value(argv, i, name)
+        if name == "--histogram":
+            out.histogram = raw
+        elif name == "--cost":
+            out.cost = raw
+        elif name == "--max-graphs":
+            if not (raw.isascii() and raw.isdigit() and len(raw) <= 9) or \
+                    not 1 <= int(raw) <= MAX_GRAPHS:
+                raise InputError(f"expects a whole number of graphs, got {raw[:40]!r}",
+                                 where=name, allowed=f"1..{MAX_GRAPHS}")
+            out.max_graphs = int(raw)
+        else:
+            try:
+                pct = float(raw.removesuffix("%")) if len(raw) < 40 else math.nan
+            except ValueError:
+                pct = math.nan
+            if not (math.isfinite(pct) and 0 <= pct <= 100):
+                raise InputError(f"expects a percentage, got {raw[:40]!r}", where=name,
+                                 allowed="0..100")
+            out.max_waste = pct
+    if out.histogram is None:
+        raise InputError("--histogram FILE is required", where="cgconfig tune",
+                         hint="record one with runner.stats.write_histogram(path) or convert a "
+                              "server log with `cgconfig histogram --sglang-log LOG`")
+    if out.max_graphs is not None and out.max_waste is not None:
+        raise InputError("--max-graphs and --max-waste are alternatives; give one",
+                         where="cgconfig tune")
+    return out
+
+
+def run_tune(argv: list[str]) -> int:
+    """Tune and print the result; returns the exit code."""
+    from cgconfig.cli.errors import note, report
+
+    if {"--help", "-h"} & set(argv):
+        sys.stdout.write(USAGE)
+        return 0
+    as_json = _wants_json(argv)
+    try:
+        from cgconfig.api import request_and_meta
+        from cgconfig.tune import histogram as hist_file
+        from cgconfig.tune.cost import load_cost
+        from cgconfig.tune.plan_tuner import tune_plan
+
+        args = parse_tune_args(argv)
+        assert args.histogram is not None and args.rest is not None
+        histogram = hist_file.load(args.histogram)
+        cost = load_cost(args.cost) if args.cost else None
+        request, parsed = request_and_meta(args.rest)
+        result = tune_plan(request, histogram, args.histogram, max_graphs=args.max_graphs,
+                           max_waste_pct=args.max_waste, cost=cost, cost_source=args.cost)
+    except CgConfigError as error:
+        return report(error, as_json=as_json)
+    meta = parsed.meta
+    fmt = meta.get("output") or "table"
+    emit = meta.get("emit")
+    for message in result.plan.deprecations:
+        note("deprecated", message)
+    if emit or fmt != "table":  # the table lists them itself
+        for message in result.plan.warnings:
+            note("warning", message)
+    if emit:
+        from cgconfig.emit import emit_plan
+
+        text, notes = emit_plan(result.plan, emit)
+        for message in notes:
+            note(f"not expressible in {emit}", message)
+        sys.stdout.write(text)
+        return 0
+    doc: dict[str, Any] = {**result.plan.to_dict(), "tune": result.to_dict()}
+    if fmt == "json":
+        from cgconfig.cli.render import compact_json
+
+        sys.stdout.write(compact_json(doc) + "\n")
+    elif fmt == "yaml":
+        import yaml
+
+        sys.stdout.write(yaml.safe_dump(doc, sort_keys=False, width=100))
+    else:
+        from cgconfig.cli.tune_report import print_report
+
+        print_report(result)
+    return 0
+
+
+def run_histogram(log: str, interval: int, output: str | None) -> int:
+    """``cgconfig histogram --sglang-log LOG``: print or write the converted histogram."""
+    from cgconfig.cli.errors import report
+    from cgconfig.tune import histogram as hist_file
+    from cgconfig.tune.sglang_log import histogram_from_log
+
+    try:
+        histogram = histogram_from_log(log, interval=interval)
+        if output is None:
+            sys.stdout.write(hist_file.dumps(histogram))
+        else:
+            hist_file.write(output, histogram)
+    except CgConfigError as error:
+        return report(error)
+    except OSError as exc:
+        return report(InputError(f"cannot write the file ({exc.strerror or exc})",
+                                 where=f"--output {output}"))
+    return 0
