@@ -14,19 +14,26 @@ The model is small but has the parts that make graph capture delicate in a real 
 
 Run ``python examples/llama_decoder.py`` on a GPU (bf16, 24 layers) or anywhere with
 ``--small`` (fp32, 2 layers; chosen automatically without CUDA, where the runtime runs the
-graph path eagerly and says so).
+graph path eagerly and says so). ``torchrun --nproc-per-node N examples/llama_decoder.py --tp N``
+shards the model over N GPUs (see ``tensor_parallel.py``) and captures graphs with the
+all-reduces inside; ``--dp-attention`` gives each rank its own batches and votes every step.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import itertools
 import json
+import logging
+import os
 import random
 import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
 from typing import Any, cast
 
 import torch
@@ -43,6 +50,23 @@ from cgconfig.runtime import (
     eager_on_graph,
     phase_capture,
 )
+from cgconfig.runtime.distributed import gather_json
+
+
+def _sibling(name: str) -> ModuleType:
+    """Import a module next to this file (the example also runs loaded by path, off sys.path)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # before exec: its dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+tensor_parallel = _sibling("tensor_parallel")
+Parallel = tensor_parallel.Parallel
 
 
 @dataclass(frozen=True)
@@ -86,6 +110,7 @@ class KVPool:
     def __init__(self, cfg: ModelConfig, dtype: torch.dtype, device: torch.device,
                  seed: int = 0) -> None:
         shape = (cfg.layers, cfg.num_slots, cfg.heads, cfg.head_dim)
+        # After tensor-parallel sharding each rank keeps only its heads (LlamaDecoder.shard_).
         self.k = torch.zeros(shape, dtype=dtype, device=device)
         self.v = torch.zeros(shape, dtype=dtype, device=device)
         self.req_to_token = torch.zeros(cfg.max_requests, cfg.max_context, dtype=torch.int64,
@@ -138,21 +163,47 @@ class Layer(nn.Module):
         self.o = nn.Linear(cfg.hidden, cfg.hidden, bias=False)
         self.gate_up = nn.Linear(cfg.hidden, 2 * cfg.mlp, bias=False)
         self.down = nn.Linear(cfg.mlp, cfg.hidden, bias=False)
+        self.par = Parallel()
+        self.heads = cfg.heads
+        """Attention heads this rank computes (all of them unless heads are sharded)."""
+
+    def shard_(self, par: Any) -> None:
+        """Keep this rank's slices of the weights (see ``tensor_parallel``)."""
+        self.par, cfg = par, self.cfg
+        if par.sharded_attention:
+            self.heads = par.part(cfg.heads, "heads")
+            self.qkv.weight = nn.Parameter(tensor_parallel.column_shard(
+                self.qkv.weight.data, par, "heads", groups=3))
+            self.o.weight = nn.Parameter(tensor_parallel.row_shard(self.o.weight.data, par,
+                                                                   "hidden"))
+        self.gate_up.weight = nn.Parameter(tensor_parallel.column_shard(
+            self.gate_up.weight.data, par, "mlp", groups=2))
+        self.down.weight = nn.Parameter(tensor_parallel.row_shard(self.down.weight.data, par,
+                                                                  "mlp"))
 
     def pre_attention(self, h: torch.Tensor, cos: torch.Tensor,
                       sin: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Norm, QKV projection and rotary embedding: ``[T, heads, head_dim]`` each."""
         cfg = self.cfg
         x = F.rms_norm(h, (cfg.hidden,), self.input_norm, 1e-6)
-        q, k, v = self.qkv(x).view(-1, 3, cfg.heads, cfg.head_dim).unbind(1)
+        q, k, v = self.qkv(x).view(-1, 3, self.heads, cfg.head_dim).unbind(1)
         return _rope(q, cos, sin), _rope(k, cos, sin), v
 
     def post_attention(self, h: torch.Tensor, attn: torch.Tensor) -> torch.Tensor:
-        """Output projection, residual, gated MLP, residual."""
-        h = h + self.o(attn)
+        """Output projection, residual, gated MLP, residual (all-reduces when sharded)."""
+        attn_out = self.o(attn)
+        if self.par.sharded_attention:  # row-parallel: add up the ranks' partial sums
+            attn_out = self.par.all_reduce(attn_out)
+        h = h + attn_out
         x = F.rms_norm(h, (self.cfg.hidden,), self.post_norm, 1e-6)
+        if self.par.dp_attention and self.par.size > 1:
+            return h + self.par.dp_mlp(x, self.mlp)
+        return h + self.par.all_reduce(self.mlp(x))
+
+    def mlp(self, x: torch.Tensor) -> torch.Tensor:
+        """Gated MLP on this rank's columns (a partial sum when sharded)."""
         gate, up = self.gate_up(x).chunk(2, -1)
-        out: torch.Tensor = h + self.down(F.silu(gate) * up)
+        out: torch.Tensor = self.down(F.silu(gate) * up)
         return out
 
 
@@ -189,6 +240,26 @@ class LlamaDecoder(nn.Module):
         # Read by prefill attention at run time (also during breakable replay), never frozen
         # into a graph: it is an attribute lookup inside the eager function.
         self.prefill_meta = PrefillMeta()
+        self.par = Parallel()
+
+    def shard_(self, par: Any) -> LlamaDecoder:
+        """Keep only this rank's slices: weights, the vocabulary of the head and KV heads.
+
+        Every rank builds the same full model (same seed) and shards it, so the sharded ranks
+        together compute what the full model computes. The embedding stays replicated; with
+        data-parallel attention so do attention and the head (each rank has its own tokens).
+        """
+        self.par = par
+        for layer in cast(Sequence[Layer], self.layers):
+            layer.shard_(par)
+        if par.sharded_attention:
+            self.lm_head.weight = nn.Parameter(tensor_parallel.column_shard(
+                self.lm_head.weight.data, par, "vocab"))
+            heads = par.span(self.cfg.heads, "heads")
+            self.kv.k = self.kv.k[:, :, heads].contiguous()
+            self.kv.v = self.kv.v[:, :, heads].contiguous()
+            self.k_cache, self.v_cache = self.kv.k, self.kv.v
+        return self
 
     @eager_on_graph
     def attention(self, layer: int, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
@@ -209,7 +280,7 @@ class LlamaDecoder(nn.Module):
         values = vc[slots].transpose(1, 2)
         mask = (self.kv_columns < seq_lens[:, None])[:, None, None, :]
         out = F.scaled_dot_product_attention(q[:, :, None, :], keys, values, attn_mask=mask)
-        return out.reshape(q.shape[0], self.cfg.hidden)
+        return out.reshape(q.shape[0], -1)
 
     def _prefill_attention(self, kc: torch.Tensor, vc: torch.Tensor,
                            q: torch.Tensor) -> torch.Tensor:
@@ -224,7 +295,7 @@ class LlamaDecoder(nn.Module):
             o = F.scaled_dot_product_attention(qr, keys, values, attn_mask=causal)
             out[offset: offset + new] = o.transpose(0, 1)
             offset += new
-        return out.reshape(q.shape[0], self.cfg.hidden)
+        return out.reshape(q.shape[0], -1)
 
     def _body(self, inputs: Mapping[str, torch.Tensor], decode: bool) -> torch.Tensor:
         positions = inputs["positions"]
@@ -240,6 +311,15 @@ class LlamaDecoder(nn.Module):
     def decode_forward(self, inputs: Mapping[str, torch.Tensor]) -> torch.Tensor:
         """One decode step: logits ``[requests, vocab]``."""
         logits: torch.Tensor = self.lm_head(self._body(inputs, decode=True))
+        if self.par.sharded_attention:  # vocab-parallel head: join the ranks' vocab slices
+            logits = self.par.gather_columns(logits)
+        return logits
+
+    def head(self, hidden: torch.Tensor) -> torch.Tensor:
+        """Logits for final hidden states (the prefill tail; gathers a vocab-parallel head)."""
+        logits: torch.Tensor = self.lm_head(hidden)
+        if self.par.sharded_attention:
+            logits = self.par.gather_columns(logits)
         return logits
 
     def prefill_forward(self, inputs: Mapping[str, torch.Tensor]) -> torch.Tensor:
@@ -274,18 +354,25 @@ def prefill_slots() -> list[Slot]:
     ]
 
 
-def build_runners(model: LlamaDecoder, plan: Any, device: torch.device) -> dict[str, PhaseRunner]:
-    """A decode and a prefill runner for ``model`` following ``plan``."""
+def build_runners(model: LlamaDecoder, plan: Any, device: torch.device,
+                  group: Any = None) -> dict[str, PhaseRunner]:
+    """A decode and a prefill runner for ``model`` following ``plan`` (on ``group`` if sharded)."""
     cfg = model.cfg
 
+    def prepare_decode(key: ShapeKey) -> None:
+        model.par.pad_rows = 0  # graphs hold the bucket's rows on every rank: no extra padding
+
     def prepare_prefill(key: ShapeKey) -> None:
+        model.par.pad_rows = 0
         model.prefill_meta = PrefillMeta.dummy(key.size, cfg.max_context)
 
     return {
         "decode": PhaseRunner(phase_capture(plan, "decode"), model.decode_forward,
-                              decode_slots(), device=device),
+                              decode_slots(), device=device, group=group,
+                              prepare_capture=prepare_decode),
         "prefill": PhaseRunner(phase_capture(plan, "prefill"), model.prefill_forward,
-                               prefill_slots(), device=device, prepare_capture=prepare_prefill),
+                               prefill_slots(), device=device, prepare_capture=prepare_prefill,
+                               group=group),
     }
 
 
@@ -319,9 +406,11 @@ class Server:
     """Builds random prefill and decode batches against the model's KV pool and serves them."""
 
     def __init__(self, model: LlamaDecoder, runners: Mapping[str, PhaseRunner],
-                 seed: int = 0, check: bool = False) -> None:
+                 seed: int = 0, check: bool = False, votes: Any = None) -> None:
         self.model = model
         self.runners = runners
+        self.votes = votes
+        """With data-parallel attention: the group every step is voted on (None otherwise)."""
         self.rng = random.Random(seed)
         self.live: list[Request] = []
         self.check = check
@@ -333,6 +422,20 @@ class Server:
     def _compare(self, got: torch.Tensor, want: torch.Tensor) -> None:
         err = (got.float() - want.float()).abs().max().item() if got.numel() else 0.0
         self.max_error = max(self.max_error, err)
+
+    def _route(self, phase: str, size: int, requests: int) -> tuple[bool, dict[str, Any]]:
+        """(whether to run, extra ``run`` arguments). Without a vote group: run non-empty batches.
+
+        With data-parallel attention every rank votes every step, idle ones with size 0, and
+        all ranks skip the step together only when every rank is idle. An eager step pads the
+        MLP's gather to the largest rank's rows.
+        """
+        if self.votes is None:
+            return size > 0, {}
+        vote = self.runners[phase].vote(size, self.votes, num_requests=requests)
+        # Read only by eager forwards (fallbacks and --check); a replay runs no Python.
+        self.model.par.pad_rows = vote.max_size
+        return vote.max_size > 0, {"vote": vote}
 
     def prefill(self, lengths: Sequence[int]) -> None:
         """Admit requests with these prompt lengths in one prefill batch."""
@@ -354,11 +457,15 @@ class Server:
         batch = {"input_ids": self._tensor(ids), "positions": self._tensor(positions),
                  "out_cache_loc": self._tensor(locs)}
         self.model.prefill_meta = meta
-        hidden = self.runners["prefill"].run(batch, len(ids))
+        go, extra = self._route("prefill", len(ids), len(lengths))
+        if not go:
+            return
+        hidden = self.runners["prefill"].run(batch, len(ids), num_requests=len(lengths),
+                                             **extra)
         last = self._tensor([end - 1 for end in itertools.accumulate(lengths)])
-        logits = self.model.lm_head(hidden.index_select(0, last))
+        logits = self.model.head(hidden.index_select(0, last))
         if self.check:
-            self._compare(logits, self.model.lm_head(
+            self._compare(logits, self.model.head(
                 self.model.prefill_forward(batch).index_select(0, last)))
         for req, token in zip(new, logits.argmax(-1).tolist(), strict=True):
             req.last_token = token
@@ -368,7 +475,8 @@ class Server:
         """One decode step for ``n`` live requests (fewer when fewer are live)."""
         kv = self.model.kv
         reqs = self.live[:n]
-        if not reqs:
+        go, extra = self._route("decode", len(reqs), len(reqs))
+        if not go:
             return
         locs = kv.take_slots(len(reqs))
         for req, loc in zip(reqs, locs, strict=True):
@@ -381,7 +489,7 @@ class Server:
             "req_pool_indices": self._tensor([r.row for r in reqs]),
             "seq_lens": self._tensor([len(r.slots) for r in reqs]),
         }
-        logits = self.runners["decode"].run(batch, len(reqs))
+        logits = self.runners["decode"].run(batch, len(reqs), **extra)
         if self.check:
             self._compare(logits, self.model.decode_forward(batch))
         for req, token in zip(reqs, logits.argmax(-1).tolist(), strict=True):
@@ -401,44 +509,60 @@ class Server:
 
 
 def serve(args: argparse.Namespace) -> dict[str, Any]:
-    """Resolve, capture, serve ``args.steps`` rounds; returns the report that ``main`` prints."""
+    """Resolve, capture, serve ``args.steps`` rounds; returns the report that ``main`` prints.
+
+    With ``--tp N`` (under torchrun) every rank builds the same full model and keeps its shard.
+    Plain tensor parallelism serves the same batches on every rank; ``--dp-attention`` gives
+    each rank its own random batch sizes (a per-rank seed) while the schedule, how many prefill
+    and decode steps each round has, stays shared so every rank votes the same number of times.
+    """
     cuda = torch.cuda.is_available() and not args.cpu
-    device = torch.device("cuda" if cuda else "cpu")
     small = args.small or not cuda
     cfg = ModelConfig.small() if small else ModelConfig()
     dtype = torch.bfloat16 if cuda else torch.float32
+    par, votes = Parallel(), None
+    if args.tp > 1:
+        par, votes = tensor_parallel.init_from_env(args.tp, args.dp_attention, cuda)
+    device = torch.device("cuda", torch.cuda.current_device()) if cuda else torch.device("cpu")
     torch.manual_seed(args.seed)
-    model = LlamaDecoder(cfg, dtype, device).eval()
+    model = LlamaDecoder(cfg, dtype, device).eval().shard_(par)
     max_bs = min(args.max_bs, cfg.max_requests - 1)
     prefill_sizes = [16, 32, 64, 128] if small else [128, 256, 512, 1024, 2048]
     plan, source = resolve_plan(max_bs, prefill_sizes)
-    runners = build_runners(model, plan, device)
+    runners = build_runners(model, plan, device, group=par.group)
     for runner in runners.values():
         runner.capture()
-    server = Server(model, runners, seed=args.seed, check=args.check)
-    rng = random.Random(args.seed)
+    dp = par.dp_attention and par.size > 1
+    own_seed = args.seed + (par.rank if dp else 0)
+    server = Server(model, runners, seed=own_seed, check=args.check, votes=votes if dp else None)
+    schedule, sizes = random.Random(args.seed), random.Random(own_seed)
     max_prompt = min(cfg.max_context // 2, prefill_sizes[-1] // 2)
     t0 = time.perf_counter()
     for _ in range(args.steps):
-        free_rows = len(model.kv.free_rows)
-        admit = min(rng.randint(1, 4), free_rows)
-        if admit:
-            server.prefill([rng.randint(1, max_prompt) for _ in range(admit)])
-        for _ in range(rng.randint(1, 4)):
-            server.decode(rng.randint(1, max_bs))
+        admit = min(sizes.randint(1, 4), len(model.kv.free_rows))
+        if admit or dp:
+            server.prefill([sizes.randint(1, max_prompt) for _ in range(admit)])
+        for _ in range(schedule.randint(1, 4)):
+            server.decode(sizes.randint(1, max_bs))
         server.retire(keep_below=cfg.max_context - 8)
     if cuda:
         torch.cuda.synchronize()
     elapsed = time.perf_counter() - t0
-    return {
+    stats = {phase: r.stats.to_dict() for phase, r in runners.items()}
+    error = server.max_error if args.check else None
+    report: dict[str, Any] = {
         "plan_source": source,
         "device": str(device),
         "model": {"layers": cfg.layers, "hidden": cfg.hidden, "dtype": str(dtype)},
+        "parallel": {"tp": par.size, "dp_attention": dp},
         "capture": capture_report(runners),
-        "stats": {phase: r.stats.to_dict() for phase, r in runners.items()},
+        "stats": stats,
         "serve_seconds": round(elapsed, 3),
-        "max_abs_error_vs_eager": server.max_error if args.check else None,
+        "max_abs_error_vs_eager": error,
     }
+    if par.size > 1:  # every rank's counters and error, gathered for rank 0's report
+        report["ranks"] = gather_json({"stats": stats, "max_abs_error": error}, votes)
+    return report
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -452,8 +576,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--check", action="store_true",
                         help="also run every batch eagerly and report the largest difference")
+    parser.add_argument("--tp", type=int, default=1,
+                        help="tensor-parallel size; launch with torchrun --nproc-per-node N")
+    parser.add_argument("--dp-attention", action="store_true",
+                        help="with --tp: attention data-parallel (each rank its own batches, one "
+                        "vote per step), MLP tensor-parallel")
     args = parser.parse_args(argv)
-    print(json.dumps(serve(args), indent=2))
+    if args.tp < 1:
+        parser.error(f"--tp must be at least 1, got {args.tp}")
+    if args.dp_attention and args.tp < 2:
+        parser.error("--dp-attention needs --tp 2 or more")
+    rank = int(os.environ.get("RANK", "0"))
+    if rank == 0:  # capture progress, one line per size off a terminal
+        logging.basicConfig(level=logging.INFO, format="%(message)s")
+    report = serve(args)
+    if rank == 0:
+        print(json.dumps(report, indent=2))
+    if args.tp > 1:
+        torch.distributed.destroy_process_group()
     return 0
 
 

@@ -146,9 +146,7 @@ def agree(group: Any, phase: str, digest: str, local_problem: str | None) -> Non
 
     One gather, so no rank can be left waiting: either every rank proceeds or every rank raises.
     """
-    world = dist.get_world_size(group)
-    gathered: list[Any] = [None] * world
-    dist.all_gather_object(gathered, (digest, local_problem), group=group)
+    gathered = gather_json([digest, local_problem], group)
     problems = [(rank, p) for rank, (_, p) in enumerate(gathered) if p]
     if problems:
         detail = "; ".join(f"rank {rank}: {p}" for rank, p in problems)
@@ -157,6 +155,35 @@ def agree(group: Any, phase: str, digest: str, local_problem: str | None) -> Non
     message = mismatch_message(phase, [d for d, _ in gathered])
     if message:
         raise PlanMismatchError(message)
+
+
+def _wire_device(group: Any) -> torch.device:
+    """Where a collective's tensors must live: the current CUDA device for NCCL, else the CPU."""
+    if dist.get_backend(group) == "nccl":
+        return torch.device("cuda", torch.cuda.current_device())
+    return torch.device("cpu")
+
+
+def gather_json(value: Any, group: Any) -> list[Any]:
+    """Every rank's JSON-able ``value``, in rank order, on every rank.
+
+    Two small collectives (lengths, then bytes padded to the longest). Unlike
+    ``all_gather_object`` it needs neither pickle nor numpy.
+    """
+    device = _wire_device(group)
+    world = dist.get_world_size(group)
+    data = json.dumps(value).encode()
+    length = torch.tensor([len(data)], dtype=torch.int64, device=device)
+    lengths = [torch.zeros_like(length) for _ in range(world)]
+    dist.all_gather(lengths, length, group=group)
+    sizes = [int(t.item()) for t in lengths]
+    payload = torch.zeros(max(sizes), dtype=torch.uint8)
+    payload[: len(data)] = torch.tensor(list(data), dtype=torch.uint8)
+    payload = payload.to(device)
+    parts = [torch.empty_like(payload) for _ in range(world)]
+    dist.all_gather(parts, payload, group=group)
+    return [json.loads(bytes(part[:n].tolist()).decode()) for part, n in zip(parts, sizes,
+                                                                            strict=True)]
 
 
 def barrier(group: Any, device: torch.device) -> None:
