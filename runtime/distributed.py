@@ -121,7 +121,7 @@ def settings_problems(*, backend_name: str, device: torch.device, current_device
 
 def _nccl_version() -> tuple[int, ...] | None:
     try:
-        version = torch.cuda.nccl.version()
+        version = torch.cuda.nccl.version()  # type: ignore[no-untyped-call]
     except (AttributeError, RuntimeError):
         return None
     return tuple(version) if isinstance(version, tuple) else None
