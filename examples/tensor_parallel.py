@@ -104,7 +104,7 @@ def init_from_env(tp: int, dp_attention: bool, cuda: bool) -> tuple[Parallel, An
     """Join the group torchrun describes; returns (parallel layout, a CPU group for votes).
 
     The graphs' collectives use NCCL on CUDA (gloo without). The vote of data-parallel attention
-    runs on a gloo group, as SGLang's CPU group does: it needs no device synchronisation.
+    runs on a gloo group: a CPU collective needs no device synchronisation.
     """
     world = int(os.environ.get("WORLD_SIZE", "1"))
     if world != tp:
