@@ -207,11 +207,11 @@ class PhaseRunner:
         if len(self.graphs):
             raise RuntimeError(f"{self.plan.phase} graphs are already captured; "
                                "call recapture() to redo them")
+        if self.group is not None:  # before any early return: a disabled rank must agree too
+            self._agree_with_group()
         if self.buffers is None or self.backend is None:
             return self.report()
         buffers = self.buffers
-        if self.group is not None:
-            self._agree_with_group()
         meter = CaptureMeter(self.device)
         meter.start()
         with frozen_gc(self.plan.enable_gc), torch.no_grad():

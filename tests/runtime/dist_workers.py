@@ -128,6 +128,12 @@ def plan_mismatch(rank: int, world: int, device: torch.device) -> dict[str, Any]
         out["mismatch"] = None
     except PlanMismatchError as exc:
         out["mismatch"] = str(exc)
+    try:  # a rank whose plan disables the phase still takes part in the agreement
+        toy_runner(device, group, backend="disabled" if rank == 1 else "full",
+                   sizes=() if rank == 1 else (1, 2)).capture()
+        out["disabled"] = None
+    except PlanMismatchError as exc:
+        out["disabled"] = str(exc)
     try:
         rt_dist.agree(group, "decode", "same", "made-up problem" if rank == 1 else None)
         out["settings"] = None

@@ -138,6 +138,7 @@ def test_plan_mismatch_is_an_error_on_every_rank() -> None:
     for out in outs:
         assert "ranks [1] differ from rank 0" in out["mismatch"]
         assert "rank 1: made-up problem" in out["settings"]
+        assert "ranks [1] differ from rank 0" in out["disabled"]
         assert out["after"] == 2 * 4 * (1 + 4)  # each 1 + the 4 ones of both ranks
     assert outs[0]["mismatch"] == outs[1]["mismatch"]
 

@@ -61,6 +61,7 @@ def test_plan_mismatch_and_wrong_backend_are_errors_on_every_rank() -> None:
     for out in outs:
         assert "ranks [1] differ from rank 0" in out["mismatch"]
         assert "rank 1: made-up problem" in out["settings"]
+        assert "ranks [1] differ from rank 0" in out["disabled"]
         assert "backend is 'gloo'" in out["gloo_graphs"]
         assert out["after"] == 2 * 4 * (1 + 4)
 
