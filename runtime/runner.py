@@ -28,7 +28,7 @@ from .breakable import BridgePool, SegmentFactory
 from .buffers import Axis, RowCounts, Slot, StaticBuffers
 from .gc_freeze import frozen_gc
 from .graphs import Backend, Replayable, capture
-from .guards import Guards
+from .guards import Guards, Route
 from .memory import CaptureCost, CaptureMeter
 from .plan_view import PhaseCapture
 from .progress import CaptureProgress
@@ -315,7 +315,7 @@ class PhaseRunner:
                          features)
 
     def _route(self, size: int, requests: int, features: Collection[str],
-               vote: VoteResult | None) -> Any:
+               vote: VoteResult | None) -> Route:
         if vote is None:
             return self.guards.route(size, requests, features)
         if vote.size != size:
