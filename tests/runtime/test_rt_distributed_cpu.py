@@ -112,14 +112,28 @@ def test_settings_problems_are_named(change: dict[str, Any], expected: str) -> N
 # -- two ranks on gloo ---------------------------------------------------------------------
 
 
-@pytest.fixture(autouse=True)
-def _one_thread_per_rank(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # two ranks on a small CI machine
+@pytest.fixture(scope="module")
+def two_ranks() -> Any:
+    """Every scenario of ``dist_workers`` run once on two gloo ranks (one start for all)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("OMP_NUM_THREADS", "1")  # two ranks on a small CI machine
+        return dist_harness.values(dist_harness.run_ranks(dist_workers.all_scenarios,
+                                                          timeout=300))
+
+
+def _scenario(ranks: Any, name: str) -> list[Any]:
+    out = []
+    for rank, results in enumerate(ranks):
+        entry = results[name]
+        if "error" in entry:
+            pytest.fail(f"{name} on rank {rank}: {entry['error']}")
+        out.append(entry["ok"])
+    return out
 
 
 @needs_gloo
-def test_dp_vote_on_two_ranks() -> None:
-    first, second = dist_harness.values(dist_harness.run_ranks(dist_workers.vote_scenarios))
+def test_dp_vote_on_two_ranks(two_ranks: Any) -> None:
+    first, second = _scenario(two_ranks, "vote_scenarios")
     for out in (first, second):
         assert out["basic"]["padded"] == 40 and out["basic"]["replays"] == {40: 1}
         assert out["idle"]["padded"] == 16
@@ -133,8 +147,8 @@ def test_dp_vote_on_two_ranks() -> None:
 
 
 @needs_gloo
-def test_plan_mismatch_is_an_error_on_every_rank() -> None:
-    outs = dist_harness.values(dist_harness.run_ranks(dist_workers.plan_mismatch))
+def test_plan_mismatch_is_an_error_on_every_rank(two_ranks: Any) -> None:
+    outs = _scenario(two_ranks, "plan_mismatch")
     for out in outs:
         assert "ranks [1] differ from rank 0" in out["mismatch"]
         assert "rank 1: made-up problem" in out["settings"]
@@ -144,8 +158,8 @@ def test_plan_mismatch_is_an_error_on_every_rank() -> None:
 
 
 @needs_gloo
-def test_example_tensor_parallel_equals_the_full_model() -> None:
-    outs = dist_harness.values(dist_harness.run_ranks(dist_workers.tp_decode, timeout=240))
+def test_example_tensor_parallel_equals_the_full_model(two_ranks: Any) -> None:
+    outs = _scenario(two_ranks, "tp_decode")
     for out in outs:
         for backend in ("full", "breakable"):
             entry = out[backend]
@@ -155,9 +169,8 @@ def test_example_tensor_parallel_equals_the_full_model() -> None:
 
 
 @needs_gloo
-def test_example_dp_attention_equals_the_full_model_per_rank() -> None:
-    first, second = dist_harness.values(dist_harness.run_ranks(dist_workers.dp_decode,
-                                                               timeout=240))
+def test_example_dp_attention_equals_the_full_model_per_rank(two_ranks: Any) -> None:
+    first, second = _scenario(two_ranks, "dp_decode")
     assert first["routes"] == second["routes"]
     assert None in first["routes"]  # sizes over 16 sent both ranks eager
     for out in (first, second):
@@ -167,7 +180,7 @@ def test_example_dp_attention_equals_the_full_model_per_rank() -> None:
 @needs_gloo
 def test_harness_watchdog_fails_instead_of_hanging() -> None:
     with pytest.raises(pytest.fail.Exception, match=r"watchdog: ranks \[0, 1\]"):
-        dist_harness.run_ranks(_rank1_never_joins_the_collective, timeout=8)
+        dist_harness.run_ranks(_rank1_never_joins_the_collective, timeout=4)
 
 
 def _rank1_never_joins_the_collective(rank: int, world: int, device: Any) -> None:
