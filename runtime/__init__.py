@@ -14,11 +14,13 @@ from .plan_view import PhaseCapture, phase_capture
 if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers
     from .breakable import BridgePool, eager_on_graph
     from .buffers import Axis, PaddingPolicy, RowCounts, Slot, StaticBuffers
+    from .distributed import CaptureSettingsError, PlanMismatchError
     from .graphs import Backend
     from .guards import Fallback, Guards
     from .runner import PhaseRunner, capture_report
     from .shape_key import GraphRegistry, ShapeKey, pad_to_bucket
     from .stats import RunnerStats, write_histograms
+    from .vote import VoteResult
 
 _LAZY = {
     "ShapeKey": "shape_key",
@@ -38,23 +40,29 @@ _LAZY = {
     "write_histograms": "stats",
     "PhaseRunner": "runner",
     "capture_report": "runner",
+    "CaptureSettingsError": "distributed",
+    "PlanMismatchError": "distributed",
+    "VoteResult": "vote",
 }
 
 __all__ = [
     "Axis",
     "Backend",
     "BridgePool",
+    "CaptureSettingsError",
     "Fallback",
     "GraphRegistry",
     "Guards",
     "PaddingPolicy",
     "PhaseCapture",
     "PhaseRunner",
+    "PlanMismatchError",
     "RowCounts",
     "RunnerStats",
     "ShapeKey",
     "Slot",
     "StaticBuffers",
+    "VoteResult",
     "capture_report",
     "eager_on_graph",
     "pad_to_bucket",

@@ -17,22 +17,26 @@ import dataclasses
 import functools
 import gc
 import logging
+import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import torch
 
+from . import distributed
 from .breakable import BridgePool, SegmentFactory
 from .buffers import Axis, RowCounts, Slot, StaticBuffers
 from .checks import check_batch
 from .gc_freeze import frozen_gc
 from .graphs import Backend, Replayable, capture
-from .guards import Guards
+from .guards import Guards, Route
 from .memory import CaptureCost, CaptureMeter
 from .plan_view import PhaseCapture
+from .progress import CaptureProgress
 from .shape_key import GraphRegistry, ShapeKey
 from .stats import RunnerStats
 from .tree import slice_rows
+from .vote import Voter, VoteResult, cast_vote
 from .weak_tensor import weak_views_supported
 
 logger = logging.getLogger("cgconfig.runtime")
@@ -108,6 +112,8 @@ class PhaseRunner:
         prepare_capture: Callable[[ShapeKey], None] | None = None,
         compile_forward: Callable[[Forward], Forward] | None = None,
         new_segment: SegmentFactory | None = None,
+        group: Any = None,
+        progress: bool = True,
     ) -> None:
         self.plan = plan
         self.forward = forward
@@ -153,6 +159,11 @@ class PhaseRunner:
         self.cost: CaptureCost | None = None
         self._compiled: Forward | None = None
         self._pool: Any = None
+        # Tensor/data parallelism: the ranks of ``group`` capture the same plan in lockstep.
+        self.group = group
+        self.progress = progress
+        self.size_seconds: dict[int, float] = {}
+        self._voters: dict[int, Voter] = {}
 
     # -- setup ---------------------------------------------------------------------------
 
@@ -197,6 +208,8 @@ class PhaseRunner:
         if len(self.graphs):
             raise RuntimeError(f"{self.plan.phase} graphs are already captured; "
                                "call recapture() to redo them")
+        if self.group is not None:  # before any early return: a disabled rank must agree too
+            self._agree_with_group()
         if self.buffers is None or self.backend is None:
             return self.report()
         buffers = self.buffers
@@ -206,20 +219,43 @@ class PhaseRunner:
             # Capture really runs the forward: point index slots at their dummy entries first.
             buffers.reset()
             if self.backend is Backend.EAGER:
-                for size in reversed(self.plan.sizes):
-                    self._capture_one(size)
+                self._capture_sizes()
             else:
                 self._pool = self._pool_arg or torch.cuda.graph_pool_handle()
                 current = torch.cuda.current_stream(self.device)
                 stream = capture_stream(self.device)
                 stream.wait_stream(current)
                 with torch.cuda.stream(stream):
-                    for size in reversed(self.plan.sizes):
-                        self._capture_one(size)
+                    self._capture_sizes(stream)
                 current.wait_stream(stream)
         self.cost = meter.stop()
         self.guards = dataclasses.replace(self.guards, sizes=tuple(self.graphs.sizes()))
         return self.report()
+
+    def _agree_with_group(self) -> None:
+        """Settings, plan digest and a barrier, so every rank captures the same sizes in order."""
+        problem = None
+        if self.backend in (Backend.FULL, Backend.BREAKABLE):
+            problem = distributed.capture_settings_problem(self.group, self.device)
+        digest = distributed.plan_digest(
+            self.plan, runtime_backend=self.backend.value if self.backend else "disabled",
+            max_requests=self.max_requests, unsupported=self.guards.unsupported)
+        distributed.agree(self.group, self.plan.phase, digest, problem)
+        distributed.barrier(self.group, self.device)
+
+    def _capture_sizes(self, stream: torch.cuda.Stream | None = None) -> None:
+        """Capture every size largest first, timing each one and showing progress."""
+        self.size_seconds = {}
+        sizes = list(reversed(self.plan.sizes))
+        show = self.progress and distributed.is_reporting_rank()
+        with CaptureProgress(self.plan.phase, len(sizes), enabled=show) as progress:
+            for size in sizes:
+                t0 = time.perf_counter()
+                self._capture_one(size)
+                if stream is not None:  # the warm-up runs are asynchronous: count them in
+                    stream.synchronize()
+                self.size_seconds[size] = time.perf_counter() - t0
+                progress.advance(size, self.size_seconds[size])
 
     def _capture_one(self, size: int) -> None:
         assert self.buffers is not None and self.backend is not None
@@ -262,21 +298,48 @@ class PhaseRunner:
         """
         return self.guards.route(size, num_requests, features).reason
 
+    def vote(self, size: int, group: Any, *, num_requests: int | None = None,
+             features: Collection[str] = ()) -> VoteResult:
+        """Agree with every rank of ``group`` on one path for this step; pass it to :meth:`run`.
+
+        Every rank of the group must call this once per step (with its own size, 0 for an idle
+        rank). One ``all_reduce`` combines (size, request count, unsupported-feature flags); the
+        bucket is that of the largest size, and when any rank cannot replay, every rank runs
+        eagerly with the reason counted (``peer_…`` on the ranks that could have replayed).
+        """
+        key = id(group)
+        voter = self._voters.get(key)
+        if voter is None:
+            voter = self._voters[key] = Voter(group, self.device)
+        requests = size if self.decode else (num_requests or 0)
+        return cast_vote(voter, self.guards, sorted(self.guards.unsupported), size, requests,
+                         features)
+
+    def _route(self, size: int, requests: int, features: Collection[str],
+               vote: VoteResult | None) -> Route:
+        if vote is None:
+            return self.guards.route(size, requests, features)
+        if vote.size != size:
+            raise ValueError(f"the vote was cast for size {vote.size}, not {size}")
+        return vote.route
+
     def run(self, batch: Mapping[str, torch.Tensor], size: int, *,
-            num_requests: int | None = None, features: Collection[str] = ()) -> Any:
+            num_requests: int | None = None, features: Collection[str] = (),
+            vote: VoteResult | None = None) -> Any:
         """Serve one batch of ``size`` (requests for decode, tokens for prefill).
 
         ``batch`` maps each non-``KEEP`` slot name to a tensor holding the real rows.
         ``num_requests`` is needed for prefill batches that fill request-axis slots.
         ``features`` names what the batch uses; any the runner was told its graphs do not
-        support sends the batch eagerly.
+        support sends the batch eagerly. ``vote`` (from :meth:`vote`) replaces this rank's own
+        routing with the group's decision.
         """
         size, num_requests = check_batch(self.buffers.slots if self.buffers else None, batch,
                                          size, num_requests, decode=self.decode)
         requests = size if self.decode else (num_requests or 0)
         if self.backend is not None and not len(self.graphs):
             raise RuntimeError(f"{self.plan.phase} runner used before capture()")
-        route = self.guards.route(size, requests, features)
+        route = self._route(size, requests, features, vote)
         with torch.no_grad():
             if route.reason is not None:
                 self.stats.record_fallback(route.reason, size)
@@ -306,6 +369,10 @@ class PhaseRunner:
             "compile_sizes": compile_sizes,
             "eager_reason": self.eager_reason,
             "capture_seconds": round(cost.seconds, 4),
+            "capture_seconds_by_size": {str(s): round(t, 4)
+                                        for s, t in sorted(self.size_seconds.items())},
+            "group_size": (torch.distributed.get_world_size(self.group)
+                           if self.group is not None else 1),
             "allocated_bytes": cost.allocated_bytes,
             "reserved_bytes": cost.reserved_bytes,
             "static_buffer_bytes": self.buffers.nbytes if self.buffers else 0,
