@@ -164,6 +164,14 @@ def _jsonable(value: Any) -> Any:
     return repr(value)
 
 
+def _choices(choices: Any) -> list[Any] | None:
+    if choices is None:
+        return None
+    values = [_jsonable(c) for c in choices]
+    # A set's order changes from run to run; keep the engine's order only where it has one.
+    return sorted(values, key=str) if isinstance(choices, (set, frozenset)) else values
+
+
 def _type_name(action: argparse.Action) -> str | None:
     kind = action.type
     if kind is None:
@@ -211,15 +219,18 @@ def _rows_from_parser(parser: argparse.ArgumentParser, deprecated: set[str]) -> 
         if isinstance(action, argparse._HelpAction):
             continue
         zero_arg = action.nargs == 0
+        # Spellings registered with the parser but hidden from help (vLLM's --no-enable-x) count too.
+        hidden = [o for o, a in parser._option_string_actions.items()
+                  if a is action and o not in action.option_strings]
         row: dict[str, Any] = {
-            "options": list(action.option_strings),
+            "options": [*action.option_strings, *hidden],
             "dest": action.dest,
             "action": type(action).__name__,
             "nargs": action.nargs if action.option_strings or action.nargs else None,
             "takes_value": not zero_arg,
             "type": None,
             "type_name": _type_name(action),
-            "choices": [_jsonable(c) for c in action.choices] if action.choices is not None else None,
+            "choices": _choices(action.choices),
             "default": _jsonable(action.default),
             "required": bool(action.required),
             "deprecated": action.dest in deprecated or bool(getattr(action, "deprecated", False))
