@@ -86,3 +86,22 @@ def test_short_forms_of_vllm() -> None:
         assert vllm.lookup(short) is vllm.lookup(long)
     assert vllm.lookup("--optimization-level") is not None
     assert [f.dest for f in vllm.positionals] == ["model_tag"]
+
+
+def test_every_vllm_flag_the_dialect_reads_is_modelled() -> None:
+    from cgconfig.dialects import VLLM_FLAGS
+
+    vllm = load_table("vllm")
+    known = [name for name in VLLM_FLAGS if vllm.lookup(name) is not None]
+    assert "--compilation-config" in known and "--enforce-eager" in known
+    for name in known:
+        flag = vllm.lookup(name)
+        assert flag is not None and flag.modelled, f"{name} is read by the vLLM dialect but ignored"
+
+
+def test_cgconfig_only_vllm_inputs_are_not_vllm_flags() -> None:
+    # cgconfig's own inputs for facts vLLM derives itself; vLLM 0.33.0 rejects them.
+    vllm = load_table("vllm")
+    for name in ("--num-speculative-tokens", "--cudagraph-support", "--vllm-attention-backend"):
+        assert vllm.lookup(name) is None
+        assert split_line("vllm", ["M", name, "1"]).errors
