@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from cgconfig.errors import InputError
 
@@ -32,16 +32,15 @@ SCRIPTS: dict[tuple[str, str | None], str] = {
 }
 
 
-@dataclass
-class EntryPoint:
+class EntryPoint(NamedTuple):
     """Where a launch line starts the engine and what the engine receives."""
 
     dialect: str
     program: str
     """The entry point as written: ``python3 -m sglang.launch_server``, ``vllm serve``..."""
-    env: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str]
     """``VAR=value`` assignments right before the entry point (``env`` allowed in between)."""
-    argv: list[str] = field(default_factory=list)
+    argv: list[str]
     """The engine's own arguments, as its parser receives them."""
 
 

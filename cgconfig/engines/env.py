@@ -8,16 +8,15 @@ on the launch line wins over the process environment, as it does for the engine.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
+from typing import NamedTuple
 
-_TABLE = Path(__file__).resolve().parent / "env-vars.json"
+_TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "env-vars.json")
 
 
-@dataclass(frozen=True)
-class EngineEnvVar:
+class EngineEnvVar(NamedTuple):
     """One environment variable an engine reads while deciding CUDA graphs."""
 
     name: str
@@ -31,8 +30,7 @@ class EngineEnvVar:
     effect: str
 
 
-@dataclass(frozen=True)
-class EnvSetting:
+class EnvSetting(NamedTuple):
     """A graph-relevant variable's value and where it came from."""
 
     var: EngineEnvVar
@@ -44,7 +42,8 @@ class EnvSetting:
 @lru_cache(maxsize=1)
 def engine_env_vars() -> tuple[EngineEnvVar, ...]:
     """Every variable in the table, all engines."""
-    data = json.loads(_TABLE.read_text(encoding="utf-8"))
+    with open(_TABLE, encoding="utf-8") as handle:
+        data = json.load(handle)
     return tuple(EngineEnvVar(**row) for row in data["variables"])
 
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import dataclass
+import os
 from functools import cache, cached_property
-from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-_HERE = Path(__file__).resolve().parent
+# No dataclasses or pathlib here: importing dataclasses alone costs more than loading a table.
+_HERE = os.path.dirname(os.path.abspath(__file__))
 
 #: Engine name → the prefix of its table file and the name used in messages.
 ENGINES: dict[str, tuple[str, str]] = {
@@ -25,8 +25,7 @@ ENGINES: dict[str, tuple[str, str]] = {
 }
 
 
-@dataclass(frozen=True)
-class EngineFlag:
+class EngineFlag(NamedTuple):
     """One flag (or the positional model) as the engine's parser defines it."""
 
     options: tuple[str, ...]
@@ -69,17 +68,21 @@ class EngineFlag:
         return self.status == "modelled"
 
 
-@dataclass(frozen=True)
 class EngineTable:
     """Every flag of one engine version, with lookups by any spelling."""
 
-    engine: str
-    version: str
-    generated: str
-    generator: str
-    source: str
-    parser: dict[str, Any]
-    flags: tuple[EngineFlag, ...]
+    def __init__(self, engine: str, version: str, generated: str, generator: str, source: str,
+                 parser: dict[str, Any], flags: tuple[EngineFlag, ...]) -> None:
+        self.engine = engine
+        self.version = version
+        self.generated = generated
+        """Date the table was generated from the installed engine."""
+        self.generator = generator
+        self.source = source
+        """The engine file and function the flags were read from."""
+        self.parser = parser
+        """Parser rules: kind (argparse/click), allow_abbrev, vLLM's rewrites."""
+        self.flags = flags
 
     @property
     def label(self) -> str:
@@ -143,20 +146,22 @@ def _flag(row: dict[str, Any]) -> EngineFlag:
         sample=row.get("sample"), help=row.get("help") or "", note=row.get("note"))
 
 
-def table_path(engine: str) -> Path:
+def table_path(engine: str) -> str:
     """The checked-in table file of ``engine`` (one version per engine is shipped)."""
     if engine not in ENGINES:
         raise KeyError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
-    found = sorted(_HERE.glob(f"{ENGINES[engine][0]}-*.json"))
+    prefix = ENGINES[engine][0] + "-"
+    found = sorted(n for n in os.listdir(_HERE) if n.startswith(prefix) and n.endswith(".json"))
     if len(found) != 1:
-        raise FileNotFoundError(f"expected one {ENGINES[engine][0]}-*.json in {_HERE}, found {found}")
-    return found[0]
+        raise FileNotFoundError(f"expected one {prefix}*.json in {_HERE}, found {found}")
+    return os.path.join(_HERE, found[0])
 
 
 @cache
 def load_table(engine: str) -> EngineTable:
     """The flag table of ``engine`` (``sglang``, ``vllm`` or ``trtllm``), loaded once."""
-    data = json.loads(table_path(engine).read_text(encoding="utf-8"))
+    with open(table_path(engine), encoding="utf-8") as handle:
+        data = json.load(handle)
     return EngineTable(engine=data["engine"], version=data["version"], generated=data["generated"],
                        generator=data["generator"], source=data["source"], parser=data["parser"],
                        flags=tuple(_flag(row) for row in data["flags"]))

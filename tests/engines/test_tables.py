@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -45,7 +46,7 @@ def test_every_flag_splits_with_its_sample(engine: str, flag: EngineFlag, spelli
 
 @pytest.mark.parametrize("engine", list(ENGINES))
 def test_table_records_its_origin(engine: str) -> None:
-    data = json.loads(table_path(engine).read_text())
+    data = json.loads(Path(table_path(engine)).read_text())
     for key in ("engine", "version", "generated", "generator", "source", "parser"):
         assert data[key], key
     assert data["generator"] == "scripts/gen_engine_tables.py"
