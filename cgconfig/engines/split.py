@@ -86,6 +86,9 @@ def _check_values(table: EngineTable, flag: EngineFlag, values: list[str], error
                 json.loads(value)
             except ValueError:
                 errors.append(_error(table, f"expected JSON, got {value!r}", flag.name))
+        elif flag.type_name == "parse_dataclass" and not value.lstrip().startswith("{"):
+            # vLLM validates these as a config dataclass: only a JSON object can pass.
+            errors.append(_error(table, f"expected a JSON object, got {value!r}", flag.name))
 
 
 def _close(value: str, pool: Sequence[str]) -> str | None:

@@ -119,3 +119,9 @@ def test_trtllm_click_rules() -> None:
     assert "unknown option" in str(error) and "trtllm-serve" in str(error)
     (error,) = split_line("trtllm", ["M", "--backend", "onnx"]).errors
     assert "invalid choice" in str(error)
+
+
+def test_vllm_config_flags_need_a_json_object() -> None:
+    assert split_line("vllm", ["M", "-ac", '{"backend": "FLASHINFER"}']).errors == []
+    (error,) = split_line("vllm", ["M", "-ac", "1"]).errors
+    assert "JSON object" in str(error) and "vLLM 0.33.0" in str(error)
