@@ -297,6 +297,10 @@ def _vllm(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, Any]
     return meta, _rows_from_parser(parser, deprecated)
 
 
+def _is_true(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
+
+
 _CLICK_TYPES = {"int": "int", "float": "float", "str": "str", "bool": "bool"}
 
 
@@ -317,8 +321,8 @@ def _trtllm(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, An
         kw = {k.arg: k.value for k in deco.keywords if k.arg}
         options = [n for n in names if n.startswith("-")]
         dest = next((n for n in names if not n.startswith("-")), None) or options[0].lstrip("-")
-        is_flag = isinstance(kw.get("is_flag"), ast.Constant) and kw["is_flag"].value is True
-        multiple = isinstance(kw.get("multiple"), ast.Constant) and kw["multiple"].value is True
+        is_flag = _is_true(kw.get("is_flag"))
+        multiple = _is_true(kw.get("multiple"))
         kind, choices = "str", None
         type_node = kw.get("type")
         if isinstance(type_node, ast.Name):
