@@ -248,7 +248,7 @@ def _rows_from_parser(parser: argparse.ArgumentParser, deprecated: set[str]) -> 
             probe._actions = [action]
             probe._option_string_actions = {o: action for o in action.option_strings}
             if action.choices is not None:
-                choice = str(next(iter(action.choices)))
+                choice = str(row["choices"][0])  # sorted when the engine's choices are a set
                 row["type"], row["sample"] = "choice", choice if _accepts(probe, [
                     action.option_strings[0], *([choice] * (action.nargs if isinstance(action.nargs, int)
                                                             else 1))]) else None
