@@ -11,7 +11,8 @@ For every SGLang line: the entry point and ``VAR=value`` prefixes are found with
 ``cgconfig.engines.find_entry_point``; the model path is replaced by the oracle's generated
 ``config.json`` of the closest template (``MODEL_TEMPLATES`` below: the hub is offline there);
 the platform, GPU memory and compute capability come from the line's ``platform`` field
-(``GPUS``). Lines are run in one oracle batch per (platform, environment), the prefixes set in
+(``GPUS``); a line's optional ``model_config`` patches the template with fields of the real model
+(e.g. Llama-4 Scout's 10M-token context). Lines are run in one oracle batch per (platform, environment), the prefixes set in
 that process's environment as SGLang would see them. Each line's ``oracle`` field is rewritten
 with the options used and the answer (phases, locked keys, error, chosen attention backend...).
 """
@@ -96,6 +97,8 @@ def main() -> None:
         assert found is not None, entry["id"]
         argv, template = oracle_argv(found.argv)
         options = [*GPUS[entry.get("platform", "cuda")], "--model-arch", template]
+        if entry.get("model_config"):  # fields of the real model the template lacks
+            options += ["--model-config", json.dumps(entry["model_config"])]
         entry["oracle"] = {"options": options, "argv": argv, "env": found.env}
         key = (entry.get("platform", "cuda"), tuple(sorted(found.env.items())))
         groups.setdefault(key, []).append(entry)
