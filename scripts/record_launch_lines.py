@@ -11,10 +11,11 @@ For every SGLang line: the entry point and ``VAR=value`` prefixes are found with
 ``cgconfig.engines.find_entry_point``; the model path is replaced by the oracle's generated
 ``config.json`` of the closest template (``MODEL_TEMPLATES`` below: the hub is offline there);
 the platform, GPU memory and compute capability come from the line's ``platform`` field
-(``GPUS``); a line's optional ``model_config`` patches the template with fields of the real model
-(e.g. Llama-4 Scout's 10M-token context). Lines are run in one oracle batch per (platform, environment), the prefixes set in
-that process's environment as SGLang would see them. Each line's ``oracle`` field is rewritten
-with the options used and the answer (phases, locked keys, error, chosen attention backend...).
+(``GPUS``); a line's optional ``model_config`` patches the template with fields of the real
+model (e.g. Llama-4 Scout's 10M-token context). Lines are run in one oracle batch per
+(platform, environment), the prefixes set in that process's environment as SGLang would see
+them. Each line's ``oracle`` field is rewritten with the options used and the answer (phases,
+locked keys, error, chosen attention backend...).
 """
 
 from __future__ import annotations
