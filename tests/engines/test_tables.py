@@ -106,3 +106,12 @@ def test_cgconfig_only_vllm_inputs_are_not_vllm_flags() -> None:
     for name in ("--num-speculative-tokens", "--cudagraph-support", "--vllm-attention-backend"):
         assert vllm.lookup(name) is None
         assert split_line("vllm", ["M", name, "1"]).errors
+
+
+def test_deprecations_come_from_the_engine() -> None:
+    # SGLang 0.5.23 keeps only these two graph switches as deprecated flags (plus one kernel flag).
+    deprecated = {f.name for f in load_table("sglang").flags if f.deprecated}
+    assert deprecated == {"--disable-cuda-graph", "--enable-dp-attention", "--monokernel-backend"}
+    # ...and no longer has the old aliases cgconfig still accepts (argparse: ambiguous or unknown).
+    for alias in ("--cuda-graph-max-bs", "--enable-breakable-cuda-graph", "--disable-piecewise-cuda-graph"):
+        assert load_table("sglang").lookup(alias) is None
