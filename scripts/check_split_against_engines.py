@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-import gen_engine_tables as gen  # noqa: E402
+from engine_imports import prepare_imports  # noqa: E402
 
 from cgconfig.engines import EngineFlag, load_table, split_line  # noqa: E402
 
@@ -109,7 +109,7 @@ def main() -> None:
     cli.add_argument("--cases", type=int, default=2000)
     cli.add_argument("--seed", type=int, default=0)
     args = cli.parse_args()
-    gen._prepare_imports(args.sys_path, args.stub_missing, args.stub)
+    prepare_imports(args.sys_path, args.stub_missing, args.stub)
     parser = _engine_parser(args.engine)
     rng = random.Random(args.seed)
     agree, differ = 0, []
