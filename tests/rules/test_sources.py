@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: An upstream citation: engine and version, then a file path, then (usually) a function.
 UPSTREAM = re.compile(r"(SGLang (0\.5\.23|main[^,]*,?)|vLLM 0\.33\.0|TensorRT-LLM) .*?[\w/]+\.py")
 #: Citations of documents that are not in the repository.
-OUTSIDE = re.compile(r"research|SPEC\b|SPEC's|§|\bR\d{1,2}[a-z]?\b|\(A\d{1,2}\)")
+OUTSIDE = re.compile(r"research|SPEC\b|SPEC's|§|(?<![\w-])R\d{1,2}[a-z]?\b|\(A\d{1,2}\)")
 
 
 @pytest.mark.parametrize("rule", load_rule_set().rules, ids=lambda r: r.id)

@@ -1,0 +1,117 @@
+"""The engine flag tables: every flag splits cleanly, and the classification agrees with cgconfig."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cgconfig.engines import ENGINES, EngineFlag, load_table, split_line
+from cgconfig.engines.table import table_path
+from cgconfig.flags import ALL_FLAGS
+
+
+def _argv(flag: EngineFlag, spelling: str) -> list[str]:
+    """The flag with its table sample, repeated to the arity the engine wants."""
+    if flag.positional:
+        return [flag.sample or "MODEL"]
+    if not flag.takes_value:
+        return [spelling]
+    assert flag.sample is not None, f"{flag.name} takes a value but the table has no sample"
+    count = flag.nargs if isinstance(flag.nargs, int) and flag.nargs > 0 else 1
+    return [spelling, *[flag.sample] * count]
+
+
+def _cases() -> list[tuple[str, EngineFlag, str]]:
+    cases = []
+    for engine in ENGINES:
+        for flag in load_table(engine).flags:
+            for spelling in flag.options or (flag.dest,):
+                cases.append((engine, flag, spelling))
+    return cases
+
+
+@pytest.mark.parametrize(("engine", "flag", "spelling"), _cases(),
+                         ids=lambda v: v if isinstance(v, str) else None)
+def test_every_flag_splits_with_its_sample(engine: str, flag: EngineFlag, spelling: str) -> None:
+    argv = _argv(flag, spelling)
+    if engine == "trtllm" and not flag.positional:
+        argv = ["MODEL", *argv]  # trtllm-serve's model argument is required
+    split = split_line(engine, argv)
+    assert split.errors == []
+    side = split.modelled if flag.modelled else split.ignored
+    assert side, f"{spelling} went to neither side"
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_table_records_its_origin(engine: str) -> None:
+    data = json.loads(Path(table_path(engine)).read_text())
+    for key in ("engine", "version", "generated", "generator", "source", "parser"):
+        assert data[key], key
+    assert data["generator"] == "scripts/gen_engine_tables.py"
+    table = load_table(engine)
+    assert table.flags and all(f.status in ("modelled", "ignored") for f in table.flags)
+
+
+def test_table_sizes_match_the_engines() -> None:
+    # 531 = SGLang 0.5.23's ServerArgs.add_cli_args actions minus --help (the figure issue 9 cites)
+    assert len(load_table("sglang").flags) == 531
+    assert load_table("sglang").version == "0.5.23"
+    assert load_table("vllm").version == "0.33.0"
+
+
+def test_every_sglang_flag_cgconfig_reads_is_modelled() -> None:
+    sglang = load_table("sglang")
+    ours = {s for f in ALL_FLAGS if f.kind != "meta" for s in (f.name, *f.aliases)}
+    for spelling in ours:
+        flag = sglang.lookup(spelling)
+        if flag is not None:
+            assert flag.modelled, f"{spelling} is read by cgconfig but the table says ignored"
+
+
+@pytest.mark.parametrize("name", ["--model-path", "--max-total-tokens", "--page-size",
+                                  "--speculative-num-steps", "--speculative-eagle-topk",
+                                  "--attn-dp-size", "--dwdp-size", "--msprobe-dump-config",
+                                  "--enable-prefill-cp", "--cp-strategy",
+                                  "--json-model-override-args"])
+def test_issue_graph_flags_are_marked(name: str) -> None:
+    flag = load_table("sglang").lookup(name)
+    assert flag is not None and flag.graph_effect and flag.note
+
+
+def test_short_forms_of_vllm() -> None:
+    vllm = load_table("vllm")
+    for short, long in [("-tp", "--tensor-parallel-size"), ("-pp", "--pipeline-parallel-size"),
+                        ("-dp", "--data-parallel-size"), ("-cc", "--compilation-config")]:
+        assert vllm.lookup(short) is vllm.lookup(long)
+    assert vllm.lookup("--optimization-level") is not None
+    assert [f.dest for f in vllm.positionals] == ["model_tag"]
+
+
+def test_every_vllm_flag_the_dialect_reads_is_modelled() -> None:
+    from cgconfig.dialects import VLLM_FLAGS
+
+    vllm = load_table("vllm")
+    known = [name for name in VLLM_FLAGS if vllm.lookup(name) is not None]
+    assert "--compilation-config" in known and "--enforce-eager" in known
+    for name in known:
+        flag = vllm.lookup(name)
+        assert flag is not None and flag.modelled, f"{name} is read by the vLLM dialect but ignored"
+
+
+def test_cgconfig_only_vllm_inputs_are_not_vllm_flags() -> None:
+    # cgconfig's own inputs for facts vLLM derives itself; vLLM 0.33.0 rejects them.
+    vllm = load_table("vllm")
+    for name in ("--num-speculative-tokens", "--cudagraph-support", "--vllm-attention-backend"):
+        assert vllm.lookup(name) is None
+        assert split_line("vllm", ["M", name, "1"]).errors
+
+
+def test_deprecations_come_from_the_engine() -> None:
+    # SGLang 0.5.23 keeps only these two graph switches as deprecated flags (plus one kernel flag).
+    deprecated = {f.name for f in load_table("sglang").flags if f.deprecated}
+    assert deprecated == {"--disable-cuda-graph", "--enable-dp-attention", "--monokernel-backend"}
+    # ...and no longer has the old aliases cgconfig still accepts (argparse: ambiguous or unknown).
+    for alias in ("--cuda-graph-max-bs", "--enable-breakable-cuda-graph", "--disable-piecewise-cuda-graph"):
+        assert load_table("sglang").lookup(alias) is None
