@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from cgconfig.argv import ParsedArgs, parse_argv
 from cgconfig.errors import did_you_mean
-from cgconfig.flags import CONFIG_FLAGS, FACT_FLAGS, OPTION_FLAGS, Flag
+from cgconfig.fields.flags import CONFIG_FLAGS, FACT_FLAGS, OPTION_FLAGS, Flag
 from cgconfig.inputs import (
     facts_from_file,
     leaves_from_config_arg,
@@ -27,7 +27,7 @@ from cgconfig.provenance import Layer, Leaf
 from cgconfig.resolve import ResolveRequest, resolve
 
 if TYPE_CHECKING:
-    from cgconfig.model import CudaGraphConfig
+    from cgconfig.fields.config import CudaGraphConfig
 
 
 def request_from_parsed(parsed: ParsedArgs) -> ResolveRequest:
@@ -111,7 +111,7 @@ def resolve_dict(config: dict[str, Any] | CudaGraphConfig | None = None,
                  disabled_rules: list[str] | None = None) -> Plan:
     """Resolve a config given as a dict (every key locks) or a ``CudaGraphConfig`` object
     (only the fields the caller set lock), with deployment facts as a dict."""
-    from cgconfig.model import CudaGraphConfig
+    from cgconfig.fields.config import CudaGraphConfig
 
     leaves: list[Leaf]
     if config is None:

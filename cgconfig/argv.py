@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cgconfig.errors import InputError, did_you_mean
-from cgconfig.flags import (
+from cgconfig.fields.flags import (
     ARG,
     REMOVED_FLAGS,
     SGLANG_PASSTHROUGH,
@@ -86,7 +86,7 @@ def parse_float(text: str, where: str) -> float:
 
 def parse_choice(text: str, flag: Flag, where: str) -> str:
     """One of the flag's choices, case-sensitive as SGLang is; removed backends explained."""
-    from cgconfig.model_data import REMOVED_BACKENDS
+    from cgconfig.fields.constants import REMOVED_BACKENDS
 
     choices = flag.choices or ()
     if text in choices:

@@ -16,7 +16,8 @@ from cgconfig import sizes as sz
 from cgconfig.derived import derive_facts
 from cgconfig.draft import Draft
 from cgconfig.facts import Facts, validate_facts
-from cgconfig.model_data import PHASES, all_config_keys, default_value, keys_per_phase
+from cgconfig.fields.constants import PHASES
+from cgconfig.fields.table import all_config_keys, default_value, keys_per_phase
 from cgconfig.plan import Change, Decision, Plan
 from cgconfig.provenance import ChainEntry, Leaf, leaf_entry, merge_leaves
 

@@ -66,11 +66,11 @@ def schema(
                                            allowed=choices,
                                            suggestion=did_you_mean(what, choices))))
     if what == "config":
-        from cgconfig.model import CudaGraphConfig
+        from cgconfig.fields.config import CudaGraphConfig
 
         data = CudaGraphConfig.model_json_schema()
     elif what == "deployment":
-        from cgconfig.deployment import DeploymentFacts
+        from cgconfig.fields.deployment import DeploymentFacts
 
         data = DeploymentFacts.model_json_schema()
     elif what == "plan":

@@ -75,7 +75,7 @@ def candidates(words: list[str], cword: int) -> list[str]:
 
 
 def _flag_candidates(command: str, previous: str, current: str) -> list[str]:
-    from cgconfig.flags import flag_index
+    from cgconfig.fields.flags import flag_index
 
     index = flag_index()
     flag = index.get(previous)
@@ -88,7 +88,7 @@ def _flag_candidates(command: str, previous: str, current: str) -> list[str]:
     if current.startswith("-"):
         return sorted(s for s in index if s.startswith(current) and s.startswith("--"))
     if command == "explain":
-        from cgconfig.model import all_config_keys
+        from cgconfig.fields.config import all_config_keys
 
         return [k for k in all_config_keys() if k.startswith(current)]
     return []

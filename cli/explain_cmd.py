@@ -96,7 +96,7 @@ def run_explain(argv: list[str]) -> int:
     as_json = _wants_json(argv)
     try:
         from cgconfig.api import request_and_meta
-        from cgconfig.model import all_config_keys
+        from cgconfig.fields.config import all_config_keys
         from cgconfig.resolve import resolve
 
         request, parsed = request_and_meta(argv, allow_positionals=True)

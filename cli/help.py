@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from cgconfig.flags import CONFIG_FLAGS, FACT_FLAGS, META_FLAGS, OPTION_FLAGS, Flag
+from cgconfig.fields.flags import CONFIG_FLAGS, FACT_FLAGS, META_FLAGS, OPTION_FLAGS, Flag
 
 _USAGE = {
     "resolve": ("cgconfig resolve [FLAGS...]",

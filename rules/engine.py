@@ -23,15 +23,11 @@ from typing import Any
 
 from cgconfig.draft import Draft
 from cgconfig.errors import InputError, RuleRefusal, StrictConflictError, did_you_mean
-from cgconfig.model_data import BACKEND_RANK
+from cgconfig.fields.constants import BACKEND_RANK, CAPABILITY_LEVELS
 from cgconfig.plan import Change, Decision, Match
 
 PACK_DIR = Path(__file__).resolve().parent / "packs"
 CAPABILITIES_FILE = PACK_DIR / "capabilities.yaml"
-CAPABILITY_LEVELS: tuple[str, ...] = (
-    "NEVER", "UNIFORM_SINGLE_TOKEN_DECODE", "UNIFORM_BATCH", "ALWAYS",
-)
-COMPARISONS = ("eq", "ne", "gt", "ge", "lt", "le")
 _PLACEHOLDER = re.compile(r"\{([a-z_]+(?:\.[a-z_0-9]+)+)\}")
 
 

@@ -11,10 +11,11 @@ from typing import Any, Optional
 
 from pydantic import TypeAdapter, ValidationError
 
-from cgconfig.deployment import ATTENTION_BACKENDS, DeploymentFacts
 from cgconfig.errors import did_you_mean
-from cgconfig.model import field_info
-from cgconfig.model_data import all_config_keys
+from cgconfig.fields.config import field_info
+from cgconfig.fields.constants import ATTENTION_BACKENDS
+from cgconfig.fields.deployment import DeploymentFacts
+from cgconfig.fields.table import all_config_keys
 
 #: Types of the computed facts the resolver provides under ``derived.*``.
 DERIVED_TYPES: dict[str, Any] = {

@@ -8,17 +8,16 @@ pack loads (``paths.py``), so a typo fails at load time with a did-you-mean.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from cgconfig.fields.constants import CAPABILITY_LEVELS
+
 _STRICT = ConfigDict(extra="forbid")
 
-#: vLLM's attention CUDA-graph support levels, weakest first.
-CAPABILITY_LEVELS: tuple[str, ...] = (
-    "NEVER", "UNIFORM_SINGLE_TOKEN_DECODE", "UNIFORM_BATCH", "ALWAYS",
-)
 CapabilityLevel = Literal["NEVER", "UNIFORM_SINGLE_TOKEN_DECODE", "UNIFORM_BATCH", "ALWAYS"]
+assert get_args(CapabilityLevel) == CAPABILITY_LEVELS
 
 
 class Operand(BaseModel):

@@ -15,7 +15,9 @@ import difflib
 import enum
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal, NamedTuple, TypeVar
+from typing import Literal, NamedTuple, TypeVar, get_args
+
+from cgconfig.fields.constants import BACKEND_RANK, BACKENDS, CAPABILITY_LEVELS
 
 __all__ = [
     "MODE_PHASES",
@@ -39,11 +41,8 @@ __all__ = [
     "round_sizes_for_spec",
 ]
 
-# cgconfig's per-phase backend names. Spelled out here rather than imported from cgconfig.model,
-# which imports pydantic and would cost every light command its start-up time.
 PhaseBackend = Literal["full", "breakable", "disabled"]
-_PHASE_BACKENDS: tuple[str, ...] = ("full", "breakable", "disabled")
-_BACKEND_RANK: dict[str, int] = {"full": 2, "breakable": 1, "disabled": 0}
+assert get_args(PhaseBackend) == BACKENDS
 
 _E = TypeVar("_E", bound=enum.Enum)
 
@@ -140,6 +139,9 @@ class SupportLevel(enum.IntEnum):
     def vllm_str(self) -> str:
         """The level as vLLM's messages print it, e.g. ``AttentionCGSupport.NEVER``."""
         return f"AttentionCGSupport.{self.name}"
+
+
+assert tuple(m.name for m in SupportLevel) == CAPABILITY_LEVELS
 
 
 def parse_level(text: str) -> SupportLevel:
@@ -523,18 +525,18 @@ def phases_to_mode(decode: str, prefill: str) -> ModeMatch:
     """
     wanted = (decode, prefill)
     for value in wanted:
-        if value not in _BACKEND_RANK:
-            close = difflib.get_close_matches(str(value), _PHASE_BACKENDS, n=1)
+        if value not in BACKEND_RANK:
+            close = difflib.get_close_matches(str(value), BACKENDS, n=1)
             hint = f" Did you mean {close[0]}?" if close else ""
             raise ValueError(f"Invalid phase backend: {value!r}.{hint} "
-                             f"Allowed: {', '.join(_PHASE_BACKENDS)}")
+                             f"Allowed: {', '.join(BACKENDS)}")
 
     def never_new_full(mode: CudaGraphMode) -> bool:
         pairs = zip(MODE_PHASES[mode], wanted, strict=True)
         return all(got != "full" or want == "full" for got, want in pairs)
 
     def cost(mode: CudaGraphMode) -> tuple[int, int]:
-        deltas = [_BACKEND_RANK[got] - _BACKEND_RANK[want]
+        deltas = [BACKEND_RANK[got] - BACKEND_RANK[want]
                   for got, want in zip(MODE_PHASES[mode], wanted, strict=True)]
         return sum(-d for d in deltas if d < 0), sum(d for d in deltas if d > 0)
 

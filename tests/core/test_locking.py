@@ -6,7 +6,7 @@ import pytest
 
 from cgconfig import resolve_args, resolve_dict
 from cgconfig.api import request_from_argv
-from cgconfig.model import CudaGraphConfig, DecodeConfig, PrefillConfig
+from cgconfig.fields.config import CudaGraphConfig, DecodeConfig, PrefillConfig
 from cgconfig.plan import Plan
 from cgconfig.resolve import resolve
 

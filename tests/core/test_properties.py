@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from cgconfig import resolve_args
 from cgconfig.api import request_from_argv
 from cgconfig.errors import CgConfigError
-from cgconfig.model import CudaGraphConfig, default_value
+from cgconfig.fields.config import CudaGraphConfig, default_value
 from cgconfig.plan import Plan
 from cgconfig.resolve import resolve
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from cgconfig.deployment import ATTENTION_BACKENDS
 from cgconfig.errors import InputError
+from cgconfig.fields.deployment import ATTENTION_BACKENDS
 from cgconfig.rules import engine
 from cgconfig.rules.engine import check_rule, load_pack_file, load_rule_set, shipped_pack_files
 

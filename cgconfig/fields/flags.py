@@ -6,7 +6,7 @@ completion, the SGLang emitter and the flag reference in the docs. A flag is one
 * ``config``: writes per-phase keys at a precedence layer (legacy switch, off-switch,
   convenience flag, or the ``--cuda-graph-config`` document itself);
 * ``option``: writes a graph option (``options.*``);
-* ``fact``: a deployment fact, generated from :class:`~cgconfig.deployment.DeploymentFacts`;
+* ``fact``: a deployment fact, generated from :class:`~cgconfig.fields.deployment.DeploymentFacts`;
 * ``meta``: steers the command (output format, strictness, extra rule packs...).
 
 Names, help texts and the deprecated aliases follow SGLang's server arguments.
@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from cgconfig.model_data import BACKENDS, fact_fields, spec
+from cgconfig.fields.constants import BACKENDS
+from cgconfig.fields.table import fact_fields, spec
 from cgconfig.provenance import Layer
 
 FlagKind = Literal["config", "option", "fact", "meta"]

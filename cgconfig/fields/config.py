@@ -12,14 +12,14 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PositiveInt
 from pydantic_core import PydanticCustomError
 
-from cgconfig.model_data import BACKEND_RANK, BACKENDS, PHASES, REMOVED_BACKENDS, REMOVED_KEYS
+from cgconfig.fields.constants import BACKEND_RANK, BACKENDS, PHASES, REMOVED_BACKENDS, REMOVED_KEYS
 
 Phase = Literal["decode", "prefill"]
 BackendName = Literal["full", "breakable", "disabled"]
 assert get_args(BackendName) == BACKENDS and get_args(Phase) == PHASES
 _PHASE_NAMES: tuple[Phase, ...] = ("decode", "prefill")
 
-from cgconfig.model_data import all_config_keys, default_value  # noqa: E402  (re-exported)
+from cgconfig.fields.table import all_config_keys, default_value  # noqa: E402  (re-exported)
 
 __all__ = [
     "BACKENDS",
