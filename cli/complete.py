@@ -42,7 +42,7 @@ def rule_ids() -> list[str]:
     """Ids of the shipped rules, read straight from the pack files."""
     packs = Path(__file__).resolve().parent.parent / "rules" / "packs"
     if not packs.is_dir():
-        from cgconfig.rules.engine import PACK_DIR
+        from cgconfig.rules.cache import PACK_DIR
 
         packs = PACK_DIR
     ids: list[str] = []
@@ -75,9 +75,10 @@ def candidates(words: list[str], cword: int) -> list[str]:
 
 
 def _flag_candidates(command: str, previous: str, current: str) -> list[str]:
+    from cgconfig.cli.options import CLI_FLAGS
     from cgconfig.fields.flags import flag_index
 
-    index = flag_index()
+    index = {**flag_index(), **{s: f for f in CLI_FLAGS for s in (f.name, *f.aliases)}}
     flag = index.get(previous)
     if flag is not None and flag.takes_value:
         if flag.name in ("--disable-rule", "--allow-override"):

@@ -91,30 +91,33 @@ def render_key(key: str, info: dict[str, Any]) -> list[str]:
 def run_explain(argv: list[str]) -> int:
     """Resolve ``argv`` and explain one key or every interesting key; returns the exit code."""
     from cgconfig.cli.errors import note, report
-    from cgconfig.cli.resolve_cmd import _wants_json
+    from cgconfig.cli.options import HOST_FLAGS, CliOptions, parse_options
 
-    as_json = _wants_json(argv)
+    options = CliOptions()
     try:
-        from cgconfig.api import request_and_meta
-        from cgconfig.fields.config import all_config_keys
-        from cgconfig.resolve import resolve
+        from cgconfig.api import resolve_request
+        from cgconfig.fields.table import all_config_keys
+        from cgconfig.sources.command_line import request_from_split, split_command_line
 
-        request, parsed = request_and_meta(argv, allow_positionals=True)
-        keys = parsed.positionals
+        split = split_command_line(argv, HOST_FLAGS)
+        options = parse_options(split.parts.get(HOST_FLAGS.owner))
+        request, keys = request_from_split(split, allow_positionals=True)
         for key in keys:
             if key not in all_config_keys():
                 raise InputError(f"unknown key {key!r}", where="explain",
                                  suggestion=did_you_mean(key, all_config_keys()),
                                  allowed="decode.<key>, prefill.<key>, options.<key>")
-        plan = resolve(request)
+        plan = resolve_request(request)
     except CgConfigError as error:
-        return report(error, as_json=as_json)
+        return report(error, as_json=options.as_json)
     for message in plan.deprecations:
         note("deprecated", message)
+    for message in plan.notes:
+        note("note", message)
     table = settings(plan)
-    chosen = keys or [k for k, info in table.items() if parsed.meta.get("all")
+    chosen = keys or [k for k, info in table.items() if options.show_all
                       or interesting(k, info)]
-    if as_json:
+    if options.as_json:
         body = {"schema_version": plan.schema_version,
                 "settings": {k: table[k] for k in chosen},
                 "decisions": [d.to_dict() for d in plan.decisions

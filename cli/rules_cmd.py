@@ -13,7 +13,7 @@ def list_rules(extra: list[str]) -> int:
 
     from cgconfig.cli.errors import report
     from cgconfig.cli.render import _console
-    from cgconfig.rules.engine import load_rule_set
+    from cgconfig.rules.loader import load_rule_set
 
     try:
         rule_set = load_rule_set(extra)
@@ -33,7 +33,7 @@ def show_rule(rule_id: str, extra: list[str]) -> int:
     import yaml
 
     from cgconfig.cli.errors import report
-    from cgconfig.rules.engine import load_rule_set
+    from cgconfig.rules.loader import load_rule_set
 
     try:
         rule_set = load_rule_set(extra)
@@ -51,8 +51,9 @@ def validate_pack(path: str) -> int:
     from pathlib import Path
 
     from cgconfig.cli.errors import report
-    from cgconfig.rules.engine import load_pack_file, load_rule_set, shipped_pack_files
+    from cgconfig.rules.cache import shipped_pack_files
     from cgconfig.rules.examples import run_example
+    from cgconfig.rules.loader import load_pack_file, load_rule_set
 
     shipped = Path(path).resolve() in {p.resolve() for p in shipped_pack_files()}
     extra = [] if shipped else [path]

@@ -2,7 +2,7 @@
 
 A condition is a small tree of typed nodes (``all``/``any``/``not`` over comparisons), never an
 expression string: nothing is parsed or evaluated except by the fixed interpreter in
-``engine.py``. Paths and literals are checked against the deployment and config models when a
+``evaluate.py``. Paths and literals are checked against the deployment and config models when a
 pack loads (``paths.py``), so a typo fails at load time with a did-you-mean.
 """
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal, NamedTuple, TypeVar, get_args
 
 from cgconfig.fields.constants import BACKEND_RANK, BACKENDS, CAPABILITY_LEVELS
+from cgconfig.fields.values import round_up
 
 __all__ = [
     "MODE_PHASES",
@@ -442,10 +443,6 @@ def resolve_mode(
     return ModeResolution(requested, current, tuple(steps), ctx.q if rounds else 1)
 
 
-def _round_up(value: int, multiple: int) -> int:
-    return -(-value // multiple) * multiple
-
-
 def round_sizes_for_spec(sizes: Sequence[int], max_size: int, q: int) -> list[int]:
     """B7: capture sizes rounded up to multiples of ``q`` (1 + num_speculative_tokens).
 
@@ -456,7 +453,7 @@ def round_sizes_for_spec(sizes: Sequence[int], max_size: int, q: int) -> list[in
     """
     if not sizes or q <= 1:
         return list(sizes)
-    rounded = sorted({r for r in (_round_up(s, q) for s in sizes) if r <= max_size})
+    rounded = sorted({r for r in (round_up(s, q) for s in sizes) if r <= max_size})
     if not rounded and q <= max_size:
         # Every size rounded past the maximum, but one request's worth still fits.
         rounded = [q]

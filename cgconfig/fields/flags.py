@@ -1,14 +1,15 @@
-"""THE flag table: every command-line flag cgconfig understands, as data.
+"""The SGLang-dialect flag table: every flag of cgconfig's own command line, as data.
 
-One table drives the argv parser, ``add_arguments`` for launch scripts, deprecation notes,
-completion, the SGLang emitter and the flag reference in the docs. A flag is one of:
+The table drives the SGLang source's parser, ``add_arguments`` for launch scripts, deprecation
+notes, ``resolve --help``, shell completion and ``docs/migration.md``. A flag is one of:
 
 * ``config``: writes per-phase keys at a precedence layer (legacy switch, off-switch,
   convenience flag, or the ``--cuda-graph-config`` document itself);
 * ``option``: writes a graph option (``options.*``);
-* ``fact``: a deployment fact, generated from :class:`~cgconfig.fields.deployment.DeploymentFacts`;
-* ``meta``: steers the command (output format, strictness, extra rule packs...).
+* ``fact``: a deployment fact, generated from the declarations in ``deployment.py``;
+* ``setting``: steers the resolution (strictness, extra rule packs, a deployment file...).
 
+Flags that only the CLI reads (``--output``, ``--emit``...) live in ``cgconfig.cli.options``.
 Names, help texts and the deprecated aliases follow SGLang's server arguments.
 """
 
@@ -18,11 +19,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from cgconfig.fields.constants import BACKENDS
+from cgconfig.fields.constants import BACKENDS, DIALECTS
 from cgconfig.fields.table import fact_fields, spec
 from cgconfig.provenance import Layer
 
-FlagKind = Literal["config", "option", "fact", "meta"]
+FlagKind = Literal["config", "option", "fact", "setting"]
 ValueKind = Literal["switch", "int", "int_list", "human_int", "float", "str", "choice", "repeat"]
 
 #: Marks a write whose value is the flag's argument (rather than a constant).
@@ -162,26 +163,20 @@ def _fact_flag(field: str) -> Flag:
 
 FACT_FLAGS: tuple[Flag, ...] = tuple(_fact_flag(f) for f in fact_fields())
 
-META_FLAGS: tuple[Flag, ...] = (
-    Flag("--deployment", "meta", "str", "Deployment facts from a YAML/JSON file (flags win).",
+SETTING_FLAGS: tuple[Flag, ...] = (
+    Flag("--deployment", "setting", "str", "Deployment facts from a YAML/JSON file (flags win).",
          metavar="FILE"),
-    Flag("--output", "meta", "choice", "Output format: table, json or yaml.",
-         choices=("table", "json", "yaml"), aliases=("-o",)),
-    Flag("--strict", "meta", "switch", "A constraint that overrides an explicit key is an error "
+    Flag("--strict", "setting", "switch", "A constraint that overrides an explicit key is an error "
          "(exit 3) instead of a warning."),
-    Flag("--rules", "meta", "repeat", "Add a rule pack (YAML); may repeat.", metavar="FILE"),
-    Flag("--disable-rule", "meta", "repeat", "Switch a policy rule off by id; may repeat.",
+    Flag("--rules", "setting", "repeat", "Add a rule pack (YAML); may repeat.", metavar="FILE"),
+    Flag("--disable-rule", "setting", "repeat", "Switch a policy rule off by id; may repeat.",
          metavar="ID"),
-    Flag("--allow-override", "meta", "repeat", "Let constraint ID override explicit keys even "
+    Flag("--allow-override", "setting", "repeat", "Let constraint ID override explicit keys even "
          "under --strict; may repeat.", metavar="ID"),
-    Flag("--ignore-unknown-args", "meta", "switch", "Skip flags cgconfig does not model "
+    Flag("--ignore-unknown-args", "setting", "switch", "Skip flags cgconfig does not model "
          "(for whole launch lines) instead of failing."),
-    Flag("--check", "meta", "switch", "Exit 10 when any rule downgraded the configuration."),
-    Flag("--emit", "meta", "choice", "Print engine flags for the plan instead of the plan.",
-         choices=("sglang", "vllm", "env")),
-    Flag("--dialect", "meta", "choice", "Input dialect (default: detected from the flags).",
-         choices=("sglang", "vllm", "trtllm")),
-    Flag("--all", "meta", "switch", "explain: show every key, not only explicit or changed ones."),
+    Flag("--dialect", "setting", "choice", "Input dialect (default: detected from the flags).",
+         choices=DIALECTS),
 )
 
 #: SGLang server flags that have no effect on CUDA graphs: accepted in a launch line and
@@ -203,7 +198,7 @@ SGLANG_PASSTHROUGH: tuple[tuple[str, bool], ...] = (
     ("--context-length-override", True), ("--watchdog-timeout", True), ("--stream-interval", True),
 )
 
-ALL_FLAGS: tuple[Flag, ...] = CONFIG_FLAGS + OPTION_FLAGS + FACT_FLAGS + META_FLAGS
+ALL_FLAGS: tuple[Flag, ...] = CONFIG_FLAGS + OPTION_FLAGS + FACT_FLAGS + SETTING_FLAGS
 
 
 @lru_cache(maxsize=1)
