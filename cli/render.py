@@ -44,25 +44,26 @@ def render_plan(plan: Plan, fmt: str) -> None:
     _plan_table(plan)
 
 
-def _console() -> Any:
+def console() -> Any:
+    """A rich console for tables: 160 columns wide when the output is not a terminal."""
     from rich.console import Console
 
-    console = Console(highlight=False, soft_wrap=False)
-    if not console.is_terminal:
+    terminal = Console(highlight=False, soft_wrap=False)
+    if not terminal.is_terminal:
         # Piped output is read by people in logs and CI, not by an 80-column terminal.
-        console = Console(highlight=False, soft_wrap=False, width=160)
-    return console
+        return Console(highlight=False, soft_wrap=False, width=160)
+    return terminal
 
 
 def _plan_table(plan: Plan) -> None:
     from rich.table import Table
 
-    console = _console()
+    out = console()
     facts = plan.facts
     derived = facts.get("derived", {})
     memory = derived.get("gpu_memory_gib")
     mem = f"{memory:g} GiB" if memory is not None else "unknown"
-    console.print(f"[bold]cgconfig plan[/] · device {facts['device']} · GPU memory {mem} "
+    out.print(f"[bold]cgconfig plan[/] · device {facts['device']} · GPU memory {mem} "
                   f"({derived.get('gpu_memory_source')}) · tp {facts['tp_size']}")
     table = Table(show_lines=False)
     for column in ("phase", "backend", "max_bs", "configured sizes", "captured sizes"):
@@ -74,32 +75,32 @@ def _plan_table(plan: Plan) -> None:
         unit = "requests" if phase == "decode" else "tokens"
         table.add_row(f"{phase} ({unit})", f"[{style}]{backend}[/]", str(cfg["max_bs"] or "—"),
                       short_list(cfg["bs"]), short_list(cap["sizes"]))
-    console.print(table)
+    out.print(table)
     compile_sizes = plan.capture["decode"].get("compile_sizes")
     if compile_sizes:
-        console.print(f"torch.compile sizes: {short_list(compile_sizes)}")
+        out.print(f"torch.compile sizes: {short_list(compile_sizes)}")
     if plan.locked:
-        console.print("[bold]Locked by your inputs:[/] " + ", ".join(
+        out.print("[bold]Locked by your inputs:[/] " + ", ".join(
             f"{k} ← {plan.provenance[k][-1].source}" if plan.provenance[k][-1].layer not in
             ("rule", "resolver", "rule-skipped") else k for k in plan.locked))
     shown = [d for d in plan.decisions if d.kind != "resolver" or d.outcome == "warned"]
     if shown:
-        console.print("[bold]Decisions:[/]")
+        out.print("[bold]Decisions:[/]")
         for d in shown:
             mark = {"applied": "~", "overrode-lock": "~!", "skipped-locked": "!",
                     "warned": "?", "refused": "x"}[d.outcome]
             changes = "; ".join(f"{c.key} {c.before!r} → {c.after!r}" for c in d.changes)
-            console.print(f"  {mark} [bold]{d.rule}[/] ({d.kind}, {d.outcome})"
+            out.print(f"  {mark} [bold]{d.rule}[/] ({d.kind}, {d.outcome})"
                           + (f": {changes}" if changes else ""), markup=True)
-            console.print(f"      why: {d.why}", markup=False)
+            out.print(f"      why: {d.why}", markup=False)
             if d.inputs:
-                console.print(f"      your input: {', '.join(d.inputs)}", markup=False)
+                out.print(f"      your input: {', '.join(d.inputs)}", markup=False)
             if d.hint:
-                console.print(f"      override: {d.hint}", markup=False)
+                out.print(f"      override: {d.hint}", markup=False)
     if plan.warnings:
-        console.print("[bold]Warnings:[/]")
+        out.print("[bold]Warnings:[/]")
         for w in plan.warnings:
-            console.print(f"  - {w}", markup=False)
+            out.print(f"  - {w}", markup=False)
     if plan.ignored_args:
-        console.print(f"Ignored (no effect on CUDA graphs): {' '.join(plan.ignored_args)}",
+        out.print(f"Ignored (no effect on CUDA graphs): {' '.join(plan.ignored_args)}",
                       markup=False)

@@ -12,7 +12,7 @@ def list_rules(extra: list[str]) -> int:
     from rich.table import Table
 
     from cgconfig.cli.errors import report
-    from cgconfig.cli.render import _console
+    from cgconfig.cli.render import console
     from cgconfig.rules.loader import load_rule_set
 
     try:
@@ -24,7 +24,7 @@ def list_rules(extra: list[str]) -> int:
         table.add_column(column)
     for rule in rule_set.rules:
         table.add_row(rule.id, rule.kind, rule_set.pack_of[rule.id], rule.title)
-    _console().print(table)
+    console().print(table)
     return 0
 
 

@@ -4,7 +4,7 @@ Reproduces research/vllm_trtllm.md §4.1 with a single decode tier ``(q, max_num
 dynamic speculative-decoding tiers are out of scope. Sizes are token counts. vLLM only runs
 this when CUDA graphs are on (not eager, mode ≠ NONE); otherwise it sets sizes ``[]`` and max
 ``0``, which is the caller's branch. Spec-decode rounding (rule B7) happens later, in
-:func:`cgconfig.dialects.vllm_modes.round_sizes_for_spec`.
+:func:`cgconfig.dialects.vllm_mode_resolution.round_sizes_for_spec`.
 
 Standard library only: this module sits on the CLI's start-up path.
 """

@@ -6,6 +6,7 @@ constraints do: it overrides a locked backend with a warning, or under ``--stric
 
 from __future__ import annotations
 
+from cgconfig.dialects import vllm_mode_resolution as resolution_rules
 from cgconfig.dialects import vllm_modes as modes
 from cgconfig.draft import Draft
 from cgconfig.errors import InputError, StrictConflictError
@@ -31,10 +32,10 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
         if support is None:
             return
         try:
-            resolution = modes.resolve_mode(
+            resolution = resolution_rules.resolve_mode(
                 mode, modes.parse_level(support), num_speculative_tokens=num_spec,
                 compilation_mode_is_vllm_compile=vllm_compile, backend_name=backend)
-        except modes.VllmModeError as exc:
+        except resolution_rules.VllmModeError as exc:
             raise InputError(str(exc), where="vLLM cudagraph_mode") from None
         for step in resolution.steps:
             _apply(draft, f"vllm.{step.rule}", step.before, step.after, step.message)
@@ -45,8 +46,8 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                 if not sizes:
                     continue
                 try:
-                    rounded = modes.round_sizes_for_spec(sizes, max(max(sizes), max_size), q)
-                except modes.VllmModeError as exc:
+                    rounded = resolution_rules.round_sizes_for_spec(sizes, max(max(sizes), max_size), q)
+                except resolution_rules.VllmModeError as exc:
                     raise InputError(str(exc), where="vLLM capture sizes") from None
                 change = draft.record(f"{phase}.bs", rounded, source="rule:vllm.B7",
                                       layer="rule", why=f"rounded to multiples of {q} "
