@@ -37,7 +37,7 @@ def show_rule(rule_id: str, extra: list[str]) -> int:
 
     try:
         rule_set = load_rule_set(extra)
-        rule = rule_set.get(rule_id)
+        rule = rule_set.validated(rule_id)
     except CgConfigError as error:
         return report(error)
     sys.stdout.write(f"# pack: {rule_set.pack_of[rule.id]}\n")

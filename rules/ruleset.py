@@ -89,6 +89,13 @@ class RuleSet:
         """Run these rules over ``draft`` to a fixpoint under ``draft.policy``."""
         apply_rules(draft, self, disabled=disabled)
 
+    def validated(self, rule_id: str) -> Rule:
+        """A rule by id in its schema form (sets loaded by :mod:`.loader` hold that form)."""
+        rule = self.get(rule_id)
+        if isinstance(rule, CompiledRule):
+            raise TypeError("this rule set was read from the cache; load it with the loader")
+        return rule
+
     def get(self, rule_id: str) -> Rule | CompiledRule:
         """A rule by id; an unknown id is an input error with a did-you-mean."""
         for rule in self.rules:

@@ -46,9 +46,14 @@ def fact_fields() -> tuple[str, ...]:
     return tuple(k.split(".", 1)[1] for k in specs() if k.startswith("facts."))
 
 
+@lru_cache(maxsize=1)
+def _config_keys() -> tuple[str, ...]:
+    return tuple(k for k in specs() if not k.startswith("facts."))
+
+
 def all_config_keys() -> list[str]:
     """Every dotted key the resolver tracks: phase keys, then ``options.*``."""
-    return [k for k in specs() if not k.startswith("facts.")]
+    return list(_config_keys())
 
 
 def default_value(key: str) -> Any:

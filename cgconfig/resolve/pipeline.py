@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cgconfig.derived import derive_facts
-from cgconfig.draft import Draft, LockPolicy
+from cgconfig.draft import Draft
 from cgconfig.facts import Facts, validate_facts
 from cgconfig.fields.constants import PHASES
 from cgconfig.fields.table import all_config_keys, keys_per_phase
+from cgconfig.locks import LockPolicy
 from cgconfig.plan import Plan
 from cgconfig.resolve.capture import capture
 from cgconfig.resolve.request import ResolveRequest, RuleSetLike

@@ -11,6 +11,7 @@ out: a vLLM flag on an SGLang line stays with SGLang, which reports it as unknow
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from cgconfig.errors import InputError
@@ -65,8 +66,11 @@ class ArgvSplit:
     parts: dict[str, Part]
 
 
+_NEGATIVE_NUMBER = re.compile(r"-\d+(\.\d+)?")
+
+
 def _is_flag(token: str) -> bool:
-    return token.startswith("-") and not token.lstrip("-").replace(".", "", 1).isdigit()
+    return token[:1] == "-" and _NEGATIVE_NUMBER.fullmatch(token) is None
 
 
 def _take(argv: list[str], i: int, name: str, inline: str | None, arity: Arity) -> int:
@@ -87,9 +91,15 @@ def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
     named: str | None = None
     seen: list[str] = []
     tables = ((host,) if host else ()) + dialects
+    exact = {name: (t.owner, arity) for t in reversed(tables) for name, arity in t.flags.items()}
+    prefixed = [(p, t.owner) for t in tables for p in t.prefixes]
     i = 0
     while i < len(argv):
         token = argv[i]
+        if not _is_flag(token):
+            segments.append(("sglang", i, [token]))
+            i += 1
+            continue
         name, eq, inline_text = token.partition("=")
         inline = inline_text if eq else None
         if name == "--dialect":
@@ -100,15 +110,11 @@ def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
             i += 1 if inline is not None else 2
             continue
         owner, end = "sglang", i + 1
-        if _is_flag(token):
-            for table in tables:
-                arity = table.arity(name)
-                if arity is not None:
-                    owner, end = table.owner, _take(argv, i, name, inline, arity)
-                    break
-        if owner not in ("sglang", *(() if host is None else (host.owner,))) \
-                and owner not in seen:
-            seen.append(owner)
+        claim = exact.get(name) or next(((o, 1) for p, o in prefixed if name.startswith(p)), None)
+        if claim is not None:
+            owner, end = claim[0], _take(argv, i, name, inline, claim[1])
+            if owner not in seen and (host is None or owner != host.owner):
+                seen.append(owner)
         segments.append((owner, i, argv[i:end]))
         i = end
     dialect = named if named is not None else (seen[0] if seen else "sglang")
