@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from cgconfig.fields.constants import BACKENDS, DIALECTS
-from cgconfig.fields.table import fact_fields, spec
+from cgconfig.fields.constants import DIALECTS
+from cgconfig.fields.table import all_config_keys, fact_fields, spec
 from cgconfig.provenance import Layer
 
 FlagKind = Literal["config", "option", "fact", "setting"]
@@ -59,8 +59,33 @@ def _c(name: str, layer: Layer, value: ValueKind, writes: tuple[tuple[str, Any],
                 choices=choices, replacement=replacement)
 
 
-_BACKEND_HELP = "Backend for the {p} phase: full, breakable or disabled."
+#: SGLang's value kind for each spec kind (a key's own flag reads its argument this way).
+_VALUE_OF_KIND: dict[str, ValueKind] = {"bool": "switch", "choice": "choice", "float": "float",
+                                        "int": "int", "int_list": "int_list", "str": "str"}
 
+
+def _key_flags(key: str) -> tuple[Flag, ...]:
+    """The flag a key declares (``FlagSpelling`` in ``config.py``) and its deprecated aliases."""
+    field_spec = spec(key)
+    spelling = field_spec.flag
+    if spelling is None:
+        return ()
+    value: ValueKind = spelling.value or _VALUE_OF_KIND[field_spec.kind]  # type: ignore[assignment]
+    kind: FlagKind = "option" if key.startswith("options.") else "config"
+    write = (key, True if value == "switch" else ARG)
+    layer = None if kind == "option" else Layer.CONVENIENCE
+    main = Flag(spelling.flag, kind, value, spelling.help, writes=(write,), layer=layer,
+                choices=field_spec.choices)
+    # Deprecated aliases write the same key, exactly as SGLang's alias actions did.
+    return (main, *(Flag(alias, kind, value, "Deprecated alias.", writes=(write,), layer=layer,
+                         choices=field_spec.choices, replacement=spelling.flag)
+                    for alias in spelling.aliases))
+
+
+_KEY_FLAGS: tuple[Flag, ...] = tuple(f for key in all_config_keys() for f in _key_flags(key))
+
+#: Switches that write constants (old spellings of a backend choice), then every key's own flag
+#: and its aliases, then the config document.
 CONFIG_FLAGS: tuple[Flag, ...] = (
     _c("--disable-cuda-graph", Layer.LEGACY, "switch",
        (("decode.backend", "disabled"), ("prefill.backend", "disabled")),
@@ -71,60 +96,19 @@ CONFIG_FLAGS: tuple[Flag, ...] = (
     _c("--disable-prefill-cuda-graph", Layer.OFF_SWITCH, "switch",
        (("prefill.backend", "disabled"),),
        "Disable the prefill-phase CUDA graph (same as --cuda-graph-backend-prefill disabled)."),
-    _c("--cuda-graph-backend-decode", Layer.CONVENIENCE, "choice", (("decode.backend", ARG),),
-       _BACKEND_HELP.format(p="decode"), choices=BACKENDS),
-    _c("--cuda-graph-backend-prefill", Layer.CONVENIENCE, "choice", (("prefill.backend", ARG),),
-       _BACKEND_HELP.format(p="prefill"), choices=BACKENDS),
-    _c("--cuda-graph-max-bs-decode", Layer.CONVENIENCE, "int", (("decode.max_bs", ARG),),
-       "Largest decode batch (requests) to capture."),
-    _c("--cuda-graph-max-bs-prefill", Layer.CONVENIENCE, "int", (("prefill.max_bs", ARG),),
-       "Largest prefill size (tokens) to capture."),
-    _c("--cuda-graph-bs-decode", Layer.CONVENIENCE, "int_list", (("decode.bs", ARG),),
-       "Exact decode batch sizes to capture (space-separated)."),
-    _c("--cuda-graph-bs-prefill", Layer.CONVENIENCE, "int_list", (("prefill.bs", ARG),),
-       "Exact prefill token counts to capture (space-separated)."),
-    _c("--cuda-graph-max-seq-len-prefill", Layer.CONVENIENCE, "int", (("prefill.max_seq_len", ARG),),
-       "Longest sequence a prefill graph replay admits; longer batches run eager prefill."),
-    _c("--cuda-graph-prefill-max-context", Layer.CONVENIENCE, "human_int",
-       (("prefill.max_context_size", ARG),),
-       "Largest context a prefill graph supports (accepts 200k); larger contexts run eager."),
-    # Deprecated aliases write the convenience keys, exactly as SGLang's alias actions did.
-    _c("--cuda-graph-max-bs", Layer.CONVENIENCE, "int", (("decode.max_bs", ARG),),
-       "Deprecated alias.", replacement="--cuda-graph-max-bs-decode"),
-    _c("--cuda-graph-bs", Layer.CONVENIENCE, "int_list", (("decode.bs", ARG),),
-       "Deprecated alias.", replacement="--cuda-graph-bs-decode"),
+    *(f for f in _KEY_FLAGS if f.kind == "config"),
     _c("--enable-breakable-cuda-graph", Layer.CONVENIENCE, "switch",
        (("prefill.backend", "breakable"),), "Deprecated alias.",
        replacement="--cuda-graph-backend-prefill breakable"),
     _c("--disable-piecewise-cuda-graph", Layer.CONVENIENCE, "switch",
        (("prefill.backend", "disabled"),), "Deprecated alias.",
        replacement="--cuda-graph-backend-prefill disabled"),
-    _c("--piecewise-cuda-graph-tokens", Layer.CONVENIENCE, "int_list", (("prefill.bs", ARG),),
-       "Deprecated alias.", replacement="--cuda-graph-bs-prefill"),
-    _c("--piecewise-cuda-graph-max-tokens", Layer.CONVENIENCE, "int", (("prefill.max_bs", ARG),),
-       "Deprecated alias.", replacement="--cuda-graph-max-bs-prefill"),
     Flag(name="--cuda-graph-config", kind="config", value="str", layer=Layer.CONFIG,
          metavar="JSON|@FILE|FILE",
          help="Per-phase settings as JSON, @file, or a .json/.yaml file; wins over every flag."),
 )
 
-OPTION_FLAGS: tuple[Flag, ...] = (
-    Flag("--disable-cuda-graph-padding", "option", "switch",
-         "Replay only exact sizes (captures every size up to max_bs).",
-         writes=(("options.disable_padding", True),)),
-    Flag("--enable-torch-compile", "option", "switch",
-         "torch.compile the decode sizes up to --torch-compile-max-bs.",
-         writes=(("options.enable_torch_compile", True),)),
-    Flag("--torch-compile-max-bs", "option", "int",
-         "Largest decode size torch.compile handles (default 32).",
-         writes=(("options.torch_compile_max_bs", ARG),)),
-    Flag("--enable-cudagraph-gc", "option", "switch",
-         "Keep garbage collection running during capture (frozen by default).",
-         writes=(("options.enable_cudagraph_gc", True),)),
-    Flag("--debug-cuda-graph", "option", "switch",
-         "Run every op eagerly through the breakable capture/replay path.",
-         writes=(("options.debug_cuda_graph", True),)),
-)
+OPTION_FLAGS: tuple[Flag, ...] = tuple(f for f in _KEY_FLAGS if f.kind == "option")
 
 #: Flags that existed upstream and are gone: a clear error with the migration, not "unknown".
 REMOVED_FLAGS: dict[str, str] = {

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from cgconfig.fields.spec import FieldSpec
+from cgconfig.fields.spec import FieldSpec, FlagSpelling
 
 
 def _spec_from_field(key: str, info: Any, choices_override: tuple[str, ...] | None) -> FieldSpec:
@@ -43,6 +43,7 @@ def _spec_from_field(key: str, info: Any, choices_override: tuple[str, ...] | No
             _, *item_meta = get_args(item)
     if choices_override:
         kind, choices = "choice", choices_override
+    spelling = next((m for m in metadata if isinstance(m, FlagSpelling)), None)
     gt = ge = min_items = None
     # A FieldInfo inside Annotated (Field(min_length=1)) carries its constraints one level down.
     flat = [inner for meta in [*metadata, *item_meta]
@@ -56,7 +57,7 @@ def _spec_from_field(key: str, info: Any, choices_override: tuple[str, ...] | No
             min_items = meta.min_length
     doc = " ".join((info.description or "").strip().split("\n\n")[0].split()).replace("``", "")
     return FieldSpec(key, kind, info.get_default(call_default_factory=True), optional, gt, ge,
-                     min_items, choices, doc)
+                     min_items, choices, doc, spelling)
 
 
 def build_specs() -> list[FieldSpec]:
@@ -84,7 +85,7 @@ def render_module(specs: list[FieldSpec]) -> str:
         "A test fails when this file and the models disagree.",
         '"""',
         "",
-        "from cgconfig.fields.spec import FieldSpec",
+        "from cgconfig.fields.spec import FieldSpec, FlagSpelling",
         "",
         "SPECS: tuple[FieldSpec, ...] = (",
     ]
@@ -93,7 +94,8 @@ def render_module(specs: list[FieldSpec]) -> str:
         lines.append(f"              optional={s.optional!r}, gt={s.gt!r}, ge={s.ge!r}, "
                      f"min_items={s.min_items!r},")
         lines.append(f"              choices={s.choices!r},")
-        lines.append(f"              doc={s.doc!r}),")
+        lines.append(f"              doc={s.doc!r},")
+        lines.append(f"              flag={s.flag!r}),")
     lines.append(")")
     return "\n".join(lines) + "\n"
 

@@ -14,6 +14,22 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class FlagSpelling:
+    """A key's own SGLang flag, declared next to its type (``Annotated[..., FlagSpelling(...)]``).
+
+    The flag table, ``--help``, completion, the SGLang emitter and ``docs/migration.md`` read
+    it from the generated specs; nothing else spells the flag.
+    """
+
+    flag: str
+    help: str
+    aliases: tuple[str, ...] = ()
+    """Deprecated spellings that write the same key (each prints a deprecation note)."""
+    value: str | None = None
+    """How the argument is read when the type does not say it (``human_int``: ``200k``)."""
+
+
+@dataclass(frozen=True)
 class FieldSpec:
     """One field's type: kind, bounds, choices, default and the first line of its docstring."""
 
@@ -27,6 +43,7 @@ class FieldSpec:
     min_items: int | None = None
     choices: tuple[str, ...] | None = None
     doc: str = ""
+    flag: FlagSpelling | None = None
 
 
 class FieldError(ValueError):
