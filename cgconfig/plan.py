@@ -1,6 +1,6 @@
 """The plan: what to capture per phase, and the full record of why.
 
-``Plan.to_json()`` is the versioned machine format of SPEC §6 (``schema_version`` 1). It is
+``Plan.to_json()`` is the versioned machine format (``schema_version`` 1; ``docs/plan-format.md``). It is
 deterministic: the same inputs give byte-identical output, so plans can be diffed in CI.
 """
 
@@ -27,7 +27,7 @@ class Change:
     after: Any
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form with SPEC's ``from``/``to`` names."""
+        """JSON form with the plan format's ``from``/``to`` names."""
         return {"key": self.key, "from": self.before, "to": self.after}
 
 
@@ -107,7 +107,7 @@ class Plan:
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:
-        """The SPEC §6 document as plain data."""
+        """The plan document (``docs/plan-format.md``) as plain data."""
         return {
             "schema_version": self.schema_version,
             "config": self.config,

@@ -1,7 +1,8 @@
 """Capture-size grids, GPU-memory tiers and the capture-time filter, as SGLang 0.5.23 does them.
 
 The grids and tiers are data (tuples below); the functions only walk them. Decode sizes count
-requests, prefill sizes count tokens. See research/sglang.md §6 and SPEC §9.
+requests, prefill sizes count tokens (SGLang ``server_args.py`` memory handler and
+``cuda_graph_runner.py`` capture filter).
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ class MemoryTier:
         return self.decode_max_bs_tp_lt4 if tp_size < 4 else self.decode_max_bs_tp_ge4
 
 
-#: SGLang 0.5.23 tiers (SPEC §9): GiB → chunked-prefill size, decode max_bs (tp<4 / tp≥4).
+#: SGLang 0.5.23 tiers (``ServerArgs._handle_gpu_memory_settings``): GiB → chunked-prefill
+#: size, decode max_bs (tp<4 / tp≥4).
 GPU_MEMORY_TIERS: tuple[MemoryTier, ...] = (
     MemoryTier(20, 2048, 8, 8, "< 20 GiB (T4, RTX 4080)"),
     MemoryTier(35, 4096, 48, 160, "20–35 GiB (A10, RTX 4090/5090)"),

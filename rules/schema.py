@@ -237,11 +237,6 @@ class Action(BaseModel):
                              f"(got {', '.join(given) or 'none'})")
         return self
 
-    @property
-    def verb(self) -> str:
-        """The action's name (``set``, ``clamp``...)."""
-        return next(n for n in type(self).model_fields if getattr(self, n) is not None)
-
     def target_keys(self) -> list[str]:
         """Config keys the action may write."""
         if self.set is not None:

@@ -1,5 +1,5 @@
 """TensorRT-LLM's CUDA-graph batch sizes: ``_generate_cuda_graph_batch_sizes`` and the
-``cuda_graph_config`` validators, per research/vllm_trtllm.md §2.4 and §4.2.
+``cuda_graph_config`` validators (``tensorrt_llm/llmapi/llm_args.py``).
 
 Two variants: ``"newest"`` (2026 main, ``BaseCudaGraphConfig``; padding grid grows in +64
 steps, PR #12895) and ``"v1.0"`` (plain ``CudaGraphConfig`` validated by
@@ -12,17 +12,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Literal
 
 __all__ = [
     "DEFAULT_MAX_BATCH_SIZE",
     "VARIANTS",
-    "Variant",
     "generate_batch_sizes",
     "validate",
 ]
 
-Variant = Literal["newest", "v1.0"]
 VARIANTS: tuple[str, ...] = ("newest", "v1.0")
 
 #: ``max_batch_size`` when neither it nor ``batch_sizes`` is set.

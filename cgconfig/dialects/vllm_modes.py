@@ -113,7 +113,7 @@ def parse_mode(text: str) -> CudaGraphMode:
     """A ``cudagraph_mode`` value as vLLM reads it (``CUDAGraphMode[value.upper()]``).
 
     Raises ``ValueError`` naming the allowed modes and the closest one; vLLM itself lets the
-    ``KeyError`` escape as a traceback (§2.1).
+    ``KeyError`` escape as a traceback.
     """
     return _parse_member(CudaGraphMode, text, "cudagraph_mode")
 
@@ -151,7 +151,7 @@ class BackendSupport:
 
     level: SupportLevel
     source: str
-    """Where vLLM declares it (file:line under ``vllm/v1/attention/``, from research §3.2)."""
+    """Where vLLM declares it (file:line under ``vllm/v1/attention/``)."""
     note: str = ""
     spec_level: SupportLevel | None = None
     """The level when ``num_speculative_tokens > 0``, where the backend declares a different one."""
@@ -198,7 +198,7 @@ VLLM_BACKEND_SUPPORT: dict[str, BackendSupport] = {
     "FLASHMLA_SPARSE": BackendSupport(_S.UNIFORM_BATCH, "backends/mla/flashmla_sparse.py:350"),
     "FLASHINFER_MLA_SPARSE": BackendSupport(
         _S.UNIFORM_BATCH, "backends/mla/flashinfer_mla_sparse.py:254,281"),
-    # Not attention backends a user selects, but their builders join the minimum (§3.2).
+    # Not attention backends a user selects, but their builders join the minimum.
     "MAMBA1": BackendSupport(_S.UNIFORM_BATCH, "backends/mamba_attn.py:87", "Mamba layers"),
     "MAMBA2": BackendSupport(_S.UNIFORM_BATCH, "backends/mamba_attn.py:87", "Mamba layers"),
     "SHORT_CONV": BackendSupport(_S.UNIFORM_BATCH, "backends/short_conv_attn.py:113"),

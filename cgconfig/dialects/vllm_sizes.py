@@ -1,6 +1,6 @@
 """vLLM's default CUDA-graph capture sizes (``VllmConfig._set_cudagraph_sizes``, vLLM 0.33.0).
 
-Reproduces research/vllm_trtllm.md §4.1 with a single decode tier ``(q, max_num_seqs)``;
+Reproduces ``vllm/config/vllm.py`` with a single decode tier ``(q, max_num_seqs)``;
 dynamic speculative-decoding tiers are out of scope. Sizes are token counts. vLLM only runs
 this when CUDA graphs are on (not eager, mode ≠ NONE); otherwise it sets sizes ``[]`` and max
 ``0``, which is the caller's branch. Spec-decode rounding (rule B7) happens later, in
@@ -13,18 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 __all__ = [
     "BLACKWELL_MAX_GRAPH_SIZE",
     "DEFAULT_MAX_GRAPH_SIZE",
     "PERFORMANCE_MODES",
-    "PerformanceMode",
     "SizeResult",
     "default_capture_sizes",
 ]
 
-PerformanceMode = Literal["balanced", "interactivity", "throughput"]
 PERFORMANCE_MODES: tuple[str, ...] = ("balanced", "interactivity", "throughput")
 
 #: The automatic ceiling; the SM100 family (Blackwell) gets twice as many graphs.

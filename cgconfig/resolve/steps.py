@@ -82,7 +82,8 @@ def _max_bs_from_list(draft: Draft, phase: str, sizes: list[int]) -> None:
 
 
 def fill_sizes(draft: Draft, facts: Facts) -> None:
-    """Default max_bs and size lists, as SGLang's memory handler does (research §6)."""
+    """Default max_bs and size lists, as SGLang's memory handler does
+    (``ServerArgs._handle_gpu_memory_settings``)."""
     d = draft.derived
     draft.size_generator = _size_generator(draft)
     src, layer = "resolver", "resolver"
