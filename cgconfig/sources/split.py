@@ -11,7 +11,6 @@ out: a vLLM flag on an SGLang line stays with SGLang, which reports it as unknow
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from cgconfig.errors import InputError
@@ -66,14 +65,14 @@ class ArgvSplit:
     parts: dict[str, Part]
 
 
-_NEGATIVE_NUMBER = re.compile(r"-\d+(\.\d+)?")
-
-
 def _is_flag(token: str) -> bool:
-    return token[:1] == "-" and _NEGATIVE_NUMBER.fullmatch(token) is None
+    """A ``-x``/``--x`` token; ``-1`` and ``-0.5`` are values."""
+    if token[:1] != "-":
+        return False
+    return not token[1:2].isdigit() or not token[1:].replace(".", "", 1).isdigit()
 
 
-def _take(argv: list[str], i: int, name: str, inline: str | None, arity: Arity) -> int:
+def _take(argv: list[str], i: int, inline: str | None, arity: Arity) -> int:
     """Index after the flag at ``i`` and its values."""
     if arity == 0 or inline is not None:
         return i + 1
@@ -84,20 +83,32 @@ def _take(argv: list[str], i: int, name: str, inline: str | None, arity: Arity) 
     return j
 
 
+_Claims = tuple[dict[str, tuple[str, Arity]], tuple[tuple[str, str], ...]]
+_CLAIMS: dict[tuple[int, ...], _Claims] = {}
+
+
+def _claims(tables: tuple[DialectFlags, ...]) -> _Claims:
+    """Spelling → (owner, arity), and (prefix, owner) pairs; the first table wins a spelling.
+    Built once per set of tables (the tables are module constants)."""
+    key = tuple(id(t) for t in tables)
+    if key not in _CLAIMS:
+        exact = {n: (t.owner, a) for t in reversed(tables) for n, a in t.flags.items()}
+        _CLAIMS[key] = exact, tuple((p, t.owner) for t in tables for p in t.prefixes)
+    return _CLAIMS[key]
+
+
 def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
                host: DialectFlags | None = None) -> ArgvSplit:
     """Walk ``argv`` once: each token goes to the owner whose table claims its flag."""
-    segments: list[tuple[str, int, list[str]]] = []
+    segments: list[tuple[str, int, int]] = []
     named: str | None = None
     seen: list[str] = []
-    tables = ((host,) if host else ()) + dialects
-    exact = {name: (t.owner, arity) for t in reversed(tables) for name, arity in t.flags.items()}
-    prefixed = [(p, t.owner) for t in tables for p in t.prefixes]
+    host_owner = host.owner if host is not None else None
+    exact, prefixed = _claims(((host,) if host else ()) + dialects)
     i = 0
     while i < len(argv):
         token = argv[i]
-        if not _is_flag(token):
-            segments.append(("sglang", i, [token]))
+        if token[:1] != "-" or token == "-" or not _is_flag(token):
             i += 1
             continue
         name, eq, inline_text = token.partition("=")
@@ -107,20 +118,39 @@ def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
                 raise InputError("--dialect expects a value", where="--dialect",
                                  allowed=DIALECTS)
             named = inline if inline is not None else argv[i + 1]
-            i += 1 if inline is not None else 2
+            end = i + (1 if inline is not None else 2)
+            segments.append(("", i, end))
+            i = end
             continue
-        owner, end = "sglang", i + 1
-        claim = exact.get(name) or next(((o, 1) for p, o in prefixed if name.startswith(p)), None)
-        if claim is not None:
-            owner, end = claim[0], _take(argv, i, name, inline, claim[1])
-            if owner not in seen and (host is None or owner != host.owner):
-                seen.append(owner)
-        segments.append((owner, i, argv[i:end]))
+        claim = exact.get(name)
+        if claim is None and prefixed:
+            claim = next(((o, 1) for p, o in prefixed if name.startswith(p)), None)
+        if claim is None:
+            i += 1
+            continue
+        end = _take(argv, i, inline, claim[1])
+        if claim[0] not in seen and claim[0] != host_owner:
+            seen.append(claim[0])
+        segments.append((claim[0], i, end))
         i = end
     dialect = named if named is not None else (seen[0] if seen else "sglang")
+    return ArgvSplit(dialect=dialect, dialect_named=named is not None,
+                     parts=_parts(argv, segments, (dialect, host_owner)))
+
+
+def _parts(argv: list[str], claimed: list[tuple[str, int, int]],
+           kept: tuple[str | None, ...]) -> dict[str, Part]:
+    """Tokens per owner: claimed runs go to their owner when it is kept (the chosen dialect,
+    the host), to nobody when the owner is ``""`` (``--dialect``), else back to SGLang."""
     parts: dict[str, Part] = {}
-    for owner, start, tokens in segments:
-        keep = owner if owner in (dialect, "sglang") or (host and owner == host.owner) \
-            else "sglang"
-        parts.setdefault(keep, Part()).add(tokens, start)
-    return ArgvSplit(dialect=dialect, dialect_named=named is not None, parts=parts)
+    done = 0
+    for owner, start, end in claimed:
+        if start > done:
+            parts.setdefault("sglang", Part()).add(argv[done:start], done)
+        if owner:
+            keep = owner if owner in kept else "sglang"
+            parts.setdefault(keep, Part()).add(argv[start:end], start)
+        done = end
+    if done < len(argv):
+        parts.setdefault("sglang", Part()).add(argv[done:], done)
+    return parts
