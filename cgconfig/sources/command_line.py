@@ -12,16 +12,27 @@ from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.constants import DIALECTS
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Source, gather
+from cgconfig.sources.dialect_flags import TRTLLM_FLAGS, VLLM_FLAGS
 from cgconfig.sources.sglang import SglangArgv
 from cgconfig.sources.split import ArgvSplit, DialectFlags, Part, split_argv
-from cgconfig.sources.trtllm import TRTLLM_FLAGS, TrtllmOptions
-from cgconfig.sources.vllm import VllmArgv
-from cgconfig.sources.vllm_argv import VLLM_FLAGS
+
+
+def _vllm(part: Part) -> Source:
+    from cgconfig.sources.vllm import VllmArgv  # only a vLLM line pays for vLLM's tables
+
+    return VllmArgv(part.tokens, part.positions)
+
+
+def _trtllm(part: Part) -> Source:
+    from cgconfig.sources.trtllm import TrtllmOptions
+
+    return TrtllmOptions(part.tokens)
+
 
 #: Each non-SGLang dialect: its flag table (what the splitter carves out) and its source.
 DIALECT_SOURCES: dict[str, tuple[DialectFlags, Callable[[Part], Source]]] = {
-    "vllm": (VLLM_FLAGS, lambda part: VllmArgv(part.tokens, part.positions)),
-    "trtllm": (TRTLLM_FLAGS, lambda part: TrtllmOptions(part.tokens)),
+    "vllm": (VLLM_FLAGS, _vllm),
+    "trtllm": (TRTLLM_FLAGS, _trtllm),
 }
 
 

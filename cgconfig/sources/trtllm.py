@@ -17,12 +17,8 @@ from cgconfig.errors import InputError, did_you_mean
 from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.resolve.request import DialectDefault, ResolveRequest
 from cgconfig.sources.contribution import Contribution
+from cgconfig.sources.dialect_flags import TRTLLM_FLAGS
 from cgconfig.sources.documents import validate_leaf
-from cgconfig.sources.split import DialectFlags
-
-#: Flags that name a TensorRT-LLM options file.
-TRTLLM_FLAGS = DialectFlags("trtllm", {"--extra-llm-api-options": 1,
-                                       "--extra_llm_api_options": 1, "--trtllm-options": 1})
 
 GRAPH_KEYS = ("batch_sizes", "max_batch_size", "enable_padding")
 PIECEWISE_DEFAULT_TOKENS = [2**i for i in range(8)] + list(range(256, 3073, 256))

@@ -19,18 +19,9 @@ from typing import Any
 
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.values import looks_human_int, parse_human_int, parse_int
-from cgconfig.sources.split import DialectFlags
+from cgconfig.sources.dialect_flags import VLLM_FLAGS
 
 CC_FLAGS = ("--compilation-config", "-cc")
-
-#: The vLLM dialect's flags and their arity; ``-cc.KEY=VALUE`` spellings take one value.
-VLLM_FLAGS = DialectFlags("vllm", {
-    "--compilation-config": 1, "-cc": 1, "--enforce-eager": 0,
-    "--max-num-seqs": 1, "--max-num-batched-tokens": 1,
-    "--num-speculative-tokens": 1, "--speculative-config": 1,
-    "--cudagraph-capture-sizes": "+", "--max-cudagraph-capture-size": 1,
-    "--cudagraph-support": 1, "--vllm-attention-backend": 1,
-}, prefixes=("-cc.", "--compilation-config."))
 #: CompilationConfig keys that matter here.
 MODELLED_KEYS = ("cudagraph_mode", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "mode")
 #: CompilationConfig keys accepted and ignored (no effect on which graphs are captured).
