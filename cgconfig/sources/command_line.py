@@ -36,9 +36,12 @@ DIALECT_SOURCES: dict[str, tuple[DialectFlags, Callable[[Part], Source]]] = {
 }
 
 
+_DIALECT_TABLES = tuple(table for table, _ in DIALECT_SOURCES.values())
+
+
 def split_command_line(argv: list[str], host: DialectFlags | None = None) -> ArgvSplit:
     """Split ``argv`` once into the SGLang part, the dialect's part and the host's part."""
-    return split_argv(list(argv), tuple(table for table, _ in DIALECT_SOURCES.values()), host)
+    return split_argv(list(argv), _DIALECT_TABLES, host)
 
 
 def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,

@@ -83,17 +83,19 @@ def _take(argv: list[str], i: int, inline: str | None, arity: Arity) -> int:
     return j
 
 
-_Claims = tuple[dict[str, tuple[str, Arity]], tuple[tuple[str, str], ...]]
-_CLAIMS: dict[tuple[int, ...], _Claims] = {}
+_Claims = tuple[dict[str, tuple[str, Arity]], tuple[tuple[str, str], ...], tuple[str, ...]]
+_CLAIMS: dict[tuple[int, int], _Claims] = {}
 
 
-def _claims(tables: tuple[DialectFlags, ...]) -> _Claims:
-    """Spelling → (owner, arity), and (prefix, owner) pairs; the first table wins a spelling.
-    Built once per set of tables (the tables are module constants)."""
-    key = tuple(id(t) for t in tables)
+def _claims(dialects: tuple[DialectFlags, ...], host: DialectFlags | None) -> _Claims:
+    """Spelling → (owner, arity), (prefix, owner) pairs and every prefix; the host, then the
+    first dialect, wins a spelling. Built once per set of tables (they are module constants)."""
+    key = (id(dialects), id(host))
     if key not in _CLAIMS:
+        tables = ((host,) if host else ()) + dialects
         exact = {n: (t.owner, a) for t in reversed(tables) for n, a in t.flags.items()}
-        _CLAIMS[key] = exact, tuple((p, t.owner) for t in tables for p in t.prefixes)
+        prefixed = tuple((p, t.owner) for t in tables for p in t.prefixes)
+        _CLAIMS[key] = exact, prefixed, tuple(p for p, _ in prefixed)
     return _CLAIMS[key]
 
 
@@ -104,7 +106,7 @@ def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
     named: str | None = None
     seen: list[str] = []
     host_owner = host.owner if host is not None else None
-    exact, prefixed = _claims(((host,) if host else ()) + dialects)
+    exact, prefixed, prefixes = _claims(dialects, host)
     i = 0
     while i < len(argv):
         token = argv[i]
@@ -123,8 +125,8 @@ def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
             i = end
             continue
         claim = exact.get(name)
-        if claim is None and prefixed:
-            claim = next(((o, 1) for p, o in prefixed if name.startswith(p)), None)
+        if claim is None and name.startswith(prefixes):
+            claim = next((o, 1) for p, o in prefixed if name.startswith(p))
         if claim is None:
             i += 1
             continue
