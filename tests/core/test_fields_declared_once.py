@@ -54,3 +54,11 @@ def test_flag_tables_hold_no_hand_written_per_key_flag() -> None:
     declared = set(_declared().values())
     aliases = {a for key in all_config_keys() if (s := spec(key)).flag for a in s.flag.aliases}
     assert per_key <= declared | aliases
+
+
+def test_derived_facts_have_one_declaration_of_their_types() -> None:
+    from cgconfig import resolve_args
+    from cgconfig.derived import DERIVED_TYPES
+
+    plan = resolve_args(["--gpu-memory-gib", "80"])
+    assert set(plan.facts["derived"]) == set(DERIVED_TYPES)
