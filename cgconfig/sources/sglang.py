@@ -8,7 +8,7 @@ from typing import Any
 
 from cgconfig.errors import InputError
 from cgconfig.resolve.request import ResolveRequest
-from cgconfig.sources.contribution import Contribution, Settings
+from cgconfig.sources.contribution import Contribution
 from cgconfig.sources.documents import facts_from_file, leaves_from_config_arg
 from cgconfig.sources.sglang_argv import parse_argv
 
@@ -39,16 +39,12 @@ class SglangArgv:
             leaves += leaves_from_config_arg(raw, position)
         facts: dict[str, Any] = {}
         where: dict[str, str] = {}
-        settings = parsed.settings
-        if "deployment" in settings:
-            facts, where = facts_from_file(settings["deployment"])
+        if parsed.deployment is not None:
+            facts, where = facts_from_file(parsed.deployment)
         for name, (value, flag) in parsed.facts.items():
             facts[name] = value
             where[name] = flag
         return Contribution(
             leaves=leaves, facts=facts, fact_sources=where,
             deprecations=list(parsed.deprecations), ignored=list(parsed.ignored),
-            settings=Settings(strict=bool(settings.get("strict")),
-                              rule_files=list(settings.get("rules", [])),
-                              disabled_rules=list(settings.get("disable_rule", [])),
-                              allow_override=list(settings.get("allow_override", []))))
+            settings=parsed.settings)

@@ -22,6 +22,7 @@ from cgconfig.fields.flags import (
 )
 from cgconfig.fields.values import parse_float, parse_human_int, parse_int
 from cgconfig.provenance import Layer, Leaf, Origin
+from cgconfig.sources.contribution import Settings
 
 #: Leading tokens of a launch line that name the program rather than configure it.
 _LAUNCHER_TOKENS = {"python", "python3", "-m", "sglang.launch_server", "sglang", "serve",
@@ -39,8 +40,10 @@ class ParsedArgs:
     """Raw ``--cuda-graph-config`` values with their argv positions."""
     facts: dict[str, tuple[Any, str]] = field(default_factory=dict)
     """Deployment facts from flags: field → (value, flag)."""
-    settings: dict[str, Any] = field(default_factory=dict)
-    """Resolution settings (``strict``, ``rules``, ``deployment``...) by flag name."""
+    settings: Settings = field(default_factory=Settings)
+    """``--strict``, ``--rules``, ``--disable-rule``, ``--allow-override``."""
+    deployment: str | None = None
+    """The ``--deployment`` file, if one was named."""
     deprecations: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     positionals: list[str] = field(default_factory=list)
@@ -171,11 +174,7 @@ def _skip_unmodelled(name: str, inline: str | None, tokens: list[str], i: int, o
 def _apply(flag: Flag, spelling: str, values: list[str], position: int, out: ParsedArgs) -> None:
     where = spelling
     if flag.kind == "setting":
-        key = flag.name.lstrip("-").replace("-", "_")
-        if flag.value == "repeat":
-            out.settings.setdefault(key, []).append(values[0])
-        else:
-            out.settings[key] = True if flag.value == "switch" else _convert(flag, values, where)
+        _setting(out, flag.name, values)
         return
     if flag.name == "--cuda-graph-config":
         out.config_docs.append((values[0], position))
@@ -193,3 +192,19 @@ def _apply(flag: Flag, spelling: str, values: list[str], position: int, out: Par
             continue
         layer = flag.layer if flag.layer is not None else Layer.CONVENIENCE
         out.leaves.append(Leaf(key, value, Origin(layer, spelling, position=position)))
+
+
+def _setting(out: ParsedArgs, name: str, values: list[str]) -> None:
+    """Record one setting flag. ``--dialect`` is the splitter's and ``--ignore-unknown-args``
+    the parser's own; neither reaches the resolution."""
+    settings = out.settings
+    if name == "--strict":
+        settings.strict = True
+    elif name == "--rules":
+        settings.rule_files.append(values[0])
+    elif name == "--disable-rule":
+        settings.disabled_rules.append(values[0])
+    elif name == "--allow-override":
+        settings.allow_override.append(values[0])
+    elif name == "--deployment":
+        out.deployment = values[0]
