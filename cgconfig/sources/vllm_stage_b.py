@@ -46,14 +46,14 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                 if not sizes:
                     continue
                 try:
-                    rounded = resolution_rules.round_sizes_for_spec(sizes, max(max(sizes), max_size), q)
+                    rounded, rounded_max = resolution.apply_sizes(sizes, max(max(sizes), max_size))
                 except resolution_rules.VllmModeError as exc:
                     raise InputError(str(exc), where="vLLM capture sizes") from None
                 change = draft.record(f"{phase}.bs", rounded, source="rule:vllm.B7",
                                       layer="rule", why=f"rounded to multiples of {q} "
                                       "(1 + num_speculative_tokens)")
                 if change is not None:
-                    draft.record(f"{phase}.max_bs", rounded[-1], source="rule:vllm.B7",
+                    draft.record(f"{phase}.max_bs", rounded_max, source="rule:vllm.B7",
                                  layer="rule", why="follows the rounded list")
                     draft.decisions.append(Decision(
                         rule="vllm.B7", kind="constraint", outcome="applied",
