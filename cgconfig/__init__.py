@@ -16,11 +16,11 @@ _EXPORTS = {
     "resolve_dict": "cgconfig.api",
     "resolve_namespace": "cgconfig.api",
     "add_arguments": "cgconfig.api",
-    "CudaGraphConfig": "cgconfig.model",
-    "DecodeConfig": "cgconfig.model",
-    "PrefillConfig": "cgconfig.model",
-    "GraphOptions": "cgconfig.model",
-    "DeploymentFacts": "cgconfig.deployment",
+    "CudaGraphConfig": "cgconfig.fields.config",
+    "DecodeConfig": "cgconfig.fields.config",
+    "PrefillConfig": "cgconfig.fields.config",
+    "GraphOptions": "cgconfig.fields.config",
+    "DeploymentFacts": "cgconfig.fields.deployment",
     "Plan": "cgconfig.plan",
     "Decision": "cgconfig.plan",
     "CgConfigError": "cgconfig.errors",
@@ -82,9 +82,9 @@ _map_source_tree()
 
 if TYPE_CHECKING:
     from cgconfig.api import add_arguments, resolve_args, resolve_dict, resolve_namespace
-    from cgconfig.deployment import DeploymentFacts
     from cgconfig.errors import CgConfigError, InputError, StrictConflictError
-    from cgconfig.model import CudaGraphConfig, DecodeConfig, GraphOptions, PrefillConfig
+    from cgconfig.fields.config import CudaGraphConfig, DecodeConfig, GraphOptions, PrefillConfig
+    from cgconfig.fields.deployment import DeploymentFacts
     from cgconfig.plan import Decision, Plan
 
 

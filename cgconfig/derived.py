@@ -1,17 +1,36 @@
 """Derived facts: values computed from the deployment that rules and sizes read.
 
-Rules refer to them as ``derived.<name>``; their types are declared in
-``rules/paths.py`` (``DERIVED_TYPES``) so rule packs are checked against them at load time.
+Rules refer to them as ``derived.<name>``; their types are declared here
+(:data:`DERIVED_TYPES`), and rule packs are checked against them at load time.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
 
 from cgconfig import sizes as sz
 
 if TYPE_CHECKING:
     from cgconfig.facts import Facts
+
+#: Types of the computed facts the resolver provides under ``derived.*``.
+DERIVED_TYPES: dict[str, Any] = {
+    "gpu_memory_gib": Optional[float],  # noqa: UP045 - a runtime type object for TypeAdapter
+    "gpu_memory_source": str,
+    "memory_tier": str,
+    "chunked_prefill_size": int,
+    "chunked_prefill_source": str,
+    "effective_chunked_prefill_size": int,
+    "speculative": bool,
+    "request_width": int,
+    "prefill_attention_backend": Optional[str],  # noqa: UP045
+    "decode_attention_backend": Optional[str],  # noqa: UP045
+    "attention_backends": list[str],
+    "attn_tp_size": int,
+    "is_cuda": bool,
+    "dialect": str,
+    "prefill_cp_breakable_supported": bool,
+}
 
 #: DeepSeek-V4 architectures (SGLang ``is_deepseek_v4``); the prefill-CP breakable predicate
 #: treats them specially.

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cgconfig.locks import LockPolicy
 from cgconfig.plan import Change, Decision
 from cgconfig.provenance import ChainEntry, Leaf
 
@@ -34,6 +35,8 @@ class Draft:
     derived_sizes: set[str] = field(default_factory=set)
     """Phases whose ``bs`` list is generated from ``max_bs`` (not set by anyone)."""
     size_generator: SizeGenerator | None = None
+    policy: LockPolicy = field(default_factory=LockPolicy)
+    """How downgrades treat locked keys (``--strict``, ``--allow-override``)."""
 
     def get(self, key: str) -> Any:
         """The current value of a dotted key."""

@@ -11,16 +11,9 @@ import json
 import shlex
 from typing import Any
 
+from cgconfig.fields.flags import OPTION_FLAGS
+from cgconfig.fields.table import default_value
 from cgconfig.plan import Plan
-
-#: Graph options → the SGLang flag that sets them (switches) or takes their value.
-_OPTION_FLAGS: tuple[tuple[str, str, Any], ...] = (
-    ("disable_padding", "--disable-cuda-graph-padding", False),
-    ("enable_torch_compile", "--enable-torch-compile", False),
-    ("torch_compile_max_bs", "--torch-compile-max-bs", 32),
-    ("enable_cudagraph_gc", "--enable-cudagraph-gc", False),
-    ("debug_cuda_graph", "--debug-cuda-graph", False),
-)
 
 
 def sglang_config(plan: Plan) -> dict[str, dict[str, Any]]:
@@ -40,11 +33,14 @@ def sglang_config(plan: Plan) -> dict[str, dict[str, Any]]:
 def sglang_args(plan: Plan) -> list[str]:
     """SGLang server flags that realise the plan (graph flags only, no deployment facts)."""
     args = ["--cuda-graph-config", json.dumps(sglang_config(plan), separators=(",", ":"))]
-    for name, flag, default in _OPTION_FLAGS:
-        value = plan.options[name]
-        if value == default:
+    for flag in OPTION_FLAGS:
+        if flag.replacement:
             continue
-        args += [flag] if isinstance(value, bool) else [flag, str(value)]
+        key = flag.writes[0][0]
+        value = plan.options[key.split(".", 1)[1]]
+        if value == default_value(key):
+            continue
+        args += [flag.name] if isinstance(value, bool) else [flag.name, str(value)]
     return args
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-EXIT_OK = 0
 EXIT_INPUT = 2
 EXIT_STRICT = 3
 EXIT_DOWNGRADED = 10

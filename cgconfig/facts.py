@@ -1,7 +1,7 @@
 """Validated deployment facts with attribute access, checked without building pydantic models.
 
-:class:`~cgconfig.deployment.DeploymentFacts` documents the facts and gives their JSON Schema;
-the resolver checks values against the same types through :mod:`cgconfig.fieldspec`, which keeps
+:class:`~cgconfig.fields.deployment.DeploymentFacts` documents the facts and gives their JSON Schema;
+the resolver checks values against the same types through :mod:`cgconfig.fields.spec`, which keeps
 pydantic off the start-up path.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from cgconfig.errors import InputError, did_you_mean
-from cgconfig.fieldspec import FieldError, check
-from cgconfig.model_data import fact_fields, spec
+from cgconfig.fields.spec import FieldError, check
+from cgconfig.fields.table import fact_fields, spec
 
 
 class Facts:

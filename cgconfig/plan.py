@@ -101,6 +101,8 @@ class Plan:
     facts: dict[str, Any]
     fact_sources: dict[str, str] = field(default_factory=dict)
     deprecations: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """Facts about the inputs worth a line on stderr that are not deprecations."""
     ignored_args: list[str] = field(default_factory=list)
     schema_version: int = SCHEMA_VERSION
 
@@ -118,6 +120,7 @@ class Plan:
             "facts": self.facts,
             "fact_sources": self.fact_sources,
             "deprecations": self.deprecations,
+            "notes": self.notes,
             "ignored_args": self.ignored_args,
         }
 

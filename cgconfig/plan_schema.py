@@ -102,4 +102,6 @@ class PlanDocument(BaseModel):
     """Deployment facts used, plus ``derived`` values computed from them."""
     fact_sources: dict[str, str]
     deprecations: list[str]
+    notes: list[str] = []
+    """Facts about the inputs that are not deprecations (vLLM's capture-size truncation)."""
     ignored_args: list[str]

@@ -83,9 +83,13 @@ def leaf_entry(leaf: Leaf) -> ChainEntry:
     )
 
 
+_RANK = {layer: rank for rank, layer in enumerate(PRECEDENCE)}
+
+
 def merge_leaves(leaves: list[Leaf]) -> dict[str, list[Leaf]]:
-    """Group leaves per key in precedence order (layer, then position); the last one wins."""
-    ordered = sorted(leaves, key=lambda lf: (lf.origin.layer, lf.origin.position))
+    """Group leaves per key in precedence order (layer by :data:`PRECEDENCE`, then position);
+    the last one wins."""
+    ordered = sorted(leaves, key=lambda lf: (_RANK[lf.origin.layer], lf.origin.position))
     by_key: dict[str, list[Leaf]] = {}
     for leaf in ordered:
         by_key.setdefault(leaf.key, []).append(leaf)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cgconfig.fields.values import round_up
+
 #: A grid is a union of inclusive ranges ``(start, stop, step)``; ``None`` as stop means
 #: "up to max_bs".
 Grid = tuple[tuple[int, int | None, int], ...]
@@ -154,11 +156,6 @@ def capture_alignment(*, tp_size: int, dp_size: int, enable_dp_attention: bool,
     return CaptureAlignment(multiple, width, pool_size, tuple(reasons))
 
 
-def ceil_align(value: int, multiple: int) -> int:
-    """Round ``value`` up to a multiple of ``multiple``."""
-    return -(-value // multiple) * multiple
-
-
 def filter_capture_sizes(sizes: list[int], alignment: CaptureAlignment) -> list[int]:
     """What will actually be captured from a configured decode list (SGLang's filter).
 
@@ -168,7 +165,7 @@ def filter_capture_sizes(sizes: list[int], alignment: CaptureAlignment) -> list[
     """
     captured = list(sizes)
     if alignment.pool_size is not None:
-        pool = ceil_align(alignment.pool_size, alignment.multiple)
+        pool = round_up(alignment.pool_size, alignment.multiple)
         if captured and max(captured) > pool:
             captured.append(pool)
         captured = [s for s in captured if s <= pool]

@@ -153,11 +153,11 @@ def schema(
     except InputError as error:
         raise typer.Exit(fail(error, output)) from None
     if what == "config":
-        from cgconfig.model import CudaGraphConfig
+        from cgconfig.fields.config import CudaGraphConfig
 
         data = CudaGraphConfig.model_json_schema()
     elif what == "deployment":
-        from cgconfig.deployment import DeploymentFacts
+        from cgconfig.fields.deployment import DeploymentFacts
 
         data = DeploymentFacts.model_json_schema()
     elif what == "plan":

@@ -50,7 +50,7 @@ def rule_ids() -> list[str]:
     """Ids of the shipped rules, read straight from the pack files."""
     packs = Path(__file__).resolve().parent.parent / "rules" / "packs"
     if not packs.is_dir():
-        from cgconfig.rules.engine import PACK_DIR
+        from cgconfig.rules.cache import PACK_DIR
 
         packs = PACK_DIR
     ids: list[str] = []
@@ -94,9 +94,10 @@ def candidates(words: list[str], cword: int) -> list[str]:
 
 
 def _flag_candidates(command: str, previous: str, current: str) -> list[str]:
-    from cgconfig.flags import flag_index
+    from cgconfig.cli.options import CLI_FLAGS
+    from cgconfig.fields.flags import flag_index
 
-    index = flag_index()
+    index = {**flag_index(), **{s: f for f in CLI_FLAGS for s in (f.name, *f.aliases)}}
     flag = index.get(previous)
     if flag is not None and flag.takes_value:
         if flag.name in ("--disable-rule", "--allow-override"):
@@ -107,7 +108,7 @@ def _flag_candidates(command: str, previous: str, current: str) -> list[str]:
     if current.startswith("-"):
         return sorted(s for s in index if s.startswith(current) and s.startswith("--"))
     if command == "explain":
-        from cgconfig.model import all_config_keys
+        from cgconfig.fields.config import all_config_keys
 
         return [k for k in all_config_keys() if k.startswith(current)]
     return []

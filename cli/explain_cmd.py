@@ -14,6 +14,7 @@ import json
 import sys
 from typing import Any
 
+from cgconfig.cli.options import CliOptions
 from cgconfig.errors import CgConfigError, InputError, did_you_mean
 from cgconfig.plan import Plan
 from cgconfig.provenance import ChainEntry
@@ -91,31 +92,34 @@ def render_key(key: str, info: dict[str, Any]) -> list[str]:
 def run_explain(argv: list[str]) -> int:
     """Resolve ``argv`` and explain one key or every interesting key; returns the exit code."""
     from cgconfig.cli.errors import note, report
-    from cgconfig.cli.resolve_cmd import _wants_json
+    from cgconfig.cli.options import HOST_FLAGS, parse_options
 
-    as_json = _wants_json(argv)
+    options = CliOptions()
     try:
-        from cgconfig.api import request_and_meta
-        from cgconfig.model import all_config_keys
-        from cgconfig.resolve import resolve
+        from cgconfig.api import resolve_request
+        from cgconfig.fields.table import all_config_keys
+        from cgconfig.sources.command_line import request_from_split, split_command_line
 
-        request, parsed = request_and_meta(argv, allow_positionals=True)
-        keys = parsed.positionals
+        split = split_command_line(argv, HOST_FLAGS)
+        options = parse_options(split.parts.get(HOST_FLAGS.owner))
+        request, keys = request_from_split(split, allow_positionals=True)
         for key in keys:
             if key not in all_config_keys():
                 raise InputError(f"unknown key {key!r}", where="explain",
                                  suggestion=did_you_mean(key, all_config_keys()),
                                  allowed="decode.<key>, prefill.<key>, options.<key>")
-        _reject_resolve_only(parsed.meta)
-        plan = resolve(request)
+        _reject_resolve_only(options)
+        plan = resolve_request(request)
     except CgConfigError as error:
-        return report(error, as_json=as_json)
+        return report(error, as_json=options.as_json)
     for message in plan.deprecations:
         note("deprecated", message)
+    for message in plan.notes:
+        note("note", message)
     table = settings(plan)
-    chosen = keys or [k for k, info in table.items() if parsed.meta.get("all")
+    chosen = keys or [k for k, info in table.items() if options.show_all
                       or interesting(k, info)]
-    fmt = parsed.meta.get("output") or "table"
+    fmt = options.output
     if fmt != "table":
         body = {"schema_version": plan.schema_version,
                 "settings": {k: table[k] for k in chosen},
@@ -140,10 +144,10 @@ def run_explain(argv: list[str]) -> int:
     return 0
 
 
-def _reject_resolve_only(meta: dict[str, Any]) -> None:
+def _reject_resolve_only(options: CliOptions) -> None:
     """``--emit`` and ``--check`` belong to ``resolve``; explain must not silently drop them."""
-    for name, flag in (("emit", "--emit"), ("check", "--check")):
-        if meta.get(name):
+    for given, flag in ((options.emit, "--emit"), (options.check, "--check")):
+        if given:
             raise InputError(f"{flag} is a resolve flag; explain prints the chain behind each "
                              "value", where="explain",
                              hint=f"run `cgconfig resolve {flag} ...` instead")

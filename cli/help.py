@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from cgconfig.flags import CONFIG_FLAGS, FACT_FLAGS, META_FLAGS, OPTION_FLAGS, Flag
+from cgconfig.cli.options import CLI_FLAGS
+from cgconfig.fields.flags import CONFIG_FLAGS, FACT_FLAGS, OPTION_FLAGS, SETTING_FLAGS, Flag
 
 _USAGE = {
     "resolve": ("cgconfig resolve [FLAGS...]",
@@ -40,7 +41,7 @@ def command_help(command: str) -> str:
          "off-switches < convenience flags < --cuda-graph-config)", CONFIG_FLAGS),
         ("Graph options", OPTION_FLAGS),
         ("Deployment facts (SGLang server-argument names)", FACT_FLAGS),
-        ("Control", META_FLAGS),
+        ("Control", SETTING_FLAGS + CLI_FLAGS),
     ]
     out = [f"Usage: {usage}", "", about, ""]
     for title, flags in sections:

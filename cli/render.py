@@ -44,7 +44,7 @@ def render_plan(plan: Plan, fmt: str) -> None:
     _plan_table(plan)
 
 
-def _console() -> Any:
+def console() -> Any:
     """A console for tables: the terminal's width (rich honours ``COLUMNS``); piped without
     ``COLUMNS``, 160 columns so a plan table is not squeezed for a log. Prose is printed with
     ``soft_wrap=True`` and is never hard-wrapped."""
@@ -52,10 +52,10 @@ def _console() -> Any:
 
     from rich.console import Console
 
-    console = Console(highlight=False, soft_wrap=False)
-    if not console.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
-        console = Console(highlight=False, soft_wrap=False, width=160)
-    return console
+    terminal = Console(highlight=False, soft_wrap=False)
+    if not terminal.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
+        return Console(highlight=False, soft_wrap=False, width=160)
+    return terminal
 
 
 def locked_line(plan: Plan) -> str:
@@ -80,12 +80,12 @@ def redundant_warning(plan: Plan, warning: str) -> bool:
 def _plan_table(plan: Plan) -> None:
     from rich.table import Table
 
-    console = _console()
+    out = console()
     facts = plan.facts
     derived = facts.get("derived", {})
     memory = derived.get("gpu_memory_gib")
     mem = f"{memory:g} GiB" if memory is not None else "unknown"
-    console.print(f"[bold]cgconfig plan[/] · device {facts['device']} · GPU memory {mem} "
+    out.print(f"[bold]cgconfig plan[/] · device {facts['device']} · GPU memory {mem} "
                   f"({derived.get('gpu_memory_source')}) · tp {facts['tp_size']}")
     table = Table(show_lines=False)
     for column in ("phase", "backend", "max_bs", "configured sizes", "captured sizes"):
@@ -97,33 +97,33 @@ def _plan_table(plan: Plan) -> None:
         unit = "requests" if phase == "decode" else "tokens"
         table.add_row(f"{phase} ({unit})", f"[{style}]{backend}[/]", str(cfg["max_bs"] or "—"),
                       short_list(cfg["bs"]), short_list(cap["sizes"]))
-    console.print(table)
+    out.print(table)
     compile_sizes = plan.capture["decode"].get("compile_sizes")
     if compile_sizes:
-        console.print(f"torch.compile sizes: {short_list(compile_sizes)}")
+        out.print(f"torch.compile sizes: {short_list(compile_sizes)}")
     if plan.locked:
-        console.print("[bold]Locked by your inputs:[/] ", end="")
-        console.print(locked_line(plan), markup=False, soft_wrap=True)
+        out.print("[bold]Locked by your inputs:[/] ", end="")
+        out.print(locked_line(plan), markup=False, soft_wrap=True)
     shown = [d for d in plan.decisions if d.kind != "resolver" or d.outcome == "warned"]
     if shown:
-        console.print("[bold]Decisions:[/]")
+        out.print("[bold]Decisions:[/]")
         for d in shown:
             mark = {"applied": "~", "overrode-lock": "~!", "skipped-locked": "!",
                     "warned": "?", "refused": "x"}[d.outcome]
             changes = "; ".join(f"{c.key} {c.before!r} → {c.after!r}" for c in d.changes)
-            console.print(f"  {mark} [bold]{d.rule}[/] ({d.kind}, {d.outcome})"
+            out.print(f"  {mark} [bold]{d.rule}[/] ({d.kind}, {d.outcome})"
                           + (f": {changes}" if changes else ""), markup=True)
-            console.print(f"      why: {d.why}", markup=False, soft_wrap=True)
+            out.print(f"      why: {d.why}", markup=False, soft_wrap=True)
             if d.inputs:
-                console.print(f"      your input: {', '.join(d.inputs)}", markup=False,
+                out.print(f"      your input: {', '.join(d.inputs)}", markup=False,
                               soft_wrap=True)
             if d.hint:
-                console.print(f"      override: {d.hint}", markup=False, soft_wrap=True)
+                out.print(f"      override: {d.hint}", markup=False, soft_wrap=True)
     warnings = [w for w in plan.warnings if not redundant_warning(plan, w)]
     if warnings:
-        console.print("[bold]Warnings:[/]")
+        out.print("[bold]Warnings:[/]")
         for w in warnings:
-            console.print(f"  - {w}", markup=False, soft_wrap=True)
+            out.print(f"  - {w}", markup=False, soft_wrap=True)
     if plan.ignored_args:
-        console.print(f"Ignored (no effect on CUDA graphs): {' '.join(plan.ignored_args)}",
+        out.print(f"Ignored (no effect on CUDA graphs): {' '.join(plan.ignored_args)}",
                       markup=False, soft_wrap=True)

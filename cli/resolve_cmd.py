@@ -7,41 +7,33 @@ import sys
 from cgconfig.errors import EXIT_DOWNGRADED, CgConfigError
 
 
-def _wants_json(argv: list[str]) -> bool:
-    for i, token in enumerate(argv):
-        if token in ("-o", "--output") and i + 1 < len(argv) and argv[i + 1] == "json":
-            return True
-        if token in ("--output=json", "-o=json", "-ojson"):
-            return True
-    return False
-
-
 def run_resolve(argv: list[str]) -> int:
     """Resolve ``argv`` and print the result; returns the exit code."""
     from cgconfig.cli.errors import note, report
+    from cgconfig.cli.options import HOST_FLAGS, CliOptions, parse_options
 
-    as_json = _wants_json(argv)
+    options = CliOptions()
     try:
-        from cgconfig.api import request_and_meta
-        from cgconfig.resolve import resolve
+        from cgconfig.api import resolve_request
+        from cgconfig.sources.command_line import request_from_split, split_command_line
 
-        request, parsed = request_and_meta(argv)
-        plan = resolve(request)
+        split = split_command_line(argv, HOST_FLAGS)
+        options = parse_options(split.parts.get(HOST_FLAGS.owner))
+        plan = resolve_request(request_from_split(split)[0])
     except CgConfigError as error:
-        return report(error, as_json=as_json)
-    meta = parsed.meta
-    table = not meta.get("emit") and (meta.get("output") or "table") == "table"
+        return report(error, as_json=options.as_json)
     for message in plan.deprecations:
         note("deprecated", message)
-    if not table:  # the table lists them itself
+    for message in plan.notes:
+        note("note", message)
+    if not options.table:  # the table lists them itself
         for message in plan.warnings:
             note("warning", message)
-    emit = meta.get("emit")
-    if emit:
+    if options.emit:
         from cgconfig.emit import emit_plan
 
-        text, notes = emit_plan(plan, emit)
-        if emit == "env":  # plus what a launch script hands the server (cli/launch_args.py)
+        text, notes = emit_plan(plan, options.emit)
+        if options.emit == "env":  # plus what a launch script hands the server (cli/launch_args.py)
             from cgconfig.cli.launch_args import launch_env_lines
 
             lines, vllm_notes = launch_env_lines(argv, plan)
@@ -49,18 +41,17 @@ def run_resolve(argv: list[str]) -> int:
             for message in vllm_notes:
                 note("not expressible in vllm", message)
         for message in notes:
-            note(f"not expressible in {emit}", message)
+            note(f"not expressible in {options.emit}", message)
         sys.stdout.write(text)
     else:
-        fmt = meta.get("output") or "table"
         from cgconfig.cli.render import render_plan
 
-        render_plan(plan, fmt)
-        if meta.get("show") == "sizes" and fmt == "table":
+        render_plan(plan, options.output)
+        if options.show == "sizes" and options.output == "table":
             from cgconfig.cli.size_strip import print_plan_sizes
 
             print_plan_sizes(plan)
-    if meta.get("check") and plan.downgraded:
+    if options.check and plan.downgraded:
         rules = sorted({d.rule for d in plan.decisions if d.downgraded})
         note("check", f"the configuration was downgraded by {', '.join(rules)}")
         return EXIT_DOWNGRADED

@@ -15,7 +15,7 @@ from cgconfig.errors import EXIT_INPUT, CgConfigError
 def list_rules(extra: list[str], fmt: str = "table") -> int:
     """Print every rule (id, kind, pack, title) in application order; returns the exit code."""
     from cgconfig.cli.output import check_format, fail, write_data
-    from cgconfig.rules.engine import load_rule_set
+    from cgconfig.rules.loader import load_rule_set
 
     try:
         check_format(fmt)
@@ -29,14 +29,14 @@ def list_rules(extra: list[str], fmt: str = "table") -> int:
         return 0
     from rich.table import Table
 
-    from cgconfig.cli.render import _console
+    from cgconfig.cli.render import console as plan_console
 
     table = Table(title=f"{len(rows)} rules, in application order")
     for column in ("id", "kind", "pack", "title"):
         table.add_column(column)
     for row in rows:
         table.add_row(row["id"], row["kind"], row["pack"], row["title"])
-    _console().print(table)
+    plan_console().print(table)
     return 0
 
 
@@ -44,12 +44,12 @@ def show_rule(rule_id: str, extra: list[str], fmt: str = "table") -> int:
     """Print one rule with its pack (YAML text for people, ``-o json|yaml`` for machines);
     returns the exit code."""
     from cgconfig.cli.output import check_format, fail, write_data, yaml_text
-    from cgconfig.rules.engine import load_rule_set
+    from cgconfig.rules.loader import load_rule_set
 
     try:
         check_format(fmt)
         rule_set = load_rule_set(extra)
-        rule = rule_set.get(rule_id)
+        rule = rule_set.validated(rule_id)
     except CgConfigError as error:
         return fail(error, fmt)
     data: dict[str, Any] = rule.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -67,8 +67,9 @@ def validate_pack(path: str, fmt: str = "table") -> int:
     from pathlib import Path
 
     from cgconfig.cli.output import check_format, fail, write_data
-    from cgconfig.rules.engine import load_pack_file, load_rule_set, shipped_pack_files
+    from cgconfig.rules.cache import shipped_pack_files
     from cgconfig.rules.examples import run_example
+    from cgconfig.rules.loader import load_pack_file, load_rule_set
 
     shipped = Path(path).resolve() in {p.resolve() for p in shipped_pack_files()}
     extra = [] if shipped else [path]

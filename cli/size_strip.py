@@ -114,9 +114,9 @@ def print_strip(console: Any, lists: Sequence[tuple[str, Sequence[int]]],
 
 def print_plan_sizes(plan: Any) -> None:
     """``resolve --show sizes``: one strip per phase that captures graphs."""
-    from cgconfig.cli.render import _console
+    from cgconfig.cli.render import console as plan_console
 
-    console = _console()
+    console = plan_console()
     for phase, unit in (("decode", "requests"), ("prefill", "tokens")):
         sizes = plan.capture_sizes(phase)
         if sizes:

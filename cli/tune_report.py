@@ -38,10 +38,10 @@ def print_report(result: TuneResult) -> None:
     """Table, both size lists in full, the strip picture, and how to apply the result."""
     from rich.table import Table
 
-    from cgconfig.cli.render import _console
+    from cgconfig.cli.render import console as plan_console
     from cgconfig.cli.size_strip import print_strip
 
-    console = _console()
+    console = plan_console()
     m: Metrics = result.default_metrics
     sizes = sorted(result.counts)
     constraint = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in result.constraint.items())

@@ -9,13 +9,12 @@ from cgconfig.rules.schema import Example, Rule
 
 def run_example(rule: Rule, example: Example, extra_packs: list[str] | None = None) -> str | None:
     """``None`` when the example behaves as stated, else what went wrong (one line)."""
-    from cgconfig.api import request_and_meta
-    from cgconfig.resolve import resolve
+    from cgconfig.api import request_from_argv, resolve_request
 
-    request = request_and_meta(list(example.args))[0]
+    request = request_from_argv(list(example.args))
     request.rule_files = [*request.rule_files, *(extra_packs or [])]
     try:
-        plan = resolve(request)
+        plan = resolve_request(request)
     except RuleRefusal as refusal:
         fired = f"[rule {rule.id}]" in str(refusal)
         if example.fires and fired and example.outcome in (None, "refused"):

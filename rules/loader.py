@@ -1,7 +1,7 @@
 """Load rule packs from YAML: validate them against the schema, check paths and literals,
 and keep a JSON cache of the shipped packs so start-up never parses YAML or builds models.
 
-This is the cold path (pydantic, YAML); :mod:`cgconfig.rules.engine` reads the cache as plain
+This is the cold path (pydantic, YAML); :mod:`cgconfig.rules.loading` reads the cache as plain
 data.
 """
 
@@ -16,14 +16,9 @@ from pydantic import ValidationError
 
 from cgconfig.errors import InputError
 from cgconfig.rules import paths
-from cgconfig.rules.engine import (
-    _PLACEHOLDER,
-    CAPABILITIES_FILE,
-    PACK_DIR,
-    RuleSet,
-    cache_path,
-    shipped_pack_files,
-)
+from cgconfig.rules.cache import CAPABILITIES_FILE, PACK_DIR, cache_path, read_cache, shipped_pack_files
+from cgconfig.rules.evaluate import PLACEHOLDER
+from cgconfig.rules.ruleset import RuleSet
 from cgconfig.rules.schema import (
     COMPARISONS,
     All,
@@ -135,7 +130,7 @@ def check_rule(rule: Rule) -> list[str]:
             if problem:
                 errors.append(f"{where}: {problem}")
     for text in (rule.reason, rule.hint or ""):
-        for placeholder in _PLACEHOLDER.findall(text):
+        for placeholder in PLACEHOLDER.findall(text):
             problem = paths.check_path(placeholder)
             if problem:
                 errors.append(f"{where}: placeholder {{{placeholder}}}: {problem}")
@@ -167,8 +162,6 @@ def load_pack_file(path: Path | str, *, check: bool = True) -> RulePack:
 def shipped_packs() -> tuple[list[RulePack], CapabilityTable | None]:
     """The shipped packs and capability table, validated (from the JSON cache when it is
     current, else from YAML, refreshing the cache)."""
-    from cgconfig.rules.engine import read_cache
-
     raw = read_cache()
     if raw is not None:
         try:

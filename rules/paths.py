@@ -11,29 +11,12 @@ from typing import Any, Optional
 
 from pydantic import TypeAdapter, ValidationError
 
-from cgconfig.deployment import ATTENTION_BACKENDS, DeploymentFacts
+from cgconfig.derived import DERIVED_TYPES
 from cgconfig.errors import did_you_mean
-from cgconfig.model import field_info
-from cgconfig.model_data import all_config_keys
-
-#: Types of the computed facts the resolver provides under ``derived.*``.
-DERIVED_TYPES: dict[str, Any] = {
-    "gpu_memory_gib": Optional[float],  # noqa: UP045 - a runtime type object for TypeAdapter
-    "gpu_memory_source": str,
-    "memory_tier": str,
-    "chunked_prefill_size": int,
-    "chunked_prefill_source": str,
-    "effective_chunked_prefill_size": int,
-    "speculative": bool,
-    "request_width": int,
-    "prefill_attention_backend": Optional[str],  # noqa: UP045
-    "decode_attention_backend": Optional[str],  # noqa: UP045
-    "attention_backends": list[str],
-    "attn_tp_size": int,
-    "is_cuda": bool,
-    "dialect": str,
-    "prefill_cp_breakable_supported": bool,
-}
+from cgconfig.fields.config import field_info
+from cgconfig.fields.constants import ATTENTION_BACKENDS
+from cgconfig.fields.deployment import DeploymentFacts
+from cgconfig.fields.table import all_config_keys
 
 _ATTENTION_PATHS = {"facts.attention_backend", "facts.prefill_attention_backend",
                     "facts.decode_attention_backend", "derived.prefill_attention_backend",

@@ -2,23 +2,22 @@
 
 A condition is a small tree of typed nodes (``all``/``any``/``not`` over comparisons), never an
 expression string: nothing is parsed or evaluated except by the fixed interpreter in
-``engine.py``. Paths and literals are checked against the deployment and config models when a
+``evaluate.py``. Paths and literals are checked against the deployment and config models when a
 pack loads (``paths.py``), so a typo fails at load time with a did-you-mean.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from cgconfig.fields.constants import CAPABILITY_LEVELS
+
 _STRICT = ConfigDict(extra="forbid")
 
-#: vLLM's attention CUDA-graph support levels, weakest first.
-CAPABILITY_LEVELS: tuple[str, ...] = (
-    "NEVER", "UNIFORM_SINGLE_TOKEN_DECODE", "UNIFORM_BATCH", "ALWAYS",
-)
 CapabilityLevel = Literal["NEVER", "UNIFORM_SINGLE_TOKEN_DECODE", "UNIFORM_BATCH", "ALWAYS"]
+assert get_args(CapabilityLevel) == CAPABILITY_LEVELS
 
 
 class Operand(BaseModel):
@@ -237,11 +236,6 @@ class Action(BaseModel):
             raise ValueError(f"an action has exactly one of set, clamp, align, refuse, warn "
                              f"(got {', '.join(given) or 'none'})")
         return self
-
-    @property
-    def verb(self) -> str:
-        """The action's name (``set``, ``clamp``...)."""
-        return next(n for n in type(self).model_fields if getattr(self, n) is not None)
 
     def target_keys(self) -> list[str]:
         """Config keys the action may write."""

@@ -11,8 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-PHASES = ("decode", "prefill")
-BACKENDS = ("full", "breakable", "disabled")
+from cgconfig.fields.constants import BACKENDS, PHASES
 
 # Where each graph option may sit: the plan's ``options`` block first, then the SGLang field
 # names, in case a plan keeps them inside ``config``.

@@ -13,17 +13,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Literal
 
 __all__ = [
     "DEFAULT_MAX_BATCH_SIZE",
     "VARIANTS",
-    "Variant",
     "generate_batch_sizes",
     "validate",
 ]
 
-Variant = Literal["newest", "v1.0"]
 VARIANTS: tuple[str, ...] = ("newest", "v1.0")
 
 #: ``max_batch_size`` when neither it nor ``batch_sizes`` is set.
@@ -99,18 +96,18 @@ def validate(batch_sizes: Sequence[int] | None, max_batch_size: int = 0,
     ``max_batch_size == max(batch_sizes)``; ``"v1.0"`` required the list to equal the generated
     one. Either mismatch raises ``ValueError`` with TensorRT-LLM's message.
     """
-    generate = _generator(variant)
+    _generator(variant)  # an unknown variant fails whatever the other inputs are
     if max_batch_size < 0:
         raise ValueError("cuda_graph_config.max_batch_size must be non-negative")
     if not batch_sizes:
         chosen = max_batch_size or DEFAULT_MAX_BATCH_SIZE
-        return generate(chosen, enable_padding), chosen
+        return generate_batch_sizes(chosen, enable_padding, variant=variant), chosen
     ordered = sorted(batch_sizes)
     derived_max = ordered[-1]
     if max_batch_size == 0:
         return ordered, derived_max
     if variant == "v1.0":
-        if ordered != generate(max_batch_size, enable_padding):
+        if ordered != generate_batch_sizes(max_batch_size, enable_padding, variant=variant):
             raise ValueError("Please don't set both cuda_graph_config.batch_sizes and "
                              "cuda_graph_config.max_batch_size.\n"
                              f"cuda_graph_config.batch_sizes: {ordered}, "

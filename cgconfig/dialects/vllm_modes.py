@@ -1,11 +1,10 @@
-"""vLLM's CUDA-graph modes, attention capability levels and worker-side mode resolution.
+"""vLLM's CUDA-graph modes, attention capability levels, and their mapping onto cgconfig's
+per-phase backends.
 
-Reproduces vLLM 0.33.0: the ``CUDAGraphMode`` enum (``vllm/config/compilation.py``), the
-``AttentionCGSupport`` levels and each backend's declared level (``vllm/v1/attention/``), the
-splitting-ops fix-up ``CompilationConfig.set_splitting_ops_for_v1``, and Stage B of the mode
-resolution, ``CompilationConfig.resolve_cudagraph_mode_and_sizes`` (rules B1-B7;
-B8 needs the KV-cache layout and stays with the caller). Messages keep vLLM's wording so a user
-can match them against their own logs.
+Reproduces vLLM 0.33.0: the ``CUDAGraphMode`` enum (``vllm/config/compilation.py``) and the
+``AttentionCGSupport`` levels with each backend's declared level
+(``vllm/v1/attention/backends/*``). Stage B of the mode resolution lives in
+:mod:`.vllm_stage_b`.
 
 Standard library only: this module sits on the CLI's start-up path.
 """
@@ -14,24 +13,21 @@ from __future__ import annotations
 
 import difflib
 import enum
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal, NamedTuple, TypeVar
+from typing import Literal, NamedTuple, TypeVar, get_args
+
+from cgconfig.fields.constants import BACKEND_RANK, BACKENDS, CAPABILITY_LEVELS
 
 __all__ = [
     "MODE_PHASES",
-    "STAGE_B_RULES",
-    "VLLM_ATTENTION_OPS",
     "VLLM_BACKEND_SUPPORT",
     "BackendSupport",
     "CudaGraphMode",
     "ModeMatch",
-    "ModeResolution",
-    "ModeStep",
     "PhaseBackend",
     "SplitFixup",
     "SupportLevel",
-    "VllmModeError",
     "backend_support",
     "min_support",
     "mode_from_value",
@@ -39,16 +35,10 @@ __all__ = [
     "parse_level",
     "parse_mode",
     "phases_to_mode",
-    "resolve_mode",
-    "round_sizes_for_spec",
-    "splitting_fixup",
 ]
 
-# cgconfig's per-phase backend names. Spelled out here rather than imported from cgconfig.model,
-# which imports pydantic and would cost every light command its start-up time.
 PhaseBackend = Literal["full", "breakable", "disabled"]
-_PHASE_BACKENDS: tuple[str, ...] = ("full", "breakable", "disabled")
-_BACKEND_RANK: dict[str, int] = {"full": 2, "breakable": 1, "disabled": 0}
+assert get_args(PhaseBackend) == BACKENDS
 
 _E = TypeVar("_E", bound=enum.Enum)
 
@@ -168,6 +158,9 @@ class SupportLevel(enum.IntEnum):
         return f"AttentionCGSupport.{self.name}"
 
 
+assert tuple(m.name for m in SupportLevel) == CAPABILITY_LEVELS
+
+
 def parse_level(text: str) -> SupportLevel:
     """A support level by name, case-insensitively; ``AttentionCGSupport.`` may prefix it (the
     form vLLM's log lines use). Raises ``ValueError`` with a did-you-mean."""
@@ -181,7 +174,7 @@ class BackendSupport:
 
     level: SupportLevel
     source: str
-    """Where vLLM 0.33.0 declares it (file:line under ``vllm/v1/attention/``)."""
+    """Where vLLM declares it (file:line under ``vllm/v1/attention/``)."""
     note: str = ""
     spec_level: SupportLevel | None = None
     """The level when ``num_speculative_tokens > 0``, where the backend declares a different one."""
@@ -265,294 +258,6 @@ def min_support(names: Iterable[str], *, num_speculative_tokens: int = 0
     return min(levels, key=lambda pair: pair[0])
 
 
-# --------------------------------------------------------------------------------- Stage B
-
-
-class VllmModeError(ValueError):
-    """Where vLLM raises ``ValueError`` during Stage B (B2 with NEVER, B6, B7)."""
-
-    def __init__(self, message: str, *, rule: str = "",
-                 steps: Sequence[ModeStep] = ()) -> None:
-        super().__init__(message)
-        self.message = message
-        self.rule = rule
-        self.steps: tuple[ModeStep, ...] = tuple(steps)
-        """Steps that had applied before the failing rule."""
-
-
-@dataclass(frozen=True)
-class ModeStep:
-    """One Stage-B rule that fired: its id, the mode before and after, vLLM's message."""
-
-    rule: str
-    before: CudaGraphMode
-    after: CudaGraphMode
-    message: str
-    level: Literal["warning", "error"] = "warning"
-
-
-@dataclass(frozen=True)
-class ModeResolution:
-    """The outcome of :func:`resolve_mode`: the final mode, the rules that changed it, and
-    the multiple that capture sizes must be rounded to (B7; 1 when they stay as they are)."""
-
-    requested: CudaGraphMode
-    mode: CudaGraphMode
-    steps: tuple[ModeStep, ...] = ()
-    size_multiple: int = 1
-
-    @property
-    def messages(self) -> list[str]:
-        """vLLM's log lines for the steps, in order."""
-        return [step.message for step in self.steps]
-
-    def apply_sizes(self, sizes: Sequence[int], max_size: int) -> tuple[list[int], int]:
-        """Capture sizes and their maximum after B7 (V1 runner, full decode graphs, q > 1);
-        unchanged otherwise. Raises :class:`VllmModeError` where vLLM does."""
-        if self.size_multiple <= 1 or not sizes:
-            return list(sizes), max_size
-        rounded = round_sizes_for_spec(sizes, max_size, self.size_multiple)
-        return rounded, rounded[-1]
-
-
-@dataclass(frozen=True)
-class _Context:
-    support: SupportLevel
-    q: int
-    vllm_compile: bool
-    split: bool
-    inductor_partition: bool
-    piecewise_available: bool
-    backend: str
-
-
-@dataclass(frozen=True)
-class _Outcome:
-    """What a rule decided: a new mode with a warning, or (``after`` None) an error."""
-
-    after: CudaGraphMode | None
-    message: str
-
-
-def _backend_phrase(ctx: _Context) -> str:
-    """vLLM's ``"{name} backend"``; with no backend name known, "the attention backend"."""
-    return f"{ctx.backend} backend" if ctx.backend else "the attention backend"
-
-
-def _unsupported(mode: CudaGraphMode, ctx: _Context) -> str:
-    return (f"CUDAGraphMode.{mode.name} is not supported with {_backend_phrase(ctx)} "
-            f"(support: {ctx.support.vllm_str()})")
-
-
-def _b2_mixed_full(mode: CudaGraphMode, ctx: _Context) -> _Outcome | None:
-    """Full graphs for mixed batches need a backend that supports ALWAYS."""
-    if mode.mixed_mode() is not CudaGraphMode.FULL or ctx.support is SupportLevel.ALWAYS:
-        return None
-    msg = _unsupported(mode, ctx)
-    if ctx.support is SupportLevel.NEVER:
-        return _Outcome(None, msg + "; please try cudagraph_mode=PIECEWISE, and make sure "
-                                    "compilation mode is VLLM_COMPILE")
-    # Keep full decode graphs; mixed batches get piecewise graphs only if attention is a split
-    # point of the compiled graph (otherwise there are no pieces to capture).
-    if ctx.split:
-        return _Outcome(CudaGraphMode.FULL_AND_PIECEWISE,
-                        msg + "; setting cudagraph_mode=FULL_AND_PIECEWISE")
-    return _Outcome(CudaGraphMode.FULL_DECODE_ONLY, msg + "; setting cudagraph_mode=FULL_DECODE_ONLY")
-
-
-def _b3_decode_full_never(mode: CudaGraphMode, ctx: _Context) -> _Outcome | None:
-    """A NEVER backend cannot have full decode graphs either: fall back to piecewise or none."""
-    if mode.decode_mode() is not CudaGraphMode.FULL or ctx.support is not SupportLevel.NEVER:
-        return None
-    msg = _unsupported(mode, ctx)
-    if ctx.vllm_compile and (ctx.split or ctx.inductor_partition):
-        return _Outcome(CudaGraphMode.PIECEWISE,
-                        msg + "; setting cudagraph_mode=PIECEWISE because attention is compiled "
-                              "piecewise")
-    return _Outcome(CudaGraphMode.NONE, msg + "; setting cudagraph_mode=NONE because attention is "
-                                              "not compiled piecewise")
-
-
-def _b4_spec_decode(mode: CudaGraphMode, ctx: _Context) -> _Outcome | None:
-    """Spec-decode batches are uniform with q > 1 tokens: full decode needs UNIFORM_BATCH."""
-    if (mode.decode_mode() is not CudaGraphMode.FULL or ctx.q <= 1
-            or ctx.support >= SupportLevel.UNIFORM_BATCH):
-        return None
-    backend = f"attention backend {ctx.backend}" if ctx.backend else "the attention backend"
-    msg = (f"CUDAGraphMode.{mode.name} is not supported with spec-decode for {backend} "
-           f"(support: {ctx.support.vllm_str()})")
-    # Unlike B3, vLLM checks only the split here, not the compilation mode.
-    if ctx.split:
-        return _Outcome(CudaGraphMode.PIECEWISE, msg + "; setting cudagraph_mode=PIECEWISE")
-    return _Outcome(CudaGraphMode.NONE, msg + "; setting cudagraph_mode=NONE")
-
-
-def _b5_piecewise_capture(mode: CudaGraphMode, ctx: _Context) -> _Outcome | None:
-    """Model Runner V2: no compiled submodule and no breakable graphs → no piecewise graphs."""
-    if ctx.piecewise_available or not mode.requires_piecewise():
-        return None
-    after = mode.without_piecewise()
-    return _Outcome(after, f"Cudagraph mode {mode} requires piecewise capture, but the loaded "
-                           "model provides neither a compiled submodule nor breakable CUDA "
-                           f"graphs. Overriding to {after}.")
-
-
-def _b6_still_full(mode: CudaGraphMode, ctx: _Context) -> _Outcome | None:
-    """vLLM's final guard. B2/B3 already remove every full graph under NEVER, so with the five
-    modes this never fires; it is kept so the rule list matches vLLM's."""
-    if not mode.has_full_cudagraphs() or ctx.support is not SupportLevel.NEVER:
-        return None
-    # Verbatim, including "support:" without a space and the space before ";".
-    return _Outcome(None, f"CUDAGraphMode.{mode.name} is not supported with "
-                          f"{_backend_phrase(ctx)} (support:{ctx.support.vllm_str()}) ; please try "
-                          "cudagraph_mode=PIECEWISE, and make sure compilation mode is "
-                          "VLLM_COMPILE")
-
-
-_Rule = Callable[[CudaGraphMode, _Context], "_Outcome | None"]
-
-#: Stage B in vLLM's order. Single pass: a later rule sees what an earlier one left (B2 then B4
-#: is how FULL + FlashInfer + spec-decode ends at PIECEWISE). B1 (NONE stays NONE) is the early
-#: return in :func:`resolve_mode`; B7 is :func:`round_sizes_for_spec`.
-STAGE_B_RULES: tuple[tuple[str, _Rule], ...] = (
-    ("B2", _b2_mixed_full),
-    ("B3", _b3_decode_full_never),
-    ("B4", _b4_spec_decode),
-    ("B5", _b5_piecewise_capture),
-    ("B6", _b6_still_full),
-)
-
-
-def resolve_mode(
-    mode: CudaGraphMode | None,
-    support: SupportLevel,
-    *,
-    num_speculative_tokens: int = 0,
-    compilation_mode_is_vllm_compile: bool = True,
-    attention_split: bool = True,
-    piecewise_capture_available: bool = True,
-    backend_name: str = "",
-    inductor_graph_partition: bool = False,
-    use_v2_model_runner: bool = False,
-) -> ModeResolution:
-    """vLLM's Stage B (``resolve_cudagraph_mode_and_sizes``) for one requested mode.
-
-    ``support`` is the minimum capability over the model's attention backends, named
-    ``backend_name`` in messages (vLLM prints the builder class, e.g. ``FlashInferBackend``;
-    an empty name reads "the attention backend").
-    ``attention_split``: the compiled graph is split at every attention op (vLLM's default
-    splitting ops). ``inductor_graph_partition``: ``use_inductor_graph_partition``, which B3
-    accepts in place of the split. ``piecewise_capture_available`` is False only under Model
-    Runner V2 when the model has neither a compiled submodule nor breakable graphs (B5).
-
-    Returns the final mode, each rule that changed it, and the size multiple for B7, which only
-    the V1 runner applies (q = 1 + num_speculative_tokens > 1 with full decode graphs).
-    Raises :class:`VllmModeError` where vLLM raises (B2 on a NEVER backend, B6).
-    """
-    if num_speculative_tokens < 0:
-        raise ValueError(f"num_speculative_tokens must be >= 0, got {num_speculative_tokens}")
-    # B1: an unset mode is NONE by the time the worker runs; nothing is logged.
-    requested = CudaGraphMode.NONE if mode is None else mode
-    if requested is CudaGraphMode.NONE:
-        return ModeResolution(requested, CudaGraphMode.NONE)
-    ctx = _Context(support, 1 + num_speculative_tokens, compilation_mode_is_vllm_compile,
-                   attention_split, inductor_graph_partition, piecewise_capture_available,
-                   backend_name)
-    current: CudaGraphMode = requested
-    steps: list[ModeStep] = []
-    for rule, check in STAGE_B_RULES:
-        outcome = check(current, ctx)
-        if outcome is None:
-            continue
-        if outcome.after is None:
-            raise VllmModeError(outcome.message, rule=rule, steps=steps)
-        steps.append(ModeStep(rule, current, outcome.after, outcome.message))
-        current = outcome.after
-    rounds = (current.decode_mode() is CudaGraphMode.FULL and ctx.q > 1
-              and not use_v2_model_runner)
-    return ModeResolution(requested, current, tuple(steps), ctx.q if rounds else 1)
-
-
-def _round_up(value: int, multiple: int) -> int:
-    return -(-value // multiple) * multiple
-
-
-def round_sizes_for_spec(sizes: Sequence[int], max_size: int, q: int) -> list[int]:
-    """B7: capture sizes rounded up to multiples of ``q`` (1 + num_speculative_tokens).
-
-    Full decode graphs replay uniform batches of ``q`` tokens per request, so only multiples of
-    ``q`` can serve them. Sizes that round past ``max_size`` are dropped; if none is left but
-    ``q`` itself fits, ``[q]``; otherwise ``VllmModeError`` with vLLM's message. As in vLLM, an
-    empty list or ``q <= 1`` returns the sizes unchanged. The new maximum is the last element.
-    """
-    if not sizes or q <= 1:
-        return list(sizes)
-    rounded = sorted({r for r in (_round_up(s, q) for s in sizes) if r <= max_size})
-    if not rounded and q <= max_size:
-        # Every size rounded past the maximum, but one request's worth still fits.
-        rounded = [q]
-    if not rounded:
-        raise VllmModeError(
-            f"No valid cudagraph sizes after rounding to multiple of {q} (num_speculative_tokens "
-            f"+ 1) please adjust num_speculative_tokens ({q - 1}) or max_cudagraph_capture_size "
-            f"({max_size}) or cudagraph_capture_sizes ({list(sizes)})", rule="B7")
-    return rounded
-
-
-# ------------------------------------------------------------------------- splitting ops
-
-#: ``CompilationConfig._attention_ops`` of vLLM 0.33.0 (``vllm/config/compilation.py``): the ops
-#: an unset ``splitting_ops`` becomes under VLLM_COMPILE. The compiled graph is split at
-#: attention only when every one of them is a splitting op (``splitting_ops_contain_attention``).
-VLLM_ATTENTION_OPS: tuple[str, ...] = (
-    "vllm::unified_attention_with_output", "vllm::unified_mla_attention_with_output",
-    "vllm::mamba_mixer2", "vllm::mamba_mixer", "vllm::short_conv",
-    "vllm::qwen4_exp_ple_short_conv", "vllm::qwen4_exp_qsa_with_output",
-    "vllm::qwen4_exp_qsa_prepare_with_output", "vllm::linear_attention",
-    "vllm::qwen_gdn_attention_core", "vllm::qwen_gdn_attention_core_fused_norm_packed",
-    "vllm::gdn_attention_core_xpu", "vllm::olmo_hybrid_gdn_full_forward",
-    "vllm::sparse_attn_indexer", "vllm::rocm_aiter_sparse_attn_indexer",
-    "vllm::deepseek_v4_attention", "vllm::hpc_rope_norm_forward",
-)
-
-
-class SplitFixup(NamedTuple):
-    """What ``set_splitting_ops_for_v1`` leaves: the mode, whether the compiled graph is split
-    at attention, and the rule and message when it changed the mode."""
-
-    mode: CudaGraphMode
-    attention_split: bool
-    rule: str = ""
-    message: str = ""
-
-
-def splitting_fixup(mode: CudaGraphMode, splitting_ops: Sequence[str] | None,
-                    vllm_compile: bool) -> SplitFixup:
-    """vLLM 0.33.0's ``CompilationConfig.set_splitting_ops_for_v1`` (cgconfig's rules A19-A22).
-
-    Outside VLLM_COMPILE an unset list becomes ``[]`` and the mode is kept. Under it an
-    unset list becomes the attention ops; an explicit empty list turns PIECEWISE into NONE
-    and FULL_AND_PIECEWISE into FULL. Any other list is kept as given. Not modelled:
-    ``fuse_attn_quant`` and DeepEP high-throughput.
-    """
-    if splitting_ops is None:
-        return SplitFixup(mode, vllm_compile)
-    split = all(op in splitting_ops for op in VLLM_ATTENTION_OPS)
-    if not vllm_compile or splitting_ops:
-        return SplitFixup(mode, split)
-    if mode is CudaGraphMode.PIECEWISE:
-        return SplitFixup(CudaGraphMode.NONE, False, "A22", (
-            "Piecewise compilation with empty splitting_ops does not contain piecewise "
-            "cudagraph. Setting cudagraph_mode to NONE. Hint: If you are using attention "
-            "backends that support cudagraph, consider manually setting cudagraph_mode to FULL "
-            "or FULL_DECODE_ONLY to enable full cudagraphs."))
-    if mode is CudaGraphMode.FULL_AND_PIECEWISE:
-        return SplitFixup(CudaGraphMode.FULL, False, "A22", (
-            "Piecewise compilation with empty splitting_ops does not contain piecewise "
-            "cudagraph. Setting cudagraph_mode to FULL."))
-    return SplitFixup(mode, False)
-
-
 # ------------------------------------------------------------------- cgconfig phase mapping
 
 #: Each mode as cgconfig's (decode backend, prefill backend). vLLM's "mixed" routine runs every
@@ -610,18 +315,18 @@ def phases_to_mode(decode: str, prefill: str) -> ModeMatch:
     """
     wanted = (decode, prefill)
     for value in wanted:
-        if value not in _BACKEND_RANK:
-            close = difflib.get_close_matches(str(value), _PHASE_BACKENDS, n=1)
+        if value not in BACKEND_RANK:
+            close = difflib.get_close_matches(str(value), BACKENDS, n=1)
             hint = f" Did you mean {close[0]}?" if close else ""
             raise ValueError(f"Invalid phase backend: {value!r}.{hint} "
-                             f"Allowed: {', '.join(_PHASE_BACKENDS)}")
+                             f"Allowed: {', '.join(BACKENDS)}")
 
     def never_new_full(mode: CudaGraphMode) -> bool:
         pairs = zip(MODE_PHASES[mode], wanted, strict=True)
         return all(got != "full" or want == "full" for got, want in pairs)
 
     def cost(mode: CudaGraphMode) -> tuple[int, int]:
-        deltas = [_BACKEND_RANK[got] - _BACKEND_RANK[want]
+        deltas = [BACKEND_RANK[got] - BACKEND_RANK[want]
                   for got, want in zip(MODE_PHASES[mode], wanted, strict=True)]
         return sum(-d for d in deltas if d < 0), sum(d for d in deltas if d > 0)
 

@@ -4,7 +4,7 @@ Reproduces ``vllm/config/vllm.py`` with a single decode tier ``(q, max_num_seqs)
 dynamic speculative-decoding tiers are out of scope. Sizes are token counts. vLLM only runs
 this when CUDA graphs are on (not eager, mode ≠ NONE); otherwise it sets sizes ``[]`` and max
 ``0``, which is the caller's branch. Spec-decode rounding (rule B7) happens later, in
-:func:`cgconfig.dialects.vllm_modes.round_sizes_for_spec`.
+:func:`cgconfig.dialects.vllm_mode_resolution.round_sizes_for_spec`.
 
 Standard library only: this module sits on the CLI's start-up path.
 """
@@ -13,18 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 __all__ = [
     "BLACKWELL_MAX_GRAPH_SIZE",
     "DEFAULT_MAX_GRAPH_SIZE",
     "PERFORMANCE_MODES",
-    "PerformanceMode",
     "SizeResult",
     "default_capture_sizes",
 ]
 
-PerformanceMode = Literal["balanced", "interactivity", "throughput"]
 PERFORMANCE_MODES: tuple[str, ...] = ("balanced", "interactivity", "throughput")
 
 #: The automatic ceiling; the SM100 family (Blackwell) gets twice as many graphs.

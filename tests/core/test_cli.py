@@ -12,8 +12,8 @@ import pytest
 
 from cgconfig import __version__
 from cgconfig.cli.main import main
-from cgconfig.flags import ALL_FLAGS
-from cgconfig.model import all_config_keys
+from cgconfig.fields.config import all_config_keys
+from cgconfig.fields.flags import ALL_FLAGS
 
 
 def run(argv: list[str], capsys) -> tuple[int, str, str]:

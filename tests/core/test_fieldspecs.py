@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from cgconfig.fieldspec import FieldError, build_specs, check, render_module
-from cgconfig.model_data import spec
-
-GENERATED = Path(__file__).resolve().parents[2] / "cgconfig" / "_fieldspecs.py"
+from cgconfig.fields.generate import GENERATED, build_specs, render_module
+from cgconfig.fields.spec import FieldError, check
+from cgconfig.fields.table import spec
 
 
 def test_generated_specs_are_current() -> None:
     assert GENERATED.read_text() == render_module(build_specs()), (
-        "regenerate: python -m cgconfig.fieldspec > cgconfig/_fieldspecs.py")
+        "regenerate: python -m cgconfig.fields.generate")
 
 
 @pytest.mark.parametrize(("key", "value"), [
@@ -35,8 +32,8 @@ def test_values_the_models_accept_pass(key: str, value: object) -> None:
 def test_values_the_models_reject_fail_the_same_way(key: str, value: object) -> None:
     from pydantic import ValidationError
 
-    from cgconfig.deployment import DeploymentFacts
-    from cgconfig.model import PHASE_MODELS, GraphOptions
+    from cgconfig.fields.config import PHASE_MODELS, GraphOptions
+    from cgconfig.fields.deployment import DeploymentFacts
 
     group, name = key.split(".", 1)
     model = {"facts": DeploymentFacts, "options": GraphOptions}.get(group) or PHASE_MODELS[group]

@@ -7,9 +7,9 @@ import pytest
 
 from cgconfig import resolve_args, resolve_dict
 from cgconfig.api import request_from_argv
-from cgconfig.model import CudaGraphConfig, DecodeConfig, PrefillConfig
+from cgconfig.api import resolve_request as resolve
+from cgconfig.fields.config import CudaGraphConfig, DecodeConfig, PrefillConfig
 from cgconfig.plan import Plan
-from cgconfig.resolve import resolve
 
 
 def resolve_plain(argv: list[str]) -> Plan:

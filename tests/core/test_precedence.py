@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from cgconfig.api import request_from_argv
+from cgconfig.api import resolve_request as resolve
 from cgconfig.cli.main import main
 from cgconfig.plan import Plan
-from cgconfig.resolve import resolve
 
 
 def resolve_plain(argv: list[str]) -> Plan:

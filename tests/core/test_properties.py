@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 from cgconfig import resolve_args
 from cgconfig.api import request_from_argv
+from cgconfig.api import resolve_request as resolve
 from cgconfig.errors import CgConfigError
-from cgconfig.model import CudaGraphConfig, default_value
+from cgconfig.fields.config import CudaGraphConfig, default_value
 from cgconfig.plan import Plan
-from cgconfig.resolve import resolve
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

@@ -13,8 +13,8 @@ import pytest
 from cgconfig import resolve_args
 from cgconfig import sizes as sz
 from cgconfig.api import request_from_argv
+from cgconfig.api import resolve_request as resolve
 from cgconfig.plan import Plan
-from cgconfig.resolve import resolve
 
 
 def resolve_plain(argv: list[str]) -> Plan:

@@ -13,22 +13,24 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cgconfig.dialects import vllm_modes
+from cgconfig.dialects import vllm_mode_resolution
+from cgconfig.dialects.vllm_mode_resolution import (
+    ModeResolution,
+    VllmModeError,
+    resolve_mode,
+    round_sizes_for_spec,
+)
 from cgconfig.dialects.vllm_modes import (
     MODE_PHASES,
     VLLM_BACKEND_SUPPORT,
     CudaGraphMode,
-    ModeResolution,
     SupportLevel,
-    VllmModeError,
     backend_support,
     min_support,
     mode_to_phases,
     parse_level,
     parse_mode,
     phases_to_mode,
-    resolve_mode,
-    round_sizes_for_spec,
 )
 
 N = CudaGraphMode.NONE
@@ -364,8 +366,8 @@ def test_b6_is_unreachable_through_the_five_modes() -> None:
 
 def test_b6_guard_message(monkeypatch: pytest.MonkeyPatch) -> None:
     # With B2/B3 taken out, full graphs on a NEVER backend reach vLLM's final guard.
-    only_b6 = tuple(r for r in vllm_modes.STAGE_B_RULES if r[0] == "B6")
-    monkeypatch.setattr(vllm_modes, "STAGE_B_RULES", only_b6)
+    only_b6 = tuple(r for r in vllm_mode_resolution.STAGE_B_RULES if r[0] == "B6")
+    monkeypatch.setattr(vllm_mode_resolution, "STAGE_B_RULES", only_b6)
     with pytest.raises(VllmModeError) as info:
         resolve_mode(FDO, NEVER, backend_name="B")
     assert info.value.rule == "B6"
@@ -377,7 +379,7 @@ def test_b6_guard_message(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_stage_b_rule_order() -> None:
-    assert [rule for rule, _ in vllm_modes.STAGE_B_RULES] == ["B2", "B3", "B4", "B5", "B6"]
+    assert [rule for rule, _ in vllm_mode_resolution.STAGE_B_RULES] == ["B2", "B3", "B4", "B5", "B6"]
 
 
 # ---------------------------------------------------------------------------------- B7

@@ -23,9 +23,9 @@ def readme_api_snippet() -> str:
     code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
     assert code is not None
     return code.group(1) + (
-        "import cgconfig.rules.engine, cgconfig.cli.main, cgconfig.runtime\n"
+        "import cgconfig.rules.loader, cgconfig.cli.main, cgconfig.runtime\n"
         "assert plan.config['decode']['max_bs'] == 64\n"
-        "print(cgconfig.rules.engine.__file__)\n")
+        "print(cgconfig.rules.loader.__file__)\n")
 
 
 def run_from_root(python_args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
@@ -37,7 +37,7 @@ def run_from_root(python_args: list[str], **env: str) -> subprocess.CompletedPro
 def test_snippet_runs_from_the_root_with_the_editable_install() -> None:
     out = run_from_root([])
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == str(ROOT / "rules" / "engine.py")
+    assert out.stdout.strip() == str(ROOT / "rules" / "loader.py")
 
 
 def test_snippet_runs_from_the_root_without_any_mapping() -> None:
@@ -65,7 +65,7 @@ def test_snippet_runs_from_the_root_after_pip_install(tmp_path: Path) -> None:
                            cwd=tmp_path)
     if build.returncode != 0:
         pytest.skip(f"pip cannot build here: {build.stderr.strip().splitlines()[-1:]}")
-    assert (target / "cgconfig" / "rules" / "engine.py").is_file()
+    assert (target / "cgconfig" / "rules" / "loader.py").is_file()
     site = sysconfig.get_paths()["purelib"]
     out = run_from_root(["-S"], PYTHONPATH=os.pathsep.join([str(target), site]))
     assert out.returncode == 0, out.stderr

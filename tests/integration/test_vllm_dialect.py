@@ -7,7 +7,7 @@ import json
 import pytest
 
 from cgconfig import InputError, resolve_args
-from cgconfig.dialects import detect_dialect
+from cgconfig.sources.command_line import split_command_line
 
 MODES = {
     "NONE": ("disabled", "disabled"),
@@ -112,3 +112,8 @@ def test_dialect_detection() -> None:
     assert detect_dialect(["--extra-llm-api-options", "x.yaml"]) == "trtllm"
     assert detect_dialect(["--tp-size", "2"]) == "sglang"
     assert detect_dialect(["--dialect", "vllm"]) == "vllm"
+
+
+def detect_dialect(argv: list[str]) -> str:
+    """The dialect the one split of a command line chose."""
+    return split_command_line(argv).dialect

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cgconfig.rules.engine import load_rule_set
+from cgconfig.rules.loader import load_rule_set
 from cgconfig.rules.schema import Example, Rule
 
 from .helpers import check_example, run_example

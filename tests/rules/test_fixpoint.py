@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from cgconfig import resolve_args
 from cgconfig.errors import InputError, RuleRefusal
-from cgconfig.rules import engine
-from cgconfig.rules.engine import RuleSet, load_rule_set
+from cgconfig.rules import loading
+from cgconfig.rules.loader import load_rule_set
+from cgconfig.rules.ruleset import RuleSet
 
 CYCLE = """\
 pack: cycle
@@ -149,7 +150,7 @@ def _interleave(groups: list[list[int]], rng: random.Random) -> list[int]:
 
 def _effective(argv: tuple[str, ...], rule_set: RuleSet) -> object:
     """What a plan means for the runtime: backends, captured sizes, options; or a refusal."""
-    with mock.patch.object(engine, "load_rules_for_resolve", lambda extra=None: rule_set):
+    with mock.patch.object(loading, "load_rules_for_resolve", lambda extra=None: rule_set):
         try:
             plan = resolve_args(list(argv))
         except RuleRefusal:

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from cgconfig.deployment import ATTENTION_BACKENDS
 from cgconfig.errors import InputError
-from cgconfig.rules import engine
-from cgconfig.rules.engine import check_rule, load_pack_file, load_rule_set, shipped_pack_files
+from cgconfig.fields.deployment import ATTENTION_BACKENDS
+from cgconfig.rules import cache
+from cgconfig.rules.cache import shipped_pack_files
+from cgconfig.rules.loader import check_rule, load_pack_file, load_rule_set
 
 GOOD_RULE = """\
 pack: user
@@ -129,7 +130,7 @@ def test_shipped_cache_round_trips(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert list(tmp_path.glob("packs-*.json"))
     second = load_rule_set()
     assert [r.model_dump() for r in first.rules] == [r.model_dump() for r in second.rules]
-    assert engine.CAPABILITIES_FILE.exists()
+    assert cache.CAPABILITIES_FILE.exists()
 
 
 def test_the_docs_catalogue_lists_every_shipped_rule() -> None:
@@ -164,7 +165,7 @@ def test_contains_operator_matches_list_valued_paths(tmp_path) -> None:
 
 def test_contains_rejects_a_non_list_path_and_a_bad_item(tmp_path) -> None:
     from cgconfig.errors import InputError
-    from cgconfig.rules.engine import load_pack_file
+    from cgconfig.rules.loader import load_pack_file
 
     base = ("pack: user\ntitle: t\nrules:\n  - id: user.x\n    title: t\n    kind: policy\n"
             "    when: {contains: {path: PATH, value: VALUE}}\n"

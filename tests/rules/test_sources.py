@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from cgconfig.rules.engine import load_rule_set
+from cgconfig.rules.loader import load_rule_set
 
 ROOT = Path(__file__).resolve().parents[2]
 #: An upstream citation: engine and version, then a file path, then (usually) a function.

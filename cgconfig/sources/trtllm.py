@@ -8,54 +8,53 @@ apply where the file is silent: decode graphs on, max batch 128, padding off, no
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from cgconfig.dialects import TRTLLM_FLAGS
+from cgconfig.dialects import trtllm_sizes
+from cgconfig.docio import locate, read_document
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.provenance import Layer, Leaf, Origin
+from cgconfig.resolve.request import DialectDefault, ResolveRequest
+from cgconfig.sources.contribution import Contribution
+from cgconfig.sources.dialect_flags import TRTLLM_FLAGS
+from cgconfig.sources.documents import validate_leaf
 
 GRAPH_KEYS = ("batch_sizes", "max_batch_size", "enable_padding")
 PIECEWISE_DEFAULT_TOKENS = [2**i for i in range(8)] + list(range(256, 3073, 256))
 
 
-def _find_file(argv: list[str]) -> tuple[str | None, list[str], str]:
-    rest: list[str] = []
+def _find_file(tokens: list[str]) -> tuple[str | None, str]:
+    """The options file the tokens name (the last one wins) and the flag that named it."""
     path = None
-    flag = TRTLLM_FLAGS[0]
+    flag = next(iter(TRTLLM_FLAGS.flags))
     i = 0
-    while i < len(argv):
-        name, _, inline = argv[i].partition("=")
-        if name in TRTLLM_FLAGS:
-            flag = name
-            if inline:
-                path, i = inline, i + 1
-            elif i + 1 < len(argv):
-                path, i = argv[i + 1], i + 2
-            else:
-                raise InputError(f"{name} expects a YAML file", where=name)
-            continue
-        if argv[i] in ("--dialect",) and i + 1 < len(argv):
-            i += 2
-            continue
-        if argv[i].startswith("--dialect="):
-            i += 1
-            continue
-        rest.append(argv[i])
-        i += 1
-    return path, rest, flag
+    while i < len(tokens):
+        name, eq, inline = tokens[i].partition("=")
+        flag = name
+        if eq:
+            path, i = inline, i + 1
+        elif i + 1 < len(tokens):
+            path, i = tokens[i + 1], i + 2
+        else:
+            raise InputError(f"{name} expects a YAML file", where=name)
+    return path, flag
 
 
-def request_from_trtllm(argv: list[str]) -> Any:
-    """A :class:`~cgconfig.resolve.ResolveRequest` from a TensorRT-LLM options file."""
-    from cgconfig.api import request_from_parsed
-    from cgconfig.argv import parse_argv
-    from cgconfig.dialects import trtllm_sizes
-    from cgconfig.docio import locate, read_document
-    from cgconfig.resolve import DialectDefault
+@dataclass
+class TrtllmOptions:
+    """The TensorRT-LLM dialect's tokens: the flag naming an options file, and the file."""
 
-    path, rest, flag = _find_file(argv)
-    request = request_from_parsed(parse_argv(rest))
-    request.dialect = "trtllm"
+    tokens: list[str]
+
+    def contribute(self, so_far: ResolveRequest) -> Contribution:
+        """Read the options file once and map it onto cgconfig's keys and TRT-LLM defaults."""
+        del so_far  # nothing here depends on other sources
+        return _contribution(*_find_file(self.tokens))
+
+
+def _contribution(path: str | None, flag: str) -> Contribution:
+    out = Contribution(dialect="trtllm")
     if path is None:
         raise InputError("the TensorRT-LLM dialect needs an options file",
                          where="--dialect trtllm", hint=f"pass {flag} FILE.yaml")
@@ -97,7 +96,7 @@ def request_from_trtllm(argv: list[str]) -> Any:
         else:
             why = (f"generated for max_batch_size={max_bs}, enable_padding={padding} "
                    "(TensorRT-LLM _generate_cuda_graph_batch_sizes)")
-            request.defaults.append(DialectDefault("decode.bs", sizes, source, why))
+            out.defaults.append(DialectDefault("decode.bs", sizes, source, why))
         if "max_batch_size" in block:
             leaves.append(Leaf("decode.max_bs", max_bs,
                                origin("cuda_graph_config", "max_batch_size")))
@@ -105,7 +104,7 @@ def request_from_trtllm(argv: list[str]) -> Any:
             leaves.append(Leaf("options.disable_padding", not padding,
                                origin("cuda_graph_config", "enable_padding")))
         else:
-            request.defaults.append(DialectDefault(
+            out.defaults.append(DialectDefault(
                 "options.disable_padding", True, source,
                 "TensorRT-LLM pads to a captured size only with enable_padding: true"))
     compile_block = data.get("torch_compile_config") or {}
@@ -121,19 +120,17 @@ def request_from_trtllm(argv: list[str]) -> Any:
             leaves.append(Leaf("prefill.bs", sorted(set(tokens)),
                                origin("torch_compile_config", "capture_num_tokens")))
         else:
-            request.defaults.append(DialectDefault(
+            out.defaults.append(DialectDefault(
                 "prefill.bs", PIECEWISE_DEFAULT_TOKENS, source,
                 "TensorRT-LLM piecewise capture_num_tokens default"))
     else:
-        request.defaults.append(DialectDefault(
+        out.defaults.append(DialectDefault(
             "prefill.backend", "disabled", source,
             "TensorRT-LLM captures prefill (piecewise) graphs only with "
             "torch_compile_config.enable_piecewise_cuda_graph: true"))
-    from cgconfig.inputs import validate_leaf
-
     for leaf in leaves:
         validate_leaf(leaf.key, leaf.value, leaf.origin.describe())
-    request.leaves = [*request.leaves, *leaves]
+    out.leaves = leaves
     known = {"cuda_graph_config", "torch_compile_config"}
-    request.ignored_args += [f"{name}:{k}" for k in data if k not in known]
-    return request
+    out.ignored = [f"{name}:{k}" for k in data if k not in known]
+    return out

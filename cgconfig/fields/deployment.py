@@ -11,8 +11,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, NonNegativeFloat, PositiveInt, field_validator
 
-from cgconfig.errors import did_you_mean
-
 Device = Literal["cuda", "hip", "npu", "xpu", "cpu", "mps"]
 DisaggregationMode = Literal["null", "prefill", "decode"]
 SpeculativeAlgorithm = Literal["EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH"]
@@ -21,14 +19,13 @@ MoeA2ABackend = Literal[
 ]
 DeepEPMode = Literal["auto", "normal", "low_latency"]
 
-from cgconfig.model_data import ATTENTION_BACKENDS  # noqa: E402  (one list, shared)
+from cgconfig.fields.constants import ATTENTION_BACKENDS, unknown_attention_backend  # noqa: E402
 
 
 def _check_attention_backend(value: str | None) -> str | None:
-    if value is not None and value not in ATTENTION_BACKENDS:
-        hint = did_you_mean(value, ATTENTION_BACKENDS)
-        extra = f" (did you mean {hint!r}?)" if hint else ""
-        raise ValueError(f"unknown attention backend {value!r}{extra}")
+    complaint = None if value is None else unknown_attention_backend(value)
+    if complaint:
+        raise ValueError(complaint)
     return value
 
 

@@ -1,4 +1,4 @@
-"""Parse a command line (ours, or a whole SGLang launch line) with the flag table.
+"""The SGLang source's parser: cgconfig's own flags, or a whole SGLang launch line.
 
 argparse cannot do what this needs: keep every occurrence with its position for provenance,
 name the flag in every error with a did-you-mean, and accept a launch line whose other flags are
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cgconfig.errors import InputError, did_you_mean
-from cgconfig.flags import (
+from cgconfig.fields.flags import (
     ARG,
     REMOVED_FLAGS,
     SGLANG_PASSTHROUGH,
@@ -20,14 +20,14 @@ from cgconfig.flags import (
     flag_index,
     known_spellings,
 )
+from cgconfig.fields.values import parse_float, parse_human_int, parse_int
 from cgconfig.provenance import Layer, Leaf, Origin
+from cgconfig.sources.contribution import Settings
 
 #: Leading tokens of a launch line that name the program rather than configure it.
 _LAUNCHER_TOKENS = {"python", "python3", "-m", "sglang.launch_server", "sglang", "serve",
                     "launch_server"}
 
-_HUMAN_INT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMgG]?)\s*$")
-_HUMAN_SCALE = {"": 1, "k": 1_000, "m": 1_000_000, "g": 1_000_000_000}
 
 
 @dataclass
@@ -40,53 +40,18 @@ class ParsedArgs:
     """Raw ``--cuda-graph-config`` values with their argv positions."""
     facts: dict[str, tuple[Any, str]] = field(default_factory=dict)
     """Deployment facts from flags: field → (value, flag)."""
-    meta: dict[str, Any] = field(default_factory=dict)
+    settings: Settings = field(default_factory=Settings)
+    """``--strict``, ``--rules``, ``--disable-rule``, ``--allow-override``."""
+    deployment: str | None = None
+    """The ``--deployment`` file, if one was named."""
     deprecations: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     positionals: list[str] = field(default_factory=list)
 
 
-def parse_int(text: str, where: str, *, allow_negative: bool = False) -> int:
-    """An integer from a flag argument, with a one-line error naming the flag."""
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise InputError(f"expected an integer, got {text!r}", where=where) from None
-    if value <= 0 and not allow_negative:
-        raise InputError(f"expected a positive integer, got {value}", where=where)
-    return value
-
-
-def parse_human_int(text: str, where: str) -> int:
-    """``200k`` → 200000, ``1.5m`` → 1500000, plain integers as they are."""
-    match = _HUMAN_INT.match(text)
-    if not match:
-        raise InputError(f"expected a positive integer such as 200000 or 200k, got {text!r}",
-                         where=where)
-    number, unit = match.groups()
-    exact = float(number) * _HUMAN_SCALE[unit.lower()]
-    if exact != int(exact):
-        raise InputError(f"expected a whole number of tokens, got {text!r}", where=where)
-    value = int(exact)
-    if value <= 0:
-        raise InputError(f"expected a positive integer, got {text!r}", where=where)
-    return value
-
-
-def parse_float(text: str, where: str) -> float:
-    """A non-negative number from a flag argument."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"expected a number, got {text!r}", where=where) from None
-    if value < 0:
-        raise InputError(f"expected a non-negative number, got {text!r}", where=where)
-    return value
-
-
 def parse_choice(text: str, flag: Flag, where: str) -> str:
     """One of the flag's choices, case-sensitive as SGLang is; removed backends explained."""
-    from cgconfig.model_data import REMOVED_BACKENDS
+    from cgconfig.fields.constants import REMOVED_BACKENDS
 
     choices = flag.choices or ()
     if text in choices:
@@ -134,9 +99,10 @@ def _looks_negative_number(token: str) -> bool:
 
 
 def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None) -> ParsedArgs:
-    """Parse ``argv`` into leaves, facts and meta options, recording each origin.
+    """Parse ``argv`` into leaves, facts and settings, recording each origin.
 
-    ``ignore_unknown`` defaults to whether ``--ignore-unknown-args`` appears in ``argv``.
+    ``ignore_unknown`` defaults to whether ``--ignore-unknown-args`` appears in ``argv``. A
+    value's position is its index among this source's tokens: it orders values of one layer.
     """
     if ignore_unknown is None:
         ignore_unknown = "--ignore-unknown-args" in argv
@@ -207,12 +173,8 @@ def _skip_unmodelled(name: str, inline: str | None, tokens: list[str], i: int, o
 
 def _apply(flag: Flag, spelling: str, values: list[str], position: int, out: ParsedArgs) -> None:
     where = spelling
-    if flag.kind == "meta":
-        key = flag.name.lstrip("-").replace("-", "_")
-        if flag.value == "repeat":
-            out.meta.setdefault(key, []).append(values[0])
-        else:
-            out.meta[key] = True if flag.value == "switch" else _convert(flag, values, where)
+    if flag.kind == "setting":
+        _setting(out, flag.name, values)
         return
     if flag.name == "--cuda-graph-config":
         out.config_docs.append((values[0], position))
@@ -230,3 +192,19 @@ def _apply(flag: Flag, spelling: str, values: list[str], position: int, out: Par
             continue
         layer = flag.layer if flag.layer is not None else Layer.CONVENIENCE
         out.leaves.append(Leaf(key, value, Origin(layer, spelling, position=position)))
+
+
+def _setting(out: ParsedArgs, name: str, values: list[str]) -> None:
+    """Record one setting flag. ``--dialect`` is the splitter's and ``--ignore-unknown-args``
+    the parser's own; neither reaches the resolution."""
+    settings = out.settings
+    if name == "--strict":
+        settings.strict = True
+    elif name == "--rules":
+        settings.rule_files.append(values[0])
+    elif name == "--disable-rule":
+        settings.disabled_rules.append(values[0])
+    elif name == "--allow-override":
+        settings.allow_override.append(values[0])
+    elif name == "--deployment":
+        out.deployment = values[0]

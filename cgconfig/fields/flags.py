@@ -1,14 +1,15 @@
-"""THE flag table: every command-line flag cgconfig understands, as data.
+"""The SGLang-dialect flag table: every flag of cgconfig's own command line, as data.
 
-One table drives the argv parser, ``add_arguments`` for launch scripts, deprecation notes,
-completion, the SGLang emitter and the flag reference in the docs. A flag is one of:
+The table drives the SGLang source's parser, ``add_arguments`` for launch scripts, deprecation
+notes, ``resolve --help``, shell completion and ``docs/migration.md``. A flag is one of:
 
 * ``config``: writes per-phase keys at a precedence layer (legacy switch, off-switch,
   convenience flag, or the ``--cuda-graph-config`` document itself);
 * ``option``: writes a graph option (``options.*``);
-* ``fact``: a deployment fact, generated from :class:`~cgconfig.deployment.DeploymentFacts`;
-* ``meta``: steers the command (output format, strictness, extra rule packs...).
+* ``fact``: a deployment fact, generated from the declarations in ``deployment.py``;
+* ``setting``: steers the resolution (strictness, extra rule packs, a deployment file...).
 
+Flags that only the CLI reads (``--output``, ``--emit``...) live in ``cgconfig.cli.options``.
 Names, help texts and the deprecated aliases follow SGLang's server arguments.
 """
 
@@ -19,10 +20,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from cgconfig.model_data import BACKENDS, fact_fields, spec
+from cgconfig.fields.constants import DIALECTS
+from cgconfig.fields.table import all_config_keys, fact_fields, spec
 from cgconfig.provenance import Layer
 
-FlagKind = Literal["config", "option", "fact", "meta"]
+FlagKind = Literal["config", "option", "fact", "setting"]
 ValueKind = Literal["switch", "int", "int_list", "human_int", "float", "str", "choice", "repeat"]
 
 #: Marks a write whose value is the flag's argument (rather than a constant).
@@ -58,8 +60,33 @@ def _c(name: str, layer: Layer, value: ValueKind, writes: tuple[tuple[str, Any],
                 choices=choices, replacement=replacement)
 
 
-_BACKEND_HELP = "Backend for the {p} phase: full, breakable or disabled."
+#: SGLang's value kind for each spec kind (a key's own flag reads its argument this way).
+_VALUE_OF_KIND: dict[str, ValueKind] = {"bool": "switch", "choice": "choice", "float": "float",
+                                        "int": "int", "int_list": "int_list", "str": "str"}
 
+
+def _key_flags(key: str) -> tuple[Flag, ...]:
+    """The flag a key declares (``FlagSpelling`` in ``config.py``) and its deprecated aliases."""
+    field_spec = spec(key)
+    spelling = field_spec.flag
+    if spelling is None:
+        return ()
+    value: ValueKind = spelling.value or _VALUE_OF_KIND[field_spec.kind]  # type: ignore[assignment]
+    kind: FlagKind = "option" if key.startswith("options.") else "config"
+    write = (key, True if value == "switch" else ARG)
+    layer = None if kind == "option" else Layer.CONVENIENCE
+    main = Flag(spelling.flag, kind, value, spelling.help, writes=(write,), layer=layer,
+                choices=field_spec.choices)
+    # Deprecated aliases write the same key, exactly as SGLang's alias actions did.
+    return (main, *(Flag(alias, kind, value, "Deprecated alias.", writes=(write,), layer=layer,
+                         choices=field_spec.choices, replacement=spelling.flag)
+                    for alias in spelling.aliases))
+
+
+_KEY_FLAGS: tuple[Flag, ...] = tuple(f for key in all_config_keys() for f in _key_flags(key))
+
+#: Switches that write constants (old spellings of a backend choice), then every key's own flag
+#: and its aliases, then the config document.
 CONFIG_FLAGS: tuple[Flag, ...] = (
     _c("--disable-cuda-graph", Layer.LEGACY, "switch",
        (("decode.backend", "disabled"), ("prefill.backend", "disabled")),
@@ -70,60 +97,19 @@ CONFIG_FLAGS: tuple[Flag, ...] = (
     _c("--disable-prefill-cuda-graph", Layer.OFF_SWITCH, "switch",
        (("prefill.backend", "disabled"),),
        "Disable the prefill-phase CUDA graph (same as --cuda-graph-backend-prefill disabled)."),
-    _c("--cuda-graph-backend-decode", Layer.CONVENIENCE, "choice", (("decode.backend", ARG),),
-       _BACKEND_HELP.format(p="decode"), choices=BACKENDS),
-    _c("--cuda-graph-backend-prefill", Layer.CONVENIENCE, "choice", (("prefill.backend", ARG),),
-       _BACKEND_HELP.format(p="prefill"), choices=BACKENDS),
-    _c("--cuda-graph-max-bs-decode", Layer.CONVENIENCE, "int", (("decode.max_bs", ARG),),
-       "Largest decode batch (requests) to capture."),
-    _c("--cuda-graph-max-bs-prefill", Layer.CONVENIENCE, "int", (("prefill.max_bs", ARG),),
-       "Largest prefill size (tokens) to capture."),
-    _c("--cuda-graph-bs-decode", Layer.CONVENIENCE, "int_list", (("decode.bs", ARG),),
-       "Exact decode batch sizes to capture (space-separated)."),
-    _c("--cuda-graph-bs-prefill", Layer.CONVENIENCE, "int_list", (("prefill.bs", ARG),),
-       "Exact prefill token counts to capture (space-separated)."),
-    _c("--cuda-graph-max-seq-len-prefill", Layer.CONVENIENCE, "int", (("prefill.max_seq_len", ARG),),
-       "Longest sequence a prefill graph replay admits; longer batches run eager prefill."),
-    _c("--cuda-graph-prefill-max-context", Layer.CONVENIENCE, "human_int",
-       (("prefill.max_context_size", ARG),),
-       "Largest context a prefill graph supports (accepts 200k); larger contexts run eager."),
-    # Deprecated aliases write the convenience keys, exactly as SGLang's alias actions did.
-    _c("--cuda-graph-max-bs", Layer.CONVENIENCE, "int", (("decode.max_bs", ARG),),
-       "Deprecated alias.", replacement="--cuda-graph-max-bs-decode"),
-    _c("--cuda-graph-bs", Layer.CONVENIENCE, "int_list", (("decode.bs", ARG),),
-       "Deprecated alias.", replacement="--cuda-graph-bs-decode"),
+    *(f for f in _KEY_FLAGS if f.kind == "config"),
     _c("--enable-breakable-cuda-graph", Layer.CONVENIENCE, "switch",
        (("prefill.backend", "breakable"),), "Deprecated alias.",
        replacement="--cuda-graph-backend-prefill breakable"),
     _c("--disable-piecewise-cuda-graph", Layer.CONVENIENCE, "switch",
        (("prefill.backend", "disabled"),), "Deprecated alias.",
        replacement="--cuda-graph-backend-prefill disabled"),
-    _c("--piecewise-cuda-graph-tokens", Layer.CONVENIENCE, "int_list", (("prefill.bs", ARG),),
-       "Deprecated alias.", replacement="--cuda-graph-bs-prefill"),
-    _c("--piecewise-cuda-graph-max-tokens", Layer.CONVENIENCE, "int", (("prefill.max_bs", ARG),),
-       "Deprecated alias.", replacement="--cuda-graph-max-bs-prefill"),
     Flag(name="--cuda-graph-config", kind="config", value="str", layer=Layer.CONFIG,
          metavar="JSON|@FILE|FILE",
          help="Per-phase settings as JSON, @file, or a .json/.yaml file; wins over every flag."),
 )
 
-OPTION_FLAGS: tuple[Flag, ...] = (
-    Flag("--disable-cuda-graph-padding", "option", "switch",
-         "Replay only exact sizes (captures every size up to max_bs).",
-         writes=(("options.disable_padding", True),)),
-    Flag("--enable-torch-compile", "option", "switch",
-         "torch.compile the decode sizes up to --torch-compile-max-bs.",
-         writes=(("options.enable_torch_compile", True),)),
-    Flag("--torch-compile-max-bs", "option", "int",
-         "Largest decode size torch.compile handles (default 32).",
-         writes=(("options.torch_compile_max_bs", ARG),)),
-    Flag("--enable-cudagraph-gc", "option", "switch",
-         "Keep garbage collection running during capture (frozen by default).",
-         writes=(("options.enable_cudagraph_gc", True),)),
-    Flag("--debug-cuda-graph", "option", "switch",
-         "Run every op eagerly through the breakable capture/replay path.",
-         writes=(("options.debug_cuda_graph", True),)),
-)
+OPTION_FLAGS: tuple[Flag, ...] = tuple(f for f in _KEY_FLAGS if f.kind == "option")
 
 #: Flags that existed upstream and are gone: a clear error with the migration, not "unknown".
 REMOVED_FLAGS: dict[str, str] = {
@@ -167,28 +153,20 @@ def _fact_flag(field: str) -> Flag:
 
 FACT_FLAGS: tuple[Flag, ...] = tuple(_fact_flag(f) for f in fact_fields())
 
-META_FLAGS: tuple[Flag, ...] = (
-    Flag("--deployment", "meta", "str", "Deployment facts from a YAML/JSON file (flags win).",
+SETTING_FLAGS: tuple[Flag, ...] = (
+    Flag("--deployment", "setting", "str", "Deployment facts from a YAML/JSON file (flags win).",
          metavar="FILE"),
-    Flag("--output", "meta", "choice", "Output format: table, json or yaml.",
-         choices=("table", "json", "yaml"), aliases=("-o",)),
-    Flag("--strict", "meta", "switch", "A constraint that overrides an explicit key is an error "
+    Flag("--strict", "setting", "switch", "A constraint that overrides an explicit key is an error "
          "(exit 3) instead of a warning."),
-    Flag("--rules", "meta", "repeat", "Add a rule pack (YAML); may repeat.", metavar="FILE"),
-    Flag("--disable-rule", "meta", "repeat", "Switch a policy rule off by id; may repeat.",
+    Flag("--rules", "setting", "repeat", "Add a rule pack (YAML); may repeat.", metavar="FILE"),
+    Flag("--disable-rule", "setting", "repeat", "Switch a policy rule off by id; may repeat.",
          metavar="ID"),
-    Flag("--allow-override", "meta", "repeat", "Let constraint ID override explicit keys even "
+    Flag("--allow-override", "setting", "repeat", "Let constraint ID override explicit keys even "
          "under --strict; may repeat.", metavar="ID"),
-    Flag("--ignore-unknown-args", "meta", "switch", "Skip flags cgconfig does not model "
+    Flag("--ignore-unknown-args", "setting", "switch", "Skip flags cgconfig does not model "
          "(for whole launch lines) instead of failing."),
-    Flag("--check", "meta", "switch", "Exit 10 when any rule downgraded the configuration."),
-    Flag("--emit", "meta", "choice", "Print engine flags for the plan instead of the plan.",
-         choices=("sglang", "vllm", "env")),
-    Flag("--dialect", "meta", "choice", "Input dialect (default: detected from the flags).",
-         choices=("sglang", "vllm", "trtllm")),
-    Flag("--all", "meta", "switch", "explain: show every key, not only explicit or changed ones."),
-    Flag("--show", "meta", "choice", "Also draw the decode and prefill sizes on a log-scale "
-         "strip (table output).", choices=("sizes",)),
+    Flag("--dialect", "setting", "choice", "Input dialect (default: detected from the flags).",
+         choices=DIALECTS),
 )
 
 #: SGLang server flags that have no effect on CUDA graphs: accepted in a launch line and
@@ -210,7 +188,7 @@ SGLANG_PASSTHROUGH: tuple[tuple[str, bool], ...] = (
     ("--context-length-override", True), ("--watchdog-timeout", True), ("--stream-interval", True),
 )
 
-ALL_FLAGS: tuple[Flag, ...] = CONFIG_FLAGS + OPTION_FLAGS + FACT_FLAGS + META_FLAGS
+ALL_FLAGS: tuple[Flag, ...] = CONFIG_FLAGS + OPTION_FLAGS + FACT_FLAGS + SETTING_FLAGS
 
 
 @lru_cache(maxsize=1)

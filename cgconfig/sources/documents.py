@@ -1,7 +1,7 @@
 """Turn each input form into leaves: explicit values for dotted keys, with their origin.
 
 Forms: ``--cuda-graph-config`` (JSON text, ``@file`` or a ``.json``/``.yaml`` path), a plain
-dict, a :class:`~cgconfig.model.CudaGraphConfig` object (only fields the caller set become
+dict, a :class:`~cgconfig.fields.config.CudaGraphConfig` object (only fields the caller set become
 leaves), and deployment files. Every leaf is validated against the model on the way in, so a
 bad value is reported where it was written.
 """
@@ -13,11 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from cgconfig import docio
 from cgconfig.errors import InputError, did_you_mean
-from cgconfig.fieldspec import FieldError, check
-from cgconfig.model_data import (
-    BACKENDS,
-    PHASES,
-    REMOVED_KEYS,
+from cgconfig.fields.constants import BACKENDS, PHASES, REMOVED_KEYS
+from cgconfig.fields.spec import FieldError, check
+from cgconfig.fields.table import (
     keys_per_phase,
     option_keys,
     spec,
@@ -25,7 +23,7 @@ from cgconfig.model_data import (
 from cgconfig.provenance import Layer, Leaf, Origin
 
 if TYPE_CHECKING:
-    from cgconfig.model import CudaGraphConfig
+    from cgconfig.fields.config import CudaGraphConfig
 
 
 def validate_leaf(key: str, value: Any, where: str) -> Any:
@@ -113,7 +111,7 @@ def leaves_from_object(config: CudaGraphConfig, source: str = "CudaGraphConfig")
 
 def facts_from_file(path: str) -> tuple[dict[str, Any], dict[str, str]]:
     """Deployment facts from a YAML/JSON file: (values, field → ``file:line``)."""
-    from cgconfig.model_data import fact_fields
+    from cgconfig.fields.table import fact_fields
 
     known = fact_fields()
 

@@ -12,14 +12,15 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PositiveInt
 from pydantic_core import PydanticCustomError
 
-from cgconfig.model_data import BACKEND_RANK, BACKENDS, PHASES, REMOVED_BACKENDS, REMOVED_KEYS
+from cgconfig.fields.constants import BACKEND_RANK, BACKENDS, PHASES, REMOVED_BACKENDS, REMOVED_KEYS
+from cgconfig.fields.spec import FlagSpelling
 
 Phase = Literal["decode", "prefill"]
 BackendName = Literal["full", "breakable", "disabled"]
 assert get_args(BackendName) == BACKENDS and get_args(Phase) == PHASES
 _PHASE_NAMES: tuple[Phase, ...] = ("decode", "prefill")
 
-from cgconfig.model_data import all_config_keys, default_value  # noqa: E402  (re-exported)
+from cgconfig.fields.table import all_config_keys, default_value  # noqa: E402  (re-exported)
 
 __all__ = [
     "BACKENDS",
@@ -53,15 +54,21 @@ class DecodeConfig(BaseModel):
 
     model_config = _MODEL_CONFIG
 
-    backend: Backend = "full"
+    backend: Annotated[Backend, FlagSpelling(
+        "--cuda-graph-backend-decode", "Backend for the decode phase: full, breakable or disabled.",
+    )] = "full"
     """How decode steps run: ``full`` (one graph per batch size), ``breakable`` (graph segments
     with attention run eagerly between them) or ``disabled`` (eager). Default ``full``."""
 
-    max_bs: PositiveInt | None = None
+    max_bs: Annotated[PositiveInt | None, FlagSpelling(
+        "--cuda-graph-max-bs-decode", "Largest decode batch (requests) to capture.",
+        aliases=("--cuda-graph-max-bs",))] = None
     """Largest batch (in requests) to capture. Unset: the GPU-memory tier's default, clamped to
     ``--max-running-requests``. An explicit ``bs`` list sets it to ``max(bs)``."""
 
-    bs: SizeList | None = None
+    bs: Annotated[SizeList | None, FlagSpelling(
+        "--cuda-graph-bs-decode", "Exact decode batch sizes to capture (space-separated).",
+        aliases=("--cuda-graph-bs",))] = None
     """Exact batch sizes to capture. Unset: generated from ``max_bs`` by the decode size grid."""
 
 
@@ -70,20 +77,32 @@ class PrefillConfig(BaseModel):
 
     model_config = _MODEL_CONFIG
 
-    backend: Backend = "breakable"
+    backend: Annotated[Backend, FlagSpelling(
+        "--cuda-graph-backend-prefill", "Backend for the prefill phase: full, breakable or disabled.",
+    )] = "breakable"
     """How prefill runs. Default ``breakable`` on CUDA, ``disabled`` on other platforms; ``full``
     is experimental upstream."""
 
-    max_bs: PositiveInt | None = None
+    max_bs: Annotated[PositiveInt | None, FlagSpelling(
+        "--cuda-graph-max-bs-prefill", "Largest prefill size (tokens) to capture.",
+        aliases=("--piecewise-cuda-graph-max-tokens",))] = None
     """Largest prefill size in tokens. Unset: the chunked-prefill size."""
 
-    bs: SizeList | None = None
+    bs: Annotated[SizeList | None, FlagSpelling(
+        "--cuda-graph-bs-prefill", "Exact prefill token counts to capture (space-separated).",
+        aliases=("--piecewise-cuda-graph-tokens",))] = None
     """Exact token counts to capture. Unset: generated from ``max_bs`` by the prefill grid."""
 
-    max_context_size: PositiveInt | None = None
+    max_context_size: Annotated[PositiveInt | None, FlagSpelling(
+        "--cuda-graph-prefill-max-context",
+        "Largest context a prefill graph supports (accepts 200k); larger contexts run eager.",
+        value="human_int")] = None
     """Largest context a prefill graph admits (DeepSeek-V4 metadata size); longer runs eager."""
 
-    max_seq_len: PositiveInt | None = None
+    max_seq_len: Annotated[PositiveInt | None, FlagSpelling(
+        "--cuda-graph-max-seq-len-prefill",
+        "Longest sequence a prefill graph replay admits; longer batches run eager prefill.",
+    )] = None
     """Longest sequence a prefill graph replay admits; longer batches run eager prefill."""
 
     full_prefill_max_req: PositiveInt | None = None
@@ -98,20 +117,29 @@ class GraphOptions(BaseModel):
 
     model_config = _MODEL_CONFIG
 
-    disable_padding: bool = False
+    disable_padding: Annotated[bool, FlagSpelling(
+        "--disable-cuda-graph-padding",
+        "Replay only exact sizes (captures every size up to max_bs).")] = False
     """``--disable-cuda-graph-padding``: replay only exact sizes; every size up to max_bs is
     captured instead of a grid."""
 
-    enable_torch_compile: bool = False
+    enable_torch_compile: Annotated[bool, FlagSpelling(
+        "--enable-torch-compile",
+        "torch.compile the decode sizes up to --torch-compile-max-bs.")] = False
     """``--enable-torch-compile``: compile the decode sizes up to ``torch_compile_max_bs``."""
 
-    torch_compile_max_bs: PositiveInt = 32
+    torch_compile_max_bs: Annotated[PositiveInt, FlagSpelling(
+        "--torch-compile-max-bs", "Largest decode size torch.compile handles (default 32).")] = 32
     """``--torch-compile-max-bs``: largest decode size that torch.compile handles. Default 32."""
 
-    enable_cudagraph_gc: bool = False
+    enable_cudagraph_gc: Annotated[bool, FlagSpelling(
+        "--enable-cudagraph-gc",
+        "Keep garbage collection running during capture (frozen by default).")] = False
     """``--enable-cudagraph-gc``: keep Python's GC running during capture (frozen by default)."""
 
-    debug_cuda_graph: bool = False
+    debug_cuda_graph: Annotated[bool, FlagSpelling(
+        "--debug-cuda-graph",
+        "Run every op eagerly through the breakable capture/replay path.")] = False
     """``--debug-cuda-graph``: run every op eagerly through the breakable capture/replay path."""
 
 

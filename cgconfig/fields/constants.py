@@ -1,0 +1,51 @@
+"""The shared vocabulary: phases, backends and their rank, capability levels, attention backends.
+
+Standard library only, so every part of cgconfig imports it at no cost: the pydantic models, the
+start-up parsers, the rule engine, the vLLM dialect and the torch runtime.
+"""
+
+from __future__ import annotations
+
+PHASES: tuple[str, ...] = ("decode", "prefill")
+BACKENDS: tuple[str, ...] = ("full", "breakable", "disabled")
+
+#: Backends ordered from most to least capable. Rules may only move a backend down this order,
+#: which is what makes repeated rule application terminate.
+BACKEND_RANK: dict[str, int] = {"full": 2, "breakable": 1, "disabled": 0}
+
+#: Names removed upstream, with what to use instead (SGLang 0.5.23 rejects them the same way).
+REMOVED_BACKENDS: dict[str, str] = {
+    "tc_piecewise": "tc_piecewise was removed; select breakable, full, or disabled",
+    "piecewise": "piecewise (tc_piecewise) was removed; select breakable, full, or disabled",
+}
+REMOVED_KEYS: dict[str, str] = {
+    "tc_compiler": "tc_compiler was removed together with tc_piecewise; drop the key",
+}
+
+#: Attention-backend CUDA-graph support levels, weakest first (vLLM's ``AttentionCGSupport``
+#: order, which the rule packs' ``capability`` conditions also use).
+CAPABILITY_LEVELS: tuple[str, ...] = (
+    "NEVER", "UNIFORM_SINGLE_TOKEN_DECODE", "UNIFORM_BATCH", "ALWAYS",
+)
+
+#: Attention backends SGLang accepts (``--attention-backend`` choices). The capability table in
+#: ``rules/packs/capabilities.yaml`` is checked against this list by a test.
+ATTENTION_BACKENDS: tuple[str, ...] = (
+    "aiter", "ascend", "cutlass_mla", "dual_chunk_flash_attn", "fa3", "fa4", "flashinfer",
+    "flashmla", "flex_attention", "hybrid_linear_attn", "intel_amx", "intel_xpu", "nsa",
+    "torch_native", "triton", "trtllm_mha", "trtllm_mla", "wave",
+)
+
+#: Input dialects, SGLang (cgconfig's own flags) first.
+DIALECTS: tuple[str, ...] = ("sglang", "vllm", "trtllm")
+
+
+def unknown_attention_backend(value: str) -> str | None:
+    """The one-line complaint for an attention backend SGLang does not know, or ``None``."""
+    if value in ATTENTION_BACKENDS:
+        return None
+    from cgconfig.errors import did_you_mean
+
+    hint = did_you_mean(value, ATTENTION_BACKENDS)
+    extra = f" (did you mean {hint!r}?)" if hint else ""
+    return f"unknown attention backend {value!r}{extra}"

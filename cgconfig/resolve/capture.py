@@ -1,0 +1,82 @@
+"""The last steps: what will actually be captured, and the coverage it leaves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cgconfig import sizes as sz
+from cgconfig.draft import Draft
+from cgconfig.facts import Facts
+from cgconfig.plan import Change, Decision
+
+
+def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
+    """Configured lists → what will actually be captured, per phase."""
+    capture: dict[str, dict[str, Any]] = {}
+    d = draft.derived
+    # decode
+    dec_backend = draft.get("decode.backend")
+    alignment = sz.capture_alignment(
+        tp_size=facts.tp_size, dp_size=facts.dp_size,
+        enable_dp_attention=facts.enable_dp_attention, attn_cp_size=facts.attn_cp_size,
+        moe_a2a_backend=facts.moe_a2a_backend,
+        enable_two_batch_overlap=facts.enable_two_batch_overlap,
+        request_width=d["request_width"], pool_size=facts.max_running_requests)
+    configured = list(draft.get("decode.bs") or [])
+    sizes = sz.filter_capture_sizes(configured, alignment) if dec_backend != "disabled" else []
+    if dec_backend != "disabled" and sizes != sorted(set(configured)):
+        dropped = sorted(set(configured) - set(sizes))
+        added = sorted(set(sizes) - set(configured))
+        why = "capture filter: " + "; ".join(
+            [*alignment.reasons,
+             *( [f"request pool {facts.max_running_requests} caps sizes"]
+                if facts.max_running_requests else [])]) or "capture filter: sorted and deduplicated"
+        detail = []
+        if dropped:
+            detail.append(f"dropped {_short(dropped)}")
+        if added:
+            detail.append(f"added {_short(added)}")
+        draft.decisions.append(Decision(
+            rule="sizes.capture-filter", kind="resolver", outcome="applied",
+            why=f"{why} ({', '.join(detail) or 'reordered'})",
+            changes=[Change("capture.decode.sizes", configured, sizes)]))
+    if dec_backend != "disabled" and not sizes:
+        draft.warnings.append(
+            "decode: no configured size survives the capture filter (alignment "
+            f"{alignment.multiple}, width {alignment.request_width}); decode runs eagerly")
+    compile_list = sz.compile_sizes(
+        sizes, enable_torch_compile=draft.get("options.enable_torch_compile"),
+        torch_compile_max_bs=draft.get("options.torch_compile_max_bs"))
+    capture["decode"] = {
+        "backend": dec_backend if sizes else "disabled",
+        "sizes": sizes,
+        "compile_sizes": compile_list,
+        "alignment": {"multiple": alignment.multiple, "request_width": alignment.request_width,
+                      "pool_size": alignment.pool_size},
+    }
+    # prefill: no filter upstream; the list is used sorted.
+    pre_backend = draft.get("prefill.backend")
+    psizes = sorted(set(draft.get("prefill.bs") or [])) if pre_backend != "disabled" else []
+    if pre_backend != "disabled" and not psizes:
+        draft.warnings.append("prefill: no capture sizes (prefill max_bs below 4 tokens or "
+                              "chunked prefill disabled); prefill runs eagerly")
+    capture["prefill"] = {"backend": pre_backend if psizes else "disabled", "sizes": psizes}
+    _coverage(draft, facts, sizes, dec_backend)
+    return capture
+
+
+def _coverage(draft: Draft, facts: Facts, sizes: list[int], backend: str) -> None:
+    mrr = facts.max_running_requests
+    if backend == "disabled" or not sizes or mrr is None or mrr <= sizes[-1]:
+        return
+    message = (f"coverage: --max-running-requests {mrr} exceeds the largest decode graph "
+               f"({sizes[-1]}); batches of {sizes[-1] + 1}..{mrr} requests run eagerly, "
+               "without CUDA graphs")
+    draft.warnings.append(message)
+    draft.decisions.append(Decision(
+        rule="coverage.decode-eager-range", kind="resolver", outcome="warned", why=message,
+        hint=f"raise --cuda-graph-max-bs-decode to {mrr} to cover every batch"))
+
+
+def _short(values: list[int]) -> str:
+    return str(values) if len(values) <= 6 else f"[{values[0]}, {values[1]}, …, {values[-1]}]"

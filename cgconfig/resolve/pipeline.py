@@ -1,0 +1,126 @@
+"""Resolution as a list of named steps, each a function of the run so far.
+
+    validate facts → lock inputs → derive facts → default sizes → dialect steps → rules
+    → capture → plan
+
+Nothing flows backwards: the locked set is frozen from the user's inputs before any default or
+rule runs, and each step records what it did in the draft, so the plan can explain itself. The
+rule set is an argument: this package never imports the rule engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from cgconfig.derived import derive_facts
+from cgconfig.draft import Draft
+from cgconfig.facts import Facts, validate_facts
+from cgconfig.fields.constants import PHASES
+from cgconfig.fields.table import all_config_keys, keys_per_phase
+from cgconfig.locks import LockPolicy
+from cgconfig.plan import Plan
+from cgconfig.resolve.capture import capture
+from cgconfig.resolve.request import ResolveRequest, RuleSetLike
+from cgconfig.resolve.steps import fill_sizes, memory, start_draft
+
+
+@dataclass
+class Run:
+    """One resolution in progress: its request, rule set, and what the steps built so far."""
+
+    request: ResolveRequest
+    rules: RuleSetLike | None
+    facts: Facts | None = None
+    draft: Draft | None = None
+    capture: dict[str, dict[str, Any]] = field(default_factory=dict)
+    plan: Plan | None = None
+
+    def checked(self) -> tuple[Draft, Facts]:
+        """The draft and facts, which every step after ``lock-inputs`` may rely on."""
+        assert self.draft is not None and self.facts is not None
+        return self.draft, self.facts
+
+
+def _validate_facts(run: Run) -> None:
+    run.facts = validate_facts(run.request.facts, run.request.fact_sources)
+
+
+def _lock_inputs(run: Run) -> None:
+    assert run.facts is not None
+    run.draft = start_draft(run.request, run.facts)
+    run.draft.policy = LockPolicy(strict=run.request.strict,
+                                  allow_override=frozenset(run.request.allow_override))
+
+
+def _derive_facts(run: Run) -> None:
+    draft, facts = run.checked()
+    memory_gib, memory_source = memory(facts, run.request.fact_sources)
+    draft.derived = derive_facts(facts, memory_gib, memory_source)
+    draft.derived["dialect"] = run.request.dialect
+
+
+def _default_sizes(run: Run) -> None:
+    fill_sizes(*run.checked())
+
+
+def _dialect_steps(run: Run) -> None:
+    draft, _ = run.checked()
+    for hook in run.request.hooks:
+        hook(draft)
+
+
+def _rules(run: Run) -> None:
+    draft, _ = run.checked()
+    if run.rules is not None and run.request.use_rules:
+        run.rules.apply(draft, disabled=run.request.disabled_rules)
+
+
+def _capture(run: Run) -> None:
+    run.capture = capture(*run.checked())
+
+
+def _plan(run: Run) -> None:
+    draft, facts = run.checked()
+    request = run.request
+    config = {p: {k: draft.values[f"{p}.{k}"] for k in keys_per_phase()[p]} for p in PHASES}
+    options = {k.split(".", 1)[1]: v for k, v in draft.values.items() if k.startswith("options.")}
+    order = {k: i for i, k in enumerate(all_config_keys())}
+    facts_out = facts.model_dump()
+    facts_out["derived"] = dict(draft.derived)
+    run.plan = Plan(
+        config=config, capture=run.capture, options=options,
+        locked=sorted(draft.locked, key=order.__getitem__),
+        decisions=draft.decisions,
+        provenance={k: draft.chains[k] for k in all_config_keys()},
+        warnings=[*draft.warnings],
+        facts=facts_out, fact_sources=dict(sorted(request.fact_sources.items())),
+        deprecations=list(request.deprecations), notes=list(request.notes),
+        ignored_args=list(request.ignored_args),
+    )
+
+
+#: The pipeline, in order: one place to read what a resolution does.
+STEPS: tuple[tuple[str, Callable[[Run], None]], ...] = (
+    ("validate-facts", _validate_facts),
+    ("lock-inputs", _lock_inputs),
+    ("derive-facts", _derive_facts),
+    ("default-sizes", _default_sizes),
+    ("dialect-steps", _dialect_steps),
+    ("rules", _rules),
+    ("capture", _capture),
+    ("plan", _plan),
+)
+
+
+def resolve(request: ResolveRequest, rules: RuleSetLike | None) -> Plan:
+    """Run every step over ``request``; ``rules`` is the rule set to apply (``None``: none).
+
+    Raises :class:`~cgconfig.errors.InputError` for bad input.
+    """
+    run = Run(request, rules)
+    for _, step in STEPS:
+        step(run)
+    assert run.plan is not None
+    return run.plan

@@ -1,0 +1,57 @@
+"""What a resolution takes in: the gathered inputs, and the rule set's interface.
+
+Sources build a :class:`ResolveRequest`; the pipeline never imports a source or the rule engine:
+the rule set arrives as an argument that satisfies :class:`RuleSetLike`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from cgconfig.draft import Draft
+from cgconfig.provenance import Leaf
+
+#: A dialect's own resolution step (vLLM's Stage B), run after defaults and before the rules.
+DraftStep = Callable[[Draft], None]
+
+
+@dataclass(frozen=True)
+class DialectDefault:
+    """A default supplied by an input dialect (vLLM's grid, TRT-LLM's), with its reason."""
+
+    key: str
+    value: Any
+    source: str
+    why: str
+
+
+@dataclass
+class ResolveRequest:
+    """Everything one resolution needs, already parsed into leaves and facts."""
+
+    leaves: list[Leaf] = field(default_factory=list)
+    facts: dict[str, Any] = field(default_factory=dict)
+    fact_sources: dict[str, str] = field(default_factory=dict)
+    strict: bool = False
+    rule_files: list[str] = field(default_factory=list)
+    disabled_rules: list[str] = field(default_factory=list)
+    allow_override: list[str] = field(default_factory=list)
+    use_rules: bool = True
+    deprecations: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What the inputs said that is worth knowing but deprecated nothing (vLLM truncation)."""
+    ignored_args: list[str] = field(default_factory=list)
+    defaults: list[DialectDefault] = field(default_factory=list)
+    """Dialect defaults (e.g. vLLM's size grid): they replace model defaults but do not lock."""
+    hooks: list[DraftStep] = field(default_factory=list)
+    """Dialect steps run after defaults and before the rules (e.g. vLLM's mode resolution)."""
+    dialect: str = "sglang"
+
+
+class RuleSetLike(Protocol):
+    """What the pipeline needs of a rule set: apply yourself to a draft."""
+
+    def apply(self, draft: Draft, *, disabled: list[str]) -> None:
+        """Run the rules over ``draft`` to a fixpoint under ``draft.policy``."""

@@ -1,0 +1,152 @@
+"""The first steps: lock the inputs, derive facts, default the sizes.
+
+Inputs become leaves, leaves are merged by layer and frozen into the locked set before anything
+else runs, and defaults fill what nobody set. Every step records what it did in the draft, so
+the plan can explain itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cgconfig import sizes as sz
+from cgconfig.draft import Draft
+from cgconfig.facts import Facts
+from cgconfig.fields.table import all_config_keys, default_value
+from cgconfig.plan import Change, Decision
+from cgconfig.provenance import ChainEntry, leaf_entry, merge_leaves
+from cgconfig.resolve.request import ResolveRequest
+
+#: Platforms on which prefill graphs are validated; elsewhere prefill defaults to disabled.
+PREFILL_GRAPH_PLATFORMS = ("cuda",)
+
+def memory(facts: Facts, sources: dict[str, str]) -> tuple[float | None, str]:
+    if facts.gpu_memory_gib is not None:
+        return facts.gpu_memory_gib, sources.get("gpu_memory_gib", "--gpu-memory-gib")
+    if facts.device not in ("cuda",):
+        return None, f"unknown (no probe for device {facts.device})"
+    from cgconfig.gpu_probe import probe_gpu_memory_gib
+
+    return probe_gpu_memory_gib()
+
+
+def resolver_decision(draft: Draft, rule: str, why: str, changes: list[Change | None]) -> None:
+    real = [c for c in changes if c is not None]
+    draft.decisions.append(Decision(rule=rule, kind="resolver", outcome="applied", why=why,
+                                    changes=real))
+
+
+def start_draft(request: ResolveRequest, facts: Facts) -> Draft:
+    by_key = merge_leaves(request.leaves)
+    dialect_defaults = {d.key: d for d in request.defaults}
+    values: dict[str, Any] = {}
+    chains: dict[str, list[ChainEntry]] = {}
+    for key in all_config_keys():
+        value = default_value(key)
+        why = None
+        if key == "prefill.backend" and facts.device not in PREFILL_GRAPH_PLATFORMS:
+            value, why = "disabled", f"prefill graphs are not validated on {facts.device}"
+        values[key] = value
+        chains[key] = [ChainEntry("default", value, "default", why=why)]
+        if key in dialect_defaults:
+            default = dialect_defaults[key]
+            values[key] = default.value
+            chains[key].append(ChainEntry(default.source, default.value, "default",
+                                          why=default.why))
+        for leaf in by_key.get(key, []):
+            values[key] = leaf.value
+            chains[key].append(leaf_entry(leaf))
+    # The locked set is frozen here, from user input alone, before any default or rule runs.
+    locked = frozenset(by_key)
+    return Draft(values=values, chains=chains, locked=locked, leaves=by_key,
+                 facts=facts.model_dump())
+
+
+def _size_generator(draft: Draft) -> Any:
+    def generate(phase: str, max_bs: int) -> list[int]:
+        padding = not draft.values["options.disable_padding"]
+        if phase == "prefill":
+            return sz.prefill_sizes(max_bs)
+        if draft.facts["device"] == "cpu":
+            return sz.cpu_sizes(max_bs, padding=padding)
+        return sz.decode_sizes(max_bs, speculative=draft.derived["speculative"], padding=padding)
+
+    return generate
+
+
+def _max_bs_from_list(draft: Draft, phase: str, sizes: list[int]) -> None:
+    change = draft.record(f"{phase}.max_bs", max(sizes), source="resolver", layer="resolver",
+                          why=f"a {phase}.bs list sets max_bs = max(bs)")
+    resolver_decision(draft, "sizes.max-bs-from-bs",
+                       f"a {phase}.bs list decides {phase}.max_bs (max_bs = max(bs))", [change])
+
+
+def fill_sizes(draft: Draft, facts: Facts) -> None:
+    """Default max_bs and size lists, as SGLang's memory handler does
+    (``ServerArgs._handle_gpu_memory_settings``)."""
+    d = draft.derived
+    draft.size_generator = _size_generator(draft)
+    src, layer = "resolver", "resolver"
+
+    # --- decode -------------------------------------------------------------------------
+    bs = draft.get("decode.bs")
+    if facts.device == "cpu":
+        bound = max(bs) if bs else draft.get("options.torch_compile_max_bs")
+        why = ("CPU graphs come from torch.compile: decode.max_bs is "
+               + ("max(decode.bs)" if bs else "--torch-compile-max-bs"))
+        changes = [draft.record("decode.max_bs", bound, source=src, layer=layer, why=why)]
+        if bs:
+            # SGLang sets torch_compile_max_bs = max(bs) on CPU, so every listed size compiles.
+            changes.append(draft.record("options.torch_compile_max_bs", bound, source=src,
+                                        layer=layer, why="CPU: torch_compile_max_bs = max(bs)"))
+        resolver_decision(draft, "sizes.cpu-decode-bound", why, changes)
+    elif bs:
+        _max_bs_from_list(draft, "decode", bs)
+    elif draft.get("decode.max_bs") is None:
+        tier = sz.memory_tier(d["gpu_memory_gib"], facts.device)
+        value = tier.decode_max_bs(facts.tp_size)
+        why = (f"GPU memory tier {tier.label} ({d['gpu_memory_source']}), tp_size="
+               f"{facts.tp_size}: default decode max_bs {value}")
+        changes = [draft.record("decode.max_bs", value, source="default (derived)", layer="default",
+                                why=why)]
+        mrr = facts.max_running_requests
+        if mrr is not None and mrr < value:
+            why2 = f"default decode max_bs clamped to --max-running-requests {mrr}"
+            changes.append(draft.record("decode.max_bs", mrr, source="resolver", layer=layer,
+                                        why=why2))
+            why = f"{why}; {why2}"
+        resolver_decision(draft, "sizes.decode-max-bs-default", why, changes)
+    if not bs:
+        draft.derived_sizes.add("decode")
+        generated = draft.size_generator("decode", draft.get("decode.max_bs"))
+        grid = ("the CPU grid" if facts.device == "cpu" else
+                "every size (padding disabled)" if draft.get("options.disable_padding") else
+                f"the speculative-decoding grid ({facts.speculative_algorithm})"
+                if d["speculative"] else "the decode grid")
+        draft.record("decode.bs", generated, source="default (derived)", layer="default",
+                     why=f"generated from decode.max_bs={draft.get('decode.max_bs')} by {grid}")
+
+    # --- prefill ------------------------------------------------------------------------
+    pbs = draft.get("prefill.bs")
+    if pbs and draft.get("prefill.max_bs") is None:
+        _max_bs_from_list(draft, "prefill", pbs)
+    elif draft.get("prefill.max_bs") is None:
+        if facts.use_mla:
+            value, why = sz.MLA_PREFILL_MAX_BS, "MLA models default prefill max_bs to 2048 tokens"
+        else:
+            value = d["chunked_prefill_size"]
+            why = (f"prefill max_bs = chunked-prefill size {value} "
+                   f"({d['chunked_prefill_source']})")
+        if value is not None and value > 0:
+            change = draft.record("prefill.max_bs", value, source="default (derived)",
+                                  layer="default", why=why)
+            resolver_decision(draft, "sizes.prefill-max-bs-default", why, [change])
+    if not pbs:
+        draft.derived_sizes.add("prefill")
+        max_bs = draft.get("prefill.max_bs")
+        generated = draft.size_generator("prefill", max_bs) if max_bs else []
+        if generated:
+            draft.record("prefill.bs", generated, source="default (derived)", layer="default",
+                         why=f"generated from prefill.max_bs={max_bs}")
+
+

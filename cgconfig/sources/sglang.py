@@ -1,0 +1,50 @@
+"""The SGLang source: cgconfig's own flags (or a whole SGLang launch line), and the documents
+its flags name (``--cuda-graph-config`` values, a ``--deployment`` file)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from cgconfig.errors import InputError
+from cgconfig.resolve.request import ResolveRequest
+from cgconfig.sources.contribution import Contribution
+from cgconfig.sources.documents import facts_from_file, leaves_from_config_arg
+from cgconfig.sources.sglang_argv import parse_argv
+
+
+@dataclass
+class SglangArgv:
+    """SGLang-dialect tokens of one command line."""
+
+    tokens: list[str]
+    allow_positionals: bool = False
+    """``explain`` takes keys as positionals; ``resolve`` takes none."""
+    ignore_unknown: bool | None = None
+    positionals: list[str] = field(default_factory=list)
+    """The positionals found (``explain``'s keys), once :meth:`contribute` ran."""
+
+    def contribute(self, so_far: ResolveRequest) -> Contribution:
+        """Parse the tokens once; read the documents they name."""
+        del so_far  # the first source: nothing gathered before it
+        parsed = parse_argv(self.tokens, ignore_unknown=self.ignore_unknown)
+        if parsed.positionals and not self.allow_positionals:
+            raise InputError(f"unexpected argument {parsed.positionals[0]!r}",
+                             where="command line",
+                             hint="every input is a --flag (a config document goes after "
+                                  "--cuda-graph-config)")
+        self.positionals = list(parsed.positionals)
+        leaves = list(parsed.leaves)
+        for raw, position in parsed.config_docs:
+            leaves += leaves_from_config_arg(raw, position)
+        facts: dict[str, Any] = {}
+        where: dict[str, str] = {}
+        if parsed.deployment is not None:
+            facts, where = facts_from_file(parsed.deployment)
+        for name, (value, flag) in parsed.facts.items():
+            facts[name] = value
+            where[name] = flag
+        return Contribution(
+            leaves=leaves, facts=facts, fact_sources=where,
+            deprecations=list(parsed.deprecations), ignored=list(parsed.ignored),
+            settings=parsed.settings)

@@ -1,0 +1,158 @@
+"""Split a command line once into each owner's tokens, and name its dialect.
+
+Owners are the input dialects (``sglang``, which is cgconfig's own flag set, ``vllm``,
+``trtllm``) and the host, the program running cgconfig (the CLI's ``--output``...). A dialect's
+flags are known from its :class:`DialectFlags` table (flag → arity); a token no table claims
+belongs to ``sglang``, whose own parser reads it. Only the chosen dialect's tokens are carved
+out: a vLLM flag on an SGLang line stays with SGLang, which reports it as unknown.
+
+``--dialect NAME`` is read here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cgconfig.errors import InputError
+from cgconfig.fields.constants import DIALECTS
+
+#: How many values a flag takes: 0 (a switch), 1, or ``"+"`` (every following non-flag token).
+Arity = int | str
+
+
+@dataclass(frozen=True)
+class DialectFlags:
+    """One owner's flag table: exact spellings and spelling prefixes (``-cc.``), with arity.
+
+    The per-engine flag tables (every upstream flag, as data) plug in here: a dialect's table
+    grows, the splitter does not change.
+    """
+
+    owner: str
+    flags: dict[str, Arity]
+    prefixes: tuple[str, ...] = ()
+    """Spelling prefixes that take one value (``-cc.mode=3``)."""
+
+    def arity(self, name: str) -> Arity | None:
+        """The arity of a flag spelling, or ``None`` when this table does not claim it."""
+        if name in self.flags:
+            return self.flags[name]
+        if name.startswith(self.prefixes) and self.prefixes:
+            return 1
+        return None
+
+
+@dataclass
+class Part:
+    """The tokens one owner got, each with its index in the original command line."""
+
+    tokens: list[str] = field(default_factory=list)
+    positions: list[int] = field(default_factory=list)
+
+    def add(self, tokens: list[str], start: int) -> None:
+        """Append consecutive tokens that began at ``start`` in the command line."""
+        self.tokens += tokens
+        self.positions += range(start, start + len(tokens))
+
+
+@dataclass
+class ArgvSplit:
+    """A command line split by owner, and the dialect it is written in."""
+
+    dialect: str
+    dialect_named: bool
+    """Whether ``--dialect`` named it (rather than its flags)."""
+    parts: dict[str, Part]
+
+
+def _is_flag(token: str) -> bool:
+    """A ``-x``/``--x`` token; ``-1`` and ``-0.5`` are values."""
+    if token[:1] != "-":
+        return False
+    return not token[1:2].isdigit() or not token[1:].replace(".", "", 1).isdigit()
+
+
+def _take(argv: list[str], i: int, inline: str | None, arity: Arity) -> int:
+    """Index after the flag at ``i`` and its values."""
+    if arity == 0 or inline is not None:
+        return i + 1
+    j = i + 1
+    limit = len(argv) if arity == "+" else min(j + int(arity), len(argv))
+    while j < limit and not _is_flag(argv[j]):
+        j += 1
+    return j
+
+
+_Claims = tuple[dict[str, tuple[str, Arity]], tuple[tuple[str, str], ...], tuple[str, ...]]
+_CLAIMS: dict[tuple[int, int], _Claims] = {}
+
+
+def _claims(dialects: tuple[DialectFlags, ...], host: DialectFlags | None) -> _Claims:
+    """Spelling → (owner, arity), (prefix, owner) pairs and every prefix; the host, then the
+    first dialect, wins a spelling. Built once per set of tables (they are module constants)."""
+    key = (id(dialects), id(host))
+    if key not in _CLAIMS:
+        tables = ((host,) if host else ()) + dialects
+        exact = {n: (t.owner, a) for t in reversed(tables) for n, a in t.flags.items()}
+        prefixed = tuple((p, t.owner) for t in tables for p in t.prefixes)
+        _CLAIMS[key] = exact, prefixed, tuple(p for p, _ in prefixed)
+    return _CLAIMS[key]
+
+
+def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
+               host: DialectFlags | None = None) -> ArgvSplit:
+    """Walk ``argv`` once: each token goes to the owner whose table claims its flag."""
+    segments: list[tuple[str, int, int]] = []
+    named: str | None = None
+    seen: list[str] = []
+    host_owner = host.owner if host is not None else None
+    exact, prefixed, prefixes = _claims(dialects, host)
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if token[:1] != "-" or token == "-" or not _is_flag(token):
+            i += 1
+            continue
+        name, eq, inline_text = token.partition("=")
+        inline = inline_text if eq else None
+        if name == "--dialect":
+            if inline is None and i + 1 >= len(argv):
+                raise InputError("--dialect expects a value", where="--dialect",
+                                 allowed=DIALECTS)
+            named = inline if inline is not None else argv[i + 1]
+            end = i + (1 if inline is not None else 2)
+            segments.append(("", i, end))
+            i = end
+            continue
+        claim = exact.get(name)
+        if claim is None and name.startswith(prefixes):
+            claim = next((o, 1) for p, o in prefixed if name.startswith(p))
+        if claim is None:
+            i += 1
+            continue
+        end = _take(argv, i, inline, claim[1])
+        if claim[0] not in seen and claim[0] != host_owner:
+            seen.append(claim[0])
+        segments.append((claim[0], i, end))
+        i = end
+    dialect = named if named is not None else (seen[0] if seen else "sglang")
+    return ArgvSplit(dialect=dialect, dialect_named=named is not None,
+                     parts=_parts(argv, segments, (dialect, host_owner)))
+
+
+def _parts(argv: list[str], claimed: list[tuple[str, int, int]],
+           kept: tuple[str | None, ...]) -> dict[str, Part]:
+    """Tokens per owner: claimed runs go to their owner when it is kept (the chosen dialect,
+    the host), to nobody when the owner is ``""`` (``--dialect``), else back to SGLang."""
+    parts: dict[str, Part] = {}
+    done = 0
+    for owner, start, end in claimed:
+        if start > done:
+            parts.setdefault("sglang", Part()).add(argv[done:start], done)
+        if owner:
+            keep = owner if owner in kept else "sglang"
+            parts.setdefault(keep, Part()).add(argv[start:end], start)
+        done = end
+    if done < len(argv):
+        parts.setdefault("sglang", Part()).add(argv[done:], done)
+    return parts

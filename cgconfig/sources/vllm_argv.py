@@ -1,0 +1,180 @@
+"""The vLLM dialect: ``--compilation-config``/``-cc`` JSON, dotted ``-cc.key=value`` overrides,
+``--enforce-eager``, ``--max-num-seqs``, ``--max-num-batched-tokens``,
+``--num-speculative-tokens``, ``--cudagraph-capture-sizes``, ``--max-cudagraph-capture-size``.
+
+Merge order (documented, unlike vLLM's): every JSON document in argv order, then every dotted
+key in argv order, deep-merged; later wins and every shadowed value stays in the provenance.
+vLLM itself drops the JSON entirely when any dotted key is present.
+
+Each ``cudagraph_mode`` maps onto per-phase backends (decode = vLLM's uniform-decode batches,
+prefill = its mixed/prefill batches); sizes follow vLLM's own grid; vLLM's Stage-B capability
+downgrades (B1–B7) run as a hook, recorded as decisions ``vllm.B2`` …
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from cgconfig.errors import InputError, did_you_mean
+from cgconfig.fields.values import looks_human_int, parse_human_int, parse_int
+from cgconfig.sources.dialect_flags import VLLM_FLAGS
+
+CC_FLAGS = ("--compilation-config", "-cc")
+#: CompilationConfig keys that matter here.
+MODELLED_KEYS = ("cudagraph_mode", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "mode")
+#: CompilationConfig keys accepted and ignored (no effect on which graphs are captured).
+PASSTHROUGH_KEYS = (
+    "backend", "splitting_ops", "cudagraph_num_of_warmups", "cudagraph_copy_inputs",
+    "cudagraph_specialize_lora", "use_inductor_graph_partition", "compile_sizes", "pass_config",
+    "inductor_compile_config", "inductor_passes", "custom_ops", "debug_dump_path",
+    "cache_dir", "compile_cache_save_format", "compile_mm_encoder", "cudagraph_mm_encoder",
+    "fast_moe_cold_start", "static_forward_context", "dynamic_shapes_config",
+)
+COMPILATION_MODES = {"NONE": 0, "STOCK_TORCH_COMPILE": 1, "DYNAMO_TRACE_ONCE": 2,
+                     "VLLM_COMPILE": 3}
+
+
+@dataclass
+class CcValue:
+    """One compilation-config key's value and where it was written."""
+
+    value: Any
+    source: str
+    at: str
+    position: int
+
+
+@dataclass
+class VllmInput:
+    """What a vLLM command line said."""
+
+    cc: dict[str, list[CcValue]] = field(default_factory=dict)
+    enforce_eager: int | None = None
+    max_num_seqs: int | None = None
+    max_num_batched_tokens: int | None = None
+    num_speculative_tokens: int = 0
+    support: str | None = None
+    attention_backend: str | None = None
+
+    def final(self, key: str) -> CcValue | None:
+        """The winning value of a compilation-config key, if any input set it."""
+        chain = self.cc.get(key)
+        return chain[-1] if chain else None
+
+
+def _parse_value(text: str, where: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return parse_human_int(text, where) if looks_human_int(text) else text
+
+
+def _record(out: VllmInput, key: str, value: Any, source: str, at: str, position: int) -> None:
+    allowed = MODELLED_KEYS + PASSTHROUGH_KEYS
+    if key not in allowed:
+        raise InputError(f"unknown compilation-config key {key!r}", where=f"{source} at {at}",
+                         suggestion=did_you_mean(key, allowed),
+                         allowed=", ".join(MODELLED_KEYS) + ", … (vLLM CompilationConfig)")
+    if key in PASSTHROUGH_KEYS:
+        return
+    out.cc.setdefault(key, []).append(CcValue(value, source, at, position))
+
+
+def _int(text: str, where: str, *, allow_zero: bool = False) -> int:
+    value = parse_int(text, where, allow_negative=allow_zero)
+    if value < 0:
+        raise InputError(f"expected a non-negative integer, got {value}", where=where)
+    return value
+
+
+def parse_vllm_argv(argv: list[str], positions: list[int] | None = None) -> VllmInput:
+    """Parse the vLLM dialect's tokens (the splitter gave them); ``positions`` are their
+    indices in the whole command line, which order values across sources."""
+    out = VllmInput()
+    where_is = positions if positions is not None else list(range(len(argv)))
+    dotted_base = 10_000  # dotted keys win over JSON documents wherever they appear
+
+    def after(i: int) -> int:
+        """The command-line index following local token ``i - 1``."""
+        return where_is[i - 1] + 1
+
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        name, _, inline = token.partition("=")
+        if VLLM_FLAGS.arity(name) is None:
+            raise InputError(f"unexpected argument {token!r}", where="vLLM flags")
+        takes_value = VLLM_FLAGS.arity(name) != 0
+        value: str | None = None
+        if takes_value:
+            if inline:
+                value = inline
+                i += 1
+            elif i + 1 < len(argv):
+                value = argv[i + 1]
+                i += 2
+            else:
+                raise InputError(f"{name} expects a value", where=name)
+        else:
+            i += 1
+        assert value is not None or not takes_value
+        if name in CC_FLAGS:
+            from cgconfig.docio import load_json_text
+
+            doc = load_json_text(value or "", name)
+            if not isinstance(doc, dict):
+                raise InputError(f"must be a JSON object, got {type(doc).__name__}", where=name)
+            for key, item in doc.items():
+                _record(out, key, item, name, f"/{key}", after(i))
+        elif name.startswith(("-cc.", "--compilation-config.")):
+            key = name.split(".", 1)[1]
+            _record(out, key, _parse_value(value or "", name), name, f"/{key}",
+                    dotted_base + after(i))
+        elif name == "--enforce-eager":
+            out.enforce_eager = after(i)
+        elif name == "--max-num-seqs":
+            out.max_num_seqs = _int(value or "", name)
+        elif name == "--max-num-batched-tokens":
+            out.max_num_batched_tokens = _int(value or "", name)
+        elif name == "--num-speculative-tokens":
+            out.num_speculative_tokens = _int(value or "", name, allow_zero=True)
+        elif name == "--speculative-config":
+            from cgconfig.docio import load_json_text
+
+            spec = load_json_text(value or "", name)
+            tokens = spec.get("num_speculative_tokens", 0) if isinstance(spec, dict) else None
+            if not isinstance(tokens, int) or tokens < 0:
+                raise InputError("num_speculative_tokens must be a non-negative integer",
+                                 where=f"{name} at /num_speculative_tokens")
+            out.num_speculative_tokens = tokens
+        elif name == "--cudagraph-capture-sizes":
+            sizes = [value or ""]
+            while i < len(argv) and not argv[i].startswith("-"):
+                sizes.append(argv[i])
+                i += 1
+            if out.final("cudagraph_capture_sizes"):
+                raise InputError("cudagraph_capture_sizes and compilation_config."
+                                 "cudagraph_capture_sizes are mutually exclusive", where=name)
+            _record(out, "cudagraph_capture_sizes", [_int(s, name) for s in sizes], name, "",
+                    dotted_base * 2 + after(i))
+        elif name == "--max-cudagraph-capture-size":
+            _record(out, "max_cudagraph_capture_size", _int(value or "", name), name, "",
+                    dotted_base * 2 + after(i))
+        elif name == "--cudagraph-support":
+            from cgconfig.dialects.vllm_modes import parse_level
+
+            try:
+                out.support = parse_level(value or "").name
+            except ValueError as exc:
+                raise InputError(str(exc), where=name) from None
+        elif name == "--vllm-attention-backend":
+            out.attention_backend = value
+    for key in ("cudagraph_capture_sizes", "max_cudagraph_capture_size"):
+        sources = {c.source for c in out.cc.get(key, [])}
+        engine_flag = "--" + key.replace("_", "-")
+        if engine_flag in sources and len(sources) > 1:
+            raise InputError(f"{key} and compilation_config.{key} are mutually exclusive",
+                             where=engine_flag)
+    return out

@@ -1,0 +1,98 @@
+"""Flags only the CLI reads (output format, emitter, ``--check``, ``--all``), parsed once into a
+typed :class:`CliOptions`.
+
+The splitter hands these tokens to the CLI (``HOST_FLAGS`` is their arity table) before any
+source runs, so a bad input can already be reported in the requested format.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, cast
+
+from cgconfig.errors import InputError, did_you_mean
+from cgconfig.fields.flags import Flag
+from cgconfig.sources.split import DialectFlags, Part
+
+OutputFormat = Literal["table", "json", "yaml"]
+EmitTarget = Literal["sglang", "vllm", "env"]
+
+#: The CLI's own flags, in the shape of the dialect flag table (help and completion list them).
+CLI_FLAGS: tuple[Flag, ...] = (
+    Flag("--output", "setting", "choice", "Output format: table, json or yaml.",
+         choices=("table", "json", "yaml"), aliases=("-o",)),
+    Flag("--check", "setting", "switch", "Exit 10 when any rule downgraded the configuration."),
+    Flag("--emit", "setting", "choice", "Print engine flags for the plan instead of the plan.",
+         choices=("sglang", "vllm", "env")),
+    Flag("--all", "setting", "switch",
+         "explain: show every key, not only explicit or changed ones."),
+    Flag("--show", "setting", "choice", "Also draw the decode and prefill sizes on a log-scale "
+         "strip (table output).", choices=("sizes",)),
+)
+
+_BY_SPELLING: dict[str, Flag] = {s: f for f in CLI_FLAGS for s in (f.name, *f.aliases)}
+
+#: What the splitter carves out of a command line for the CLI.
+HOST_FLAGS = DialectFlags("cli", {s: 1 if f.takes_value else 0
+                                  for s, f in _BY_SPELLING.items()})
+
+
+@dataclass(frozen=True)
+class CliOptions:
+    """What the CLI-only flags asked for."""
+
+    output: OutputFormat = "table"
+    emit: EmitTarget | None = None
+    check: bool = False
+    show_all: bool = False
+    show: Literal["sizes"] | None = None
+    """``--show sizes``: draw the sizes on a log-scale strip under the table."""
+    given: tuple[str, ...] = field(default=())
+    """The spellings that appeared, in order."""
+
+    @property
+    def as_json(self) -> bool:
+        """Whether errors and results go out as JSON."""
+        return self.output == "json"
+
+    @property
+    def table(self) -> bool:
+        """Whether the plan is printed as the human table."""
+        return self.emit is None and self.output == "table"
+
+
+def _choice(flag: Flag, spelling: str, value: str | None) -> str:
+    choices = flag.choices or ()
+    if value is None:
+        raise InputError(f"{spelling} expects a value", where=spelling, allowed=choices)
+    if value not in choices:
+        raise InputError(f"invalid value {value!r}", where=spelling, allowed=choices,
+                         suggestion=did_you_mean(value, choices))
+    return value
+
+
+def parse_options(part: Part | None) -> CliOptions:
+    """Parse the CLI's tokens (from :func:`~cgconfig.sources.split.split_argv`)."""
+    tokens = part.tokens if part is not None else []
+    values: dict[str, str | bool] = {}
+    given: list[str] = []
+    i = 0
+    while i < len(tokens):
+        spelling, eq, inline = tokens[i].partition("=")
+        flag = _BY_SPELLING[spelling]
+        given.append(spelling)
+        key = flag.name.lstrip("-")
+        if not flag.takes_value:
+            if eq:
+                raise InputError(f"{spelling} is a switch and takes no value (got {inline!r})",
+                                 where=spelling)
+            values[key] = True
+            i += 1
+            continue
+        value = inline if eq else (tokens[i + 1] if i + 1 < len(tokens) else None)
+        values[key] = _choice(flag, spelling, value)
+        i += 1 if eq else 2
+    return CliOptions(output=cast(OutputFormat, values.get("output", "table")),
+                      emit=cast("EmitTarget | None", values.get("emit")),
+                      check=bool(values.get("check")), show_all=bool(values.get("all")),
+                      show=cast('Literal["sizes"] | None', values.get("show")), given=tuple(given))

@@ -1,0 +1,166 @@
+"""Apply rules to a draft, to a fixpoint, under the one lock policy (:mod:`cgconfig.locks`).
+
+Backends only move down (full → breakable → disabled) and clamps only lower, so application
+terminates; a pack that still does not settle is reported as a cycle naming its rules.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from cgconfig.draft import Draft
+from cgconfig.errors import InputError, RuleRefusal, StrictConflictError
+from cgconfig.fields.constants import BACKEND_RANK
+from cgconfig.fields.values import round_up
+from cgconfig.locks import conflict_message
+from cgconfig.plan import Change, Decision, Match
+from cgconfig.provenance import ChainEntry
+from cgconfig.rules.evaluate import evaluate, fill_placeholders
+
+if TYPE_CHECKING:
+    from cgconfig.rules.ruleset import CompiledRule, RuleSet
+
+
+def _proposed(action: dict[str, Any], draft: Draft) -> list[tuple[str, Any]]:
+    """The (key, new value) pairs an action would write; no-ops and upgrades are dropped."""
+    if "set" in action:
+        key, value = action["set"]["key"], action["set"].get("value")
+        current = draft.get(key)
+        if key.endswith(".backend"):
+            return [(key, value)] if BACKEND_RANK[value] < BACKEND_RANK[current] else []
+        return [(key, value)] if current != value else []
+    if "clamp" in action:
+        spec = action["clamp"]
+        key = spec["key"]
+        current = draft.get(key)
+        bound = spec["max"] if spec.get("max") is not None else draft.lookup(
+            spec.get("max_ref") or "")
+        if current is None or bound is None or bound <= 0 or current <= bound:
+            return []
+        return [(key, int(bound))]
+    if "align" in action:
+        phase, multiple = action["align"]["phase"], action["align"]["multiple"]
+        sizes = draft.get(f"{phase}.bs") or []
+        aligned = sorted({round_up(s, multiple) for s in sizes})
+        if not aligned or aligned == sorted(sizes):
+            return []
+        pairs: list[tuple[str, Any]] = [(f"{phase}.bs", aligned)]
+        if draft.get(f"{phase}.max_bs") != aligned[-1]:
+            pairs.append((f"{phase}.max_bs", aligned[-1]))
+        return pairs
+    return []
+
+
+def _verbs(rule: CompiledRule) -> set[str]:
+    return {next(iter(action)) for action in rule.then}
+
+
+def apply_rules(draft: Draft, rule_set: RuleSet, *, disabled: list[str] | None = None) -> None:
+    """Run the rules over the draft to a fixpoint under ``draft.policy``, recording one
+    decision per rule."""
+    disabled_ids = set(disabled or [])
+    overridable = draft.policy.allow_override
+    for rule_id in sorted(disabled_ids | overridable):
+        rule = rule_set.get(rule_id)
+        if rule_id in disabled_ids and rule.kind == "constraint" and (
+                draft.policy.strict or rule_id not in overridable):
+            raise InputError(
+                f"rule {rule_id!r} is a constraint (a real incompatibility) and cannot be "
+                "switched off", where="--disable-rule",
+                hint=f"to run without it anyway, drop --strict and add --allow-override {rule_id}")
+    active = [r for r in rule_set.compiled() if r.id not in disabled_ids]
+    levels = rule_set.levels()
+    decisions: dict[str, Decision] = {}
+    conflicts: list[str] = []
+    warned: set[str] = set()
+    max_passes = len(active) + 2
+    for _ in range(max_passes):
+        changed_by: list[str] = []
+        for rule in active:
+            if _apply_one(rule, draft, levels, decisions, conflicts, warned):
+                changed_by.append(rule.id)
+        if conflicts:
+            raise StrictConflictError(conflicts)
+        if not changed_by:
+            break
+    else:
+        raise InputError("rules do not settle (a cycle): " + ", ".join(sorted(set(changed_by))),
+                         where="rule packs",
+                         hint="two rules keep changing the same keys; fix or disable one")
+    draft.decisions.extend(decisions.values())
+
+
+def _apply_one(rule: CompiledRule, draft: Draft, levels: dict[str, str],
+               decisions: dict[str, Decision],
+               conflicts: list[str], warned: set[str]) -> bool:
+    matches: list[Match] = []
+    if not evaluate(rule.when, draft, levels, matches):
+        return False
+    reason = fill_placeholders(rule.reason, draft)
+    hint = fill_placeholders(rule.hint, draft) if rule.hint else None
+    verbs = _verbs(rule)
+    if "refuse" in verbs:
+        raise RuleRefusal(f"{reason} [rule {rule.id}]" + (f"; {hint}" if hint else ""))
+    proposed = [pair for action in rule.then for pair in _proposed(action, draft)]
+    if "warn" in verbs and rule.id not in warned:
+        warned.add(rule.id)
+        draft.warnings.append(f"{reason} [rule {rule.id}]")
+        if not proposed:
+            decisions[rule.id] = _decision(rule, "warned", reason, hint, matches, [])
+    if not proposed:
+        return False
+    locked = [key for key, _ in proposed if key in draft.locked]
+    verdict = draft.policy.verdict(rule.id, rule.kind, locked)
+    if verdict == "skip":
+        if rule.id not in decisions:
+            inputs = [i for key in locked for i in draft.user_inputs(key)]
+            decision = _decision(rule, "skipped-locked", reason, hint, matches, [])
+            decision.inputs = inputs
+            decision.changes = [Change(k, draft.get(k), v) for k, v in proposed]
+            decisions[rule.id] = decision
+            for key in locked:
+                draft.chains[key].append(_blocked_entry(rule, draft.get(key), reason))
+        return False
+    if verdict == "conflict":
+        for key in locked:
+            named = ", ".join(draft.user_inputs(key)) or "your input"
+            wanted = dict(proposed)[key]
+            conflicts.append(conflict_message(
+                rule.id, key, draft.get(key), wanted, named, reason,
+                [f"set {key} to {wanted!r}", f"pass --allow-override {rule.id}"]))
+        return False
+    outcome = "overrode-lock" if locked else "applied"
+    changes: list[Change] = []
+    for key, value in proposed:
+        layer = "rule"
+        change = draft.record(key, value, source=f"rule:{rule.id}", layer=layer, why=reason)
+        if change is not None:
+            changes.append(change)
+        if key.endswith(".bs"):
+            draft.mark_sizes_explicit(key.split(".")[0])
+    if locked:
+        for key in locked:
+            named = ", ".join(draft.user_inputs(key)) or "your input"
+            draft.warnings.append(
+                f"rule {rule.id} overrode {key} set by {named}: {reason}"
+                + (f" ({hint})" if hint else ""))
+    existing = decisions.get(rule.id)
+    if existing is not None and existing.outcome in ("applied", "overrode-lock"):
+        existing.changes.extend(changes)
+    else:
+        decision = _decision(rule, outcome, reason, hint, matches, changes)
+        if locked:
+            decision.inputs = [i for key in locked for i in draft.user_inputs(key)]
+        decisions[rule.id] = decision
+    return bool(changes)
+
+
+def _blocked_entry(rule: CompiledRule, value: Any, reason: str) -> ChainEntry:
+    return ChainEntry(source=f"rule:{rule.id}", value=value, layer="rule-skipped",
+                      why=f"skipped (key is locked by your input): {reason}")
+
+
+def _decision(rule: CompiledRule, outcome: str, reason: str, hint: str | None, matches: list[Match],
+              changes: list[Change]) -> Decision:
+    return Decision(rule=rule.id, kind=rule.kind, outcome=outcome,  # type: ignore[arg-type]
+                    why=reason, changes=changes, matched=matches, hint=hint, source=rule.source)

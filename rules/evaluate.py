@@ -1,0 +1,122 @@
+"""The condition interpreter: evaluate a rule's ``when`` against a draft, fill its placeholders.
+
+Conditions are small trees of plain data (``all``/``any``/``not`` over comparisons), never
+expression strings: nothing is parsed or evaluated except by this fixed interpreter.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from cgconfig.draft import Draft
+from cgconfig.fields.constants import CAPABILITY_LEVELS
+from cgconfig.plan import Match
+
+#: A ``{facts.x}``-style placeholder in a rule's reason or hint.
+PLACEHOLDER = re.compile(r"\{([a-z_]+(?:\.[a-z_0-9]+)+)\}")
+
+
+def _capability(draft: Draft, spec: dict[str, Any], levels: dict[str, str],
+                out: list[Match]) -> bool:
+    d = draft.derived
+    which = spec.get("backends", "in_use")
+    if which == "decode":
+        names = [d.get("decode_attention_backend")]
+    elif which == "prefill":
+        names = [d.get("prefill_attention_backend")]
+    else:
+        names = list(d.get("attention_backends") or [])
+    found = [levels[n] for n in names if n and n in levels]
+    if not found:
+        return False
+    weakest = min(found, key=CAPABILITY_LEVELS.index)
+    rank = CAPABILITY_LEVELS.index(weakest)
+    op = next(n for n in ("lt", "ge", "eq") if spec.get(n) is not None)
+    wanted = spec[op]
+    target = CAPABILITY_LEVELS.index(wanted)
+    result = {"lt": rank < target, "ge": rank >= target, "eq": rank == target}[op]
+    if result:
+        shown = ", ".join(n for n in names if n)
+        out.append(Match(f"capability({which}: {shown})", op, wanted, weakest))
+    return result
+
+
+def _compare(op: str, actual: Any, expected: Any) -> bool:
+    if op == "eq":
+        return bool(actual == expected)
+    if op == "ne":
+        return bool(actual != expected)
+    if actual is None or expected is None:
+        return False
+    return bool({"gt": actual > expected, "ge": actual >= expected,
+                 "lt": actual < expected, "le": actual <= expected}[op])
+
+
+def evaluate(cond: dict[str, Any], draft: Draft, levels: dict[str, str],
+             out: list[Match]) -> bool:
+    """Evaluate a condition (plain-data form); the atoms that made it true go to ``out``."""
+    (op, body), = cond.items()
+    if op == "all":
+        trail: list[Match] = []
+        if all(evaluate(c, draft, levels, trail) for c in body):
+            out.extend(trail)
+            return True
+        return False
+    if op == "any":
+        for c in body:
+            trail = []
+            if evaluate(c, draft, levels, trail):
+                out.extend(trail)
+                return True
+        return False
+    if op == "not":
+        result = not evaluate(body, draft, levels, [])
+        if result:
+            out.append(Match("(condition)", "not", "false", "false"))
+        return result
+    if op in ("in", "not_in"):
+        actual = draft.lookup(body["path"])
+        hit = actual in body["values"]
+        result = hit if op == "in" else not hit
+        if result:
+            out.append(Match(body["path"], op, body["values"], actual))
+        return result
+    if op == "is_set":
+        path = body["path"]
+        if path.startswith(("config.", "options.")):
+            result = path.removeprefix("config.") in draft.locked
+        else:
+            result = draft.lookup(path) is not None
+        if result:
+            out.append(Match(path, "is_set", True, True))
+        return result
+    if op == "capability":
+        return _capability(draft, body, levels, out)
+    if op == "contains":
+        actual = draft.lookup(body["path"]) or []
+        result = body["value"] in actual
+        if result:
+            out.append(Match(body["path"], "contains", body["value"], actual))
+        return result
+    actual = draft.lookup(body["path"])
+    ref = body.get("ref")
+    expected = draft.lookup(ref) if ref is not None else body.get("value")
+    result = _compare(op, actual, expected)
+    if result:
+        out.append(Match(body["path"], op, ref or expected, actual))
+    return result
+
+
+def fill_placeholders(text: str, draft: Draft) -> str:
+    """Replace ``{facts.x}``-style placeholders with the draft's current values."""
+    def value(match: re.Match[str]) -> str:
+        try:
+            found = draft.lookup(match.group(1))
+        except KeyError:
+            return match.group(0)
+        if found is None:
+            return "unset"
+        return f"{found:g}" if isinstance(found, float) else str(found)
+
+    return PLACEHOLDER.sub(value, text)

@@ -1,0 +1,105 @@
+"""Rules as plain data, and the rule set a resolution applies.
+
+Rules are interpreted in their plain-data form (the JSON of the validated schema), so the
+start-up path can build a :class:`RuleSet` from the JSON cache without YAML or pydantic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from cgconfig.draft import Draft
+from cgconfig.errors import InputError, did_you_mean
+from cgconfig.rules.apply import apply_rules
+
+if TYPE_CHECKING:
+    from cgconfig.rules.schema import Rule
+
+
+@dataclass(frozen=True)
+class CompiledRule:
+    """A validated rule as plain data: what the engine interprets."""
+
+    id: str
+    title: str
+    kind: str
+    when: dict[str, Any]
+    then: tuple[dict[str, Any], ...]
+    reason: str
+    hint: str | None
+    source: str
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CompiledRule:
+        """From the JSON form of a :class:`~cgconfig.rules.schema.Rule`."""
+        return cls(id=data["id"], title=data["title"], kind=data["kind"], when=data["when"],
+                   then=tuple(data["then"]), reason=data["reason"], hint=data.get("hint"),
+                   source=data["source"])
+
+    def target_keys(self) -> list[str]:
+        """Every config key any of the rule's actions may write."""
+        keys: list[str] = []
+        for action in self.then:
+            if "set" in action:
+                keys.append(action["set"]["key"])
+            elif "clamp" in action:
+                keys.append(action["clamp"]["key"])
+            elif "align" in action:
+                phase = action["align"]["phase"]
+                keys += [f"{phase}.bs", f"{phase}.max_bs"]
+        return keys
+
+
+def compile_rule(rule: Any) -> CompiledRule:
+    """A :class:`CompiledRule` from a schema ``Rule`` (or one already compiled)."""
+    if isinstance(rule, CompiledRule):
+        return rule
+    return CompiledRule.from_dict(rule.model_dump(mode="json", by_alias=True, exclude_unset=True))
+
+
+@dataclass
+class RuleSet:
+    """Rules in application order, with the pack each came from, and the capability table."""
+
+    rules: list[Rule] | list[CompiledRule]
+    """Schema ``Rule`` objects (validation path) or :class:`CompiledRule` (start-up path)."""
+    pack_of: dict[str, str]
+    capabilities: Any
+    """A ``CapabilityTable``, its JSON form, or ``None``."""
+    pack_titles: dict[str, str] = field(default_factory=dict)
+    _compiled: list[CompiledRule] | None = field(default=None, repr=False, compare=False)
+
+    def compiled(self) -> list[CompiledRule]:
+        """The rules as plain data, compiled once."""
+        if self._compiled is None or len(self._compiled) != len(self.rules):
+            self._compiled = [compile_rule(r) for r in self.rules]
+        return self._compiled
+
+    def levels(self) -> dict[str, str]:
+        """Attention backend → capability level."""
+        caps = self.capabilities
+        if caps is None:
+            return {}
+        if isinstance(caps, dict):
+            return {name: entry["level"] for name, entry in caps["backends"].items()}
+        return {name: entry.level for name, entry in caps.backends.items()}
+
+    def apply(self, draft: Draft, *, disabled: list[str]) -> None:
+        """Run these rules over ``draft`` to a fixpoint under ``draft.policy``."""
+        apply_rules(draft, self, disabled=disabled)
+
+    def validated(self, rule_id: str) -> Rule:
+        """A rule by id in its schema form (sets loaded by :mod:`.loader` hold that form)."""
+        rule = self.get(rule_id)
+        if isinstance(rule, CompiledRule):
+            raise TypeError("this rule set was read from the cache; load it with the loader")
+        return rule
+
+    def get(self, rule_id: str) -> Rule | CompiledRule:
+        """A rule by id; an unknown id is an input error with a did-you-mean."""
+        for rule in self.rules:
+            if rule.id == rule_id:
+                return rule
+        raise InputError(f"unknown rule {rule_id!r}", where="rule id",
+                         suggestion=did_you_mean(rule_id, [r.id for r in self.rules]))
