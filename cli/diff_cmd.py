@@ -107,15 +107,14 @@ def _validated(data: Any, where: str) -> dict[str, Any]:
 def load_side(kind: str, text: str, label: str) -> dict[str, Any]:
     """The plan document of one side: resolved from a launch line, or read from a file/stdin."""
     if kind == "line":
-        from cgconfig.api import request_and_meta
-        from cgconfig.resolve import resolve
+        from cgconfig.api import resolve_args
 
         try:
             argv = shlex.split(text)
         except ValueError as exc:
             raise InputError(f"cannot split the launch line ({exc})", where=label) from None
         try:
-            return resolve(request_and_meta(argv)[0]).to_dict()
+            return resolve_args(argv).to_dict()
         except CgConfigError as error:
             raise InputError(str(error), where=label) from None
     from cgconfig.docio import load_json_text, load_yaml_text, read_document

@@ -22,7 +22,8 @@ import re
 import shlex
 from typing import Any
 
-from cgconfig.flags import CONFIG_FLAGS, META_FLAGS, OPTION_FLAGS, Flag, flag_index
+from cgconfig.cli.options import CLI_FLAGS
+from cgconfig.fields.flags import CONFIG_FLAGS, OPTION_FLAGS, SETTING_FLAGS, Flag, flag_index
 from cgconfig.plan import Plan
 
 #: Fact flags that no server has: cgconfig reads from them what SGLang or vLLM learns from the
@@ -42,9 +43,14 @@ def _is_flag(token: str) -> bool:
     return token.startswith("-") and not re.fullmatch(r"-\d+(\.\d+)?", token)
 
 
+#: cgconfig's own settings and the CLI's flags: never a server's.
+META_FLAGS: tuple[Flag, ...] = SETTING_FLAGS + CLI_FLAGS
+
+
 def _owned_sglang() -> dict[str, Flag]:
     owned = {name: flag for name, flag in flag_index().items()
              if flag in CONFIG_FLAGS + OPTION_FLAGS + META_FLAGS}
+    owned.update({spelling: flag for flag in CLI_FLAGS for spelling in (flag.name, *flag.aliases)})
     owned.update({name: flag_index()[name] for name in CGCONFIG_ONLY_FACTS})
     return owned
 
@@ -134,10 +140,11 @@ def vllm_launch_args(argv: list[str], plan: Plan) -> tuple[list[str], list[str]]
 
 def launch_env_lines(argv: list[str], plan: Plan) -> tuple[list[str], list[str]]:
     """The extra ``export`` lines of ``--emit env`` and notes for stderr."""
-    from cgconfig.dialects import detect_dialect
+    from cgconfig.cli.options import HOST_FLAGS
     from cgconfig.emit import sglang_config
+    from cgconfig.sources.command_line import split_command_line
 
-    dialect = detect_dialect(argv)
+    dialect = split_command_line(argv, HOST_FLAGS).dialect
     vllm, notes = vllm_launch_args(argv, plan)
     graph_config = json.dumps(sglang_config(plan), separators=(",", ":"))
     lines = [

@@ -8,6 +8,7 @@ next to the usual one line on stderr.
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Any
 
@@ -15,6 +16,15 @@ from cgconfig.errors import CgConfigError, InputError, did_you_mean
 
 FORMATS = ("table", "json", "yaml")
 
+
+
+def compact_json(data: Any) -> str:
+    """Indented JSON with number lists kept on one line (plans have long size lists)."""
+    import re
+
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    return re.sub(r"\[\s+((?:-?\d+,\s+)*-?\d+)\s+\]",
+                  lambda m: "[" + re.sub(r",\s+", ", ", m.group(1)) + "]", text)
 
 def pop_output(argv: list[str], allowed: tuple[str, ...] = FORMATS) -> tuple[str, list[str]]:
     """Take ``-o FMT`` / ``--output FMT`` / ``--output=FMT`` / ``-oFMT`` out of ``argv``.
@@ -67,7 +77,6 @@ def write_data(data: Any, fmt: str) -> None:
     if fmt == "yaml":
         sys.stdout.write(yaml_text(data))
         return
-    from cgconfig.cli.render import compact_json
 
     sys.stdout.write(compact_json(data) + "\n")
 

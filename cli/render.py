@@ -5,8 +5,6 @@ rich and yaml are imported only here, and only for the format that needs them.
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import Any
 
 from cgconfig.plan import Plan
@@ -22,24 +20,12 @@ def short_list(values: list[int] | None, limit: int = 8) -> str:
     return f"{head}, …, {values[-1]}  ({len(values)} sizes)"
 
 
-def compact_json(data: Any) -> str:
-    """Indented JSON with number lists kept on one line (plans have long size lists)."""
-    import re
-
-    text = json.dumps(data, indent=2, ensure_ascii=False)
-    return re.sub(r"\[\s+((?:-?\d+,\s+)*-?\d+)\s+\]",
-                  lambda m: "[" + re.sub(r",\s+", ", ", m.group(1)) + "]", text)
-
-
 def render_plan(plan: Plan, fmt: str) -> None:
     """Write a plan to stdout in ``table``, ``json`` or ``yaml``."""
-    if fmt == "json":
-        sys.stdout.write(compact_json(plan.to_dict()) + "\n")
-        return
-    if fmt == "yaml":
-        from cgconfig.cli.output import yaml_text
+    if fmt in ("json", "yaml"):
+        from cgconfig.cli.output import write_data
 
-        sys.stdout.write(yaml_text(plan.to_dict()))
+        write_data(plan.to_dict(), fmt)
         return
     _plan_table(plan)
 

@@ -66,10 +66,12 @@ def _refuse_mistyped(name: str) -> None:
     its own flags."""
     if not name.startswith("--"):
         return
-    from cgconfig.dialects import TRTLLM_FLAGS, VLLM_FLAGS
-    from cgconfig.flags import known_spellings
+    from cgconfig.cli.options import CLI_FLAGS
+    from cgconfig.fields.flags import known_spellings
+    from cgconfig.sources.dialect_flags import TRTLLM_FLAGS, VLLM_FLAGS
 
-    others = [*known_spellings(), *VLLM_FLAGS, *TRTLLM_FLAGS]
+    others = [*known_spellings(), *VLLM_FLAGS.flags, *TRTLLM_FLAGS.flags,
+              *(s for f in CLI_FLAGS for s in (f.name, *f.aliases))]
     if name in others:
         return
     closest = did_you_mean(name, [*OWN_FLAGS, *others])
@@ -128,7 +130,8 @@ def run_tune(argv: list[str]) -> int:
         return 0
     as_json = _wants_json(argv)
     try:
-        from cgconfig.api import request_and_meta
+        from cgconfig.cli.options import HOST_FLAGS, parse_options
+        from cgconfig.sources.command_line import request_from_split, split_command_line
         from cgconfig.tune import histogram as hist_file
         from cgconfig.tune.cost import load_cost
         from cgconfig.tune.plan_tuner import tune_plan
@@ -137,14 +140,15 @@ def run_tune(argv: list[str]) -> int:
         assert args.histogram is not None and args.rest is not None
         histogram = hist_file.load(args.histogram)
         cost = load_cost(args.cost) if args.cost else None
-        request, parsed = request_and_meta(args.rest)
+        split = split_command_line(args.rest, HOST_FLAGS)
+        options = parse_options(split.parts.get(HOST_FLAGS.owner))
+        request = request_from_split(split)[0]
         result = tune_plan(request, histogram, args.histogram, max_graphs=args.max_graphs,
                            max_waste_pct=args.max_waste, cost=cost, cost_source=args.cost)
     except CgConfigError as error:
         return report(error, as_json=as_json)
-    meta = parsed.meta
-    fmt = meta.get("output") or "table"
-    emit = meta.get("emit")
+    fmt = options.output
+    emit = options.emit
     for message in result.plan.deprecations:
         note("deprecated", message)
     if emit or fmt != "table":  # the table lists them itself
@@ -160,13 +164,13 @@ def run_tune(argv: list[str]) -> int:
         return 0
     doc: dict[str, Any] = {**result.plan.to_dict(), "tune": result.to_dict()}
     if fmt == "json":
-        from cgconfig.cli.render import compact_json
+        from cgconfig.cli.output import compact_json
 
         sys.stdout.write(compact_json(doc) + "\n")
     elif fmt == "yaml":
-        import yaml
+        from cgconfig.cli.output import yaml_text
 
-        sys.stdout.write(yaml.safe_dump(doc, sort_keys=False, width=100))
+        sys.stdout.write(yaml_text(doc))
     else:
         from cgconfig.cli.tune_report import print_report
 

@@ -18,10 +18,11 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from cgconfig.api import resolve_request as resolve
 from cgconfig.errors import CgConfigError, InputError
 from cgconfig.plan import Plan
 from cgconfig.provenance import Layer, Leaf, Origin
-from cgconfig.resolve import ResolveRequest, resolve
+from cgconfig.resolve.request import ResolveRequest
 from cgconfig.tune.histogram import Histogram
 from cgconfig.tune.optimize import (
     MAX_GRAPHS,

@@ -9,7 +9,7 @@ import pytest
 
 from cgconfig.engines import ENGINES, EngineFlag, load_table, split_line
 from cgconfig.engines.table import table_path
-from cgconfig.flags import ALL_FLAGS
+from cgconfig.fields.flags import ALL_FLAGS
 
 
 def _argv(flag: EngineFlag, spelling: str) -> list[str]:
@@ -63,7 +63,7 @@ def test_table_sizes_match_the_engines() -> None:
 
 def test_every_sglang_flag_cgconfig_reads_is_modelled() -> None:
     sglang = load_table("sglang")
-    ours = {s for f in ALL_FLAGS if f.kind != "meta" for s in (f.name, *f.aliases)}
+    ours = {s for f in ALL_FLAGS if f.kind != "setting" for s in (f.name, *f.aliases)}
     for spelling in ours:
         flag = sglang.lookup(spelling)
         if flag is not None:
@@ -90,10 +90,10 @@ def test_short_forms_of_vllm() -> None:
 
 
 def test_every_vllm_flag_the_dialect_reads_is_modelled() -> None:
-    from cgconfig.dialects import VLLM_FLAGS
+    from cgconfig.sources.dialect_flags import VLLM_FLAGS
 
     vllm = load_table("vllm")
-    known = [name for name in VLLM_FLAGS if vllm.lookup(name) is not None]
+    known = [name for name in VLLM_FLAGS.flags if vllm.lookup(name) is not None]
     assert "--compilation-config" in known and "--enforce-eager" in known
     for name in known:
         flag = vllm.lookup(name)

@@ -99,7 +99,7 @@ def test_piped_prose_is_not_hard_wrapped() -> None:
 
 
 def test_model_arch_help_is_a_whole_sentence() -> None:
-    from cgconfig.flags import ALL_FLAGS
+    from cgconfig.fields.flags import ALL_FLAGS
 
     arch = next(f for f in ALL_FLAGS if f.name == "--model-arch")
     assert arch.help.endswith("DeepseekV3ForCausalLM.")
