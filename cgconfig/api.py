@@ -13,7 +13,9 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from cgconfig.errors import InputError
 from cgconfig.fields.flags import CONFIG_FLAGS, FACT_FLAGS, OPTION_FLAGS, Flag
+from cgconfig.limits import quote
 from cgconfig.plan import Plan
 from cgconfig.resolve.pipeline import resolve
 from cgconfig.resolve.request import ResolveRequest
@@ -39,12 +41,46 @@ def resolve_request(request: ResolveRequest) -> Plan:
 def request_from_argv(argv: list[str], *, ignore_unknown: bool | None = None) -> ResolveRequest:
     """A request from a command line in any dialect (SGLang, vLLM, TensorRT-LLM, detected or
     named by ``--dialect``)."""
-    return request_from_split(split_command_line(argv), ignore_unknown=ignore_unknown)[0]
+    return request_from_split(split_command_line(check_argv(argv)),
+                              ignore_unknown=ignore_unknown)[0]
+
+
+def check_argv(argv: Any, where: str = "argv") -> list[str]:
+    """``argv`` as a list of strings; anything else (None, numbers, NUL bytes) is an
+    :class:`~cgconfig.errors.InputError`, as on the command line."""
+    if isinstance(argv, (str, bytes)) or not isinstance(argv, (list, tuple)):
+        raise InputError(f"expected a list of strings, got {type(argv).__name__}", where=where,
+                         hint='split a command line first, e.g. shlex.split("...")')
+    for index, token in enumerate(argv):
+        if not isinstance(token, str):
+            raise InputError(f"expected a string, got {type(token).__name__} {quote(token)}",
+                             where=f"{where}[{index}]")
+        if "\0" in token:
+            raise InputError("an argument cannot contain a NUL byte", where=f"{where}[{index}]")
+    return list(argv)
+
+
+def _check_mapping(value: Any, where: str) -> dict[str, Any]:
+    """A dict with string keys (``None`` is empty); anything else is an ``InputError``."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InputError(f"expected a dict, got {type(value).__name__}", where=where)
+    for key in value:
+        if not isinstance(key, str):
+            raise InputError(f"keys must be strings, got {type(key).__name__} {quote(key)}",
+                             where=where)
+    return dict(value)
 
 
 def resolve_args(argv: list[str], *, ignore_unknown: bool | None = None) -> Plan:
-    """Resolve a command line (any dialect) into a plan; raises ``InputError`` on bad input."""
-    return resolve_request(request_from_argv(list(argv), ignore_unknown=ignore_unknown or None))
+    """Resolve a command line (any dialect) into a plan.
+
+    Raises :class:`~cgconfig.errors.InputError` for every problem with the input (including
+    ``argv`` that is not a list of strings), with the same one-line message as the CLI.
+    """
+    return resolve_request(request_from_argv(check_argv(argv),
+                                             ignore_unknown=ignore_unknown or None))
 
 
 def resolve_dict(config: dict[str, Any] | CudaGraphConfig | None = None,
@@ -52,10 +88,24 @@ def resolve_dict(config: dict[str, Any] | CudaGraphConfig | None = None,
                  rule_files: list[str] | None = None,
                  disabled_rules: list[str] | None = None) -> Plan:
     """Resolve a config given as a dict (every key locks) or a ``CudaGraphConfig`` object
-    (only the fields the caller set lock), with deployment facts as a dict."""
+    (only the fields the caller set lock), with deployment facts as a dict.
+
+    A ``CudaGraphConfig`` is checked again here, so a field changed after construction
+    (``cfg.decode.max_bs = -4``) is caught. Every problem with the input raises
+    :class:`~cgconfig.errors.InputError`.
+    """
+    from cgconfig.fields.config import CudaGraphConfig
+
+    if config is not None and not isinstance(config, (dict, CudaGraphConfig)):
+        raise InputError(f"expected a dict or CudaGraphConfig, got {type(config).__name__}",
+                         where="config")
+    checked_facts = _check_mapping(facts, "facts")
+    for name, files in (("rule_files", rule_files), ("disabled_rules", disabled_rules)):
+        if files is not None:
+            check_argv(files, name)
     settings = Settings(strict=strict, rule_files=list(rule_files or []),
                         disabled_rules=list(disabled_rules or []))
-    return resolve_request(gather([ConfigValue(config), FactValues(dict(facts or {})),
+    return resolve_request(gather([ConfigValue(config), FactValues(checked_facts),
                                    SettingValues(settings)]))
 
 
@@ -107,6 +157,6 @@ def resolve_namespace(namespace: argparse.Namespace, *, facts: dict[str, Any] | 
         if flag.value == "switch":
             continue
         argv.extend(value if isinstance(value, list) else [str(value)])
-    sources: list[Source] = [SglangArgv(argv), FactValues(dict(facts or {}), fill_only=True),
+    sources: list[Source] = [SglangArgv(argv), FactValues(_check_mapping(facts, "facts"), fill_only=True),
                              SettingValues(Settings(strict=strict))]
     return resolve_request(gather(sources))

@@ -1,32 +1,107 @@
 """Read JSON and YAML documents with locations, so errors can say ``file:line``.
 
+Every document is hostile until read: files must be regular files (after resolving symlinks)
+under :data:`~cgconfig.limits.MAX_FILE_BYTES` and valid UTF-8; JSON and YAML are nested at
+most :data:`~cgconfig.limits.MAX_NESTING_DEPTH` deep; YAML aliases may not refer to
+themselves and count towards :data:`~cgconfig.limits.MAX_DOCUMENT_NODES` each time they
+expand; tags on collections, non-scalar keys, non-finite numbers and integers too long to
+convert are rejected. Every failure is one :class:`~cgconfig.errors.InputError` line.
+
 YAML is imported only when a YAML document is actually read (it costs ~20 ms at start-up).
 """
 
 from __future__ import annotations
 
 import json
+import math
+import os
+import re
+import stat
 from pathlib import Path
 from typing import Any
 
+from cgconfig import limits
 from cgconfig.errors import InputError
 
 #: JSON pointer (as a tuple of keys/indices) → 1-based line in the source document.
 LineMap = dict[tuple[Any, ...], int]
 
+_YAML_DEFAULT_TAGS = ("tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)  # unrolled: linear and fast
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
 
 def pointer(parts: tuple[Any, ...]) -> str:
-    """RFC 6901 pointer text for a path: ``("decode", "max_bs")`` → ``/decode/max_bs``."""
-    return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+    """RFC 6901 pointer text for a path: ``("decode", "max_bs")`` → ``/decode/max_bs``.
+
+    A part that is not a plain name is shown as ``<…>``: a pointer never echoes file content.
+    """
+    return "/" + "/".join(
+        str(p).replace("~", "~0").replace("/", "~1") if limits.is_name(p) else "<…>"
+        for p in parts)
+
+
+def display_name(path_text: str) -> str:
+    """A file name as error lines show it: one line, at most a couple of hundred characters."""
+    return limits.short(path_text, 200)
+
+
+# ------------------------------------------------------------------------------------ JSON
+
+def json_depth(text: str) -> int:
+    """Deepest bracket nesting of JSON text (strings skipped), without recursing."""
+    depth = deepest = 0
+    for char in _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)):
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
+def _json_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _json_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {limits.short(text, 40)} is out of range")
+    return value
+
+
+def _json_int(text: str) -> int:
+    if len(text.lstrip("-")) > limits.MAX_INT_DIGITS:
+        raise ValueError(f"integer with {len(text.lstrip('-'))} digits is too long "
+                         f"(at most {limits.MAX_INT_DIGITS})")
+    return int(text)
 
 
 def load_json_text(text: str, where: str) -> Any:
     """Parse JSON text; a syntax error becomes one line naming the source and position."""
+    if len(text) > limits.MAX_FILE_BYTES:
+        limits.check_file_size(len(text.encode("utf-8", "surrogatepass")), where)
+    limits.check_depth(json_depth(text), where)
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_json_constant, parse_float=_json_float,
+                          parse_int=_json_int)
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})",
                          where=where) from None
+    except (ValueError, RecursionError) as exc:
+        raise InputError(f"invalid JSON ({exc})", where=where) from None
+
+
+# ------------------------------------------------------------------------------------ YAML
+
+class _Budget:
+    """Nodes built so far (aliases counted per expansion) and the ancestors of the current one."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.nodes = 0
+        self.ancestors: set[int] = set()
 
 
 def load_yaml_text(text: str, where: str) -> tuple[Any, LineMap]:
@@ -34,55 +109,152 @@ def load_yaml_text(text: str, where: str) -> tuple[Any, LineMap]:
     import yaml
 
     lines: LineMap = {}
+    _check_yaml_size(text, where)
     try:
-        loader = yaml.SafeLoader(text)
+        # libyaml's parser when present: fast, and it bounds nesting itself.
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
         try:
             node = loader.get_single_node()
-            data = _construct(loader, node, (), lines) if node is not None else None
+            data = (_construct(loader, node, (), lines, _Budget(where))
+                    if node is not None else None)
         finally:
             loader.dispose()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         at = f"{where}:{mark.line + 1}" if mark is not None else where
-        raise InputError(f"invalid YAML ({exc.problem})", where=at) from None
+        raise InputError(f"invalid YAML ({limits.short(str(exc.problem), 120)})",
+                         where=at) from None
+    except yaml.reader.ReaderError as exc:
+        raise InputError(f"invalid YAML (character {exc.character!r} at position "
+                         f"{exc.position} is not allowed)", where=where) from None
     except yaml.YAMLError as exc:
-        raise InputError(f"invalid YAML ({exc})", where=where) from None
+        raise InputError(f"invalid YAML ({limits.short(' '.join(str(exc).split()), 120)})",
+                         where=where) from None
+    except (ValueError, OverflowError, RecursionError) as exc:
+        raise InputError(f"invalid YAML ({limits.short(str(exc), 120)})", where=where) from None
     return data, lines
 
 
-def _construct(loader: Any, node: Any, path: tuple[Any, ...], lines: LineMap) -> Any:
+def _check_yaml_size(text: str, where: str) -> None:
+    """Refuse, before parsing, a document with more items than the node budget: every node
+    but the root needs a line, a comma, a bracket, ``- `` or ``: `` of its own."""
+    items = sum(text.count(mark) for mark in ("\n", ",", "[", "{", "- ", ": "))
+    if items > 2 * limits.MAX_DOCUMENT_NODES:
+        raise InputError(f"document has more than {limits.MAX_DOCUMENT_NODES} values",
+                         where=where)
+
+
+def _construct(loader: Any, node: Any, path: tuple[Any, ...], lines: LineMap,
+               budget: _Budget) -> Any:
     import yaml
 
-    if isinstance(node, yaml.MappingNode):
-        out: dict[Any, Any] = {}
-        for key_node, value_node in node.value:
-            key = loader.construct_object(key_node, deep=True)
-            lines[(*path, key)] = key_node.start_mark.line + 1
-            out[key] = _construct(loader, value_node, (*path, key), lines)
-        return out
-    if isinstance(node, yaml.SequenceNode):
+    line = node.start_mark.line + 1
+    at = f"{budget.where}:{line}"
+    budget.nodes += 1
+    if budget.nodes > limits.MAX_DOCUMENT_NODES:
+        raise InputError(f"document expands to more than {limits.MAX_DOCUMENT_NODES} values "
+                         "(YAML aliases count each time they are used)", where=at)
+    limits.check_depth(len(path), at)
+    if isinstance(node, yaml.ScalarNode):
+        return _scalar(loader, node, at)
+    if node.tag not in _YAML_DEFAULT_TAGS:
+        raise InputError(f"YAML tag {limits.short(node.tag, 40)} is not allowed", where=at)
+    if id(node) in budget.ancestors:
+        raise InputError("a YAML alias refers to itself (recursive document)", where=at)
+    budget.ancestors.add(id(node))
+    try:
+        if isinstance(node, yaml.MappingNode):
+            out: dict[Any, Any] = {}
+            for key_node, value_node in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    raise InputError("a mapping key must be a plain value, not a list or mapping",
+                                     where=f"{budget.where}:{key_node.start_mark.line + 1}")
+                key = _scalar(loader, key_node, at)
+                lines[(*path, key)] = key_node.start_mark.line + 1
+                out[key] = _construct(loader, value_node, (*path, key), lines, budget)
+            return out
         items = []
         for i, item in enumerate(node.value):
             lines[(*path, i)] = item.start_mark.line + 1
-            items.append(_construct(loader, item, (*path, i), lines))
+            items.append(_construct(loader, item, (*path, i), lines, budget))
         return items
-    return loader.construct_object(node, deep=True)
+    finally:
+        budget.ancestors.discard(id(node))
+
+
+def _scalar(loader: Any, node: Any, at: str) -> Any:
+    if node.tag == "tag:yaml.org,2002:int":
+        digits = node.value.lstrip("+-").replace("_", "")
+        if len(digits) > limits.MAX_INT_DIGITS:
+            raise InputError(f"integer with {len(digits)} digits is too long "
+                             f"(at most {limits.MAX_INT_DIGITS})", where=at)
+    value = loader.construct_object(node, deep=True)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"expected a finite number, got {limits.short(node.value, 40)}",
+                         where=at)
+    return value
+
+
+# ----------------------------------------------------------------------------------- files
+
+def read_text_file(path_text: str, where: str) -> str:
+    """The text of a regular file (symlinks resolved) under the size cap, as strict UTF-8.
+
+    Devices, FIFOs, sockets and directories are refused before anything is read, so
+    ``/dev/zero`` or a FIFO cannot hang or exhaust memory.
+    """
+    shown = display_name(path_text)
+    if "\0" in path_text:
+        raise InputError("a file name cannot contain a NUL byte", where=where)
+    path = Path(path_text).expanduser()
+    try:
+        info = os.stat(path)  # follows symlinks: the target is what must be regular
+    except FileNotFoundError:
+        raise InputError(f"file not found: {shown}", where=where) from None
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read {shown}: {_reason(exc)}", where=where) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"{shown} is not a regular file", where=where)
+    limits.check_file_size(info.st_size, where=shown)
+    try:
+        # O_NONBLOCK: a FIFO swapped in after the stat still cannot block the open.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise InputError(f"{shown} is not a regular file", where=where)
+            raw = handle.read(limits.MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read {shown}: {_reason(exc)}", where=where) from None
+    limits.check_file_size(len(raw), where=shown)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})",
+                         where=shown) from None
+    return text.removeprefix("\ufeff")
+
+
+def _reason(exc: BaseException) -> str:
+    return getattr(exc, "strerror", None) or limits.short(str(exc), 80)
+
+
+def looks_like_file(text: str) -> bool:
+    """Whether ``text`` names an existing regular file; any probe failure means no."""
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def read_document(path_text: str, where: str) -> tuple[Any, LineMap, str]:
     """Read a ``.json``/``.yaml``/``.yml`` file; returns (data, line map, display name)."""
-    path = Path(path_text).expanduser()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"file not found: {path_text}", where=where) from None
-    except OSError as exc:
-        raise InputError(f"cannot read {path_text}: {exc.strerror}", where=where) from None
-    name = str(path_text)
-    if path.suffix.lower() in (".yaml", ".yml"):
+    text = read_text_file(path_text, where)
+    name = display_name(str(path_text))
+    suffix = os.path.splitext(path_text)[1].lower()
+    if suffix in (".yaml", ".yml"):
         data, lines = load_yaml_text(text, name)
         return data, lines, name
-    if path.suffix.lower() == ".json" or text.lstrip().startswith(("{", "[")):
+    if suffix == ".json" or text.lstrip().startswith(("{", "[")):
         return load_json_text(text, name), {}, name
     data, lines = load_yaml_text(text, name)
     return data, lines, name
@@ -91,7 +263,10 @@ def read_document(path_text: str, where: str) -> tuple[Any, LineMap, str]:
 def locate(name: str, lines: LineMap, parts: tuple[Any, ...]) -> str:
     """``file:line`` of the deepest known part of ``parts``, else the pointer alone."""
     for cut in range(len(parts), 0, -1):
-        line = lines.get(parts[:cut])
+        try:
+            line = lines.get(parts[:cut])
+        except TypeError:  # an unhashable part: no line is known for it
+            continue
         if line is not None:
             return f"{name}:{line}"
     return name

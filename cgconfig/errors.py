@@ -18,6 +18,8 @@ EXIT_DOWNGRADED = 10
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
     """Return the closest candidate to ``word`` when one is close enough, else ``None``."""
+    if len(word) > 100:  # difflib is quadratic; nothing that long is a typo of a name
+        return None
     pool = list(candidates)
     matches = difflib.get_close_matches(word, pool, n=1, cutoff=0.6)
     if matches:
@@ -30,6 +32,16 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
 def format_allowed(values: Iterable[object]) -> str:
     """Render an allowed-values list the same way everywhere: ``a, b, c``."""
     return ", ".join(str(v) for v in values)
+
+
+#: An error line never grows past this, whatever the input it quotes (see cgconfig.limits).
+MAX_MESSAGE_CHARS = 1000
+
+
+def one_line(text: str) -> str:
+    """Line breaks escaped and length bounded: an error is always one readable line."""
+    text = text[: 4 * MAX_MESSAGE_CHARS].replace("\r", "\\r").replace("\n", "\\n")
+    return text if len(text) <= MAX_MESSAGE_CHARS else text[: MAX_MESSAGE_CHARS - 1] + "…"
 
 
 class CgConfigError(Exception):
@@ -73,7 +85,7 @@ class InputError(CgConfigError):
             parts.append(f"allowed: {self.allowed}")
         if self.hint:
             parts.append(self.hint)
-        return "; ".join(parts)
+        return one_line("; ".join(parts))
 
     def to_dict(self) -> dict[str, object]:
         """Machine form with the parts kept apart, so scripts need not parse the message."""

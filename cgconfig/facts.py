@@ -12,6 +12,7 @@ from typing import Any
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.spec import FieldError, check
 from cgconfig.fields.table import fact_fields, spec
+from cgconfig.limits import check_size_value, quote_key
 
 
 class Facts:
@@ -48,6 +49,7 @@ def validate_facts(values: dict[str, Any], sources: dict[str, str]) -> Facts:
         where = sources.get(name, "--" + name.replace("_", "-"))
         try:
             out[name] = check(field_spec, values[name])
+            check_size_value(f"facts.{name}", out[name], where)
         except FieldError as exc:
             choices = field_spec.choices
             suggestion = None
@@ -57,7 +59,7 @@ def validate_facts(values: dict[str, Any], sources: dict[str, str]) -> Facts:
                              suggestion=suggestion) from None
     for name in values:
         if name not in known:
-            raise InputError(f"unknown deployment fact {name!r}",
+            raise InputError(f"unknown deployment fact {quote_key(name)}",
                              where=sources.get(name, "deployment facts"),
                              suggestion=did_you_mean(name, known))
     return Facts(out)

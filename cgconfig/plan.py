@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from cgconfig.fields.constants import PHASES
 from cgconfig.provenance import ChainEntry
 
 SCHEMA_VERSION = 1
@@ -129,14 +130,26 @@ class Plan:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
     def capture_sizes(self, phase: str) -> list[int]:
-        """The sizes that will actually be captured for a phase (empty when disabled)."""
-        return list(self.capture[phase]["sizes"])
+        """The sizes that will actually be captured for a phase (empty when disabled);
+        an unknown phase raises :class:`~cgconfig.errors.InputError`."""
+        return list(self.capture[_phase(phase)]["sizes"])
 
     def backend(self, phase: str) -> str:
         """The resolved backend of a phase."""
-        return str(self.config[phase]["backend"])
+        return str(self.config[_phase(phase)]["backend"])
 
     @property
     def downgraded(self) -> bool:
         """True when any rule changed the configuration (``--check`` exits 10 then)."""
         return any(d.downgraded for d in self.decisions)
+
+
+def _phase(phase: object) -> str:
+    from cgconfig.errors import InputError, did_you_mean
+    from cgconfig.limits import quote
+
+    if phase not in PHASES:
+        text = phase if isinstance(phase, str) else ""
+        raise InputError(f"unknown phase {quote(phase)}", where="Plan", allowed=PHASES,
+                         suggestion=did_you_mean(text, PHASES))
+    return str(phase)

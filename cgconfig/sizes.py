@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cgconfig.fields.values import round_up
+from cgconfig.limits import check_decode_batch, check_prefill_tokens
 
 #: A grid is a union of inclusive ranges ``(start, stop, step)``; ``None`` as stop means
 #: "up to max_bs".
@@ -91,6 +92,7 @@ def expand_grid(grid: Grid, limit: int) -> list[int]:
 
 def decode_sizes(max_bs: int, *, speculative: bool = False, padding: bool = True) -> list[int]:
     """SGLang's default decode list: the grid up to ``max_bs``, then ``max_bs`` itself."""
+    check_decode_batch(max_bs, "decode.max_bs")
     if not padding:
         return list(range(1, max_bs + 1))
     sizes = expand_grid(SPECULATIVE_DECODE_GRID if speculative else DECODE_GRID, max_bs)
@@ -102,11 +104,13 @@ def decode_sizes(max_bs: int, *, speculative: bool = False, padding: bool = True
 
 def prefill_sizes(max_bs: int) -> list[int]:
     """SGLang's default prefill token list up to ``max_bs`` (not appended; may be empty)."""
+    check_prefill_tokens(max_bs, "prefill.max_bs")
     return expand_grid(PREFILL_GRID, max_bs)
 
 
 def cpu_sizes(torch_compile_max_bs: int, *, padding: bool = True) -> list[int]:
     """SGLang's CPU list: the CPU grid up to ``torch_compile_max_bs``, plus that bound."""
+    check_decode_batch(torch_compile_max_bs, "--torch-compile-max-bs")
     if not padding:
         return list(range(1, torch_compile_max_bs + 1))
     sizes = set(expand_grid(CPU_GRID, torch_compile_max_bs))

@@ -235,6 +235,8 @@ def run_app(argv: list[str]) -> int:
     try:
         code = app(args=argv, prog_name="cgconfig", standalone_mode=False)
     except Exception as error:
+        if "Abort" in {cls.__name__ for cls in type(error).__mro__}:
+            raise KeyboardInterrupt from None  # click's Ctrl-C: console_main prints one line
         handled = usage_error(error, argv)
         if handled is None:
             raise

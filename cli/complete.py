@@ -116,8 +116,8 @@ def _flag_candidates(command: str, previous: str, current: str) -> list[str]:
 
 def run_complete(argv: list[str]) -> int:
     """``cgconfig __complete CWORD WORD...``: print one candidate per line."""
-    if not argv or not argv[0].isdigit():
-        return 2
+    if not argv or not (argv[0].isascii() and argv[0].isdigit() and len(argv[0]) <= 6):
+        return 2  # "²" and "٨" pass isdigit() but not int(); shells send small ASCII numbers
     cword = int(argv[0])
     sys.stdout.write("".join(c + "\n" for c in candidates(argv[1:], cword)))
     return 0

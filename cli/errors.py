@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from cgconfig.errors import CgConfigError
+from cgconfig.errors import CgConfigError, one_line
 
 
 def report(error: CgConfigError, *, as_json: bool = False) -> int:
@@ -13,7 +13,8 @@ def report(error: CgConfigError, *, as_json: bool = False) -> int:
     and return its exit code."""
     if as_json:
         sys.stdout.write(json.dumps(error.to_dict(), ensure_ascii=False) + "\n")
-    sys.stderr.write(f"cgconfig: error: {error}\n")
+    # Every error is one line, whatever text a rule pack or a library put in it.
+    sys.stderr.write(f"cgconfig: error: {one_line(str(error))}\n")
     return error.exit_code
 
 

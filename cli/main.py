@@ -4,13 +4,39 @@
 cgconfig's own flag table (a whole SGLang launch line included), and skipping typer and rich
 keeps a launch script's call close to the cost of importing pydantic. Every other command,
 and top-level help, goes through the typer app in :mod:`cgconfig.cli.app`.
+
+:func:`console_main` owns the process edges: Ctrl-C is one line and exit 130; a reader that
+leaves (``| head``) is a quiet success; a closed or full stdout is one line and exit 2; output
+is never written in an encoding the terminal cannot take.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 FAST_COMMANDS = ("resolve", "explain")
+EXIT_INTERRUPTED = 130
+
+
+def _argv_error(args: list[str]) -> int | None:
+    """One line and exit 2 for an argument no command could take (a NUL byte, or bytes that
+    are not UTF-8, which Python hands over as surrogates). Mistyped commands are the typer
+    app's (:func:`cgconfig.cli.output.usage_error`)."""
+    from cgconfig.cli.errors import report
+    from cgconfig.errors import InputError
+    from cgconfig.limits import quote
+
+    for index, token in enumerate(args):
+        if "\0" in token:
+            return report(InputError("an argument cannot contain a NUL byte",
+                                     where=f"argument {index + 1}"))
+        try:
+            token.encode("utf-8")
+        except UnicodeEncodeError:
+            return report(InputError(f"argument {quote(token)} is not valid UTF-8",
+                                     where=f"argument {index + 1}"))
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -20,6 +46,9 @@ def main(argv: list[str] | None = None) -> int:
         from cgconfig.cli.complete import run_complete
 
         return run_complete(args[1:])
+    failed = _argv_error(args)
+    if failed is not None:
+        return failed
     if args and args[0] in FAST_COMMANDS and not ({"--help", "-h"} & set(args)):
         if args[0] == "resolve":
             from cgconfig.cli.resolve_cmd import run_resolve
@@ -38,18 +67,61 @@ def main(argv: list[str] | None = None) -> int:
     return run_app(args)
 
 
+def _prepare_streams() -> bool:
+    """Make stdout/stderr writable objects that never raise on an unencodable character;
+    returns whether stdout was closed at start."""
+    closed = False
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None:  # started with the descriptor closed (`>&-`)
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
+            closed = closed or name == "stdout"
+            continue
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        if encoding not in ("utf8", "utf8sig") and hasattr(stream, "reconfigure"):
+            # ASCII or Latin-1 terminals: escape what they cannot show rather than crash.
+            stream.reconfigure(errors="backslashreplace")
+    return closed
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _stderr_line(message: str) -> None:
+    try:
+        sys.stderr.write(f"cgconfig: {message}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
 def console_main() -> None:
     """Console-script wrapper: exit with :func:`main`'s code."""
+    stdout_closed = _prepare_streams()
     try:
         code = main()
         sys.stdout.flush()
+        if stdout_closed and code == 0:
+            _stderr_line("error: cannot write output: standard output is closed")
+            code = 2
+    except KeyboardInterrupt:
+        _stderr_line("interrupted")
+        code = EXIT_INTERRUPTED
     except BrokenPipeError:
         # `cgconfig explain --all | head`: the reader left; that is not an error of ours.
-        import os
-
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _quiet_stdout()
         code = 0
+    except OSError as exc:
+        # stdout closed or full (`>/dev/full`): say so once, and exit like other bad setups.
+        _quiet_stdout()
+        _stderr_line(f"error: cannot write output: {exc.strerror or exc}")
+        code = 2
     raise SystemExit(code)
 
 

@@ -22,7 +22,10 @@ def compact_json(data: Any) -> str:
     """Indented JSON with number lists kept on one line (plans have long size lists)."""
     import re
 
-    text = json.dumps(data, indent=2, ensure_ascii=False)
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    # Only a UTF-8 stream takes raw non-ASCII text; elsewhere JSON's \u escapes keep it valid.
+    text = json.dumps(data, indent=2, ensure_ascii=encoding not in ("utf8", "utf8sig"),
+                      allow_nan=False)
     return re.sub(r"\[\s+((?:-?\d+,\s+)*-?\d+)\s+\]",
                   lambda m: "[" + re.sub(r",\s+", ", ", m.group(1)) + "]", text)
 

@@ -38,9 +38,15 @@ def console() -> Any:
 
     from rich.console import Console
 
-    terminal = Console(highlight=False, soft_wrap=False)
+    class PipeConsole(Console):
+        """rich exits 1 when the reader leaves; the CLI treats that as a quiet success."""
+
+        def on_broken_pipe(self) -> None:
+            raise BrokenPipeError
+
+    terminal = PipeConsole(highlight=False, soft_wrap=False)
     if not terminal.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
-        return Console(highlight=False, soft_wrap=False, width=160)
+        return PipeConsole(highlight=False, soft_wrap=False, width=160)
     return terminal
 
 
@@ -64,6 +70,7 @@ def redundant_warning(plan: Plan, warning: str) -> bool:
 
 
 def _plan_table(plan: Plan) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     out = console()
@@ -71,8 +78,9 @@ def _plan_table(plan: Plan) -> None:
     derived = facts.get("derived", {})
     memory = derived.get("gpu_memory_gib")
     mem = f"{memory:g} GiB" if memory is not None else "unknown"
-    out.print(f"[bold]cgconfig plan[/] · device {facts['device']} · GPU memory {mem} "
-                  f"({derived.get('gpu_memory_source')}) · tp {facts['tp_size']}")
+    out.print(f"[bold]cgconfig plan[/] · device {escape(str(facts['device']))} · GPU memory "
+              f"{escape(mem)} ({escape(str(derived.get('gpu_memory_source')))}) · "
+              f"tp {escape(str(facts['tp_size']))}")
     table = Table(show_lines=False)
     for column in ("phase", "backend", "max_bs", "configured sizes", "captured sizes"):
         table.add_column(column)
@@ -81,12 +89,13 @@ def _plan_table(plan: Plan) -> None:
         backend = cfg["backend"]
         style = "red" if backend == "disabled" else ("yellow" if backend == "breakable" else "green")
         unit = "requests" if phase == "decode" else "tokens"
-        table.add_row(f"{phase} ({unit})", f"[{style}]{backend}[/]", str(cfg["max_bs"] or "—"),
-                      short_list(cfg["bs"]), short_list(cap["sizes"]))
+        table.add_row(f"{phase} ({unit})", f"[{style}]{escape(str(backend))}[/]",
+                      escape(str(cfg["max_bs"] or "—")), short_list(cfg["bs"]),
+                      short_list(cap["sizes"]))
     out.print(table)
     compile_sizes = plan.capture["decode"].get("compile_sizes")
     if compile_sizes:
-        out.print(f"torch.compile sizes: {short_list(compile_sizes)}")
+        out.print(f"torch.compile sizes: {short_list(compile_sizes)}", markup=False)
     if plan.locked:
         out.print("[bold]Locked by your inputs:[/] ", end="")
         out.print(locked_line(plan), markup=False, soft_wrap=True)
@@ -97,8 +106,8 @@ def _plan_table(plan: Plan) -> None:
             mark = {"applied": "~", "overrode-lock": "~!", "skipped-locked": "!",
                     "warned": "?", "refused": "x"}[d.outcome]
             changes = "; ".join(f"{c.key} {c.before!r} → {c.after!r}" for c in d.changes)
-            out.print(f"  {mark} [bold]{d.rule}[/] ({d.kind}, {d.outcome})"
-                          + (f": {changes}" if changes else ""), markup=True)
+            out.print(f"  {mark} [bold]{escape(d.rule)}[/] ({d.kind}, {d.outcome})"
+                      + (f": {escape(changes)}" if changes else ""), markup=True)
             out.print(f"      why: {d.why}", markup=False, soft_wrap=True)
             if d.inputs:
                 out.print(f"      your input: {', '.join(d.inputs)}", markup=False,

@@ -28,6 +28,7 @@ def list_rules(extra: list[str], fmt: str = "table") -> int:
         write_data({"rules": rows}, fmt)
         return 0
     from rich.table import Table
+    from rich.text import Text
 
     from cgconfig.cli.render import console as plan_console
 
@@ -35,7 +36,8 @@ def list_rules(extra: list[str], fmt: str = "table") -> int:
     for column in ("id", "kind", "pack", "title"):
         table.add_column(column)
     for row in rows:
-        table.add_row(row["id"], row["kind"], row["pack"], row["title"])
+        # Pack names and titles are user text, not rich markup.
+        table.add_row(*(Text(str(row[c])) for c in ("id", "kind", "pack", "title")))
     plan_console().print(table)
     return 0
 

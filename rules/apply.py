@@ -12,6 +12,7 @@ from cgconfig.draft import Draft
 from cgconfig.errors import InputError, RuleRefusal, StrictConflictError
 from cgconfig.fields.constants import BACKEND_RANK
 from cgconfig.fields.values import round_up
+from cgconfig.limits import check_size_value
 from cgconfig.locks import conflict_message
 from cgconfig.plan import Change, Decision, Match
 from cgconfig.provenance import ChainEntry
@@ -132,6 +133,7 @@ def _apply_one(rule: CompiledRule, draft: Draft, levels: dict[str, str],
     outcome = "overrode-lock" if locked else "applied"
     changes: list[Change] = []
     for key, value in proposed:
+        check_size_value(key, value, f"rule {rule.id}")
         layer = "rule"
         change = draft.record(key, value, source=f"rule:{rule.id}", layer=layer, why=reason)
         if change is not None:

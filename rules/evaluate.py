@@ -49,8 +49,11 @@ def _compare(op: str, actual: Any, expected: Any) -> bool:
         return bool(actual != expected)
     if actual is None or expected is None:
         return False
-    return bool({"gt": actual > expected, "ge": actual >= expected,
-                 "lt": actual < expected, "le": actual <= expected}[op])
+    try:
+        return bool({"gt": actual > expected, "ge": actual >= expected,
+                     "lt": actual < expected, "le": actual <= expected}[op])
+    except TypeError:  # packs are checked at load (rules.soundness); never crash a resolve
+        return False
 
 
 def evaluate(cond: dict[str, Any], draft: Draft, levels: dict[str, str],

@@ -7,16 +7,21 @@ data.
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from cgconfig.errors import InputError
+from cgconfig.limits import check_rule_count
 from cgconfig.rules import paths
-from cgconfig.rules.cache import CAPABILITIES_FILE, PACK_DIR, cache_path, read_cache, shipped_pack_files
+from cgconfig.rules.cache import (
+    CAPABILITIES_FILE,
+    PACK_DIR,
+    read_cache,
+    shipped_pack_files,
+    write_cache,
+)
 from cgconfig.rules.evaluate import PLACEHOLDER
 from cgconfig.rules.ruleset import RuleSet
 from cgconfig.rules.schema import (
@@ -129,6 +134,10 @@ def check_rule(rule: Rule) -> list[str]:
             problem = paths.check_path(action.clamp.max_ref)
             if problem:
                 errors.append(f"{where}: {problem}")
+    if not errors:
+        from cgconfig.rules.soundness import problems
+
+        errors += problems(rule)
     for text in (rule.reason, rule.hint or ""):
         for placeholder in PLACEHOLDER.findall(text):
             problem = paths.check_path(placeholder)
@@ -144,7 +153,11 @@ def load_pack_file(path: Path | str, *, check: bool = True) -> RulePack:
     name = str(path)
     data, lines, name = read_document(name, "--rules")
     try:
+        if isinstance(data, dict) and isinstance(data.get("rules"), list):
+            check_rule_count(len(data["rules"]), name)
         pack = RulePack.model_validate(data)
+    except RecursionError:
+        raise InputError("rule conditions are nested too deeply", where=name) from None
     except ValidationError as exc:
         raise _pydantic_error(exc, name, lines) from None
     if check:
@@ -178,20 +191,10 @@ def shipped_packs() -> tuple[list[RulePack], CapabilityTable | None]:
 
 
 def _write_cache(packs: list[RulePack], caps: CapabilityTable | None) -> None:
-    cache = cache_path()
-    if cache is None:
-        return
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({
-            "packs": [p.model_dump(mode="json", by_alias=True, exclude_unset=True)
-                      for p in packs],
-            "capabilities": caps.model_dump(mode="json") if caps else None,
-        }), encoding="utf-8")
-        os.replace(tmp, cache)
-    except OSError:
-        pass
+    write_cache({
+        "packs": [p.model_dump(mode="json", by_alias=True, exclude_unset=True) for p in packs],
+        "capabilities": caps.model_dump(mode="json") if caps else None,
+    })
 
 
 def load_capabilities(path: Path) -> CapabilityTable:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from cgconfig.draft import Draft
 from cgconfig.errors import InputError, did_you_mean
+from cgconfig.limits import quote
 from cgconfig.rules.apply import apply_rules
 
 if TYPE_CHECKING:
@@ -101,5 +102,5 @@ class RuleSet:
         for rule in self.rules:
             if rule.id == rule_id:
                 return rule
-        raise InputError(f"unknown rule {rule_id!r}", where="rule id",
+        raise InputError(f"unknown rule {quote(rule_id)}", where="rule id",
                          suggestion=did_you_mean(rule_id, [r.id for r in self.rules]))

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
+from cgconfig.limits import check_decode_batch
+
 __all__ = [
     "DEFAULT_MAX_BATCH_SIZE",
     "VARIANTS",
@@ -83,6 +85,7 @@ def generate_batch_sizes(max_batch_size: int, enable_padding: bool, *,
     if max_batch_size < 1:
         raise ValueError(f"max_batch_size must be >= 1 to generate batch sizes, got "
                          f"{max_batch_size}")
+    check_decode_batch(max_batch_size, "cuda_graph_config.max_batch_size")
     return generate(max_batch_size, enable_padding)
 
 
@@ -99,6 +102,7 @@ def validate(batch_sizes: Sequence[int] | None, max_batch_size: int = 0,
     _generator(variant)  # an unknown variant fails whatever the other inputs are
     if max_batch_size < 0:
         raise ValueError("cuda_graph_config.max_batch_size must be non-negative")
+    check_decode_batch(max_batch_size, "cuda_graph_config.max_batch_size")
     if not batch_sizes:
         chosen = max_batch_size or DEFAULT_MAX_BATCH_SIZE
         return generate_batch_sizes(chosen, enable_padding, variant=variant), chosen

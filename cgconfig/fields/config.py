@@ -190,9 +190,9 @@ class CudaGraphConfig(BaseModel):
         """Dotted keys the caller set on this object (``decode.max_bs``, ...), in model order."""
         keys: list[str] = []
         for name in _PHASE_NAMES:
-            if name in self.model_fields_set:
-                sub = self.phase(name)
-                keys.extend(f"{name}.{k}" for k in type(sub).model_fields if k in sub.model_fields_set)
+            # A field assigned on a default phase object (cfg.decode.max_bs = 8) counts too.
+            sub = self.phase(name)
+            keys.extend(f"{name}.{k}" for k in type(sub).model_fields if k in sub.model_fields_set)
         return keys
 
 

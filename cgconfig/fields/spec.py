@@ -56,7 +56,9 @@ class FieldError(ValueError):
 
     def describe(self) -> str:
         """``<message> (got <value>)``, as the CLI prints it."""
-        return f"{self.message} (got {self.value!r})"
+        from cgconfig.limits import quote
+
+        return f"{self.message} (got {quote(self.value)})"
 
 
 def _literal_text(choices: tuple[str, ...]) -> str:
@@ -87,6 +89,8 @@ def check(spec: FieldSpec, value: Any) -> Any:
     if spec.kind == "float":
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise FieldError("Input should be a valid number", value)
+        if value != value or value in (float("inf"), float("-inf")):
+            raise FieldError("Input should be a finite number", value)
         _check_bounds(spec, value)
         return value
     if spec.kind == "bool":

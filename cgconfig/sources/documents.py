@@ -8,7 +8,6 @@ bad value is reported where it was written.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cgconfig import docio
@@ -20,6 +19,7 @@ from cgconfig.fields.table import (
     option_keys,
     spec,
 )
+from cgconfig.limits import check_size_value, quote_key
 from cgconfig.provenance import Layer, Leaf, Origin
 
 if TYPE_CHECKING:
@@ -29,7 +29,9 @@ if TYPE_CHECKING:
 def validate_leaf(key: str, value: Any, where: str) -> Any:
     """Check one value against its key's type (strictly, as the model does); returns it."""
     try:
-        return check(spec(key), value)
+        checked = check(spec(key), value)
+        check_size_value(key, checked, where)
+        return checked
     except FieldError as exc:
         allowed = BACKENDS if key.endswith(".backend") else None
         suggestion = did_you_mean(value, BACKENDS) if allowed and isinstance(value, str) else None
@@ -57,17 +59,17 @@ def leaves_from_mapping(data: Any, origin_source: str, layer: Layer, *, position
     leaves: list[Leaf] = []
     for group, body in data.items():
         if group not in groups:
-            raise InputError(f"unknown phase {group!r}", where=where((group,)),
+            raise InputError(f"unknown phase {quote_key(group)}", where=where((group,)),
                              allowed=tuple(groups), suggestion=did_you_mean(str(group), groups))
         if not isinstance(body, dict):
-            raise InputError(f"{group!r} must be a JSON object, got {type(body).__name__}",
+            raise InputError(f"{quote_key(group)} must be a JSON object, got {type(body).__name__}",
                              where=where((group,)))
         for key, value in body.items():
             if key in REMOVED_KEYS:
-                raise InputError(f"unknown key {key!r}", where=where((group, key)),
+                raise InputError(f"unknown key {quote_key(key)}", where=where((group, key)),
                                  hint=REMOVED_KEYS[key])
             if key not in groups[group]:
-                raise InputError(f"unknown key {key!r}", where=where((group, key)),
+                raise InputError(f"unknown key {quote_key(key)}", where=where((group, key)),
                                  allowed=groups[group],
                                  suggestion=did_you_mean(str(key), groups[group]))
             dotted = f"{group}.{key}"
@@ -96,7 +98,7 @@ def leaves_from_config_arg(raw: str, position: int = 0) -> list[Leaf]:
 
 
 def _looks_like_path(text: str) -> bool:
-    return text.lower().endswith((".json", ".yaml", ".yml")) or Path(text).is_file()
+    return text.lower().endswith((".json", ".yaml", ".yml")) or docio.looks_like_file(text)
 
 
 def leaves_from_object(config: CudaGraphConfig, source: str = "CudaGraphConfig") -> list[Leaf]:
@@ -127,7 +129,7 @@ def facts_from_file(path: str) -> tuple[dict[str, Any], dict[str, str]]:
         key = str(raw_key).replace("-", "_").lstrip("_")
         at = docio.locate(name, lines, (raw_key,))
         if key not in known:
-            raise InputError(f"unknown deployment fact {raw_key!r}", where=at,
+            raise InputError(f"unknown deployment fact {quote_key(raw_key)}", where=at,
                              suggestion=did_you_mean(key, known))
         values[key] = value
         origins[key] = at

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cgconfig.errors import InputError
 from cgconfig.provenance import Layer
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Contribution, Settings
-from cgconfig.sources.documents import leaves_from_mapping, leaves_from_object
+from cgconfig.sources.documents import leaves_from_mapping, leaves_from_object, validate_leaf
 
 if TYPE_CHECKING:
     from cgconfig.fields.config import CudaGraphConfig
@@ -29,7 +30,16 @@ class ConfigValue:
         if isinstance(self.config, dict):
             return Contribution(leaves=leaves_from_mapping(self.config, "config dict",
                                                            Layer.CONFIG))
-        return Contribution(leaves=leaves_from_object(self.config))
+        # Checked again here: a field changed after construction (cfg.decode.max_bs = -4)
+        # bypassed pydantic's validation.
+        try:
+            leaves = leaves_from_object(self.config)
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise InputError(f"not a valid CudaGraphConfig ({exc})",
+                             where="CudaGraphConfig") from None
+        for leaf in leaves:
+            validate_leaf(leaf.key, leaf.value, f"CudaGraphConfig.{leaf.key}")
+        return Contribution(leaves=leaves)
 
 
 @dataclass

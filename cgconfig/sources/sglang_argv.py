@@ -21,6 +21,7 @@ from cgconfig.fields.flags import (
     known_spellings,
 )
 from cgconfig.fields.values import parse_float, parse_human_int, parse_int
+from cgconfig.limits import check_size_value, quote, short
 from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.sources.contribution import Settings
 
@@ -58,7 +59,7 @@ def parse_choice(text: str, flag: Flag, where: str) -> str:
         return text
     if text in REMOVED_BACKENDS:
         raise InputError(REMOVED_BACKENDS[text], where=where, allowed=choices)
-    raise InputError(f"invalid value {text!r}", where=where, allowed=choices,
+    raise InputError(f"invalid value {quote(text)}", where=where, allowed=choices,
                      suggestion=did_you_mean(text, choices))
 
 
@@ -128,7 +129,7 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None) -> Parsed
             continue
         if not flag.takes_value:
             if inline is not None:
-                raise InputError(f"{name} is a switch and takes no value (got {inline!r})",
+                raise InputError(f"{name} is a switch and takes no value (got {quote(inline)})",
                                  where=name)
             values: list[str] = []
             i += 1
@@ -154,14 +155,14 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None) -> Parsed
 def _skip_unmodelled(name: str, inline: str | None, tokens: list[str], i: int, out: ParsedArgs,
                      passthrough: dict[str, bool], ignore_unknown: bool) -> int:
     if name in REMOVED_FLAGS:
-        raise InputError(f"{name} was removed", where=name, hint=REMOVED_FLAGS[name])
+        raise InputError(f"{short(name)} was removed", where=short(name), hint=REMOVED_FLAGS[name])
     if name in passthrough:
         takes_value = passthrough[name]
     elif ignore_unknown:
         takes_value = i + 1 < len(tokens) and not _is_flag_token(tokens[i + 1])
     else:
         raise InputError(
-            f"unknown flag {name}", where="command line",
+            f"unknown flag {short(name)}", where="command line",
             suggestion=did_you_mean(name, known_spellings()),
             hint="pass --ignore-unknown-args to skip flags cgconfig does not model",
         )
@@ -191,6 +192,7 @@ def _apply(flag: Flag, spelling: str, values: list[str], position: int, out: Par
             out.facts[key.split(".", 1)[1]] = (value, spelling)
             continue
         layer = flag.layer if flag.layer is not None else Layer.CONVENIENCE
+        check_size_value(key, value, spelling)
         out.leaves.append(Leaf(key, value, Origin(layer, spelling, position=position)))
 
 

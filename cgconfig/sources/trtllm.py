@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from cgconfig.dialects import trtllm_sizes
-from cgconfig.docio import locate, read_document
+from cgconfig.docio import LineMap, locate, read_document
 from cgconfig.errors import InputError, did_you_mean
+from cgconfig.limits import check_decode_batch, check_prefill_tokens, quote, quote_key
 from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.resolve.request import DialectDefault, ResolveRequest
 from cgconfig.sources.contribution import Contribution
@@ -53,6 +54,22 @@ class TrtllmOptions:
         return _contribution(*_find_file(self.tokens))
 
 
+def _check_sizes(block: dict[str, Any], name: str, lines: LineMap) -> None:
+    """``max_batch_size`` an int, ``batch_sizes`` a list of ints, all within the limits,
+    before anything is generated from them (booleans are not numbers here)."""
+    for key in ("max_batch_size", "batch_sizes"):
+        if key not in block:
+            continue
+        value = block[key]
+        at = locate(name, lines, ("cuda_graph_config", key))
+        if key == "batch_sizes" and not isinstance(value, list):
+            raise InputError(f"batch_sizes must be a list of ints, got {quote(value)}", where=at)
+        for item in value if key == "batch_sizes" else [value]:
+            if isinstance(item, bool) or not isinstance(item, int):
+                raise InputError(f"{key} must hold ints, got {quote(item)}", where=at)
+            check_decode_batch(item, at)
+
+
 def _contribution(path: str | None, flag: str) -> Contribution:
     out = Contribution(dialect="trtllm")
     if path is None:
@@ -68,22 +85,26 @@ def _contribution(path: str | None, flag: str) -> Contribution:
 
     leaves: list[Leaf] = []
     source = "TensorRT-LLM default"
-    if "cuda_graph_config" in data and data["cuda_graph_config"] is None:
+    # null, false (and YAML's off/no) all switch decode graphs off, as no config object does.
+    if "cuda_graph_config" in data and data["cuda_graph_config"] in (None, False):
         leaves.append(Leaf("decode.backend", "disabled", origin("cuda_graph_config")))
     else:
-        block = data.get("cuda_graph_config") or {}
+        block = data.get("cuda_graph_config")
+        block = {} if block is None else block
         if not isinstance(block, dict):
-            raise InputError("cuda_graph_config must be a mapping or null",
+            raise InputError(f"cuda_graph_config must be a mapping, null or false, got "
+                             f"{quote(block)}",
                              where=locate(name, lines, ("cuda_graph_config",)))
+        _check_sizes(block, name, lines)
         for key in block:
             if key not in GRAPH_KEYS:
-                raise InputError(f"unknown key {key!r}",
+                raise InputError(f"unknown key {quote_key(key)}",
                                  where=locate(name, lines, ("cuda_graph_config", key)),
                                  allowed=GRAPH_KEYS, suggestion=did_you_mean(str(key),
                                                                               GRAPH_KEYS))
         padding = block.get("enable_padding", False)
         if not isinstance(padding, bool):
-            raise InputError(f"enable_padding must be true or false, got {padding!r}",
+            raise InputError(f"enable_padding must be true or false, got {quote(padding)}",
                              where=locate(name, lines, ("cuda_graph_config", "enable_padding")))
         try:
             sizes, max_bs = trtllm_sizes.validate(block.get("batch_sizes"),
@@ -107,16 +128,27 @@ def _contribution(path: str | None, flag: str) -> Contribution:
             out.defaults.append(DialectDefault(
                 "options.disable_padding", True, source,
                 "TensorRT-LLM pads to a captured size only with enable_padding: true"))
-    compile_block = data.get("torch_compile_config") or {}
+    compile_block = data.get("torch_compile_config")
+    compile_block = {} if compile_block is None else compile_block
+    if not isinstance(compile_block, dict):
+        raise InputError(f"torch_compile_config must be a mapping or null, got "
+                         f"{quote(compile_block)}",
+                         where=locate(name, lines, ("torch_compile_config",)))
     if compile_block.get("enable_piecewise_cuda_graph"):
         tokens = compile_block.get("capture_num_tokens")
         at = origin("torch_compile_config", "enable_piecewise_cuda_graph")
+        tokens_at = locate(name, lines, ("torch_compile_config", "capture_num_tokens"))
         leaves.append(Leaf("prefill.backend", "breakable", at))
+        if tokens is not None and not isinstance(tokens, list):
+            raise InputError(f"capture_num_tokens must be a list of positive ints, got "
+                             f"{quote(tokens)}", where=tokens_at)
         if tokens:
-            if not all(isinstance(t, int) and t > 0 for t in tokens):
+            if not all(isinstance(t, int) and not isinstance(t, bool) and t > 0
+                       for t in tokens):
                 raise InputError("capture_num_tokens must contain positive ints.",
-                                 where=locate(name, lines, ("torch_compile_config",
-                                                             "capture_num_tokens")))
+                                 where=tokens_at)
+            for t in tokens:
+                check_prefill_tokens(t, tokens_at)
             leaves.append(Leaf("prefill.bs", sorted(set(tokens)),
                                origin("torch_compile_config", "capture_num_tokens")))
         else:

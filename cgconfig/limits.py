@@ -1,0 +1,172 @@
+"""Every bound cgconfig puts on its input, as named constants and small checks.
+
+A value far above any real deployment is an input error (exit 2, naming the limit), checked
+before any work scales with it: a size list is never built to a batch of 10^11, a file is never
+read past its cap, a YAML alias never expands without bound. The README's "Limits" section
+lists the same numbers; ``tests/hostile`` proves each one.
+
+Standard library only: this module sits on the CLI's start-up path.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from cgconfig.errors import MAX_MESSAGE_CHARS, InputError
+
+#: Largest input file read (config, deployment, TensorRT-LLM options, rule pack), in bytes.
+MAX_FILE_BYTES = 2 * 1024 * 1024
+
+#: Largest decode batch, in requests (far above any GPU's request pool; vLLM's and
+#: TensorRT-LLM's batch sizes count the same way).
+MAX_DECODE_BATCH = 65_536
+
+#: Largest prefill size or token budget, in tokens (chunked-prefill size, prefill max_bs,
+#: vLLM's max_num_batched_tokens and capture sizes).
+MAX_PREFILL_TOKENS = 4_194_304
+
+#: Largest context or sequence length, in tokens.
+MAX_CONTEXT_TOKENS = 1 << 32
+
+#: Largest parallel size (tensor, pipeline, data, context parallel).
+MAX_PARALLEL_SIZE = 65_536
+
+_REQUESTS = (MAX_DECODE_BATCH, "requests per decode batch")
+_TOKENS = (MAX_PREFILL_TOKENS, "prefill tokens")
+_CONTEXT = (MAX_CONTEXT_TOKENS, "tokens of context")
+_PARALLEL = (MAX_PARALLEL_SIZE, "ranks")
+
+#: Dotted key → (bound, unit) for every size-like config key, option and deployment fact.
+SIZE_BOUNDS: dict[str, tuple[int, str]] = {
+    "decode.max_bs": _REQUESTS, "decode.bs": _REQUESTS,
+    "options.torch_compile_max_bs": _REQUESTS,
+    "prefill.max_bs": _TOKENS, "prefill.bs": _TOKENS,
+    "prefill.full_prefill_prefix_chunk_tokens": _TOKENS,
+    "prefill.full_prefill_max_req": _REQUESTS,
+    "prefill.max_context_size": _CONTEXT, "prefill.max_seq_len": _CONTEXT,
+    "facts.chunked_prefill_size": _TOKENS, "facts.max_running_requests": _REQUESTS,
+    "facts.speculative_num_draft_tokens": _REQUESTS, "facts.context_length": _CONTEXT,
+    "facts.tp_size": _PARALLEL, "facts.pp_size": _PARALLEL, "facts.dp_size": _PARALLEL,
+    "facts.attn_cp_size": _PARALLEL, "facts.dcp_size": _PARALLEL,
+    "facts.gpu_memory_gib": (1 << 20, "GiB"),
+}
+
+#: Deepest nesting of lists/objects in a JSON or YAML document, and of rule conditions.
+MAX_NESTING_DEPTH = 64
+
+#: Most nodes a YAML document may build, aliases counted each time they are expanded.
+MAX_DOCUMENT_NODES = 50_000
+
+#: Most rules in one rule pack.
+MAX_RULES_PER_PACK = 1_000
+
+#: Most characters of an input an error line quotes; longer input is cut with "…".
+MAX_QUOTE_CHARS = 80
+
+#: Longest error line (the error's own home is :mod:`cgconfig.errors`, which this imports).
+MAX_ERROR_LINE_CHARS = MAX_MESSAGE_CHARS
+
+#: Most digits in an integer written as text (Python's own int-string limit is 4,300).
+MAX_INT_DIGITS = 30
+
+
+def quote(value: Any, limit: int = MAX_QUOTE_CHARS) -> str:
+    """``repr(value)`` cut to ``limit`` characters, one line, for an error message."""
+    if isinstance(value, str) and len(value) > 4 * limit:
+        value = value[: 4 * limit]  # repr of a 10 MB string is not built just to be cut
+    text = repr(value)
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return text
+
+
+_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
+
+
+def is_name(value: Any) -> bool:
+    """Whether ``value`` looks like a key someone meant (an int index, or a short name)."""
+    return (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, str) and _NAME.fullmatch(value) is not None)
+
+
+def quote_key(key: Any) -> str:
+    """A key for an error line: quoted when it looks like a name, else only described, so a
+    file that is not a config at all (``/etc/shadow``) never has its content echoed."""
+    if is_name(key):
+        return repr(key)
+    return f"<a {type(key).__name__} key of {len(str(key)[:10_000])} characters>"
+
+
+def short(text: str, limit: int = MAX_QUOTE_CHARS) -> str:
+    """``text`` cut to ``limit`` characters, with line breaks escaped (for names, paths)."""
+    text = text[: 4 * limit].replace("\r", "\\r").replace("\n", "\\n")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def check_decode_batch(value: Any, where: str) -> None:
+    """A decode batch size (requests) within :data:`MAX_DECODE_BATCH`."""
+    _check_bound(value, MAX_DECODE_BATCH, "requests per decode batch", where)
+
+
+def check_prefill_tokens(value: Any, where: str) -> None:
+    """A prefill token count within :data:`MAX_PREFILL_TOKENS`."""
+    _check_bound(value, MAX_PREFILL_TOKENS, "prefill tokens", where)
+
+
+def check_size_value(key: str, value: Any, where: str) -> None:
+    """A value for a dotted key (``decode.max_bs``, ``facts.chunked_prefill_size``) within
+    the key's bound in :data:`SIZE_BOUNDS`; keys without a bound pass."""
+    bound = SIZE_BOUNDS.get(key)
+    if bound is None:
+        return
+    limit, unit = bound
+    for item in value if isinstance(value, list) else [value]:
+        _check_bound(item, limit, unit, where)
+
+
+def _check_bound(value: Any, limit: int, unit: str, where: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return  # type errors are reported by the field checks, with the field's wording
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"expected a finite number, got {value!r}", where=where)
+    if value > limit:
+        shown = str(value) if value < 10**12 else f"about 10^{math.floor(math.log10(value))}"
+        raise InputError(f"{shown} is above the limit of {limit} {unit}", where=where,
+                         hint="see 'Limits' in the README")
+
+
+def check_finite(value: float, where: str) -> float:
+    """A float that is neither infinite nor NaN."""
+    if not math.isfinite(value):
+        raise InputError(f"expected a finite number, got {value!r}", where=where)
+    return value
+
+
+def check_int_text(text: str, where: str) -> None:
+    """Integer text short enough to convert (never hits Python's int-string limit)."""
+    digits = text.strip().lstrip("+-")
+    if len(digits) > MAX_INT_DIGITS:
+        raise InputError(f"integer with {len(digits)} digits is too long (at most "
+                         f"{MAX_INT_DIGITS})", where=where)
+
+
+def check_depth(depth: int, where: str) -> None:
+    """A nesting depth within :data:`MAX_NESTING_DEPTH`."""
+    if depth > MAX_NESTING_DEPTH:
+        raise InputError(f"nested more than {MAX_NESTING_DEPTH} levels deep", where=where)
+
+
+def check_file_size(size: int, where: str) -> None:
+    """A file size within :data:`MAX_FILE_BYTES`."""
+    if size > MAX_FILE_BYTES:
+        raise InputError(f"file is larger than the {MAX_FILE_BYTES // (1024 * 1024)} MiB limit "
+                         f"({size} bytes)", where=where)
+
+
+def check_rule_count(count: int, where: str) -> None:
+    """A rule pack with at most :data:`MAX_RULES_PER_PACK` rules."""
+    if count > MAX_RULES_PER_PACK:
+        raise InputError(f"{count} rules in one pack (at most {MAX_RULES_PER_PACK})",
+                         where=where)
