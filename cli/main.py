@@ -23,19 +23,20 @@ def _argv_error(args: list[str]) -> int | None:
     """One line and exit 2 for an argument no command could take (a NUL byte, or bytes that
     are not UTF-8, which Python hands over as surrogates). Mistyped commands are the typer
     app's (:func:`cgconfig.cli.output.usage_error`)."""
-    from cgconfig.cli.errors import report
+    from cgconfig.cli.output import asks_json, fail
     from cgconfig.errors import InputError
     from cgconfig.limits import quote
 
+    fmt = "json" if asks_json(args) else "table"  # the output contract holds here too
     for index, token in enumerate(args):
         if "\0" in token:
-            return report(InputError("an argument cannot contain a NUL byte",
-                                     where=f"argument {index + 1}"))
+            return fail(InputError("an argument cannot contain a NUL byte",
+                                   where=f"argument {index + 1}"), fmt)
         try:
             token.encode("utf-8")
         except UnicodeEncodeError:
-            return report(InputError(f"argument {quote(token)} is not valid UTF-8",
-                                     where=f"argument {index + 1}"))
+            return fail(InputError(f"argument {quote(token)} is not valid UTF-8",
+                                   where=f"argument {index + 1}"), fmt)
     return None
 
 
