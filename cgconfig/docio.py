@@ -78,14 +78,24 @@ def _json_int(text: str) -> int:
     return int(text)
 
 
-def load_json_text(text: str, where: str) -> Any:
-    """Parse JSON text; a syntax error becomes one line naming the source and position."""
+def loads_bounded(text: str, where: str) -> Any:
+    """``json.loads`` within the document limits, for JSON given inline (a flag's value).
+
+    Too deep is an :class:`~cgconfig.errors.InputError`; text that is not JSON, NaN/Infinity
+    and integers too long to convert raise ``ValueError`` (``json.JSONDecodeError`` for a
+    syntax error), so a caller may fall back to reading the text another way.
+    """
     if len(text) > limits.MAX_FILE_BYTES:
         limits.check_file_size(len(text.encode("utf-8", "surrogatepass")), where)
     limits.check_depth(json_depth(text), where)
+    return json.loads(text, parse_constant=_json_constant, parse_float=_json_float,
+                      parse_int=_json_int)
+
+
+def load_json_text(text: str, where: str) -> Any:
+    """Parse JSON text; a syntax error becomes one line naming the source and position."""
     try:
-        return json.loads(text, parse_constant=_json_constant, parse_float=_json_float,
-                          parse_int=_json_int)
+        return loads_bounded(text, where)
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})",
                          where=where) from None
