@@ -46,10 +46,10 @@ def splitting_fixup(mode: CudaGraphMode, splitting_ops: Sequence[str] | None,
                     vllm_compile: bool) -> SplitFixup:
     """vLLM 0.33.0's ``CompilationConfig.set_splitting_ops_for_v1`` (cgconfig's rules A19-A22).
 
-    Outside VLLM_COMPILE an unset list becomes ``[]`` and the mode is kept (A19). Under it an
-    unset list becomes the attention ops (A21); an explicit empty list turns PIECEWISE into NONE
-    and FULL_AND_PIECEWISE into FULL (A22). Any other list is kept as given. Not modelled:
-    ``fuse_attn_quant`` (A20) and DeepEP high-throughput (A23).
+    Outside VLLM_COMPILE an unset list becomes ``[]`` and the mode is kept (rule vllm.A19).
+    Under it an unset list becomes the attention ops (vllm.A21); an explicit empty list turns
+    PIECEWISE into NONE and FULL_AND_PIECEWISE into FULL (vllm.A22). Any other list is kept as
+    given. Not modelled: ``fuse_attn_quant`` (vllm.A20) and DeepEP high-throughput (vllm.A23).
     """
     if splitting_ops is None:
         return SplitFixup(mode, vllm_compile)

@@ -94,9 +94,9 @@ def _contribution(vin: VllmInput, facts: dict[str, Any]) -> Contribution:
         raise InputError(f"must be an integer, got {user_max.value!r}",
                          where=f"{user_max.source} {user_max.at}".strip())
 
-    # VllmConfig.__post_init__: enforce_eager turns compilation and graphs off (A1); an unset
-    # mode takes the -O2 default (A5); piecewise graphs need VLLM_COMPILE (A8). Only then are
-    # the sizes computed, and only when graphs are still on (A12/A13).
+    # VllmConfig.__post_init__: enforce_eager turns compilation and graphs off (vllm.A1); an
+    # unset mode takes the -O2 default (vllm.A5); piecewise graphs need VLLM_COMPILE (vllm.A8).
+    # Only then are the sizes computed, and only when graphs are still on (vllm.A12/A13).
     vllm_compile = vin.compilation_mode() == COMPILATION_MODES["VLLM_COMPILE"]
     requested = (modes.CudaGraphMode.NONE if vin.enforce_eager is not None
                  else _mode_of(mode_chain[-1]) if mode_chain
