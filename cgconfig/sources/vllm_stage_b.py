@@ -54,12 +54,10 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                    f"Cudagraph mode {original.name} is not compatible with compilation mode "
                    f"other than VLLM_COMPILE. Overriding to {mode.name}.",
                    "VllmConfig._normalize_piecewise_cudagraph_mode")
-        changes = _write_sizes(draft, capture.sizes, "vllm.sizes", capture.why)
-        if changes:
-            draft.decisions.append(Decision(
-                rule="vllm.sizes", kind="constraint", outcome="applied",
-                why=f"vLLM's capture sizes: {capture.why}", changes=changes,
-                source="vLLM 0.33.0 VllmConfig._set_cudagraph_sizes"))
+        _set_sizes(draft, capture.sizes, "vllm.sizes", capture.why,
+                   f"vLLM's capture sizes: {capture.why}",
+                   "vLLM 0.33.0 VllmConfig._set_cudagraph_sizes",
+                   "choose sizes up to max_num_batched_tokens")
         fixup = splitting_fixup(mode, splitting_ops, vllm_compile)
         if fixup.rule:
             _apply(draft, f"vllm.{fixup.rule}", mode, fixup.mode, fixup.message,
@@ -86,29 +84,48 @@ def _round_for_spec(draft: Draft, capture: CapturePlan, q: int, num_spec: int) -
         rounded = resolution_rules.round_sizes_for_spec(capture.sizes, capture.max_size, q)
     except resolution_rules.VllmModeError as exc:
         raise InputError(str(exc), where="vLLM capture sizes") from None
-    changes = _write_sizes(draft, rounded, "vllm.B7",
-                           f"rounded to multiples of {q} (1 + num_speculative_tokens)")
-    if changes:
-        draft.decisions.append(Decision(
-            rule="vllm.B7", kind="constraint", outcome="applied",
-            why=f"full decode graphs with {num_spec} speculative tokens replay uniform batches "
-                f"of {q} tokens per request: sizes rounded to multiples of {q}",
-            changes=changes,
-            source="vLLM 0.33.0 CompilationConfig.adjust_cudagraph_sizes_for_spec_decode (B7)"))
+    _set_sizes(draft, rounded, "vllm.B7",
+               f"rounded to multiples of {q} (1 + num_speculative_tokens)",
+               f"full decode graphs with {num_spec} speculative tokens replay uniform batches "
+               f"of {q} tokens per request: sizes rounded to multiples of {q}",
+               "vLLM 0.33.0 CompilationConfig.adjust_cudagraph_sizes_for_spec_decode (B7)",
+               f"choose sizes that are multiples of {q}")
 
 
-def _write_sizes(draft: Draft, sizes: list[int], rule: str, why: str) -> list[Change]:
-    """Set both phases' lists (vLLM has one list for both) and their maxima; the changes."""
-    changes: list[Change | None] = []
+def _set_sizes(draft: Draft, sizes: list[int], rule: str, why: str, decision_why: str,
+               source: str, remedy: str) -> None:
+    """Set both phases' lists (vLLM has one list for both) and their maxima, as one decision.
+
+    A list the user set is locked: changing it goes through the lock policy like a mode
+    downgrade (a warning, or under ``--strict`` an error naming ``remedy``).
+    """
+    wanted = {}
+    for phase in ("decode", "prefill"):
+        wanted[f"{phase}.bs"] = (sizes, why)
+        wanted[f"{phase}.max_bs"] = (sizes[-1] if sizes else None, "the largest capture size")
+    moving = [key for key, (value, _) in wanted.items() if draft.get(key) != value]
+    locked = [key for key in moving if key in draft.locked]
+    if locked and draft.policy.verdict(rule, "constraint", locked) == "conflict":
+        key = locked[0]
+        inputs = ", ".join(draft.user_inputs(key))
+        raise StrictConflictError([conflict_message(
+            rule, key, draft.get(key), wanted[key][0], inputs, decision_why, [remedy])])
+    changes: list[Change] = []
     for phase in ("decode", "prefill"):
         draft.mark_sizes_explicit(phase)
-        for key, value, reason in ((f"{phase}.bs", sizes, why),
-                                   (f"{phase}.max_bs", sizes[-1] if sizes else None,
-                                    "the largest capture size")):
-            if draft.get(key) != value:
-                changes.append(draft.record(key, value, source=f"rule:{rule}", layer="rule",
-                                            why=reason))
-    return [c for c in changes if c is not None]
+    for key in moving:
+        value, reason = wanted[key]
+        change = draft.record(key, value, source=f"rule:{rule}", layer="rule", why=reason)
+        if change is not None:
+            changes.append(change)
+    if not changes:
+        return
+    outcome: Outcome = "overrode-lock" if locked else "applied"
+    if locked:
+        draft.warnings.append(f"rule {rule} overrode {', '.join(locked)}: {decision_why}")
+    draft.decisions.append(Decision(
+        rule=rule, kind="constraint", outcome=outcome, why=decision_why, changes=changes,
+        source=source, inputs=list(dict.fromkeys(i for k in locked for i in draft.user_inputs(k)))))
 
 
 def _apply(draft: Draft, rule: str, before: modes.CudaGraphMode, after: modes.CudaGraphMode,
