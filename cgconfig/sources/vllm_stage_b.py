@@ -99,7 +99,7 @@ def _set_sizes(draft: Draft, sizes: list[int], rule: str, why: str, decision_why
     A list the user set is locked: changing it goes through the lock policy like a mode
     downgrade (a warning, or under ``--strict`` an error naming ``remedy``).
     """
-    wanted = {}
+    wanted: dict[str, tuple[object, str]] = {}
     for phase in ("decode", "prefill"):
         wanted[f"{phase}.bs"] = (sizes, why)
         wanted[f"{phase}.max_bs"] = (sizes[-1] if sizes else None, "the largest capture size")
