@@ -131,6 +131,9 @@ def _capture_plan(vin: VllmInput, facts: dict[str, Any], user_sizes: list[int] |
     seqs, tokens, basis = _engine_defaults(_number_fact(facts, "gpu_memory_gib"))
     if vin.max_num_seqs and vin.max_num_batched_tokens:
         basis = "both given"
+    elif vin.max_num_seqs or vin.max_num_batched_tokens:
+        given = "max_num_seqs" if vin.max_num_seqs else "max_num_batched_tokens"
+        basis = f"{given} given, the other from the {basis}"
     max_num_seqs = vin.max_num_seqs or seqs
     max_num_batched_tokens = vin.max_num_batched_tokens or tokens
     sm = _number_fact(facts, "gpu_sm")
