@@ -6,9 +6,8 @@ Merge order (documented, unlike vLLM's): every JSON document in argv order, then
 key in argv order, deep-merged; later wins and every shadowed value stays in the provenance.
 vLLM itself drops the JSON entirely when any dotted key is present.
 
-Each ``cudagraph_mode`` maps onto per-phase backends (decode = vLLM's uniform-decode batches,
-prefill = its mixed/prefill batches); sizes follow vLLM's own grid; vLLM's Stage-B capability
-downgrades (B1–B7) run as a hook, recorded as decisions ``vllm.B2`` …
+``null`` is vLLM's "unset" (:meth:`VllmInput.effective`). What the values mean is
+:mod:`.vllm`'s job; vLLM's own steps after them are :mod:`.vllm_stage_b`'s.
 """
 
 from __future__ import annotations
