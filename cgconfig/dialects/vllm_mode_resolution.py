@@ -81,8 +81,13 @@ class _Outcome:
     message: str
 
 
+def _backend_phrase(ctx: _Context) -> str:
+    """vLLM's ``"{name} backend"``; with no backend name known, "the attention backend"."""
+    return f"{ctx.backend} backend" if ctx.backend else "the attention backend"
+
+
 def _unsupported(mode: CudaGraphMode, ctx: _Context) -> str:
-    return (f"CUDAGraphMode.{mode.name} is not supported with {ctx.backend} backend "
+    return (f"CUDAGraphMode.{mode.name} is not supported with {_backend_phrase(ctx)} "
             f"(support: {ctx.support.vllm_str()})")
 
 
@@ -120,8 +125,9 @@ def _b4_spec_decode(mode: CudaGraphMode, ctx: _Context) -> _Outcome | None:
     if (mode.decode_mode() is not CudaGraphMode.FULL or ctx.q <= 1
             or ctx.support >= SupportLevel.UNIFORM_BATCH):
         return None
-    msg = (f"CUDAGraphMode.{mode.name} is not supported with spec-decode for attention backend "
-           f"{ctx.backend} (support: {ctx.support.vllm_str()})")
+    backend = f"attention backend {ctx.backend}" if ctx.backend else "the attention backend"
+    msg = (f"CUDAGraphMode.{mode.name} is not supported with spec-decode for {backend} "
+           f"(support: {ctx.support.vllm_str()})")
     # Unlike B3, vLLM checks only the split here, not the compilation mode.
     if ctx.split:
         return _Outcome(CudaGraphMode.PIECEWISE, msg + "; setting cudagraph_mode=PIECEWISE")
@@ -144,8 +150,8 @@ def _b6_still_full(mode: CudaGraphMode, ctx: _Context) -> _Outcome | None:
     if not mode.has_full_cudagraphs() or ctx.support is not SupportLevel.NEVER:
         return None
     # Verbatim, including "support:" without a space and the space before ";".
-    return _Outcome(None, f"CUDAGraphMode.{mode.name} is not supported with {ctx.backend} "
-                          f"backend (support:{ctx.support.vllm_str()}) ; please try "
+    return _Outcome(None, f"CUDAGraphMode.{mode.name} is not supported with "
+                          f"{_backend_phrase(ctx)} (support:{ctx.support.vllm_str()}) ; please try "
                           "cudagraph_mode=PIECEWISE, and make sure compilation mode is "
                           "VLLM_COMPILE")
 
@@ -172,14 +178,15 @@ def resolve_mode(
     compilation_mode_is_vllm_compile: bool = True,
     attention_split: bool = True,
     piecewise_capture_available: bool = True,
-    backend_name: str = "backend",
+    backend_name: str = "",
     inductor_graph_partition: bool = False,
     use_v2_model_runner: bool = False,
 ) -> ModeResolution:
     """vLLM's Stage B (``resolve_cudagraph_mode_and_sizes``) for one requested mode.
 
     ``support`` is the minimum capability over the model's attention backends, named
-    ``backend_name`` in messages (vLLM prints the builder class, e.g. ``FlashInferBackend``).
+    ``backend_name`` in messages (vLLM prints the builder class, e.g. ``FlashInferBackend``;
+    an empty name reads "the attention backend").
     ``attention_split``: the compiled graph is split at every attention op (vLLM's default
     splitting ops). ``inductor_graph_partition``: ``use_inductor_graph_partition``, which B3
     accepts in place of the split. ``piecewise_capture_available`` is False only under Model

@@ -1,8 +1,12 @@
 """The vLLM source: map a vLLM line's compilation config onto cgconfig's keys.
 
-Each ``cudagraph_mode`` maps onto per-phase backends (decode = vLLM's uniform-decode batches,
-prefill = its mixed/prefill batches); sizes follow vLLM's own grid (dialect defaults that do not
-lock); vLLM's Stage-B capability downgrades run as a dialect step (:mod:`.vllm_stage_b`).
+Each ``cudagraph_mode`` (a name, or 0/1/2; ``null`` = unset) maps onto per-phase backends
+(decode = vLLM's uniform-decode batches, prefill = its mixed/prefill batches). The rest follows
+vLLM 0.33.0's order: ``VllmConfig.__post_init__`` (eager and A8 "piecewise needs VLLM_COMPILE"
+before the sizes; sizes only while graphs are on, user sizes capped by
+``max_num_batched_tokens``, a 1024 ceiling on the SM100 family from ``--gpu-sm``), then
+``set_splitting_ops_for_v1`` (A19-A22) and the worker's Stage B (B2-B7), which run as one
+dialect step (:mod:`.vllm_stage_b`), each change a decision ``vllm.<id>``.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.resolve.request import DialectDefault, ResolveRequest
 from cgconfig.sources.contribution import Contribution
 from cgconfig.sources.vllm_argv import COMPILATION_MODES, CcValue, VllmInput, parse_vllm_argv
-from cgconfig.sources.vllm_stage_b import stage_b_step
+from cgconfig.sources.vllm_stage_b import CapturePlan, stage_b_step
 
 
 def _leaf(key: str, value: Any, cc: CcValue, why: str) -> Leaf:
@@ -27,7 +31,7 @@ def _leaf(key: str, value: Any, cc: CcValue, why: str) -> Leaf:
 
 def _mode_of(cc: CcValue) -> modes.CudaGraphMode:
     try:
-        return modes.parse_mode(str(cc.value))
+        return modes.mode_from_value(cc.value)
     except ValueError as exc:
         raise InputError(str(exc), where=f"{cc.source} at {cc.at}".strip()) from None
 
@@ -35,11 +39,17 @@ def _mode_of(cc: CcValue) -> modes.CudaGraphMode:
 def _sizes_of(cc: CcValue) -> list[int]:
     value = cc.value
     where = f"{cc.source} at {cc.at}" if cc.at else cc.source
-    if not isinstance(value, list) or not value or not all(
+    if not isinstance(value, list) or not all(
             isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value):
-        raise InputError(f"must be a non-empty list of positive integers, got {value!r}",
-                         where=where)
+        raise InputError(f"must be a list of positive integers, got {value!r}", where=where)
     return sorted(set(value))
+
+
+def _number_fact(facts: dict[str, Any], name: str) -> Any:
+    """A deployment fact when it is a number, else None: a badly typed fact (from a file) is
+    reported by the resolver's fact validation, with its source, not here."""
+    value = facts.get(name)
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 @dataclass
@@ -51,85 +61,112 @@ class VllmArgv:
 
     def contribute(self, so_far: ResolveRequest) -> Contribution:
         """Parse the tokens once; map them onto cgconfig's keys, vLLM's grid and Stage B."""
-        return _contribution(parse_vllm_argv(self.tokens, self.positions),
-                             so_far.facts.get("gpu_memory_gib"))
+        return _contribution(parse_vllm_argv(self.tokens, self.positions), so_far.facts)
 
 
-def _contribution(vin: VllmInput, memory: float | None) -> Contribution:
+def _contribution(vin: VllmInput, facts: dict[str, Any]) -> Contribution:
+    """Follows vLLM 0.33.0's order: ``VllmConfig.__post_init__`` (enforce_eager, the default
+    mode, piecewise needs VLLM_COMPILE, then the capture sizes, then
+    ``set_splitting_ops_for_v1``) and the worker's ``resolve_cudagraph_mode_and_sizes``
+    (Stage B, spec-decode rounding), the last ones as one dialect step."""
     out = Contribution(dialect="vllm")
-    leaves: list[Leaf] = []
-    for cc in vin.cc.get("cudagraph_mode", []):
+    mode_chain = vin.effective("cudagraph_mode")
+    for cc in mode_chain:
         mode = _mode_of(cc)
         decode, prefill = modes.mode_to_phases(mode)
         why = f"cudagraph_mode={mode.name} → decode {decode}, prefill {prefill}"
-        leaves += [_leaf("decode.backend", decode, cc, why), _leaf("prefill.backend", prefill,
-                                                                   cc, why)]
+        out.leaves += [_leaf("decode.backend", decode, cc, why),
+                       _leaf("prefill.backend", prefill, cc, why)]
     if vin.enforce_eager is not None:
         eager = CcValue(True, "--enforce-eager", "", 30_000 + vin.enforce_eager)
         why = "equivalent to -cc.mode=none -cc.cudagraph_mode=none"
-        leaves += [_leaf("decode.backend", "disabled", eager, why),
-                   _leaf("prefill.backend", "disabled", eager, why)]
-    user_sizes = vin.final("cudagraph_capture_sizes")
-    user_max = vin.final("max_cudagraph_capture_size")
-    for cc in vin.cc.get("cudagraph_capture_sizes", []):
+        out.leaves += [_leaf("decode.backend", "disabled", eager, why),
+                       _leaf("prefill.backend", "disabled", eager, why)]
+    size_chain = vin.effective("cudagraph_capture_sizes")
+    for cc in size_chain:
         sizes = _sizes_of(cc)
-        leaves += [_leaf("decode.bs", sizes, cc, "capture sizes, in tokens"),
-                   _leaf("prefill.bs", sizes, cc, "capture sizes, in tokens")]
-    if user_max is not None and (not isinstance(user_max.value, int) or user_max.value < 1):
-        raise InputError(f"must be a positive integer, got {user_max.value!r}",
+        out.leaves += [_leaf("decode.bs", sizes, cc, "capture sizes, in tokens"),
+                       _leaf("prefill.bs", sizes, cc, "capture sizes, in tokens")]
+    user_sizes = _sizes_of(size_chain[-1]) if size_chain else None
+    user_max = vin.final("max_cudagraph_capture_size")
+    if user_max is not None and (not isinstance(user_max.value, int)
+                                 or isinstance(user_max.value, bool)):
+        raise InputError(f"must be an integer, got {user_max.value!r}",
                          where=f"{user_max.source} {user_max.at}".strip())
-    out.leaves = leaves
-    seqs, tokens, basis = _engine_defaults(memory)
+
+    # VllmConfig.__post_init__: enforce_eager turns compilation and graphs off (vllm.A1); an
+    # unset mode takes the -O2 default (vllm.A5); piecewise graphs need VLLM_COMPILE (vllm.A8).
+    # Only then are the sizes computed, and only when graphs are still on (vllm.A12/A13).
+    vllm_compile = vin.compilation_mode() == COMPILATION_MODES["VLLM_COMPILE"]
+    requested = (modes.CudaGraphMode.NONE if vin.enforce_eager is not None
+                 else _mode_of(mode_chain[-1]) if mode_chain
+                 else modes.CudaGraphMode.FULL_AND_PIECEWISE)
+    at_sizes = requested if vllm_compile else requested.without_piecewise()
+    if at_sizes is modes.CudaGraphMode.NONE:
+        capture = CapturePlan([], 0, f"cudagraph_mode is NONE when vLLM sets the capture sizes "
+                                     f"(requested {requested.name}): no sizes, no size checks")
+    else:
+        capture = _capture_plan(vin, facts, user_sizes,
+                                user_max.value if user_max is not None else None)
+        out.notes += capture.notes
+        if user_sizes is None and capture.sizes:
+            out.defaults += [DialectDefault(f"{phase}.bs", capture.sizes, "vLLM default grid",
+                                            capture.why) for phase in ("decode", "prefill")]
+    if not mode_chain and vin.enforce_eager is None:
+        decode, prefill = modes.mode_to_phases(modes.CudaGraphMode.FULL_AND_PIECEWISE)
+        why_mode = (f"vLLM default cudagraph_mode FULL_AND_PIECEWISE (-O2) → decode {decode}, "
+                    f"prefill {prefill}")
+        out.defaults += [DialectDefault("decode.backend", decode, "vLLM default", why_mode),
+                         DialectDefault("prefill.backend", prefill, "vLLM default", why_mode)]
+    out.steps.append(stage_b_step(_support(vin), vin.attention_backend or "",
+                                  vin.num_speculative_tokens, vllm_compile, vin.splitting_ops(),
+                                  capture))
+    return out
+
+
+def _capture_plan(vin: VllmInput, facts: dict[str, Any], user_sizes: list[int] | None,
+                  user_max: int | None) -> CapturePlan:
+    """``VllmConfig._set_cudagraph_sizes`` with graphs on: user sizes capped by
+    ``max_num_batched_tokens``, else the default grid (1024 ceiling on the SM100 family)."""
+    seqs, tokens, basis = _engine_defaults(_number_fact(facts, "gpu_memory_gib"))
+    if vin.max_num_seqs and vin.max_num_batched_tokens:
+        basis = "both given"
+    elif vin.max_num_seqs or vin.max_num_batched_tokens:
+        given = "max_num_seqs" if vin.max_num_seqs else "max_num_batched_tokens"
+        basis = f"{given} given, the other from the {basis}"
     max_num_seqs = vin.max_num_seqs or seqs
     max_num_batched_tokens = vin.max_num_batched_tokens or tokens
+    sm = _number_fact(facts, "gpu_sm")
     try:
         result = default_capture_sizes(
             max_num_seqs, max_num_batched_tokens,
-            num_speculative_tokens=vin.num_speculative_tokens,
-            max_capture_size=user_max.value if user_max else None,
-            capture_sizes=_sizes_of(user_sizes) if user_sizes else None)
+            num_speculative_tokens=vin.num_speculative_tokens, max_capture_size=user_max,
+            capture_sizes=user_sizes, blackwell=sm is not None and sm // 10 == 10)
     except ValueError as exc:
         raise InputError(str(exc), where="--compilation-config") from None
-    source = "vLLM default grid"
+    gpu = (f"--gpu-sm {sm}" if sm is not None else
+           "GPU compute capability unknown (--gpu-sm): not Blackwell assumed")
+    dropped = sorted(set(user_sizes or []) - set(result.sizes))
     why = (f"max_num_seqs={max_num_seqs}, max_num_batched_tokens={max_num_batched_tokens} "
-           f"({basis}), num_speculative_tokens={vin.num_speculative_tokens}")
-    if not user_sizes:
-        out.defaults += [DialectDefault("decode.bs", result.sizes, source, why),
-                             DialectDefault("prefill.bs", result.sizes, source, why)]
-    mode_default = "FULL_AND_PIECEWISE"
-    if not vin.cc.get("cudagraph_mode") and vin.enforce_eager is None:
-        decode, prefill = modes.mode_to_phases(modes.parse_mode(mode_default))
-        why_mode = f"vLLM default cudagraph_mode {mode_default} (-O2) → decode {decode}, " \
-                   f"prefill {prefill}"
-        out.defaults += [DialectDefault("decode.backend", decode, "vLLM default", why_mode),
-                             DialectDefault("prefill.backend", prefill, "vLLM default",
-                                            why_mode)]
-    compilation = vin.final("mode")
-    vllm_compile = True
-    if compilation is not None:
-        name = str(compilation.value).upper()
-        number = COMPILATION_MODES.get(name, compilation.value)
-        if number not in COMPILATION_MODES.values():
-            raise InputError(f"Invalid compilation mode: {compilation.value}",
-                             where=f"{compilation.source} at {compilation.at}",
-                             allowed=COMPILATION_MODES,
-                             suggestion=did_you_mean(name, COMPILATION_MODES))
-        vllm_compile = number == 3
-    support = vin.support
+           f"({basis}), num_speculative_tokens={vin.num_speculative_tokens}, {gpu}")
+    if dropped:
+        why += f"; sizes above max_num_batched_tokens dropped: {dropped}"
+    return CapturePlan(result.sizes, result.max_size, why, notes=result.notes)
+
+
+def _support(vin: VllmInput) -> str | None:
+    """The attention capability: ``--cudagraph-support``, else the named backend's level."""
     backend_name = vin.attention_backend
-    if support is None and backend_name is not None:
-        if backend_name.upper() not in modes.VLLM_BACKEND_SUPPORT:
-            raise InputError(f"unknown vLLM attention backend {backend_name!r}",
-                             where="--vllm-attention-backend",
-                             allowed=", ".join(modes.VLLM_BACKEND_SUPPORT),
-                             suggestion=did_you_mean(backend_name.upper(),
-                                                     modes.VLLM_BACKEND_SUPPORT))
-        support = modes.backend_support(
-            backend_name, num_speculative_tokens=vin.num_speculative_tokens).name
-    out.steps.append(stage_b_step(support, backend_name or "the attention backend",
-                                  vin.num_speculative_tokens, vllm_compile, result.max_size))
-    out.notes += result.notes
-    return out
+    if vin.support is not None or backend_name is None:
+        return vin.support
+    if backend_name.upper() not in modes.VLLM_BACKEND_SUPPORT:
+        raise InputError(f"unknown vLLM attention backend {backend_name!r}",
+                         where="--vllm-attention-backend",
+                         allowed=", ".join(modes.VLLM_BACKEND_SUPPORT),
+                         suggestion=did_you_mean(backend_name.upper(),
+                                                 modes.VLLM_BACKEND_SUPPORT))
+    return modes.backend_support(
+        backend_name, num_speculative_tokens=vin.num_speculative_tokens).name
 
 
 #: vLLM's OpenAI-server engine defaults by GPU memory (arg_utils): (at least GiB,

@@ -6,9 +6,8 @@ Merge order (documented, unlike vLLM's): every JSON document in argv order, then
 key in argv order, deep-merged; later wins and every shadowed value stays in the provenance.
 vLLM itself drops the JSON entirely when any dotted key is present.
 
-Each ``cudagraph_mode`` maps onto per-phase backends (decode = vLLM's uniform-decode batches,
-prefill = its mixed/prefill batches); sizes follow vLLM's own grid; vLLM's Stage-B capability
-downgrades (B1–B7) run as a hook, recorded as decisions ``vllm.B2`` …
+``null`` is vLLM's "unset" (:meth:`VllmInput.effective`). What the values mean is
+:mod:`.vllm`'s job; vLLM's own steps after them are :mod:`.vllm_stage_b`'s.
 """
 
 from __future__ import annotations
@@ -23,10 +22,11 @@ from cgconfig.sources.dialect_flags import VLLM_FLAGS
 
 CC_FLAGS = ("--compilation-config", "-cc")
 #: CompilationConfig keys that matter here.
-MODELLED_KEYS = ("cudagraph_mode", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "mode")
+MODELLED_KEYS = ("cudagraph_mode", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "mode",
+                 "splitting_ops")
 #: CompilationConfig keys accepted and ignored (no effect on which graphs are captured).
 PASSTHROUGH_KEYS = (
-    "backend", "splitting_ops", "cudagraph_num_of_warmups", "cudagraph_copy_inputs",
+    "backend", "cudagraph_num_of_warmups", "cudagraph_copy_inputs",
     "cudagraph_specialize_lora", "use_inductor_graph_partition", "compile_sizes", "pass_config",
     "inductor_compile_config", "inductor_passes", "custom_ops", "debug_dump_path",
     "cache_dir", "compile_cache_save_format", "compile_mm_encoder", "cudagraph_mm_encoder",
@@ -60,8 +60,44 @@ class VllmInput:
 
     def final(self, key: str) -> CcValue | None:
         """The winning value of a compilation-config key, if any input set it."""
-        chain = self.cc.get(key)
+        chain = self.effective(key)
         return chain[-1] if chain else None
+
+    def effective(self, key: str) -> list[CcValue]:
+        """A key's values that take effect, in precedence order (dotted keys win over JSON).
+
+        ``null`` is vLLM's "unset": a final null clears the chain (the key keeps its default)
+        and earlier nulls are skipped.
+        """
+        chain = sorted(self.cc.get(key, []), key=lambda c: c.position)
+        return [] if chain and chain[-1].value is None else [c for c in chain if c.value is not None]
+
+    def compilation_mode(self) -> int:
+        """``compilation_config.mode`` as a number: 0 under ``--enforce-eager``; unset is
+        VLLM_COMPILE (vLLM 0.33.0's default at -O1 and above)."""
+        if self.enforce_eager is not None:
+            return COMPILATION_MODES["NONE"]
+        cc = self.final("mode")
+        if cc is None:
+            return COMPILATION_MODES["VLLM_COMPILE"]
+        name = str(cc.value).upper()
+        number = COMPILATION_MODES.get(name, cc.value)
+        if isinstance(number, bool) or number not in COMPILATION_MODES.values():
+            raise InputError(f"Invalid compilation mode: {cc.value}",
+                             where=f"{cc.source} at {cc.at}", allowed=COMPILATION_MODES,
+                             suggestion=did_you_mean(name, COMPILATION_MODES))
+        return int(number)
+
+    def splitting_ops(self) -> list[str] | None:
+        """``compilation_config.splitting_ops`` as given; None when unset."""
+        cc = self.final("splitting_ops")
+        if cc is None:
+            return None
+        if not isinstance(cc.value, list) or not all(isinstance(op, str) for op in cc.value):
+            raise InputError(f"must be a list of op names, got {cc.value!r}",
+                             where=f"{cc.source} at {cc.at}", allowed='e.g. [] or '
+                             '["vllm::unified_attention_with_output", …]')
+        return list(cc.value)
 
 
 def _parse_value(text: str, where: str) -> Any:
@@ -154,7 +190,7 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None) -> Vllm
             while i < len(argv) and not argv[i].startswith("-"):
                 sizes.append(argv[i])
                 i += 1
-            if out.final("cudagraph_capture_sizes"):
+            if out.cc.get("cudagraph_capture_sizes"):
                 raise InputError("cudagraph_capture_sizes and compilation_config."
                                  "cudagraph_capture_sizes are mutually exclusive", where=name)
             _record(out, "cudagraph_capture_sizes", [_int(s, name) for s in sizes], name, "",

@@ -1,73 +1,135 @@
-"""vLLM's Stage B (worker-side mode resolution) as a dialect step.
+"""vLLM's mode resolution after the user's input, as one dialect step, in vLLM 0.33.0's order:
+A8 (piecewise needs VLLM_COMPILE), the capture sizes ``VllmConfig._set_cudagraph_sizes`` left,
+``set_splitting_ops_for_v1`` (A19-A22), the worker's Stage B (B2-B6) and the spec-decode
+rounding (B7). Each step that changes something is a decision ``vllm.<id>``.
 
-Each downgrade goes through the one lock policy (:mod:`cgconfig.locks`), as the rule packs'
+Each mode downgrade goes through the one lock policy (:mod:`cgconfig.locks`), as the rule packs'
 constraints do: it overrides a locked backend with a warning, or under ``--strict`` fails.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from cgconfig.dialects import vllm_mode_resolution as resolution_rules
 from cgconfig.dialects import vllm_modes as modes
+from cgconfig.dialects.vllm_splitting_ops import splitting_fixup
 from cgconfig.draft import Draft
 from cgconfig.errors import InputError, StrictConflictError
 from cgconfig.locks import conflict_message
 from cgconfig.plan import Change, Decision, Outcome
 from cgconfig.resolve.request import DraftStep
 
+_STAGE_B = "CompilationConfig.resolve_cudagraph_mode_and_sizes"
+
+
+@dataclass
+class CapturePlan:
+    """vLLM's capture sizes as ``VllmConfig._set_cudagraph_sizes`` leaves them, and why."""
+
+    sizes: list[int]
+    max_size: int
+    why: str
+    notes: list[str] = field(default_factory=list)
+    """vLLM's warnings while setting them (a truncated maximum, user sizes overridden)."""
+
 
 def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile: bool,
-                 max_size: int) -> DraftStep:
-    """vLLM's worker-side mode resolution (Stage B) as a dialect step."""
+                 splitting_ops: list[str] | None, capture: CapturePlan) -> DraftStep:
+    """vLLM's mode resolution after the user's input: A8, the sizes, A19-A22, Stage B, B7.
+
+    ``support`` is the attention capability (a level name) or None when unknown: then no
+    Stage-B downgrade is assumed, but B7 still rounds the sizes. ``backend`` names it in
+    messages ("" reads "the attention backend").
+    """
 
     def hook(draft: Draft) -> None:
-        mode, lost = modes.phases_to_mode(draft.get("decode.backend"),
-                                          draft.get("prefill.backend"))
+        mode = modes.phases_to_mode(draft.get("decode.backend"),
+                                    draft.get("prefill.backend")).mode
         original = mode
         if not vllm_compile and mode.requires_piecewise():
-            # A8: piecewise graphs need the vLLM_COMPILE compilation mode.
+            # A8: piecewise graphs need the VLLM_COMPILE compilation mode.
             mode = mode.without_piecewise()
             _apply(draft, "vllm.A8", original, mode,
                    f"Cudagraph mode {original.name} is not compatible with compilation mode "
-                   f"other than VLLM_COMPILE. Overriding to {mode.name}.")
-        if support is None:
-            return
+                   f"other than VLLM_COMPILE. Overriding to {mode.name}.",
+                   "VllmConfig._normalize_piecewise_cudagraph_mode")
+        _set_sizes(draft, capture.sizes, "vllm.sizes", capture.why,
+                   f"vLLM's capture sizes: {capture.why}",
+                   "vLLM 0.33.0 VllmConfig._set_cudagraph_sizes",
+                   "choose sizes up to max_num_batched_tokens")
+        fixup = splitting_fixup(mode, splitting_ops, vllm_compile)
+        if fixup.rule:
+            _apply(draft, f"vllm.{fixup.rule}", mode, fixup.mode, fixup.message,
+                   "CompilationConfig.set_splitting_ops_for_v1")
         try:
             resolution = resolution_rules.resolve_mode(
-                mode, modes.parse_level(support), num_speculative_tokens=num_spec,
-                compilation_mode_is_vllm_compile=vllm_compile, backend_name=backend)
+                fixup.mode, modes.parse_level(support or "ALWAYS"),
+                num_speculative_tokens=num_spec, compilation_mode_is_vllm_compile=vllm_compile,
+                attention_split=fixup.attention_split, backend_name=backend)
         except resolution_rules.VllmModeError as exc:
             raise InputError(str(exc), where="vLLM cudagraph_mode") from None
         for step in resolution.steps:
             _apply(draft, f"vllm.{step.rule}", step.before, step.after, step.message)
-        q = resolution.size_multiple
-        if q > 1:
-            for phase in ("decode", "prefill"):
-                sizes = draft.get(f"{phase}.bs") or []
-                if not sizes:
-                    continue
-                try:
-                    rounded, rounded_max = resolution.apply_sizes(sizes, max(max(sizes), max_size))
-                except resolution_rules.VllmModeError as exc:
-                    raise InputError(str(exc), where="vLLM capture sizes") from None
-                change = draft.record(f"{phase}.bs", rounded, source="rule:vllm.B7",
-                                      layer="rule", why=f"rounded to multiples of {q} "
-                                      "(1 + num_speculative_tokens)")
-                if change is not None:
-                    draft.record(f"{phase}.max_bs", rounded_max, source="rule:vllm.B7",
-                                 layer="rule", why="follows the rounded list")
-                    draft.decisions.append(Decision(
-                        rule="vllm.B7", kind="constraint", outcome="applied",
-                        why=f"full decode graphs with {num_spec} speculative tokens replay "
-                            f"uniform batches of {q} tokens per request: sizes rounded to "
-                            f"multiples of {q}", changes=[change],
-                        source="vLLM CompilationConfig.resolve_cudagraph_mode_and_sizes (B7)"))
-        del lost
+        _round_for_spec(draft, capture, resolution.size_multiple, num_spec)
 
     return hook
 
 
+def _round_for_spec(draft: Draft, capture: CapturePlan, q: int, num_spec: int) -> None:
+    """B7: full decode graphs with speculative tokens take sizes that are multiples of q."""
+    if q <= 1 or not capture.sizes:
+        return
+    try:
+        rounded = resolution_rules.round_sizes_for_spec(capture.sizes, capture.max_size, q)
+    except resolution_rules.VllmModeError as exc:
+        raise InputError(str(exc), where="vLLM capture sizes") from None
+    _set_sizes(draft, rounded, "vllm.B7",
+               f"rounded to multiples of {q} (1 + num_speculative_tokens)",
+               f"full decode graphs with {num_spec} speculative tokens replay uniform batches "
+               f"of {q} tokens per request: sizes rounded to multiples of {q}",
+               "vLLM 0.33.0 CompilationConfig.adjust_cudagraph_sizes_for_spec_decode (B7)",
+               f"choose sizes that are multiples of {q}")
+
+
+def _set_sizes(draft: Draft, sizes: list[int], rule: str, why: str, decision_why: str,
+               source: str, remedy: str) -> None:
+    """Set both phases' lists (vLLM has one list for both) and their maxima, as one decision.
+
+    A list the user set is locked: changing it goes through the lock policy like a mode
+    downgrade (a warning, or under ``--strict`` an error naming ``remedy``).
+    """
+    wanted: dict[str, tuple[object, str]] = {}
+    for phase in ("decode", "prefill"):
+        wanted[f"{phase}.bs"] = (sizes, why)
+        wanted[f"{phase}.max_bs"] = (sizes[-1] if sizes else None, "the largest capture size")
+    moving = [key for key, (value, _) in wanted.items() if draft.get(key) != value]
+    locked = [key for key in moving if key in draft.locked]
+    if locked and draft.policy.verdict(rule, "constraint", locked) == "conflict":
+        key = locked[0]
+        inputs = ", ".join(draft.user_inputs(key))
+        raise StrictConflictError([conflict_message(
+            rule, key, draft.get(key), wanted[key][0], inputs, decision_why, [remedy])])
+    changes: list[Change] = []
+    for phase in ("decode", "prefill"):
+        draft.mark_sizes_explicit(phase)
+    for key in moving:
+        value, reason = wanted[key]
+        change = draft.record(key, value, source=f"rule:{rule}", layer="rule", why=reason)
+        if change is not None:
+            changes.append(change)
+    if not changes:
+        return
+    outcome: Outcome = "overrode-lock" if locked else "applied"
+    if locked:
+        draft.warnings.append(f"rule {rule} overrode {', '.join(locked)}: {decision_why}")
+    draft.decisions.append(Decision(
+        rule=rule, kind="constraint", outcome=outcome, why=decision_why, changes=changes,
+        source=source, inputs=list(dict.fromkeys(i for k in locked for i in draft.user_inputs(k)))))
+
+
 def _apply(draft: Draft, rule: str, before: modes.CudaGraphMode, after: modes.CudaGraphMode,
-           message: str) -> None:
+           message: str, function: str = _STAGE_B) -> None:
     decode, prefill = modes.mode_to_phases(after)
     changes: list[Change] = []
     locked: list[str] = []
@@ -79,7 +141,7 @@ def _apply(draft: Draft, rule: str, before: modes.CudaGraphMode, after: modes.Cu
         if key in draft.locked and draft.policy.verdict(rule, "constraint", [key]) == "conflict":
             inputs = ", ".join(draft.user_inputs(key))
             raise StrictConflictError([conflict_message(
-                rule, key, draft.get(key), value, inputs, message,
+                rule, key, draft.get(key), value, inputs, message.rstrip("."),
                 [f"choose cudagraph_mode={after.name}"])])
         change = draft.record(key, value, source=f"rule:{rule}", layer="rule", why=message)
         if change is not None:
@@ -92,5 +154,5 @@ def _apply(draft: Draft, rule: str, before: modes.CudaGraphMode, after: modes.Cu
     draft.decisions.append(Decision(
         rule=rule, kind="constraint", outcome=outcome,
         why=f"{message} ({before.name} → {after.name})", changes=changes,
-        source=f"vLLM CompilationConfig.resolve_cudagraph_mode_and_sizes ({rule[5:]})",
+        source=f"vLLM 0.33.0 {function} ({rule[5:]})",
         inputs=[i for k in locked for i in draft.user_inputs(k)]))

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from cgconfig import InputError, resolve_args
-from cgconfig.dialects.vllm_modes import VLLM_ATTENTION_OPS, CudaGraphMode, splitting_fixup
+from cgconfig.dialects.vllm_modes import CudaGraphMode
+from cgconfig.dialects.vllm_splitting_ops import VLLM_ATTENTION_OPS, splitting_fixup
 
 MODES = {("disabled", "disabled"): "NONE", ("breakable", "breakable"): "PIECEWISE",
          ("full", "full"): "FULL", ("full", "disabled"): "FULL_DECODE_ONLY",
