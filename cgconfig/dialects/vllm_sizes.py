@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from cgconfig.limits import check_decode_batch, check_prefill_tokens
+
 __all__ = [
     "BLACKWELL_MAX_GRAPH_SIZE",
     "DEFAULT_MAX_GRAPH_SIZE",
@@ -97,6 +99,14 @@ def default_capture_sizes(
                          f"{max_num_seqs} and {max_num_batched_tokens}")
     if num_speculative_tokens < 0:
         raise ValueError(f"num_speculative_tokens must be >= 0, got {num_speculative_tokens}")
+    # Bounded before any grid is built: a value of 10^11 would build a list that size.
+    check_decode_batch(max_num_seqs, "max_num_seqs")
+    check_prefill_tokens(max_num_batched_tokens, "max_num_batched_tokens")
+    check_prefill_tokens(num_speculative_tokens, "num_speculative_tokens")
+    if max_capture_size is not None:
+        check_prefill_tokens(max_capture_size, "max_cudagraph_capture_size")
+    for size in capture_sizes or ():
+        check_prefill_tokens(size, "cudagraph_capture_sizes")
     ceiling = BLACKWELL_MAX_GRAPH_SIZE if blackwell else DEFAULT_MAX_GRAPH_SIZE
     q = 1 + num_speculative_tokens
 

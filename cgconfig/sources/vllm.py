@@ -17,6 +17,7 @@ from typing import Any
 from cgconfig.dialects import vllm_modes as modes
 from cgconfig.dialects.vllm_sizes import default_capture_sizes
 from cgconfig.errors import InputError, did_you_mean
+from cgconfig.limits import quote
 from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.resolve.request import DialectDefault, ResolveRequest
 from cgconfig.sources.contribution import Contribution
@@ -41,7 +42,7 @@ def _sizes_of(cc: CcValue) -> list[int]:
     where = f"{cc.source} at {cc.at}" if cc.at else cc.source
     if not isinstance(value, list) or not all(
             isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value):
-        raise InputError(f"must be a list of positive integers, got {value!r}", where=where)
+        raise InputError(f"must be a list of positive integers, got {quote(value)}", where=where)
     return sorted(set(value))
 
 
@@ -91,7 +92,7 @@ def _contribution(vin: VllmInput, facts: dict[str, Any]) -> Contribution:
     user_max = vin.final("max_cudagraph_capture_size")
     if user_max is not None and (not isinstance(user_max.value, int)
                                  or isinstance(user_max.value, bool)):
-        raise InputError(f"must be an integer, got {user_max.value!r}",
+        raise InputError(f"must be an integer, got {quote(user_max.value)}",
                          where=f"{user_max.source} {user_max.at}".strip())
 
     # VllmConfig.__post_init__: enforce_eager turns compilation and graphs off (vllm.A1); an
@@ -160,7 +161,7 @@ def _support(vin: VllmInput) -> str | None:
     if vin.support is not None or backend_name is None:
         return vin.support
     if backend_name.upper() not in modes.VLLM_BACKEND_SUPPORT:
-        raise InputError(f"unknown vLLM attention backend {backend_name!r}",
+        raise InputError(f"unknown vLLM attention backend {quote(backend_name)}",
                          where="--vllm-attention-backend",
                          allowed=", ".join(modes.VLLM_BACKEND_SUPPORT),
                          suggestion=did_you_mean(backend_name.upper(),

@@ -12,12 +12,13 @@ vLLM itself drops the JSON entirely when any dotted key is present.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from cgconfig.docio import loads_bounded
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.values import looks_human_int, parse_human_int, parse_int
+from cgconfig.limits import quote, quote_key
 from cgconfig.sources.dialect_flags import VLLM_FLAGS
 
 CC_FLAGS = ("--compilation-config", "-cc")
@@ -94,7 +95,7 @@ class VllmInput:
         if cc is None:
             return None
         if not isinstance(cc.value, list) or not all(isinstance(op, str) for op in cc.value):
-            raise InputError(f"must be a list of op names, got {cc.value!r}",
+            raise InputError(f"must be a list of op names, got {quote(cc.value)}",
                              where=f"{cc.source} at {cc.at}", allowed='e.g. [] or '
                              '["vllm::unified_attention_with_output", …]')
         return list(cc.value)
@@ -102,15 +103,16 @@ class VllmInput:
 
 def _parse_value(text: str, where: str) -> Any:
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
+        # The document limits: no NaN/Infinity, no integer too long, no 1,000-deep nesting.
+        return loads_bounded(text, where)
+    except ValueError:
         return parse_human_int(text, where) if looks_human_int(text) else text
 
 
 def _record(out: VllmInput, key: str, value: Any, source: str, at: str, position: int) -> None:
     allowed = MODELLED_KEYS + PASSTHROUGH_KEYS
     if key not in allowed:
-        raise InputError(f"unknown compilation-config key {key!r}", where=f"{source} at {at}",
+        raise InputError(f"unknown compilation-config key {quote_key(key)}", where=f"{source} at {at}",
                          suggestion=did_you_mean(key, allowed),
                          allowed=", ".join(MODELLED_KEYS) + ", … (vLLM CompilationConfig)")
     if key in PASSTHROUGH_KEYS:
@@ -141,7 +143,7 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None) -> Vllm
         token = argv[i]
         name, _, inline = token.partition("=")
         if VLLM_FLAGS.arity(name) is None:
-            raise InputError(f"unexpected argument {token!r}", where="vLLM flags")
+            raise InputError(f"unexpected argument {quote(token)}", where="vLLM flags")
         takes_value = VLLM_FLAGS.arity(name) != 0
         value: str | None = None
         if takes_value:
@@ -181,7 +183,7 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None) -> Vllm
 
             spec = load_json_text(value or "", name)
             tokens = spec.get("num_speculative_tokens", 0) if isinstance(spec, dict) else None
-            if not isinstance(tokens, int) or tokens < 0:
+            if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
                 raise InputError("num_speculative_tokens must be a non-negative integer",
                                  where=f"{name} at /num_speculative_tokens")
             out.num_speculative_tokens = tokens

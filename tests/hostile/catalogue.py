@@ -54,12 +54,6 @@ def _c(case_id: str, *args: str | bytes, files: dict[str, Any] | None = None,
 
 TRT = ("resolve", "--dialect", "trtllm", "--extra-llm-api-options")
 
-#: Rows whose fix lives in the vLLM source (cgconfig/sources/vllm*.py, dialects/vllm_sizes.py),
-#: which the vLLM port owns: strict expected failures until it lands, so they fail loudly then.
-PENDING_VLLM_PORT = ("vllm-tokens-1e11", "json-1000-deep-dotted-cc", "cc-capture-size-true",
-                     "speculative-tokens-true")
-PENDING_REASON = "vLLM source hardening is pending the vLLM port (sources/vllm*.py)"
-
 CLI_CASES: tuple[Case, ...] = (
     # -- 2. plausible numbers that would exhaust memory ------------------------------------
     _c("max-bs-decode-1e11", "resolve", "--cuda-graph-max-bs-decode", "100000000000"),

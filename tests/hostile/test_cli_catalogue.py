@@ -8,14 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.hostile.catalogue import (
-    CLI_CASES,
-    DIR,
-    FIFO,
-    PENDING_REASON,
-    PENDING_VLLM_PORT,
-    Case,
-)
+from tests.hostile.catalogue import CLI_CASES, DIR, FIFO, Case
 from tests.hostile.harness import Result, assert_one_line_exit_2, base_env, run_many
 
 
@@ -59,9 +52,7 @@ def test_ids_are_unique() -> None:
     assert len(ids) == len(set(ids))
 
 
-@pytest.mark.parametrize("case", [
-    pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=PENDING_REASON))
-    if c.id in PENDING_VLLM_PORT else c for c in CLI_CASES], ids=lambda c: c.id)
+@pytest.mark.parametrize("case", CLI_CASES, ids=lambda c: c.id)
 def test_bad_input_is_one_line_and_exit_2(case: Case, results: dict[str, Result]) -> None:
     result = results[case.id]
     assert_one_line_exit_2(result, case.id)

@@ -8,12 +8,8 @@ import pytest
 
 from cgconfig import resolve_args
 from cgconfig.errors import InputError
-from tests.hostile.catalogue import PENDING_REASON
-
-PENDING = pytest.mark.xfail(strict=True, reason=PENDING_REASON)
 
 
-@PENDING
 def test_cudagraph_mode_null_is_vllms_default() -> None:
     plain = resolve_args(["--dialect", "vllm"])
     null = resolve_args(["--dialect", "vllm", "-cc", '{"cudagraph_mode": null}'])
@@ -31,9 +27,8 @@ def test_trtllm_cuda_graph_config_false_disables_decode(tmp_path: Path, value: s
 
 
 @pytest.mark.parametrize("argv", [
-    pytest.param(["--dialect", "vllm", "-cc.max_cudagraph_capture_size=true"], marks=PENDING),
-    pytest.param(["--dialect", "vllm", "--speculative-config", '{"num_speculative_tokens": true}'],
-                 marks=PENDING),
+    ["--dialect", "vllm", "-cc.max_cudagraph_capture_size=true"],
+    ["--dialect", "vllm", "--speculative-config", '{"num_speculative_tokens": true}'],
     ["--dialect", "vllm", "-cc", '{"cudagraph_capture_sizes": [true, 2]}'],
     ["--tp-size", "\u0668"], ["--tp-size", "\uff16\uff14"], ["--tp-size", "1_0"],
     ["--cuda-graph-max-bs-decode", "\u0668"],
