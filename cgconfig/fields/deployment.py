@@ -72,6 +72,13 @@ class DeploymentFacts(BaseModel):
     dcp_size: PositiveInt = 1
     """Decode context-parallel size."""
 
+    enable_prefill_cp: bool = False
+    """Prefill context parallelism (``--enable-prefill-cp``); needs ``--cp-strategy``."""
+
+    cp_strategy: Literal["zigzag", "interleave"] | None = None
+    """Prefill-CP sharding: ``zigzag`` (one early and one late block per rank) or
+    ``interleave`` (token index modulo the CP size)."""
+
     disaggregation_mode: DisaggregationMode = "null"
     """Prefill/decode disaggregation role of this instance: ``null``, ``prefill`` or ``decode``."""
 
@@ -91,14 +98,14 @@ class DeploymentFacts(BaseModel):
     """LoRA adapters are served."""
 
     lora_paths: str | None = None
-    """Initial LoRA adapters (``--lora-paths``, first value); SGLang needs them, or both
+    """Initial LoRA adapters (``--lora-paths``, values joined by spaces); SGLang needs them, or both
     ``--max-lora-rank`` and ``--lora-target-modules``, when LoRA is enabled."""
 
     max_lora_rank: PositiveInt | None = None
     """Largest LoRA rank to reserve for (``--max-lora-rank``)."""
 
     lora_target_modules: str | None = None
-    """Modules LoRA applies to (``--lora-target-modules``, first value)."""
+    """Modules LoRA applies to (``--lora-target-modules``, values joined by spaces)."""
 
     enable_memory_saver: bool = False
     """Memory saver (weights/KV released and restored, used by RL trainers)."""

@@ -137,8 +137,8 @@ _FACT_VALUE_KINDS: dict[str, ValueKind] = {"bool": "switch", "choice": "choice",
                                             "float": "float", "int": "int", "str": "str"}
 
 #: Facts whose SGLang flag takes several values (``nargs='*'`` in SGLang 0.5.23
-#: ``ServerArgs.add_cli_args``): every value is read, the fact keeps the first (rules only ask
-#: whether one was given).
+#: ``ServerArgs.add_cli_args``): every value is read, joined by spaces into the one fact
+#: (``--lora-paths a=/x b=/y``).
 MULTI_VALUE_FACTS = ("lora_paths", "lora_target_modules")
 
 
@@ -170,6 +170,9 @@ SETTING_FLAGS: tuple[Flag, ...] = (
          metavar="ID"),
     Flag("--allow-override", "setting", "repeat", "Let constraint ID override explicit keys even "
          "under --strict; may repeat.", metavar="ID"),
+    Flag("--apply-advice", "setting", "repeat", "Apply advice rule ID (cgconfig's own judgement, "
+         "not the engine's); the plan then differs from the engine's decision; may repeat.",
+         metavar="ID"),
     Flag("--ignore-unknown-args", "setting", "switch", "Skip flags cgconfig does not model "
          "(for whole launch lines) instead of failing."),
     Flag("--dialect", "setting", "choice", "Input dialect (default: detected from the flags).",

@@ -75,7 +75,8 @@ def _convert(flag: Flag, tokens: list[str], where: str) -> Any:
         return parse_float(tokens[0], where)
     if kind == "choice":
         return parse_choice(tokens[0], flag, where)
-    # str and str_list (a multi-value SGLang flag whose fact keeps the first value).
+    if kind == "str_list":
+        return " ".join(tokens)
     return tokens[0]
 
 
@@ -208,5 +209,7 @@ def _setting(out: ParsedArgs, name: str, values: list[str]) -> None:
         settings.disabled_rules.append(values[0])
     elif name == "--allow-override":
         settings.allow_override.append(values[0])
+    elif name == "--apply-advice":
+        settings.apply_advice.append(values[0])
     elif name == "--deployment":
         out.deployment = values[0]
