@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from cgconfig.draft import Draft
-from cgconfig.errors import InputError, RuleRefusal, StrictConflictError
+from cgconfig.errors import InputError, RuleRefusal, StrictConflictError, did_you_mean
 from cgconfig.fields.constants import BACKEND_RANK
 from cgconfig.fields.values import round_up
 from cgconfig.locks import conflict_message
@@ -66,10 +66,7 @@ def apply_rules(draft: Draft, rule_set: RuleSet, *, disabled: list[str] | None =
     """
     disabled_ids = set(disabled or [])
     applied_advice = set(apply_advice or [])
-    for rule_id in sorted(applied_advice):
-        if rule_set.get(rule_id).origin != "advice":
-            raise InputError(f"rule {rule_id!r} is not advice (origin: upstream)",
-                             where="--apply-advice", hint="name a rule with origin: advice")
+    _check_advice_ids(rule_set, applied_advice)
     overridable = draft.policy.allow_override
     for rule_id in sorted(disabled_ids | overridable):
         rule = rule_set.get(rule_id)
@@ -107,6 +104,17 @@ def apply_rules(draft: Draft, rule_set: RuleSet, *, disabled: list[str] | None =
                 f"advice {rule_id} applied (--apply-advice): this plan differs from what the "
                 "engine alone would do")
     draft.decisions.extend(decisions.values())
+
+
+def _check_advice_ids(rule_set: RuleSet, named: set[str]) -> None:
+    """Every ``--apply-advice`` id must name an advice rule (one line, a did-you-mean)."""
+    advice = [r.id for r in rule_set.compiled() if r.origin == "advice"]
+    for rule_id in sorted(named - set(advice)):
+        known = any(r.id == rule_id for r in rule_set.compiled())
+        what = (f"rule {rule_id!r} is not advice (origin: upstream): the engine itself does it"
+                if known else f"unknown rule {rule_id!r}")
+        raise InputError(what, where="--apply-advice", allowed=advice,
+                         suggestion=did_you_mean(rule_id, advice))
 
 
 def _advise(rule: CompiledRule, draft: Draft, levels: dict[str, str],

@@ -30,3 +30,25 @@ def test_apply_advice_changes_the_plan_and_says_so() -> None:
 def test_apply_advice_names_an_advice_rule(rule_id: str) -> None:
     with pytest.raises(InputError):
         resolve_args([*LINE, "--apply-advice", rule_id])
+
+
+def test_apply_advice_errors_name_the_flag_and_offer_the_advice_ids() -> None:
+    with pytest.raises(InputError) as typo:
+        resolve_args([*LINE, "--apply-advice", "attention.full-prefill-needs-alway"])
+    assert str(typo.value).startswith("--apply-advice: unknown rule")
+    assert f"did you mean {ADVICE!r}" in str(typo.value)
+    with pytest.raises(InputError) as upstream:
+        resolve_args([*LINE, "--apply-advice", "breakable.pipeline-parallel"])
+    assert "is not advice (origin: upstream)" in str(upstream.value)
+
+
+def test_cli_table_lists_advice_and_exits_2_on_a_bad_id(capsys: pytest.CaptureFixture[str]) -> None:
+    from cgconfig.cli.main import main
+
+    assert main(["resolve", *LINE]) == 0
+    out = capsys.readouterr().out
+    assert f"+ {ADVICE} (constraint, advised)" in out
+    assert f"apply with --apply-advice {ADVICE}" in out
+    assert main(["resolve", *LINE, "--apply-advice", "no.such-rule"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--apply-advice" in err
