@@ -130,13 +130,17 @@ def add_arguments(parser: argparse.ArgumentParser, *, facts: bool = False,
         if flag.value == "switch":
             kwargs["action"] = "store_true"
             kwargs["default"] = False
-        elif flag.value == "int_list":
+        elif flag.value in ("int_list", "str_list"):
             kwargs.update(nargs="+", type=str)
         else:
             kwargs["type"] = str
             if flag.choices:
                 kwargs["choices"] = flag.choices
         names = [flag.name, *(a for a in flag.aliases if a.startswith("--"))]
+        if flag.kind == "fact" and any(n in parser._option_string_actions for n in names):
+            # The launcher already owns this deployment flag (e.g. --model-path): its flag
+            # wins; pass the value to resolve_namespace(facts=...) if it matters.
+            continue
         group.add_argument(*names, **kwargs)
     return group
 

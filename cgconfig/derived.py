@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Optional
 
 from cgconfig import sizes as sz
+from cgconfig.dialects import sglang_sizes as ss
 
 if TYPE_CHECKING:
     from cgconfig.facts import Facts
@@ -28,27 +29,46 @@ DERIVED_TYPES: dict[str, Any] = {
     "attention_backends": list[str],
     "attn_tp_size": int,
     "is_cuda": bool,
+    "attn_dp_enabled": bool,
+    "attn_cp_layout_valid": bool,
     "dialect": str,
     "prefill_cp_breakable_supported": bool,
 }
 
-#: DeepSeek-V4 architectures (SGLang ``is_deepseek_v4``); the prefill-CP breakable predicate
-#: treats them specially.
-DEEPSEEK_V4_ARCHS: tuple[str, ...] = (
-    "DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN", "DeepseekV4ForCausalLMDSpark",
-)
-
-
 def prefill_cp_breakable_supported(facts: Facts, prefill_attention: str | None) -> bool:
-    """SGLang ``supports_prefill_cp_bcg``: breakable prefill graphs work with context parallel.
+    """SGLang 0.5.23 ``layers/cp/bcg/__init__.py:supports_prefill_cp_bcg``.
 
-    Upstream also asks for ``--enable-prefill-cp`` and ``--cp-strategy zigzag``; cgconfig does
-    not model those flags and takes ``attn_cp_size > 1`` as prefill CP with the zigzag strategy.
+    Prefill CP on (``--enable-prefill-cp``), no PP, attn_cp_size == tp_size, and a supported
+    (strategy, prefill attention) pair: zigzag with trtllm_mha, or interleave with dsa on
+    GLM-5 Next without DP (its ``supports``; the EP size is taken as 1).
     """
-    is_dsv4 = facts.model_arch in DEEPSEEK_V4_ARCHS
-    topology = facts.dp_size == 1 and (facts.attn_cp_size == facts.tp_size or is_dsv4)
-    backend = prefill_attention == "trtllm_mha" or (is_dsv4 and prefill_attention is None)
-    return facts.attn_cp_size > 1 and facts.pp_size == 1 and topology and backend
+    if not (facts.enable_prefill_cp and facts.pp_size == 1 and facts.attn_cp_size == facts.tp_size):
+        return False
+    if facts.cp_strategy == "zigzag":
+        return prefill_attention == "trtllm_mha"
+    if facts.cp_strategy == "interleave":
+        return (prefill_attention in ("dsa", "nsa") and facts.dp_size == 1
+                and facts.attn_cp_size > 1
+                and facts.model_arch == "Glm5NextForConditionalGeneration")
+    return False
+
+
+def _request_width(facts: Facts) -> int:
+    """Tokens per request in a captured decode step: the draft width SGLang 0.5.23 resolves
+    (``speculative_hook``: NGRAM 12, the EAGLE family's auto parameters), 1 without
+    speculative decoding."""
+    if not facts.speculative_algorithm:
+        return 1
+    try:
+        params = ss.speculative_draft_params(
+            facts.speculative_algorithm, model_arch=facts.model_arch,
+            num_steps=facts.speculative_num_steps, eagle_topk=facts.speculative_eagle_topk,
+            num_draft_tokens=facts.speculative_num_draft_tokens)
+    except ss.SpeculativeParamsError:
+        # An incomplete EAGLE parameter set: rule refuse.speculative-incomplete-parameters
+        # refuses it with the engine's reason.
+        return facts.speculative_num_draft_tokens or 1
+    return params.num_draft_tokens or 1
 
 
 def derive_facts(facts: Facts, memory_gib: float | None,
@@ -63,7 +83,7 @@ def derive_facts(facts: Facts, memory_gib: float | None,
     if facts.enable_dp_attention and chunked > 0:
         # SGLang divides the chunked-prefill budget among DP-attention ranks.
         effective = chunked // facts.dp_size
-    width = facts.speculative_num_draft_tokens or 1 if facts.speculative_algorithm else 1
+    width = _request_width(facts)
     prefill_attention = facts.prefill_attention_backend or facts.attention_backend
     decode_attention = facts.decode_attention_backend or facts.attention_backend
     return {
@@ -81,6 +101,12 @@ def derive_facts(facts: Facts, memory_gib: float | None,
         "attn_tp_size": max(1, facts.tp_size // (facts.dp_size if facts.enable_dp_attention
                                                  else 1) // facts.attn_cp_size),
         "is_cuda": facts.device == "cuda",
+        # SGLang 0.5.23 attn_dp_enabled_of: --enable-dp-attention with --dp-size > 1.
+        "attn_dp_enabled": facts.enable_dp_attention and facts.dp_size > 1,
+        # SGLang 0.5.23 parallel_hook.handle_context_parallelism: tp % attn_cp and
+        # tp % (attn_dp * attn_cp).
+        "attn_cp_layout_valid": facts.attn_cp_size == 1 or facts.tp_size % (
+            facts.attn_cp_size * (facts.dp_size if facts.enable_dp_attention else 1)) == 0,
         "prefill_cp_breakable_supported": prefill_cp_breakable_supported(facts,
                                                                          prefill_attention),
     }

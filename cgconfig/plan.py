@@ -16,7 +16,7 @@ from cgconfig.provenance import ChainEntry
 SCHEMA_VERSION = 1
 
 RuleKind = Literal["policy", "constraint", "resolver"]
-Outcome = Literal["applied", "skipped-locked", "overrode-lock", "refused", "warned"]
+Outcome = Literal["applied", "skipped-locked", "overrode-lock", "refused", "warned", "advised"]
 
 
 @dataclass

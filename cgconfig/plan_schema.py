@@ -43,7 +43,7 @@ class DecisionDoc(BaseModel):
     rule: str
     """Rule id (``role.prefill-instance-no-decode``) or resolver step (``sizes.*``)."""
     kind: Literal["policy", "constraint", "resolver"]
-    outcome: Literal["applied", "skipped-locked", "overrode-lock", "refused", "warned"]
+    outcome: Literal["applied", "skipped-locked", "overrode-lock", "refused", "warned", "advised"]
     changes: list[ChangeDoc]
     why: str
     """Human reason with the deployment's facts filled in."""

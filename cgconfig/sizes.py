@@ -65,10 +65,6 @@ NPU_MEMORY_TIERS: tuple[MemoryTier, ...] = (
     MemoryTier(64.0001, 8192, 64, 256, "NPU ≤ 64 GiB"),
 )
 
-#: Prefill max_bs default for MLA models when the size is not given (SGLang 0.5.23
-#: ``arg_groups/memory_hook.py:handle_gpu_memory_settings``).
-MLA_PREFILL_MAX_BS = 2048
-
 
 def memory_tier(gpu_memory_gib: float | None, device: str = "cuda") -> MemoryTier:
     """The tier for a GPU's memory; unknown memory gives SGLang's unknown tier."""

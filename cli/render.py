@@ -104,7 +104,7 @@ def _plan_table(plan: Plan) -> None:
         out.print("[bold]Decisions:[/]")
         for d in shown:
             mark = {"applied": "~", "overrode-lock": "~!", "skipped-locked": "!",
-                    "warned": "?", "refused": "x"}[d.outcome]
+                    "warned": "?", "refused": "x", "advised": "+"}[d.outcome]
             changes = "; ".join(f"{c.key} {c.before!r} → {c.after!r}" for c in d.changes)
             out.print(f"  {mark} [bold]{escape(d.rule)}[/] ({d.kind}, {d.outcome})"
                       + (f": {escape(changes)}" if changes else ""), markup=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from cgconfig.draft import Draft
-from cgconfig.errors import InputError, RuleRefusal, StrictConflictError
+from cgconfig.errors import InputError, RuleRefusal, StrictConflictError, did_you_mean
 from cgconfig.fields.constants import BACKEND_RANK
 from cgconfig.fields.values import round_up
 from cgconfig.limits import check_size_value
@@ -56,10 +56,18 @@ def _verbs(rule: CompiledRule) -> set[str]:
     return {next(iter(action)) for action in rule.then}
 
 
-def apply_rules(draft: Draft, rule_set: RuleSet, *, disabled: list[str] | None = None) -> None:
+def apply_rules(draft: Draft, rule_set: RuleSet, *, disabled: list[str] | None = None,
+                apply_advice: list[str] | None = None) -> None:
     """Run the rules over the draft to a fixpoint under ``draft.policy``, recording one
-    decision per rule."""
+    decision per rule.
+
+    Advice rules (``origin: advice``) not named in ``apply_advice`` only record what they
+    would change (outcome ``advised``); named ones apply, and the plan warns that it now
+    differs from the engine's own decision.
+    """
     disabled_ids = set(disabled or [])
+    applied_advice = set(apply_advice or [])
+    _check_advice_ids(rule_set, applied_advice)
     overridable = draft.policy.allow_override
     for rule_id in sorted(disabled_ids | overridable):
         rule = rule_set.get(rule_id)
@@ -78,6 +86,9 @@ def apply_rules(draft: Draft, rule_set: RuleSet, *, disabled: list[str] | None =
     for _ in range(max_passes):
         changed_by: list[str] = []
         for rule in active:
+            if rule.origin == "advice" and rule.id not in applied_advice:
+                _advise(rule, draft, levels, decisions)
+                continue
             if _apply_one(rule, draft, levels, decisions, conflicts, warned):
                 changed_by.append(rule.id)
         if conflicts:
@@ -88,7 +99,38 @@ def apply_rules(draft: Draft, rule_set: RuleSet, *, disabled: list[str] | None =
         raise InputError("rules do not settle (a cycle): " + ", ".join(sorted(set(changed_by))),
                          where="rule packs",
                          hint="two rules keep changing the same keys; fix or disable one")
+    for rule_id in sorted(applied_advice):
+        if rule_id in decisions and decisions[rule_id].changes:
+            draft.warnings.append(
+                f"advice {rule_id} applied (--apply-advice): this plan differs from what the "
+                "engine alone would do")
     draft.decisions.extend(decisions.values())
+
+
+def _check_advice_ids(rule_set: RuleSet, named: set[str]) -> None:
+    """Every ``--apply-advice`` id must name an advice rule (one line, a did-you-mean)."""
+    advice = [r.id for r in rule_set.compiled() if r.origin == "advice"]
+    for rule_id in sorted(named - set(advice)):
+        known = any(r.id == rule_id for r in rule_set.compiled())
+        what = (f"rule {rule_id!r} is not advice (origin: upstream): the engine itself does it"
+                if known else f"unknown rule {rule_id!r}")
+        raise InputError(what, where="--apply-advice", allowed=advice,
+                         suggestion=did_you_mean(rule_id, advice))
+
+
+def _advise(rule: CompiledRule, draft: Draft, levels: dict[str, str],
+            decisions: dict[str, Decision]) -> None:
+    """Record what an advice rule would change, without changing anything."""
+    matches: list[Match] = []
+    if rule.id in decisions or not evaluate(rule.when, draft, levels, matches):
+        return
+    proposed = [pair for action in rule.then for pair in _proposed(action, draft)]
+    if not proposed and "warn" not in _verbs(rule):
+        return
+    reason = fill_placeholders(rule.reason, draft)
+    decisions[rule.id] = _decision(rule, "advised", reason,
+                                   f"apply with --apply-advice {rule.id}", matches,
+                                   [Change(k, draft.get(k), v) for k, v in proposed])
 
 
 def _apply_one(rule: CompiledRule, draft: Draft, levels: dict[str, str],

@@ -30,13 +30,15 @@ class CompiledRule:
     reason: str
     hint: str | None
     source: str
+    origin: str = "upstream"
+    """``advice`` rules change the plan only when named by ``--apply-advice``."""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CompiledRule:
         """From the JSON form of a :class:`~cgconfig.rules.schema.Rule`."""
         return cls(id=data["id"], title=data["title"], kind=data["kind"], when=data["when"],
                    then=tuple(data["then"]), reason=data["reason"], hint=data.get("hint"),
-                   source=data["source"])
+                   source=data["source"], origin=data.get("origin", "upstream"))
 
     def target_keys(self) -> list[str]:
         """Every config key any of the rule's actions may write."""
@@ -86,9 +88,10 @@ class RuleSet:
             return {name: entry["level"] for name, entry in caps["backends"].items()}
         return {name: entry.level for name, entry in caps.backends.items()}
 
-    def apply(self, draft: Draft, *, disabled: list[str]) -> None:
-        """Run these rules over ``draft`` to a fixpoint under ``draft.policy``."""
-        apply_rules(draft, self, disabled=disabled)
+    def apply(self, draft: Draft, *, disabled: list[str], apply_advice: list[str]) -> None:
+        """Run these rules over ``draft`` to a fixpoint under ``draft.policy``; advice rules
+        apply only when named in ``apply_advice``."""
+        apply_rules(draft, self, disabled=disabled, apply_advice=apply_advice)
 
     def validated(self, rule_id: str) -> Rule:
         """A rule by id in its schema form (sets loaded by :mod:`.loader` hold that form)."""

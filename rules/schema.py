@@ -256,7 +256,8 @@ class Example(BaseModel):
     """A cgconfig/SGLang command line."""
     fires: bool
     """Whether this rule must appear in the plan's decisions."""
-    outcome: Literal["applied", "skipped-locked", "overrode-lock", "refused", "warned"] | None = None
+    outcome: Literal["applied", "skipped-locked", "overrode-lock", "refused", "warned",
+                     "advised"] | None = None
     expect: dict[str, Any] = Field(default_factory=dict)
     """Dotted config keys → expected final values."""
     note: str | None = None
@@ -277,6 +278,9 @@ class Rule(BaseModel):
     """How to override or avoid it."""
     source: str
     """The upstream code this rule encodes."""
+    origin: Literal["upstream", "advice"] = "upstream"
+    """``upstream``: the engine itself does this (``source`` names where). ``advice``:
+    cgconfig's own judgement; listed in the plan, applied only with ``--apply-advice ID``."""
     examples: list[Example] = Field(min_length=2)
 
     @model_validator(mode="after")

@@ -31,10 +31,15 @@ CAPABILITY_LEVELS: tuple[str, ...] = (
 #: Attention backends SGLang accepts (``--attention-backend`` choices). The capability table in
 #: ``rules/packs/capabilities.yaml`` is checked against this list by a test.
 ATTENTION_BACKENDS: tuple[str, ...] = (
-    "aiter", "ascend", "cutlass_mla", "dual_chunk_flash_attn", "fa3", "fa4", "flashinfer",
-    "flashmla", "flex_attention", "hybrid_linear_attn", "intel_amx", "intel_xpu", "nsa",
-    "torch_native", "triton", "trtllm_mha", "trtllm_mla", "wave",
+    "aiter", "ascend", "compressed", "cutedsl_mla", "cutlass_mla", "dsa", "dsv4",
+    "dual_chunk_flash_attn", "fa3", "fa4", "flashinfer", "flashmla", "flex_attention",
+    "hpc_ops", "hybrid_linear_attn", "intel_amx", "intel_xpu", "llada2_cfg_flashinfer",
+    "minicpm_flashattn", "minicpm_flashinfer", "nsa", "qsa", "tokenspeed_mla", "torch_native",
+    "triton", "trtllm_mha", "trtllm_mla", "wave",
 )
+"""SGLang 0.5.23's ``arg_groups/choices.py:ATTENTION_BACKEND_CHOICES`` plus three it no longer
+accepts (cutlass_mla, dual_chunk_flash_attn, hybrid_linear_attn), kept for other dialects and
+refused for SGLang input by rule refuse.attention-backend-not-in-sglang."""
 
 #: Input dialects, SGLang (cgconfig's own flags) first.
 DIALECTS: tuple[str, ...] = ("sglang", "vllm", "trtllm")

@@ -72,6 +72,13 @@ class DeploymentFacts(BaseModel):
     dcp_size: PositiveInt = 1
     """Decode context-parallel size."""
 
+    enable_prefill_cp: bool = False
+    """Prefill context parallelism (``--enable-prefill-cp``); needs ``--cp-strategy``."""
+
+    cp_strategy: Literal["zigzag", "interleave"] | None = None
+    """Prefill-CP sharding: ``zigzag`` (one early and one late block per rank) or
+    ``interleave`` (token index modulo the CP size)."""
+
     disaggregation_mode: DisaggregationMode = "null"
     """Prefill/decode disaggregation role of this instance: ``null``, ``prefill`` or ``decode``."""
 
@@ -81,8 +88,24 @@ class DeploymentFacts(BaseModel):
     speculative_num_draft_tokens: PositiveInt | None = None
     """Tokens per request in a verify step (the captured request width)."""
 
+    speculative_num_steps: PositiveInt | None = None
+    """Draft steps per verify (EAGLE family); with the draft tokens unset, SGLang derives them."""
+
+    speculative_eagle_topk: PositiveInt | None = None
+    """Draft branches per step (EAGLE family); topk 1 makes the draft tokens steps + 1."""
+
     enable_lora: bool = False
     """LoRA adapters are served."""
+
+    lora_paths: str | None = None
+    """Initial LoRA adapters (``--lora-paths``, values joined by spaces); SGLang needs them, or both
+    ``--max-lora-rank`` and ``--lora-target-modules``, when LoRA is enabled."""
+
+    max_lora_rank: PositiveInt | None = None
+    """Largest LoRA rank to reserve for (``--max-lora-rank``)."""
+
+    lora_target_modules: str | None = None
+    """Modules LoRA applies to (``--lora-target-modules``, values joined by spaces)."""
 
     enable_memory_saver: bool = False
     """Memory saver (weights/KV released and restored, used by RL trainers)."""
@@ -104,6 +127,15 @@ class DeploymentFacts(BaseModel):
 
     context_length: PositiveInt | None = None
     """Model context length override."""
+
+    max_total_tokens: PositiveInt | None = None
+    """KV-cache token capacity override; SGLang caps the default prefill max_bs at it."""
+
+    page_size: PositiveInt | None = None
+    """KV-cache page size in tokens (the prefill max context is page-aligned)."""
+
+    model_path: str | None = None
+    """Model path or Hugging Face id; SGLang caps prefill at 4096 when it contains llama-2."""
 
     model_arch: str | None = None
     """Hugging Face architecture name (``architectures[0]``), e.g. ``DeepseekV3ForCausalLM``."""

@@ -25,7 +25,8 @@ from cgconfig.fields.table import all_config_keys, fact_fields, spec
 from cgconfig.provenance import Layer
 
 FlagKind = Literal["config", "option", "fact", "setting"]
-ValueKind = Literal["switch", "int", "int_list", "human_int", "float", "str", "choice", "repeat"]
+ValueKind = Literal["switch", "int", "int_list", "human_int", "float", "str", "str_list", "choice",
+                    "repeat"]
 
 #: Marks a write whose value is the flag's argument (rather than a constant).
 ARG = object()
@@ -135,6 +136,11 @@ _FACT_HELP_OVERRIDES: dict[str, str] = {"gpu_memory_gib": "GiB of one GPU (defau
 _FACT_VALUE_KINDS: dict[str, ValueKind] = {"bool": "switch", "choice": "choice",
                                             "float": "float", "int": "int", "str": "str"}
 
+#: Facts whose SGLang flag takes several values (``nargs='*'`` in SGLang 0.5.23
+#: ``ServerArgs.add_cli_args``): every value is read, joined by spaces into the one fact
+#: (``--lora-paths a=/x b=/y``).
+MULTI_VALUE_FACTS = ("lora_paths", "lora_target_modules")
+
 
 def _first_sentence(doc: str) -> str:
     """The first sentence of a field doc; "e.g." and "i.e." do not end a sentence."""
@@ -144,11 +150,12 @@ def _first_sentence(doc: str) -> str:
 def _fact_flag(field: str) -> Flag:
     field_spec = spec(f"facts.{field}")
     choices = field_spec.choices
-    value = _FACT_VALUE_KINDS[field_spec.kind]
+    value = "str_list" if field in MULTI_VALUE_FACTS else _FACT_VALUE_KINDS[field_spec.kind]
     doc = _FACT_HELP_OVERRIDES.get(field) or _first_sentence(field_spec.doc)
     return Flag(name="--" + field.replace("_", "-"), kind="fact", value=value, help=doc,
                 writes=((f"facts.{field}", ARG if value != "switch" else True),),
-                choices=choices, aliases=FACT_ALIASES.get(field, ()))
+                choices=choices, aliases=FACT_ALIASES.get(field, ()),
+                metavar="VALUE [VALUE ...]" if value == "str_list" else None)
 
 
 FACT_FLAGS: tuple[Flag, ...] = tuple(_fact_flag(f) for f in fact_fields())
@@ -163,6 +170,9 @@ SETTING_FLAGS: tuple[Flag, ...] = (
          metavar="ID"),
     Flag("--allow-override", "setting", "repeat", "Let constraint ID override explicit keys even "
          "under --strict; may repeat.", metavar="ID"),
+    Flag("--apply-advice", "setting", "repeat", "Apply advice rule ID (cgconfig's own judgement, "
+         "not the engine's); the plan then differs from the engine's decision; may repeat.",
+         metavar="ID"),
     Flag("--ignore-unknown-args", "setting", "switch", "Skip flags cgconfig does not model "
          "(for whole launch lines) instead of failing."),
     Flag("--dialect", "setting", "choice", "Input dialect (default: detected from the flags).",
@@ -172,19 +182,18 @@ SETTING_FLAGS: tuple[Flag, ...] = (
 #: SGLang server flags that have no effect on CUDA graphs: accepted in a launch line and
 #: listed in the plan as ignored. (name, takes a value)
 SGLANG_PASSTHROUGH: tuple[tuple[str, bool], ...] = (
-    ("--model-path", True), ("--model", True), ("--tokenizer-path", True), ("--host", True),
+    ("--model", True), ("--tokenizer-path", True), ("--host", True),
     ("--port", True), ("--trust-remote-code", False), ("--mem-fraction-static", True),
     ("--dtype", True), ("--kv-cache-dtype", True), ("--quantization", True),
-    ("--served-model-name", True), ("--log-level", True), ("--page-size", True),
-    ("--max-prefill-tokens", True), ("--max-total-tokens", True), ("--schedule-policy", True),
+    ("--served-model-name", True), ("--log-level", True),
+    ("--max-prefill-tokens", True), ("--schedule-policy", True),
     ("--disable-radix-cache", False), ("--random-seed", True), ("--api-key", True),
     ("--load-format", True), ("--revision", True), ("--nnodes", True), ("--node-rank", True),
     ("--dist-init-addr", True), ("--speculative-draft-model-path", True),
-    ("--speculative-num-steps", True), ("--speculative-eagle-topk", True),
     ("--ep-size", True), ("--ep", True), ("--moe-runner-backend", True),
     ("--enable-metrics", False), ("--skip-server-warmup", False), ("--disaggregation-ib-device", True),
     ("--disaggregation-transfer-backend", True), ("--chat-template", True), ("--tool-call-parser", True),
-    ("--reasoning-parser", True), ("--lora-paths", True), ("--max-loras-per-batch", True),
+    ("--reasoning-parser", True), ("--max-loras-per-batch", True),
     ("--context-length-override", True), ("--watchdog-timeout", True), ("--stream-interval", True),
 )
 

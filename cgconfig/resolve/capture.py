@@ -23,7 +23,11 @@ def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
         enable_two_batch_overlap=facts.enable_two_batch_overlap,
         request_width=d["request_width"], pool_size=facts.max_running_requests)
     configured = list(draft.get("decode.bs") or [])
-    sizes = sz.filter_capture_sizes(configured, alignment) if dec_backend != "disabled" else []
+    # SGLang 0.5.23 creates no CPU decode runner without torch.compile: configured, not
+    # captured (rule platform.cpu-decode-needs-torch-compile says why).
+    no_runner = facts.device == "cpu" and not draft.get("options.enable_torch_compile")
+    sizes = (sz.filter_capture_sizes(configured, alignment)
+             if dec_backend != "disabled" and not no_runner else [])
     if dec_backend != "disabled" and sizes != sorted(set(configured)):
         dropped = sorted(set(configured) - set(sizes))
         added = sorted(set(sizes) - set(configured))
@@ -40,7 +44,7 @@ def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
             rule="sizes.capture-filter", kind="resolver", outcome="applied",
             why=f"{why} ({', '.join(detail) or 'reordered'})",
             changes=[Change("capture.decode.sizes", configured, sizes)]))
-    if dec_backend != "disabled" and not sizes:
+    if dec_backend != "disabled" and not sizes and not no_runner:
         draft.warnings.append(
             "decode: no configured size survives the capture filter (alignment "
             f"{alignment.multiple}, width {alignment.request_width}); decode runs eagerly")

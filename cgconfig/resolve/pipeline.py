@@ -1,7 +1,7 @@
 """Resolution as a list of named steps, each a function of the run so far.
 
-    validate facts → lock inputs → derive facts → default sizes → dialect steps → rules
-    → capture → plan
+    validate facts → lock inputs → derive facts → decode sizes → prefill sizes → dialect steps
+    → rules → capture → plan
 
 Nothing flows backwards: the locked set is frozen from the user's inputs before any default or
 rule runs, and each step records what it did in the draft, so the plan can explain itself. The
@@ -23,7 +23,8 @@ from cgconfig.locks import LockPolicy
 from cgconfig.plan import Plan
 from cgconfig.resolve.capture import capture
 from cgconfig.resolve.request import ResolveRequest, RuleSetLike
-from cgconfig.resolve.steps import fill_sizes, memory, start_draft
+from cgconfig.resolve.sglang_sizing import fill_prefill_sizes
+from cgconfig.resolve.steps import fill_decode_sizes, memory, start_draft
 
 
 @dataclass
@@ -61,8 +62,12 @@ def _derive_facts(run: Run) -> None:
     draft.derived["dialect"] = run.request.dialect
 
 
-def _default_sizes(run: Run) -> None:
-    fill_sizes(*run.checked())
+def _decode_sizes(run: Run) -> None:
+    fill_decode_sizes(*run.checked())
+
+
+def _prefill_sizes(run: Run) -> None:
+    fill_prefill_sizes(*run.checked())
 
 
 def _dialect_steps(run: Run) -> None:
@@ -74,7 +79,8 @@ def _dialect_steps(run: Run) -> None:
 def _rules(run: Run) -> None:
     draft, _ = run.checked()
     if run.rules is not None and run.request.use_rules:
-        run.rules.apply(draft, disabled=run.request.disabled_rules)
+        run.rules.apply(draft, disabled=run.request.disabled_rules,
+                        apply_advice=run.request.apply_advice)
 
 
 def _capture(run: Run) -> None:
@@ -106,7 +112,8 @@ STEPS: tuple[tuple[str, Callable[[Run], None]], ...] = (
     ("validate-facts", _validate_facts),
     ("lock-inputs", _lock_inputs),
     ("derive-facts", _derive_facts),
-    ("default-sizes", _default_sizes),
+    ("decode-sizes", _decode_sizes),
+    ("prefill-sizes", _prefill_sizes),
     ("dialect-steps", _dialect_steps),
     ("rules", _rules),
     ("capture", _capture),

@@ -38,6 +38,8 @@ class ResolveRequest:
     rule_files: list[str] = field(default_factory=list)
     disabled_rules: list[str] = field(default_factory=list)
     allow_override: list[str] = field(default_factory=list)
+    apply_advice: list[str] = field(default_factory=list)
+    """Advice rules (``origin: advice``) to apply; the others are only listed in the plan."""
     use_rules: bool = True
     deprecations: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -53,5 +55,6 @@ class ResolveRequest:
 class RuleSetLike(Protocol):
     """What the pipeline needs of a rule set: apply yourself to a draft."""
 
-    def apply(self, draft: Draft, *, disabled: list[str]) -> None:
-        """Run the rules over ``draft`` to a fixpoint under ``draft.policy``."""
+    def apply(self, draft: Draft, *, disabled: list[str], apply_advice: list[str]) -> None:
+        """Run the rules over ``draft`` to a fixpoint under ``draft.policy``; advice rules
+        apply only when named in ``apply_advice``."""

@@ -16,6 +16,7 @@ from cgconfig.fields.table import all_config_keys, default_value
 from cgconfig.plan import Change, Decision
 from cgconfig.provenance import ChainEntry, leaf_entry, merge_leaves
 from cgconfig.resolve.request import ResolveRequest
+from cgconfig.resolve.sglang_sizing import engine_flag_leaves, expand_multimodal_decode
 
 #: Platforms on which prefill graphs are validated; elsewhere prefill defaults to disabled.
 PREFILL_GRAPH_PLATFORMS = ("cuda",)
@@ -37,7 +38,10 @@ def resolver_decision(draft: Draft, rule: str, why: str, changes: list[Change | 
 
 
 def start_draft(request: ResolveRequest, facts: Facts) -> Draft:
-    by_key = merge_leaves(request.leaves)
+    """The draft from the inputs' leaves (and the values SGLang sets as flags), the locked set
+    frozen from them."""
+    by_key = merge_leaves([*engine_flag_leaves(request.leaves, facts, request.dialect),
+                           *request.leaves])
     dialect_defaults = {d.key: d for d in request.defaults}
     values: dict[str, Any] = {}
     chains: dict[str, list[ChainEntry]] = {}
@@ -81,9 +85,10 @@ def _max_bs_from_list(draft: Draft, phase: str, sizes: list[int]) -> None:
                        f"a {phase}.bs list decides {phase}.max_bs (max_bs = max(bs))", [change])
 
 
-def fill_sizes(draft: Draft, facts: Facts) -> None:
-    """Default max_bs and size lists, as SGLang's memory handler does
-    (``ServerArgs._handle_gpu_memory_settings``)."""
+def fill_decode_sizes(draft: Draft, facts: Facts) -> None:
+    """Default decode max_bs and size list, as SGLang 0.5.23's memory handler does
+    (``arg_groups/memory_hook.py:handle_gpu_memory_settings``); prefill is
+    :func:`cgconfig.resolve.sglang_sizing.fill_prefill_sizes`."""
     d = draft.derived
     draft.size_generator = _size_generator(draft)
     src, layer = "resolver", "resolver"
@@ -115,6 +120,7 @@ def fill_sizes(draft: Draft, facts: Facts) -> None:
             changes.append(draft.record("decode.max_bs", mrr, source="resolver", layer=layer,
                                         why=why2))
             why = f"{why}; {why2}"
+        changes.append(expand_multimodal_decode(draft, facts))
         resolver_decision(draft, "sizes.decode-max-bs-default", why, changes)
     if not bs:
         draft.derived_sizes.add("decode")
@@ -125,28 +131,3 @@ def fill_sizes(draft: Draft, facts: Facts) -> None:
                 if d["speculative"] else "the decode grid")
         draft.record("decode.bs", generated, source="default (derived)", layer="default",
                      why=f"generated from decode.max_bs={draft.get('decode.max_bs')} by {grid}")
-
-    # --- prefill ------------------------------------------------------------------------
-    pbs = draft.get("prefill.bs")
-    if pbs and draft.get("prefill.max_bs") is None:
-        _max_bs_from_list(draft, "prefill", pbs)
-    elif draft.get("prefill.max_bs") is None:
-        if facts.use_mla:
-            value, why = sz.MLA_PREFILL_MAX_BS, "MLA models default prefill max_bs to 2048 tokens"
-        else:
-            value = d["chunked_prefill_size"]
-            why = (f"prefill max_bs = chunked-prefill size {value} "
-                   f"({d['chunked_prefill_source']})")
-        if value is not None and value > 0:
-            change = draft.record("prefill.max_bs", value, source="default (derived)",
-                                  layer="default", why=why)
-            resolver_decision(draft, "sizes.prefill-max-bs-default", why, [change])
-    if not pbs:
-        draft.derived_sizes.add("prefill")
-        max_bs = draft.get("prefill.max_bs")
-        generated = draft.size_generator("prefill", max_bs) if max_bs else []
-        if generated:
-            draft.record("prefill.bs", generated, source="default (derived)", layer="default",
-                         why=f"generated from prefill.max_bs={max_bs}")
-
-

@@ -22,6 +22,7 @@ class Settings:
     rule_files: list[str] = field(default_factory=list)
     disabled_rules: list[str] = field(default_factory=list)
     allow_override: list[str] = field(default_factory=list)
+    apply_advice: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -68,6 +69,7 @@ def add(request: ResolveRequest, part: Contribution, *, facts_win: bool = True) 
         request.rule_files = list(part.settings.rule_files)
         request.disabled_rules = list(part.settings.disabled_rules)
         request.allow_override = list(part.settings.allow_override)
+        request.apply_advice = list(part.settings.apply_advice)
     if part.dialect is not None:
         request.dialect = part.dialect
 

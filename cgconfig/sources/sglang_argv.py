@@ -76,6 +76,8 @@ def _convert(flag: Flag, tokens: list[str], where: str) -> Any:
         return parse_float(tokens[0], where)
     if kind == "choice":
         return parse_choice(tokens[0], flag, where)
+    if kind == "str_list":
+        return " ".join(tokens)
     return tokens[0]
 
 
@@ -142,10 +144,11 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None) -> Parsed
             while i < len(tokens) and not _is_flag_token(tokens[i]):
                 values.append(tokens[i])
                 i += 1
-                if flag.value != "int_list":
+                if flag.value not in ("int_list", "str_list"):
                     break
             if not values:
-                what = "expects one or more values" if flag.value == "int_list" else "expects a value"
+                what = ("expects one or more values" if flag.value in ("int_list", "str_list")
+                        else "expects a value")
                 allowed = flag.choices or (flag.metavar or None)
                 raise InputError(f"{name} {what}", where=name, allowed=allowed)
         _apply(flag, name, values, position, out)
@@ -208,5 +211,7 @@ def _setting(out: ParsedArgs, name: str, values: list[str]) -> None:
         settings.disabled_rules.append(values[0])
     elif name == "--allow-override":
         settings.allow_override.append(values[0])
+    elif name == "--apply-advice":
+        settings.apply_advice.append(values[0])
     elif name == "--deployment":
         out.deployment = values[0]

@@ -217,3 +217,12 @@ def test_plan_to_json_is_deterministic() -> None:
 def test_plan_downgraded_property() -> None:
     assert resolve_args(["--disaggregation-mode", "prefill"]).downgraded
     assert not resolve_args([]).downgraded
+
+
+def test_sglang_multi_value_fact_flags_take_every_value() -> None:
+    # SGLang 0.5.23 declares --lora-paths / --lora-target-modules nargs="+".
+    plan = resolve_args(["--enable-lora", "--lora-paths", "a=/x", "b=/y",
+                         "--lora-target-modules", "q_proj", "k_proj", "--tp-size", "2"])
+    assert plan.facts["lora_paths"] == "a=/x b=/y"
+    assert plan.facts["lora_target_modules"] == "q_proj k_proj"
+    assert plan.facts["tp_size"] == 2

@@ -219,8 +219,9 @@ def test_whole_sglang_launch_line_resolves(capsys) -> None:
     assert plan["facts"]["attention_backend"] == "fa3"
     assert plan["config"]["decode"]["max_bs"] == 256
     assert plan["config"]["prefill"]["max_bs"] == 8192
-    assert {"--model-path", "--port", "--host", "--mem-fraction-static",
+    assert {"--port", "--host", "--mem-fraction-static",
             "--trust-remote-code"} <= set(plan["ignored_args"])
+    assert plan["facts"]["model_path"] == "meta-llama/Llama-3.1-70B"
     assert "'--cuda-graph-max-bs' is deprecated" in err
 
 

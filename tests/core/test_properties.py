@@ -283,8 +283,9 @@ def test_bs_list_forms_are_equivalent(sizes: list[int], facts: list[str]) -> Non
 
 
 def _feed_back(plan: Plan) -> str:
-    """The resolved config as a --cuda-graph-config document (unset keys left out)."""
-    return json.dumps({phase: {k: v for k, v in values.items() if v is not None}
+    """The resolved config as a --cuda-graph-config document (unset keys left out; an empty
+    size list, which SGLang derives from a max_bs below every grid size, is left out too)."""
+    return json.dumps({phase: {k: v for k, v in values.items() if v is not None and v != []}
                        for phase, values in plan.config.items()})
 
 

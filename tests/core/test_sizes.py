@@ -322,9 +322,11 @@ def test_explicit_prefill_bs_decides_capture_and_keeps_an_explicit_max_bs() -> N
     assert plan.capture["prefill"]["sizes"] == [64, 256]
 
 
-def test_explicit_prefill_bs_sets_an_unset_max_bs() -> None:
-    plan = resolve_plain(["--cuda-graph-bs-prefill", "256", "64"])
-    assert plan.config["prefill"]["max_bs"] == 256
+def test_explicit_prefill_bs_keeps_the_default_max_bs() -> None:
+    # SGLang 0.5.23 memory_hook: only decode takes max(bs); prefill keeps the chunked size.
+    plan = resolve_plain(["--cuda-graph-bs-prefill", "256", "964", "--gpu-memory-gib", "80"])
+    assert plan.config["prefill"]["max_bs"] == 8192
+    assert plan.config["prefill"]["bs"] == [256, 964]
 
 
 def test_prefill_max_bs_from_chunked_prefill_size() -> None:
@@ -469,9 +471,18 @@ def test_capture_pool_cap_alignment_one() -> None:
 def test_capture_speculative_width_end_to_end() -> None:
     plan = resolve_plain(["--tp-size", "8", "--moe-a2a-backend", "deepep",
                           "--speculative-algorithm", "EAGLE", "--speculative-num-draft-tokens",
-                          "4", "--cuda-graph-bs-decode", "1", "2", "3", "4", "6", "7", "8"])
+                          "4", "--speculative-num-steps", "3", "--speculative-eagle-topk", "2",
+                          "--cuda-graph-bs-decode", "1", "2", "3", "4", "6", "7", "8"])
     assert plan.capture["decode"]["alignment"]["request_width"] == 4
     assert plan.capture["decode"]["sizes"] == [2, 4, 6, 8]
+
+
+def test_speculative_width_defaults_like_sglang() -> None:
+    # #10 item 20: no --speculative-num-draft-tokens: NGRAM 12, EAGLE on Llama 8 (5 steps, topk 4).
+    ngram = resolve_plain(["--speculative-algorithm", "NGRAM"])
+    eagle = resolve_plain(["--speculative-algorithm", "EAGLE", "--model-arch", "LlamaForCausalLM"])
+    assert ngram.capture["decode"]["alignment"]["request_width"] == 12
+    assert eagle.capture["decode"]["alignment"]["request_width"] == 8
 
 
 def test_capture_dedupes_and_sorts_configured_list() -> None:
@@ -533,3 +544,26 @@ def test_cpu_explicit_bs_raises_the_torch_compile_bound() -> None:
                           "--enable-torch-compile"])
     assert plan.capture["decode"]["sizes"] == [1, 2, 64]
     assert plan.capture["decode"]["compile_sizes"] == [1, 2, 64]
+
+
+def test_cpu_decode_without_torch_compile_is_configured_not_captured() -> None:
+    # #10 item 1: SGLang 0.5.23's config keeps decode full; its runtime captures nothing.
+    plan = resolve_args(["--device", "cpu"])
+    assert plan.config["decode"]["backend"] == "full"
+    assert plan.capture["decode"]["sizes"] == []
+    assert plan.capture["decode"]["backend"] == "disabled"
+    compiled = resolve_args(["--device", "cpu", "--enable-torch-compile"])
+    assert compiled.capture["decode"]["sizes"]
+
+
+def test_muse_glimmer_prefill_max_bs_is_an_engine_flag() -> None:
+    # #10 item 5: SGLang sets --cuda-graph-max-bs-prefill 512 before parsing, so it is locked;
+    # item 19: with DP attention and a small chunk it settles (no rule cycle).
+    plan = resolve_args(["--model-arch", "MuseGlimmerForCausalLM", "--chunked-prefill-size",
+                         "256", "--enable-dp-attention", "--dp-size", "2", "--tp-size", "2"])
+    assert plan.config["prefill"]["max_bs"] == 512
+    assert plan.config["prefill"]["backend"] == "breakable"
+    assert "prefill.max_bs" in plan.locked
+    given = resolve_args(["--model-arch", "MuseGlimmerForCausalLM",
+                          "--cuda-graph-max-bs-prefill", "1024"])
+    assert given.config["prefill"]["max_bs"] == 1024

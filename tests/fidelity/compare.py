@@ -59,7 +59,8 @@ def sglang_argv(case: dict[str, Any]) -> list[str]:
     root = model_root()
     line = [str(root / MODEL_DIRS["llama"]) if tok == _DRAFT else tok for tok in case["argv"]]
     facts = ["--model-path", str(root / MODEL_DIRS[case["model"]]),
-             "--gpu-memory-gib", str(case["gpu_memory_gib"]), *MODEL_FACT_FLAGS[case["model"]]]
+             "--gpu-memory-gib", str(case["gpu_memory_gib"]), "--gpu-sm", str(case["sm"]),
+             *MODEL_FACT_FLAGS[case["model"]]]
     if case["platform"] == "hip" and "--device" not in line:
         facts += ["--device", "hip"]
     return facts + line

@@ -17,12 +17,14 @@ SCENARIOS = [
     ["--cuda-graph-max-bs-decode", "48", "--enable-torch-compile", "--torch-compile-max-bs", "16"],
     ["--max-running-requests", "100", "--enable-dp-attention", "--tp-size", "8", "--dp-size", "2"],
     ["--cuda-graph-bs-decode", "1", "3", "9", "--disable-cuda-graph-padding"],
-    ["--speculative-algorithm", "EAGLE", "--speculative-num-draft-tokens", "4"],
+    ["--speculative-algorithm", "EAGLE", "--speculative-num-draft-tokens", "4",
+     "--speculative-num-steps", "3", "--speculative-eagle-topk", "2"],
     ["--device", "hip"],
 ]
 FACT_FLAGS = {"--tp-size", "--gpu-memory-gib", "--disaggregation-mode", "--max-running-requests",
               "--enable-dp-attention", "--dp-size", "--speculative-algorithm",
-              "--speculative-num-draft-tokens", "--device"}
+              "--speculative-num-draft-tokens", "--speculative-num-steps",
+              "--speculative-eagle-topk", "--device"}
 
 
 def _facts(argv: list[str]) -> list[str]:

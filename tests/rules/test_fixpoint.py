@@ -82,7 +82,8 @@ def test_disabling_one_rule_of_the_cycle_settles_it(tmp_path: Path) -> None:
 
 
 def test_fixpoint_reaches_a_rule_that_depends_on_a_later_rule(tmp_path: Path) -> None:
-    plan = resolve_args(["--rules", _pack(tmp_path, CHAIN), "--enable-lora"])
+    plan = resolve_args(["--rules", _pack(tmp_path, CHAIN), "--enable-lora",
+                         "--lora-paths", "a=/adapters/a"])
     assert plan.options["enable_cudagraph_gc"] is True
     assert plan.config["decode"]["backend"] == "breakable"
     fired = [d.rule for d in plan.decisions if d.rule.startswith("chain.")]
@@ -91,8 +92,10 @@ def test_fixpoint_reaches_a_rule_that_depends_on_a_later_rule(tmp_path: Path) ->
 
 def test_fixpoint_chains_shipped_rules_across_packs() -> None:
     """capability (20) -> breakable decode, then memory saver (50) -> disabled."""
-    plan = resolve_args(["--attention-backend", "cutlass_mla", "--speculative-algorithm",
-                         "EAGLE", "--enable-memory-saver"])
+    plan = resolve_args(["--attention-backend", "intel_xpu", "--speculative-algorithm",
+                         "EAGLE", "--enable-memory-saver", "--apply-advice",
+                         "attention.spec-decode-needs-uniform-batch", "--apply-advice",
+                         "feature.memory-saver-breakable-decode"])
     assert plan.config["decode"]["backend"] == "disabled"
     outcomes = {d.rule: d.outcome for d in plan.decisions}
     assert outcomes["attention.spec-decode-needs-uniform-batch"] == "applied"

@@ -84,7 +84,7 @@ def test_strict_turns_an_override_into_an_error_listing_remedies() -> None:
 def test_strict_lists_every_conflicting_constraint() -> None:
     with pytest.raises(StrictConflictError) as info:
         resolve_args(["--attention-backend", "torch_native", "--cuda-graph-backend-decode",
-                      "full", "--strict"])
+                      "full", "--strict", "--apply-advice", "attention.decode-capability-never"])
     rules = [c.split(" ", 2)[1] for c in info.value.conflicts]
     assert rules == ["attention.torch-native-eager", "attention.decode-capability-never"]
 
@@ -129,7 +129,8 @@ def test_disable_rule_refuses_a_constraint() -> None:
 def test_disable_rule_of_a_constraint_with_allow_override_when_not_strict() -> None:
     plan = resolve_args(["--attention-backend", "torch_native",
                          "--disable-rule", "attention.torch-native-eager",
-                         "--allow-override", "attention.torch-native-eager"])
+                         "--allow-override", "attention.torch-native-eager",
+                         "--apply-advice", "attention.decode-capability-never"])
     assert not any(d.rule == "attention.torch-native-eager" for d in plan.decisions)
     # The capability rule still sees a NEVER backend and keeps decode off full graphs.
     assert plan.config["decode"]["backend"] == "breakable"

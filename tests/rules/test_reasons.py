@@ -33,14 +33,16 @@ REASONS: list[tuple[str, list[str], str]] = [
         "attention.spec-decode-needs-uniform-batch",
         [
             "--attention-backend",
-            "cutlass_mla",
+            "intel_xpu",
             "--speculative-algorithm",
             "EAGLE",
-            "--speculative-num-draft-tokens",
-            "4",
+            "--speculative-num-steps",
+            "3",
+            "--speculative-eagle-topk",
+            "1",
         ],
         "speculative decoding (EAGLE) verifies 4 tokens per request, and the weakest "
-        "attention backend in use (prefill: cutlass_mla, decode: cutlass_mla) can only "
+        "attention backend in use (prefill: intel_xpu, decode: intel_xpu) can only "
         "capture single-token decode batches (below UNIFORM_BATCH); decode is captured "
         "breakable, with attention run eagerly between graph segments",
     ),
@@ -106,8 +108,8 @@ REASONS: list[tuple[str, list[str], str]] = [
         "platform.cpu-decode-needs-torch-compile",
         ["--device", "cpu"],
         "on CPU the decode graph is a torch.compile'd forward, and torch.compile is off, "
-        "so SGLang creates no decode graph runner and the full decode backend has "
-        "nothing to capture",
+        "so SGLang creates no decode graph runner: the configured full decode backend is "
+        "kept (as SGLang 0.5.23's config has it) and nothing is captured",
     ),
     (
         "platform.debug-cuda-graph-unsupported",
@@ -179,10 +181,11 @@ def test_the_refusal_message_carries_the_reason_and_the_hint() -> None:
     from cgconfig.errors import RuleRefusal
 
     with pytest.raises(RuleRefusal) as info:
-        resolve_args(["--enable-unified-memory", "--cuda-graph-backend-prefill", "breakable"])
+        resolve_args(["--enable-two-batch-overlap"])
     assert str(info.value) == (
-        "--enable-unified-memory with an explicit prefill backend breakable: prefill capture is "
-        "not wired for the unified memory pool [rule feature.unified-memory-explicit-prefill]; "
-        "drop the explicit prefill backend (or set --cuda-graph-backend-prefill disabled), or "
-        "drop --enable-unified-memory"
+        "SGLang 0.5.23 refuses two-batch overlap without an MoE all-to-all backend "
+        "(--moe-a2a-backend none) unless attention DP is on (--enable-dp-attention with "
+        "--dp-size > 1) [rule refuse.two-batch-overlap-needs-a2a-or-dp-attention]; add "
+        "--moe-a2a-backend deepep (or another a2a backend), or --enable-dp-attention "
+        "--dp-size N, or drop --enable-two-batch-overlap"
     )
