@@ -1,6 +1,9 @@
 """Every recorded input still resolves to its recorded plan (or its recorded error).
 
-The file was recorded before the issue #8 redesign; a difference is a change of behaviour.
+The file was first recorded before the issue #8 redesign and proved the redesign kept behaviour;
+it was re-recorded once after the fidelity work (SGLang 0.5.23 sizing, engine refusals, advice,
+new facts), the vLLM fidelity fixes and the input bounds, each a deliberate change. A difference
+is a change of behaviour: re-record with ``tests/golden/generate.py`` only when it is meant.
 One deliberate change is folded back before comparing: vLLM's size-truncation message moved from
 ``deprecations`` to the ``notes`` channel, so ``deprecations + notes`` must equal the recorded
 ``deprecations``.
