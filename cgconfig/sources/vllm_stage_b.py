@@ -118,14 +118,8 @@ def _set_sizes(draft: Draft, sizes: list[int], rule: str, why: str, decision_why
         change = draft.record(key, value, source=f"rule:{rule}", layer="rule", why=reason)
         if change is not None:
             changes.append(change)
-    if not changes:
-        return
-    outcome: Outcome = "overrode-lock" if locked else "applied"
-    if locked:
-        draft.warnings.append(f"rule {rule} overrode {', '.join(locked)}: {decision_why}")
-    draft.decisions.append(Decision(
-        rule=rule, kind="constraint", outcome=outcome, why=decision_why, changes=changes,
-        source=source, inputs=list(dict.fromkeys(i for k in locked for i in draft.user_inputs(k)))))
+    _decide(draft, rule, changes, locked, decision_why, why=decision_why, source=source,
+            inputs=list(dict.fromkeys(i for k in locked for i in draft.user_inputs(k))))
 
 
 def _apply(draft: Draft, rule: str, before: modes.CudaGraphMode, after: modes.CudaGraphMode,
@@ -146,13 +140,19 @@ def _apply(draft: Draft, rule: str, before: modes.CudaGraphMode, after: modes.Cu
         change = draft.record(key, value, source=f"rule:{rule}", layer="rule", why=message)
         if change is not None:
             changes.append(change)
+    _decide(draft, rule, changes, locked, message, why=f"{message} ({before.name} → {after.name})",
+            source=f"vLLM 0.33.0 {function} ({rule[5:]})",
+            inputs=[i for k in locked for i in draft.user_inputs(k)])
+
+
+def _decide(draft: Draft, rule: str, changes: list[Change], locked: list[str], message: str, *,
+            why: str, source: str, inputs: list[str]) -> None:
+    """Record a Stage-B step that changed something, with a warning when it overrode a key
+    the user set."""
     if not changes:
         return
     outcome: Outcome = "overrode-lock" if locked else "applied"
     if locked:
         draft.warnings.append(f"rule {rule} overrode {', '.join(locked)}: {message}")
-    draft.decisions.append(Decision(
-        rule=rule, kind="constraint", outcome=outcome,
-        why=f"{message} ({before.name} → {after.name})", changes=changes,
-        source=f"vLLM 0.33.0 {function} ({rule[5:]})",
-        inputs=[i for k in locked for i in draft.user_inputs(k)]))
+    draft.decisions.append(Decision(rule=rule, kind="constraint", outcome=outcome, why=why,
+                                    changes=changes, source=source, inputs=inputs))
