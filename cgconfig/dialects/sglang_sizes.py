@@ -48,25 +48,15 @@ class MemoryTierDefaults:
 
 
 def memory_tier_defaults(gpu_memory_gib: float | None, tp_size: int) -> MemoryTierDefaults:
-    """The GPU-memory row of ``memory_hook.handle_gpu_memory_settings`` (SGLang 0.5.23).
+    """The GPU-memory row of ``memory_hook.handle_gpu_memory_settings`` (SGLang 0.5.23), read
+    from the one tier table, :data:`cgconfig.sizes.GPU_MEMORY_TIERS`.
 
     ``None`` memory (no probe answered) takes upstream's fallback row: 4096 / 160.
     """
-    if gpu_memory_gib is None:
-        return MemoryTierDefaults(4096, 160, "unknown GPU memory (fallback)")
-    mib = gpu_memory_gib * 1024
-    small_tp = tp_size < 4
-    if mib < 20 * 1024:
-        return MemoryTierDefaults(2048, 8, "< 20 GiB (T4, 4080)")
-    if mib < 35 * 1024:
-        return MemoryTierDefaults(4096, 48 if small_tp else 160, "20-35 GiB (A10, 4090, 5090)")
-    if mib < 60 * 1024:
-        return MemoryTierDefaults(4096, 32 if small_tp else 160, "35-60 GiB (A100-40G, L40)")
-    if mib < 90 * 1024:
-        return MemoryTierDefaults(8192, 256 if small_tp else 512, "60-90 GiB (H100, A100)")
-    if mib < 160 * 1024:
-        return MemoryTierDefaults(8192, 256 if small_tp else 512, "90-160 GiB (H20, H200)")
-    return MemoryTierDefaults(16384, 512, ">= 160 GiB (B200, MI300)")
+    from cgconfig.sizes import memory_tier
+
+    tier = memory_tier(gpu_memory_gib)
+    return MemoryTierDefaults(tier.chunked_prefill_size, tier.decode_max_bs(tp_size), tier.label)
 
 
 def default_decode_max_bs(tier_max_bs: int, max_running_requests: int | None) -> int:
