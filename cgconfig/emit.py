@@ -1,8 +1,18 @@
-"""Turn a plan back into engine flags: SGLang (exact), vLLM (closest), shell variables.
+"""Turn a plan back into engine flags: SGLang (exact), vLLM (exact where it can say it), shell
+variables.
 
-``--emit sglang`` realises the plan exactly: one ``--cuda-graph-config`` JSON holding each
-phase's backend and exact size list, plus the graph options. Feeding those flags back (with the
-same deployment facts) resolves to the same plan; a test proves it.
+``--emit sglang`` pins every configured key of both phases in one ``--cuda-graph-config``
+(backend, ``max_bs``, the size list, the prefill extras) plus the graph options that differ from
+their defaults. With the same deployment facts, SGLang 0.5.23 resolves that line to the plan:
+``tests/fidelity/emit_roundtrip.py`` proves it on the fidelity corpus.
+
+``--emit vllm`` writes a ``--compilation-config``; what vLLM 0.33.0 has no way to say is named,
+one note per item (:data:`VLLM_INEXPRESSIBLE` lists them all), never dropped silently.
+
+Units differ between the engines (``Plan.units``): SGLang's decode sizes count requests, its
+prefill sizes and all of vLLM's count tokens (a decode step takes ``tokens_per_request`` tokens
+per request under speculative decoding). Each emitter converts; a size that does not convert
+exactly is refused with one line naming the phase.
 """
 
 from __future__ import annotations
@@ -11,21 +21,70 @@ import json
 import shlex
 from typing import Any
 
+from cgconfig.errors import InputError
 from cgconfig.fields.flags import OPTION_FLAGS
 from cgconfig.fields.table import default_value
 from cgconfig.plan import Plan
+
+#: What ``--emit vllm`` cannot express, by the note's tag (docs/emit.md lists the same items).
+VLLM_INEXPRESSIBLE: dict[str, str] = {
+    "mode": "a pair of phase backends with no vLLM cudagraph_mode (breakable prefill with full "
+            "or disabled decode is PIECEWISE; one phase eager while the other is piecewise)",
+    "one-list": "separate decode and prefill size lists: vLLM has one cudagraph_capture_sizes "
+                "list (tokens) for uniform-decode and mixed batches",
+    "max-bs": "a phase max_bs other than its largest size: vLLM's max_cudagraph_capture_size is "
+              "the largest size of the one list",
+    "padding": "--disable-cuda-graph-padding: vLLM always pads a batch up to a captured size",
+    "option": "SGLang-only graph options (--enable-cudagraph-gc, --debug-cuda-graph)",
+    "prefill-extra": "prefill max_context_size, max_seq_len, full_prefill_max_req, "
+                     "full_prefill_prefix_chunk_tokens",
+}
+_PREFILL_EXTRAS = ("max_context_size", "max_seq_len", "full_prefill_max_req",
+                   "full_prefill_prefix_chunk_tokens")
+#: Options ``--emit vllm`` maps (the rest are SGLang-only).
+_VLLM_OPTIONS = ("disable_padding", "enable_torch_compile", "torch_compile_max_bs")
+
+
+def _tokens_per_request(plan: Plan) -> int:
+    return int(plan.units["decode"].get("tokens_per_request") or 1)
+
+
+def decode_sizes_as(plan: Plan, sizes: list[int], unit: str, target: str) -> list[int]:
+    """The plan's decode ``sizes`` counted in ``unit`` (``requests`` or ``tokens``).
+
+    Requests become tokens by multiplying with the tokens per request; tokens become requests
+    only when every size is a whole number of requests, else an :class:`InputError` naming
+    the phase.
+    """
+    have, width = plan.size_unit("decode"), _tokens_per_request(plan)
+    if have == unit or width == 1:
+        return list(sizes)
+    if unit == "tokens":
+        return [size * width for size in sizes]
+    odd = [size for size in sizes if size % width]
+    if odd:
+        raise InputError(
+            f"cannot convert the decode phase: its sizes count tokens ({width} per request "
+            f"under speculative decoding) and {odd[:5]} are not whole numbers of requests, "
+            f"which {target}'s decode sizes count", where=f"--emit {target}",
+            hint=f"give decode capture sizes that are multiples of {width}")
+    return [size // width for size in sizes]
 
 
 def sglang_config(plan: Plan) -> dict[str, dict[str, Any]]:
     """The ``--cuda-graph-config`` document that pins the plan's configuration exactly."""
     doc: dict[str, dict[str, Any]] = {}
     for phase, values in plan.config.items():
-        body: dict[str, Any] = {"backend": values["backend"]}
-        if values["backend"] != "disabled":
-            for key, value in values.items():
-                if key in ("backend", "max_bs") or value is None:
-                    continue
-                body[key] = value
+        # Every key is pinned, disabled phases included: SGLang 0.5.23 derives an unset prefill
+        # max_bs from the chunked-prefill size (python/sglang/srt/arg_groups/memory_hook.py:
+        # handle_gpu_memory_settings) and fills an unset list from its own generator, so
+        # anything left out is re-derived, not kept.
+        body = {key: value for key, value in values.items() if value is not None}
+        if phase == "decode" and plan.size_unit("decode") != "requests":
+            if body.get("bs") is not None:
+                body["bs"] = decode_sizes_as(plan, body["bs"], "requests", "sglang")
+            if body.get("max_bs") is not None:
+                body["max_bs"] = decode_sizes_as(plan, [body["max_bs"]], "requests", "sglang")[0]
         doc[phase] = body
     return doc
 
@@ -44,26 +103,57 @@ def sglang_args(plan: Plan) -> list[str]:
     return args
 
 
+def _phase_tokens(plan: Plan, phase: str, sizes: list[int]) -> list[int]:
+    return decode_sizes_as(plan, sizes, "tokens", "vllm") if phase == "decode" else list(sizes)
+
+
 def vllm_args(plan: Plan) -> tuple[list[str], list[str]]:
-    """The closest vLLM ``--compilation-config`` and what it cannot express."""
+    """vLLM's ``--compilation-config`` for the plan, and one note per thing vLLM cannot say."""
     from cgconfig.dialects.vllm_modes import phases_to_mode
 
-    decode, prefill = plan.capture["decode"], plan.capture["prefill"]
+    decode, prefill = plan.config["decode"], plan.config["prefill"]
     mode, lost = phases_to_mode(decode["backend"], prefill["backend"])
-    notes = list(lost)
+    notes = [f"[mode] {note}" for note in lost]
     config: dict[str, Any] = {"cudagraph_mode": mode.name}
-    sizes = sorted(set(decode["sizes"]) | set(prefill["sizes"]))
+    lists = {phase: _phase_tokens(plan, phase, plan.config[phase]["bs"] or [])
+             for phase in ("decode", "prefill") if plan.config[phase]["backend"] != "disabled"}
+    sizes = sorted({size for phase_sizes in lists.values() for size in phase_sizes})
     if sizes:
         config["cudagraph_capture_sizes"] = sizes
         config["max_cudagraph_capture_size"] = sizes[-1]
-    if decode["sizes"] and prefill["sizes"]:
-        notes.append("vLLM has one capture-size list for decode (requests) and mixed batches "
-                     "(tokens): the union of both phases' sizes is emitted")
+    if len({tuple(v) for v in lists.values()}) > 1:
+        notes.append("[one-list] " + ", ".join(f"{p} has {len(v)} sizes" for p, v in lists.items())
+                     + f" (tokens); vLLM has one list for both: their union ({len(sizes)} sizes) "
+                     "is emitted and each phase captures all of it")
+    for phase, phase_sizes in lists.items():
+        max_bs = plan.config[phase]["max_bs"]
+        top = _phase_tokens(plan, phase, [max_bs])[0] if max_bs is not None else None
+        if phase_sizes and top is not None and top != max(phase_sizes):
+            notes.append(f"[max-bs] {phase} max_bs {max_bs} is not its largest size "
+                         f"{max(plan.config[phase]['bs'])}: vLLM's ceiling is the largest size")
     if plan.options["disable_padding"]:
-        notes.append("--disable-cuda-graph-padding has no vLLM equivalent (vLLM always pads)")
+        notes.append("[padding] --disable-cuda-graph-padding has no vLLM equivalent "
+                     "(vLLM always pads)")
     if plan.options["enable_torch_compile"]:
-        config["compile_sizes"] = plan.capture["decode"]["compile_sizes"]
+        config["compile_sizes"] = _phase_tokens(plan, "decode",
+                                                plan.capture["decode"]["compile_sizes"])
+    for key, value in plan.options.items():
+        if key not in _VLLM_OPTIONS and value != default_value(f"options.{key}"):
+            notes.append(f"[option] options.{key}={value!r} has no vLLM equivalent")
+    for key in _PREFILL_EXTRAS:
+        if prefill.get(key) is not None:
+            notes.append(f"[prefill-extra] prefill.{key}={prefill[key]!r} has no vLLM equivalent")
     return ["--compilation-config", json.dumps(config, separators=(",", ":"))], notes
+
+
+def sglang_words(plan: Plan) -> tuple[str, list[str]]:
+    """``--emit sglang``'s flags as shell words, or ``""`` and the reason when the plan's decode
+    sizes are not whole numbers of requests (a vLLM line's tokens): for ``--emit env``, whose
+    other variables still hold."""
+    try:
+        return shlex.join(sglang_args(plan)), []
+    except InputError as error:
+        return "", [f"CGCONFIG_SGLANG_ARGS and CGCONFIG_CUDA_GRAPH_CONFIG are empty: {error}"]
 
 
 def env_lines(plan: Plan) -> list[str]:
@@ -74,7 +164,8 @@ def env_lines(plan: Plan) -> list[str]:
         upper = phase.upper()
         lines.append(f"export CGCONFIG_{upper}_BACKEND={shlex.quote(cap['backend'])}")
         lines.append(f"export CGCONFIG_{upper}_SIZES={shlex.quote(' '.join(map(str, cap['sizes'])))}")
-    lines.append(f"export CGCONFIG_SGLANG_ARGS={shlex.quote(shlex.join(sglang_args(plan)))}")
+        lines.append(f"export CGCONFIG_{upper}_UNIT={shlex.quote(plan.size_unit(phase))}")
+    lines.append(f"export CGCONFIG_SGLANG_ARGS={shlex.quote(sglang_words(plan)[0])}")
     lines.append(f"export CGCONFIG_DOWNGRADED={'1' if plan.downgraded else '0'}")
     return lines
 
@@ -87,5 +178,5 @@ def emit_plan(plan: Plan, target: str) -> tuple[str, list[str]]:
         args, notes = vllm_args(plan)
         return shlex.join(args) + "\n", notes
     if target == "env":
-        return "\n".join(env_lines(plan)) + "\n", []
+        return "\n".join(env_lines(plan)) + "\n", sglang_words(plan)[1]
     raise ValueError(f"unknown emit target {target!r}")

@@ -16,6 +16,7 @@ from cgconfig.provenance import ChainEntry
 SCHEMA_VERSION = 1
 
 RuleKind = Literal["policy", "constraint", "resolver"]
+SizeUnit = Literal["requests", "tokens"]
 Outcome = Literal["applied", "skipped-locked", "overrode-lock", "refused", "warned", "advised"]
 
 
@@ -87,6 +88,29 @@ class Decision:
         return self.outcome in ("applied", "overrode-lock") and bool(self.changes) and (
             self.kind != "resolver")
 
+    @property
+    def overrode_input(self) -> bool:
+        """Whether this decision changed a value the user set (what plain ``--check`` refuses)."""
+        return self.outcome == "overrode-lock" and bool(self.changes)
+
+
+def phase_units(derived: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """What each phase's sizes count, from the resolution's derived values.
+
+    SGLang 0.5.23 sizes decode graphs by requests (each verifying ``request_width`` tokens
+    under speculative decoding: ``cuda_graph_runner``'s ``num_tokens_per_bs``) and prefill
+    graphs by tokens. vLLM 0.33.0 has one capture-size list counting tokens: a uniform decode
+    step of N requests is N * (1 + num_speculative_tokens) tokens
+    (``CompilationConfig.adjust_cudagraph_sizes_for_spec_decode``). TensorRT-LLM's
+    ``cuda_graph_config.batch_sizes`` count requests.
+    """
+    if derived.get("dialect") == "vllm":
+        decode: dict[str, Any] = {"counts": "tokens",
+                                  "tokens_per_request": derived.get("vllm_tokens_per_request", 1)}
+    else:
+        decode = {"counts": "requests", "tokens_per_request": derived.get("request_width", 1)}
+    return {"decode": decode, "prefill": {"counts": "tokens"}}
+
 
 @dataclass
 class Plan:
@@ -105,6 +129,9 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     """Facts about the inputs worth a line on stderr that are not deprecations."""
     ignored_args: list[str] = field(default_factory=list)
+    units: dict[str, dict[str, Any]] = field(default_factory=lambda: phase_units({}))
+    """Per phase, what its sizes count (``requests`` or ``tokens``) and, for decode, the tokens
+    one request takes in a step (``tokens_per_request``): see :func:`phase_units`."""
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -123,6 +150,7 @@ class Plan:
             "deprecations": self.deprecations,
             "notes": self.notes,
             "ignored_args": self.ignored_args,
+            "units": self.units,
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -138,9 +166,14 @@ class Plan:
         """The resolved backend of a phase."""
         return str(self.config[_phase(phase)]["backend"])
 
+    def size_unit(self, phase: str) -> SizeUnit:
+        """What a phase's sizes count: ``requests`` or ``tokens``."""
+        unit: SizeUnit = self.units[_phase(phase)]["counts"]
+        return unit
+
     @property
     def downgraded(self) -> bool:
-        """True when any rule changed the configuration (``--check`` exits 10 then)."""
+        """True when any rule changed the configuration (``--check=any`` exits 10 then)."""
         return any(d.downgraded for d in self.decisions)
 
 

@@ -84,6 +84,15 @@ class PhaseCaptureDoc(BaseModel):
     """Decode only: the capture filter's inputs (multiple, request width, pool size)."""
 
 
+class PhaseUnitDoc(BaseModel):
+    """What one phase's sizes count."""
+
+    model_config = _DOC
+    counts: Literal["requests", "tokens"]
+    tokens_per_request: int | None = None
+    """Decode only: tokens one request takes in a step (1, or the speculative width)."""
+
+
 class PlanDocument(BaseModel):
     """``cgconfig resolve -o json``, schema version 1."""
 
@@ -105,3 +114,6 @@ class PlanDocument(BaseModel):
     notes: list[str] = []
     """Facts about the inputs that are not deprecations (vLLM's capture-size truncation)."""
     ignored_args: list[str]
+    units: dict[Literal["decode", "prefill"], PhaseUnitDoc] | None = None
+    """What each phase's sizes count: SGLang decode requests, SGLang prefill and all vLLM sizes
+    tokens (absent from plans written before it was added)."""

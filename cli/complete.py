@@ -100,7 +100,7 @@ def _flag_candidates(command: str, previous: str, current: str) -> list[str]:
     index = {**flag_index(), **{s: f for f in CLI_FLAGS for s in (f.name, *f.aliases)}}
     flag = index.get(previous)
     if flag is not None and flag.takes_value:
-        if flag.name in ("--disable-rule", "--allow-override"):
+        if flag.name in ("--disable-rule", "--allow-override", "--allow"):
             return [r for r in rule_ids() if r.startswith(current)]
         if flag.choices:
             return [c for c in flag.choices if c.startswith(current)]

@@ -141,12 +141,13 @@ def vllm_launch_args(argv: list[str], plan: Plan) -> tuple[list[str], list[str]]
 def launch_env_lines(argv: list[str], plan: Plan) -> tuple[list[str], list[str]]:
     """The extra ``export`` lines of ``--emit env`` and notes for stderr."""
     from cgconfig.cli.options import HOST_FLAGS
-    from cgconfig.emit import sglang_config
+    from cgconfig.emit import sglang_config, sglang_words
     from cgconfig.sources.command_line import split_command_line
 
     dialect = split_command_line(argv, HOST_FLAGS).dialect
     vllm, notes = vllm_launch_args(argv, plan)
-    graph_config = json.dumps(sglang_config(plan), separators=(",", ":"))
+    graph_config = (json.dumps(sglang_config(plan), separators=(",", ":"))
+                    if sglang_words(plan)[0] else "")
     lines = [
         f"export CGCONFIG_SERVER_ARGS={shlex.quote(shlex.join(server_argv(argv, dialect)))}",
         f"export CGCONFIG_VLLM_ARGS={shlex.quote(shlex.join(vllm))}",

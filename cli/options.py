@@ -1,5 +1,5 @@
-"""Flags only the CLI reads (output format, emitter, ``--check``, ``--all``), parsed once into a
-typed :class:`CliOptions`.
+"""Flags only the CLI reads (output format, emitter, ``--check``, ``--allow``, ``--all``), parsed
+once into a typed :class:`CliOptions`.
 
 The splitter hands these tokens to the CLI (``HOST_FLAGS`` is their arity table) before any
 source runs, so a bad input can already be reported in the requested format.
@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, cast
 
+from cgconfig.check import CHECK_LEVELS, CheckLevel
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.flags import Flag
 from cgconfig.sources.split import DialectFlags, Part
@@ -21,7 +22,11 @@ EmitTarget = Literal["sglang", "vllm", "env"]
 CLI_FLAGS: tuple[Flag, ...] = (
     Flag("--output", "setting", "choice", "Output format: table, json or yaml.",
          choices=("table", "json", "yaml"), aliases=("-o",)),
-    Flag("--check", "setting", "switch", "Exit 10 when any rule downgraded the configuration."),
+    Flag("--check", "setting", "switch", "Exit 10 when a constraint overrode a value you set; "
+         "--check=any: when any rule changed anything from the inputs.",
+         choices=CHECK_LEVELS),
+    Flag("--allow", "setting", "repeat", "--check: excuse rule ID (repeatable).",
+         metavar="RULE_ID"),
     Flag("--emit", "setting", "choice", "Print engine flags for the plan instead of the plan.",
          choices=("sglang", "vllm", "env")),
     Flag("--all", "setting", "switch",
@@ -43,7 +48,10 @@ class CliOptions:
 
     output: OutputFormat = "table"
     emit: EmitTarget | None = None
-    check: bool = False
+    check: CheckLevel | None = None
+    """``--check`` (``overrides``) or ``--check=LEVEL``; None without ``--check``."""
+    allow: tuple[str, ...] = ()
+    """``--allow RULE_ID``: rules ``--check`` excuses."""
     show_all: bool = False
     show: Literal["sizes"] | None = None
     """``--show sizes``: draw the sizes on a log-scale strip under the table."""
@@ -71,10 +79,17 @@ def _choice(flag: Flag, spelling: str, value: str | None) -> str:
     return value
 
 
+def _check_level(value: str | bool | None) -> CheckLevel | None:
+    if value is None:
+        return None
+    return "overrides" if value is True else cast(CheckLevel, value)
+
+
 def parse_options(part: Part | None) -> CliOptions:
     """Parse the CLI's tokens (from :func:`~cgconfig.sources.split.split_argv`)."""
     tokens = part.tokens if part is not None else []
     values: dict[str, str | bool] = {}
+    allow: list[str] = []
     given: list[str] = []
     i = 0
     while i < len(tokens):
@@ -83,16 +98,23 @@ def parse_options(part: Part | None) -> CliOptions:
         given.append(spelling)
         key = flag.name.lstrip("-")
         if not flag.takes_value:
-            if eq:
+            if eq and not flag.choices:
                 raise InputError(f"{spelling} is a switch and takes no value (got {inline!r})",
                                  where=spelling)
-            values[key] = True
+            # A switch with levels takes its level inline only (``--check=any``).
+            values[key] = _choice(flag, spelling, inline) if eq else True
             i += 1
             continue
         value = inline if eq else (tokens[i + 1] if i + 1 < len(tokens) else None)
-        values[key] = _choice(flag, spelling, value)
+        if flag.value == "repeat":
+            if not value:
+                raise InputError("expects a rule id", where=spelling)
+            allow.append(value)
+        else:
+            values[key] = _choice(flag, spelling, value)
         i += 1 if eq else 2
     return CliOptions(output=cast(OutputFormat, values.get("output", "table")),
                       emit=cast("EmitTarget | None", values.get("emit")),
-                      check=bool(values.get("check")), show_all=bool(values.get("all")),
+                      check=_check_level(values.get("check")), allow=tuple(allow),
+                      show_all=bool(values.get("all")),
                       show=cast('Literal["sizes"] | None', values.get("show")), given=tuple(given))

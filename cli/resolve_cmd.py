@@ -19,7 +19,10 @@ def run_resolve(argv: list[str]) -> int:
 
         split = split_command_line(argv, HOST_FLAGS)
         options = parse_options(split.parts.get(HOST_FLAGS.owner))
-        plan = resolve_request(request_from_split(split)[0])
+        request = request_from_split(split)[0]
+        if options.allow:
+            _validate_allow(options.allow, request.rule_files)
+        plan = resolve_request(request)
     except CgConfigError as error:
         return report(error, as_json=options.as_json)
     for message in plan.deprecations:
@@ -32,16 +35,21 @@ def run_resolve(argv: list[str]) -> int:
     if options.emit:
         from cgconfig.emit import emit_plan
 
-        text, notes = emit_plan(plan, options.emit)
-        if options.emit == "env":  # plus what a launch script hands the server (cli/launch_args.py)
-            from cgconfig.cli.launch_args import launch_env_lines
+        try:
+            text, notes = emit_plan(plan, options.emit)
+            vllm_notes: list[str] = []
+            if options.emit == "env":  # plus what a launch script hands the server
+                from cgconfig.cli.launch_args import launch_env_lines
 
-            lines, vllm_notes = launch_env_lines(argv, plan)
-            text += "".join(line + "\n" for line in lines)
-            for message in vllm_notes:
-                note("not expressible in vllm", message)
-        for message in notes:
-            note(f"not expressible in {options.emit}", message)
+                lines, vllm_notes = launch_env_lines(argv, plan)
+                text += "".join(line + "\n" for line in lines)
+        except CgConfigError as error:
+            return report(error, as_json=options.as_json)
+        for message in vllm_notes:
+            note("not expressible in vllm", message)
+        for message in notes:  # env's own notes are about its SGLang variables
+            note(f"not expressible in {'sglang' if options.emit == 'env' else options.emit}",
+                 message)
         sys.stdout.write(text)
     else:
         from cgconfig.cli.render import render_plan
@@ -51,8 +59,18 @@ def run_resolve(argv: list[str]) -> int:
             from cgconfig.cli.size_strip import print_plan_sizes
 
             print_plan_sizes(plan)
-    if options.check and plan.downgraded:
-        rules = sorted({d.rule for d in plan.decisions if d.downgraded})
-        note("check", f"the configuration was downgraded by {', '.join(rules)}")
-        return EXIT_DOWNGRADED
+    if options.check:
+        from cgconfig.check import check_failures, failure_message
+
+        failures = check_failures(plan, options.check, options.allow)
+        if failures:
+            note("check", failure_message(failures, options.check))
+            return EXIT_DOWNGRADED
     return 0
+
+
+def _validate_allow(allow: tuple[str, ...], rule_files: list[str]) -> None:
+    from cgconfig.check import validate_allowed
+    from cgconfig.rules.loading import load_rules_for_resolve
+
+    validate_allowed(allow, (r.id for r in load_rules_for_resolve(rule_files).compiled()))

@@ -9,15 +9,22 @@
 # --model-arch, --deployment, --check, ...) and the graph flags that the plan's
 # --cuda-graph-config replaces; then the plan's flags. SGLANG_SERVER_CMD replaces the server
 # command (tests use a stand-in); CGCONFIG_DEPLOYMENT names a deployment file;
-# CGCONFIG_CHECK=0 lets downgrades through.
+# CGCONFIG_CHECK=0 lets overrides through,
+# CGCONFIG_CHECK=any also stops on intended policies.
 set -euo pipefail
 
 server_cmd=${SGLANG_SERVER_CMD:-"python -m sglang.launch_server"}
 extra=(--dialect sglang --ignore-unknown-args)
 [[ -n "${CGCONFIG_DEPLOYMENT:-}" ]] && extra+=(--deployment "$CGCONFIG_DEPLOYMENT")
-[[ "${CGCONFIG_CHECK:-1}" == "1" ]] && extra+=(--check)
+case "${CGCONFIG_CHECK:-1}" in
+  1) extra+=(--check) ;;          # stop when a constraint overrode a value you set
+  any) extra+=(--check=any) ;;    # stop on any change from your inputs
+  0) ;;
+  *) echo "launch_sglang: CGCONFIG_CHECK=${CGCONFIG_CHECK}: allowed: 1, any, 0" >&2; exit 2 ;;
+esac
 
-# 1. Fail fast: bad input exits 2, --strict conflicts 3, --check downgrades 10.
+# 1. Fail fast: bad input exits 2, --strict conflicts 3, --check 10 (a constraint overrode
+#    a value you set; add --allow RULE_ID to accept one).
 plan_env=$(cgconfig resolve --emit env "${extra[@]}" "$@") || {
   status=$?
   echo "launch_sglang: cgconfig refused the configuration (exit $status); see above" >&2

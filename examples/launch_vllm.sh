@@ -11,8 +11,8 @@
 # (--compilation-config/-cc and -cc.KEY, --cudagraph-capture-sizes,
 # --max-cudagraph-capture-size); your compilation-config keys without a graph effect are kept
 # inside the plan's --compilation-config. VLLM_SERVER_CMD replaces `vllm serve` (tests use a
-# stand-in); CGCONFIG_DEPLOYMENT names a deployment file; CGCONFIG_CHECK=0 lets downgrades
-# through.
+# stand-in); CGCONFIG_DEPLOYMENT names a deployment file; CGCONFIG_CHECK=0 lets
+# overrides through, CGCONFIG_CHECK=any also stops on intended policies.
 set -euo pipefail
 
 server_cmd=${VLLM_SERVER_CMD:-"vllm serve"}
@@ -20,9 +20,15 @@ model=()
 if [[ $# -gt 0 && "$1" != -* ]]; then model=("$1"); shift; fi
 extra=(--dialect vllm --ignore-unknown-args)
 [[ -n "${CGCONFIG_DEPLOYMENT:-}" ]] && extra+=(--deployment "$CGCONFIG_DEPLOYMENT")
-[[ "${CGCONFIG_CHECK:-1}" == "1" ]] && extra+=(--check)
+case "${CGCONFIG_CHECK:-1}" in
+  1) extra+=(--check) ;;          # stop when a constraint overrode a value you set
+  any) extra+=(--check=any) ;;    # stop on any change from your inputs
+  0) ;;
+  *) echo "launch_vllm: CGCONFIG_CHECK=${CGCONFIG_CHECK}: allowed: 1, any, 0" >&2; exit 2 ;;
+esac
 
-# 1. Fail fast: bad input exits 2, --strict conflicts 3, --check downgrades 10.
+# 1. Fail fast: bad input exits 2, --strict conflicts 3, --check 10 (a constraint overrode
+#    a value you set; add --allow RULE_ID to accept one).
 plan_env=$(cgconfig resolve --emit env "${extra[@]}" "$@") || {
   status=$?
   echo "launch_vllm: cgconfig refused the configuration (exit $status); see above" >&2

@@ -20,7 +20,7 @@ from cgconfig.facts import Facts, validate_facts
 from cgconfig.fields.constants import PHASES
 from cgconfig.fields.table import all_config_keys, keys_per_phase
 from cgconfig.locks import LockPolicy
-from cgconfig.plan import Plan
+from cgconfig.plan import Plan, phase_units
 from cgconfig.resolve.capture import capture
 from cgconfig.resolve.request import ResolveRequest, RuleSetLike
 from cgconfig.resolve.sglang_sizing import fill_prefill_sizes
@@ -103,7 +103,7 @@ def _plan(run: Run) -> None:
         warnings=[*draft.warnings],
         facts=facts_out, fact_sources=dict(sorted(request.fact_sources.items())),
         deprecations=list(request.deprecations), notes=list(request.notes),
-        ignored_args=list(request.ignored_args),
+        ignored_args=list(request.ignored_args), units=phase_units(draft.derived),
     )
 
 

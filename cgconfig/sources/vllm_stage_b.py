@@ -44,6 +44,8 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
     """
 
     def hook(draft: Draft) -> None:
+        # vLLM's sizes count tokens: a decode step takes 1 + num_spec per request (plan units).
+        draft.derived["vllm_tokens_per_request"] = 1 + num_spec
         mode = modes.phases_to_mode(draft.get("decode.backend"),
                                     draft.get("prefill.backend")).mode
         original = mode

@@ -251,23 +251,65 @@ def test_unknown_flag_in_launch_line_ignored_with_ignore_unknown_args(capsys) ->
 # --- --check ------------------------------------------------------------------------------
 
 
-def test_check_exits_10_when_a_rule_downgrades(capsys) -> None:
-    rc, out, err = run(["resolve", "--check", "-o", "json", "--disaggregation-mode", "prefill"],
+def test_check_any_exits_10_when_a_rule_downgrades(capsys) -> None:
+    rc, out, err = run(["resolve", "--check=any", "-o", "json", "--disaggregation-mode", "prefill"],
                        capsys)
     assert rc == 10
     assert json.loads(out)["config"]["decode"]["backend"] == "disabled"
-    assert "cgconfig: check:" in err
+    assert "cgconfig: check: the configuration was changed from the inputs by " \
+        "role.prefill-instance-no-decode; to accept it: --allow role.prefill-instance-no-decode" in err
+
+
+def test_plain_check_lets_an_intended_policy_through(capsys) -> None:
+    rc, out, err = run(["resolve", "--check", "-o", "json", "--disaggregation-mode", "prefill"],
+                       capsys)
+    assert rc == 0 and "check:" not in err
+    assert json.loads(out)["config"]["decode"]["backend"] == "disabled"
+
+
+def test_plain_check_exits_10_when_a_constraint_overrides_a_user_value(capsys) -> None:
+    argv = ["resolve", "--check", "-o", "json", "--attention-backend", "torch_native",
+            "--cuda-graph-backend-decode", "full"]
+    rc, _, err = run(argv, capsys)
+    assert rc == 10
+    assert "check: attention.torch-native-eager overrode what you set " \
+        "(--cuda-graph-backend-decode)" in err
+    rc, _, _ = run([*argv, "--allow", "attention.torch-native-eager"], capsys)
+    assert rc == 0
+    rc, _, _ = run([*argv[:2], "--check=overrides", *argv[2:]], capsys)
+    assert rc == 10
+
+
+def test_check_levels_on_a_vllm_override(capsys) -> None:
+    argv = ["resolve", "--dialect", "vllm", "-o", "json", "-cc", '{"cudagraph_mode":"FULL"}',
+            "--vllm-attention-backend", "FLASHINFER"]
+    rc, _, err = run([*argv, "--check"], capsys)
+    assert rc == 10 and "vllm.B2" in err
+    rc, _, _ = run([*argv, "--check", "--allow", "vllm.B2"], capsys)
+    assert rc == 0
 
 
 def test_check_exits_0_without_downgrade(capsys) -> None:
-    rc, _, _ = run(["resolve", "--check", "-o", "json", "--gpu-memory-gib", "80"], capsys)
+    rc, _, _ = run(["resolve", "--check=any", "-o", "json", "--gpu-memory-gib", "80"], capsys)
     assert rc == 0
 
 
-def test_check_exits_0_when_the_policy_was_skipped_for_a_lock(capsys) -> None:
-    rc, _, _ = run(["resolve", "--check", "-o", "json", "--disaggregation-mode", "prefill",
+def test_check_any_exits_0_when_the_policy_was_skipped_for_a_lock(capsys) -> None:
+    rc, _, _ = run(["resolve", "--check=any", "-o", "json", "--disaggregation-mode", "prefill",
                     "--cuda-graph-backend-decode", "full"], capsys)
     assert rc == 0
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--check=anny"], "--check: invalid value 'anny'; did you mean 'any'?; allowed: overrides, any"),
+    (["--check", "--allow", "role.prefil-instance-no-decode"],
+     "--allow: unknown rule 'role.prefil-instance-no-decode'; did you mean "
+     "'role.prefill-instance-no-decode'?"),
+    (["--allow"], "--allow: expects a rule id"),
+])
+def test_check_and_allow_bad_input_is_one_line(argv: list[str], message: str, capsys) -> None:
+    rc, _, err = run(["resolve", *argv], capsys)
+    assert rc == 2 and message in err and len(err.strip().splitlines()) == 1
 
 
 # --- import budget ------------------------------------------------------------------------

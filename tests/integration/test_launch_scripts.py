@@ -62,17 +62,51 @@ def test_sglang_server_gets_the_users_flags_and_the_plans(server: tuple[str, Pat
     assert config["decode"]["bs"][-1] == 64 and config["prefill"]["bs"] == [4, 8, 16]
 
 
-def test_sglang_script_refuses_a_downgrade_and_bad_input(server: tuple[str, Path]) -> None:
+def test_sglang_script_refuses_an_override_and_bad_input(server: tuple[str, Path]) -> None:
     command, record = server
-    out = launch("launch_sglang.sh", ["--disaggregation-mode", "prefill"],
-                 SGLANG_SERVER_CMD=command)
+    overridden = ["--attention-backend", "torch_native", "--cuda-graph-backend-decode", "full"]
+    out = launch("launch_sglang.sh", overridden, SGLANG_SERVER_CMD=command)
     assert out.returncode == 10 and not record.exists()
+    assert "attention.torch-native-eager overrode what you set (--cuda-graph-backend-decode)" \
+        in out.stderr
     out = launch("launch_sglang.sh", ["--cuda-graph-max-bs-decode", "abc"],
                  SGLANG_SERVER_CMD=command)
     assert out.returncode == 2 and not record.exists()
-    out = launch("launch_sglang.sh", ["--disaggregation-mode", "prefill"],
-                 SGLANG_SERVER_CMD=command, CGCONFIG_CHECK="0")
+    out = launch("launch_sglang.sh", [], SGLANG_SERVER_CMD=command,
+                 CGCONFIG_CHECK="yes")
+    assert out.returncode == 2 and "CGCONFIG_CHECK=yes" in out.stderr and not record.exists()
+    out = launch("launch_sglang.sh", [*overridden, "--allow", "attention.torch-native-eager"],
+                 SGLANG_SERVER_CMD=command)
+    assert out.returncode == 0 and "--allow" not in json.loads(record.read_text())
+    record.unlink()
+    out = launch("launch_sglang.sh", overridden, SGLANG_SERVER_CMD=command, CGCONFIG_CHECK="0")
     assert out.returncode == 0 and record.exists()
+
+
+#: A standard DeepSeek-V3 prefill server of a disaggregated deployment (8x H200).
+DEEPSEEK_V3_PREFILL = ["--model-path", "deepseek-ai/DeepSeek-V3", "--tp", "8",
+                       "--disaggregation-mode", "prefill", "--trust-remote-code",
+                       "--host", "0.0.0.0", "--port", "30000",
+                       "--disaggregation-ib-device", "mlx5_1"]
+DEEPSEEK_V3_FACTS = ["--model-arch", "DeepseekV3ForCausalLM", "--use-mla", "--gpu-memory-gib", "141"]
+
+
+def test_sglang_script_starts_a_deepseek_v3_prefill_server(server: tuple[str, Path]) -> None:
+    """The prefill role drops decode graphs on purpose (a policy): plain --check lets it start,
+    --check=any (CGCONFIG_CHECK=any) still stops on it."""
+    command, record = server
+    out = launch("launch_sglang.sh", [*DEEPSEEK_V3_PREFILL, *DEEPSEEK_V3_FACTS],
+                 SGLANG_SERVER_CMD=command)
+    assert out.returncode == 0, out.stderr
+    received = json.loads(record.read_text())
+    assert received[:len(DEEPSEEK_V3_PREFILL)] == DEEPSEEK_V3_PREFILL
+    config = json.loads(received[received.index("--cuda-graph-config") + 1])
+    assert config["decode"]["backend"] == "disabled" and config["prefill"]["backend"] != "disabled"
+    record.unlink()
+    out = launch("launch_sglang.sh", [*DEEPSEEK_V3_PREFILL, *DEEPSEEK_V3_FACTS],
+                 SGLANG_SERVER_CMD=command, CGCONFIG_CHECK="any")
+    assert out.returncode == 10 and "role.prefill-instance-no-decode" in out.stderr
+    assert not record.exists()
 
 
 def test_vllm_server_gets_the_users_flags_and_the_plans(server: tuple[str, Path]) -> None:
@@ -126,7 +160,8 @@ def test_emit_env_is_safe_to_source(shell: str, tmp_path: Path) -> None:
 
 
 def test_server_argv_strips_only_what_cgconfig_owns() -> None:
-    line = ["--model-path", "m", "-o", "json", "--check", "--rules", "a.yaml", "--deployment=d.yaml",
+    line = ["--model-path", "m", "-o", "json", "--check", "--allow", "x.y", "--check=any", "--rules",
+            "a.yaml", "--deployment=d.yaml",
             "--cuda-graph-bs-decode", "1", "2", "4", "--dp", "2", "--use-mla", "--port", "1"]
     assert server_argv(line, "sglang") == ["--model-path", "m", "--dp", "2", "--port", "1"]
     vllm = ["m", "-cc.cudagraph_mode=FULL", "--cudagraph-capture-sizes", "1", "2", "--enforce-eager",
