@@ -38,7 +38,19 @@ VLLM_INEXPRESSIBLE: dict[str, str] = {
     "option": "SGLang-only graph options (--enable-cudagraph-gc, --debug-cuda-graph)",
     "prefill-extra": "prefill max_context_size, max_seq_len, full_prefill_max_req, "
                      "full_prefill_prefix_chunk_tokens",
+    "compile-mode": "piecewise graphs (PIECEWISE, FULL_AND_PIECEWISE) under a compilation mode "
+                    "other than VLLM_COMPILE: vLLM turns a requested PIECEWISE into NONE and "
+                    "FULL_AND_PIECEWISE into FULL_DECODE_ONLY "
+                    "(VllmConfig._normalize_piecewise_cudagraph_mode), though its worker can "
+                    "reach them later from another request",
+    "empty-sizes": "graphs on with no capture size (every size above max_num_batched_tokens): "
+                   "vLLM refuses an empty cudagraph_capture_sizes; NONE, which captures the same "
+                   "nothing, is emitted",
 }
+#: Compilation-config keys the plan decides; a user's other keys are kept around them.
+VLLM_GRAPH_KEYS = ("cudagraph_mode", "cudagraph_capture_sizes", "max_cudagraph_capture_size")
+_VLLM_COMPILE = 3
+"""``CompilationMode.VLLM_COMPILE``, the only mode with piecewise graphs."""
 _PREFILL_EXTRAS = ("max_context_size", "max_seq_len", "full_prefill_max_req",
                    "full_prefill_prefix_chunk_tokens")
 #: Options ``--emit vllm`` maps (the rest are SGLang-only).
@@ -107,18 +119,33 @@ def _phase_tokens(plan: Plan, phase: str, sizes: list[int]) -> list[int]:
     return decode_sizes_as(plan, sizes, "tokens", "vllm") if phase == "decode" else list(sizes)
 
 
-def vllm_args(plan: Plan) -> tuple[list[str], list[str]]:
-    """vLLM's ``--compilation-config`` for the plan, and one note per thing vLLM cannot say."""
-    from cgconfig.dialects.vllm_modes import phases_to_mode
+def vllm_args(plan: Plan, user_config: dict[str, Any] | None = None
+              ) -> tuple[list[str], list[str]]:
+    """vLLM's ``--compilation-config`` for the plan, around the keys of ``user_config`` (the
+    user's own compilation config) that are not graph keys, and one note per thing vLLM cannot
+    say (tagged as in :data:`VLLM_INEXPRESSIBLE`)."""
+    from cgconfig.dialects.vllm_modes import CudaGraphMode, phases_to_mode
 
     decode, prefill = plan.config["decode"], plan.config["prefill"]
     mode, lost = phases_to_mode(decode["backend"], prefill["backend"])
     notes = [f"[mode] {note}" for note in lost]
-    config: dict[str, Any] = {"cudagraph_mode": mode.name}
+    config = {k: v for k, v in (user_config or {}).items() if k not in VLLM_GRAPH_KEYS}
     lists = {phase: _phase_tokens(plan, phase, plan.config[phase]["bs"] or [])
              for phase in ("decode", "prefill") if plan.config[phase]["backend"] != "disabled"}
     sizes = sorted({size for phase_sizes in lists.values() for size in phase_sizes})
-    if sizes:
+    if mode is not CudaGraphMode.NONE and not sizes:
+        notes.append(f"[empty-sizes] {mode.name} with no capture size: vLLM refuses an empty "
+                     "cudagraph_capture_sizes, so NONE (which captures the same nothing) is "
+                     "emitted")
+        mode = CudaGraphMode.NONE
+    config["cudagraph_mode"] = mode.name
+    compile_mode = config.get("mode")
+    if mode.requires_piecewise() and compile_mode not in (None, _VLLM_COMPILE, "VLLM_COMPILE"):
+        notes.append(f"[compile-mode] {mode.name} needs compilation mode VLLM_COMPILE (3); with "
+                     f"mode {compile_mode!r} vLLM 0.33.0 turns a requested {mode.name} into "
+                     f"{mode.without_piecewise().name} (VllmConfig."
+                     "_normalize_piecewise_cudagraph_mode)")
+    if sizes and mode is not CudaGraphMode.NONE:
         config["cudagraph_capture_sizes"] = sizes
         config["max_cudagraph_capture_size"] = sizes[-1]
     if len({tuple(v) for v in lists.values()}) > 1:
@@ -170,12 +197,14 @@ def env_lines(plan: Plan) -> list[str]:
     return lines
 
 
-def emit_plan(plan: Plan, target: str) -> tuple[str, list[str]]:
-    """Text for ``resolve --emit TARGET`` and notes on what the target cannot express."""
+def emit_plan(plan: Plan, target: str, user_config: dict[str, Any] | None = None
+              ) -> tuple[str, list[str]]:
+    """Text for ``resolve --emit TARGET`` and notes on what the target cannot express;
+    ``user_config`` is the line's own vLLM compilation config (its non-graph keys are kept)."""
     if target == "sglang":
         return shlex.join(sglang_args(plan)) + "\n", []
     if target == "vllm":
-        args, notes = vllm_args(plan)
+        args, notes = vllm_args(plan, user_config)
         return shlex.join(args) + "\n", notes
     if target == "env":
         return "\n".join(env_lines(plan)) + "\n", sglang_words(plan)[1]

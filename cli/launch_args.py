@@ -35,8 +35,6 @@ CGCONFIG_ONLY_VLLM = {"--cudagraph-support": True, "--vllm-attention-backend": T
 #: value (``--cudagraph-capture-sizes`` takes a list).
 VLLM_GRAPH_FLAGS = {"--cudagraph-capture-sizes": True, "--max-cudagraph-capture-size": True}
 VLLM_CC_FLAGS = ("--compilation-config", "-cc")
-#: Compilation-config keys the plan decides; the user's other keys are kept.
-VLLM_GRAPH_KEYS = ("cudagraph_mode", "cudagraph_capture_sizes", "max_cudagraph_capture_size")
 
 
 def _is_flag(token: str) -> bool:
@@ -131,11 +129,7 @@ def vllm_launch_args(argv: list[str], plan: Plan) -> tuple[list[str], list[str]]
     what vLLM cannot express."""
     from cgconfig.emit import vllm_args
 
-    args, notes = vllm_args(plan)
-    planned = json.loads(args[1])
-    merged = {k: v for k, v in user_compilation_config(argv).items() if k not in VLLM_GRAPH_KEYS}
-    merged.update(planned)
-    return ["--compilation-config", json.dumps(merged, separators=(",", ":"))], notes
+    return vllm_args(plan, user_compilation_config(argv))
 
 
 def launch_env_lines(argv: list[str], plan: Plan) -> tuple[list[str], list[str]]:

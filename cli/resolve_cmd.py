@@ -33,10 +33,11 @@ def run_resolve(argv: list[str]) -> int:
         for message in plan.warnings:
             note("warning", message)
     if options.emit:
+        from cgconfig.cli.launch_args import user_compilation_config
         from cgconfig.emit import emit_plan
 
         try:
-            text, notes = emit_plan(plan, options.emit)
+            text, notes = emit_plan(plan, options.emit, user_compilation_config(argv))
             vllm_notes: list[str] = []
             if options.emit == "env":  # plus what a launch script hands the server
                 from cgconfig.cli.launch_args import launch_env_lines
