@@ -88,7 +88,8 @@ def _plan_table(plan: Plan) -> None:
         cfg, cap = plan.config[phase], plan.capture[phase]
         backend = cfg["backend"]
         style = "red" if backend == "disabled" else ("yellow" if backend == "breakable" else "green")
-        unit, width = plan.size_unit(phase), plan.units[phase].get("tokens_per_request", 1)
+        unit: str = plan.size_unit(phase)
+        width = plan.units[phase].get("tokens_per_request", 1)
         if width > 1:  # speculative decoding: say how requests and tokens relate
             unit += f", {width} per request" if unit == "tokens" else f" × {width} tokens"
         table.add_row(f"{phase} ({unit})", f"[{style}]{escape(str(backend))}[/]",

@@ -113,9 +113,9 @@ def test_vllm_emit_of_a_vllm_line_keeps_the_users_other_keys_and_names_nothing()
 
 # --- units ------------------------------------------------------------------------------------
 
-VLLM_SPEC = ["--dialect", "vllm", "--num-speculative-tokens", "3", "--max-num-seqs", "8",
+VLLM_SPECULATIVE = ["--dialect", "vllm", "--num-speculative-tokens", "3", "--max-num-seqs", "8",
              "--cudagraph-support", "UNIFORM_BATCH"]
-SGLANG_SPEC = ["--speculative-algorithm", "EAGLE", "--speculative-num-draft-tokens", "4",
+SGLANG_SPECULATIVE = ["--speculative-algorithm", "EAGLE", "--speculative-num-draft-tokens", "4",
                "--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
                "--cuda-graph-bs-decode", "1", "2", "8"]
 
@@ -123,15 +123,15 @@ SGLANG_SPEC = ["--speculative-algorithm", "EAGLE", "--speculative-num-draft-toke
 def test_each_phase_says_what_its_sizes_count() -> None:
     assert resolve_args([]).to_dict()["units"] == {
         "decode": {"counts": "requests", "tokens_per_request": 1}, "prefill": {"counts": "tokens"}}
-    assert resolve_args(SGLANG_SPEC).units["decode"] == {"counts": "requests",
+    assert resolve_args(SGLANG_SPECULATIVE).units["decode"] == {"counts": "requests",
                                                         "tokens_per_request": 4}
-    vllm = resolve_args(VLLM_SPEC)
+    vllm = resolve_args(VLLM_SPECULATIVE)
     assert vllm.units["decode"] == {"counts": "tokens", "tokens_per_request": 4}
     assert vllm.size_unit("decode") == "tokens" and vllm.size_unit("prefill") == "tokens"
 
 
 def test_vllm_token_sizes_become_sglang_request_counts() -> None:
-    plan = resolve_args(VLLM_SPEC)
+    plan = resolve_args(VLLM_SPECULATIVE)
     tokens = plan.config["decode"]["bs"]
     assert all(size % 4 == 0 for size in tokens)  # vLLM's B7 rounding
     decode = sglang_config(plan)["decode"]
@@ -141,7 +141,7 @@ def test_vllm_token_sizes_become_sglang_request_counts() -> None:
 
 
 def test_token_sizes_that_are_not_whole_requests_are_refused_naming_the_phase() -> None:
-    argv = [*VLLM_SPEC[:-2], "-cc", '{"cudagraph_mode":"PIECEWISE"}']
+    argv = [*VLLM_SPECULATIVE[:-2], "-cc", '{"cudagraph_mode":"PIECEWISE"}']
     plan = resolve_args(argv)
     with pytest.raises(InputError, match="cannot convert the decode phase"):
         sglang_args(plan)
@@ -157,7 +157,7 @@ def test_token_sizes_that_are_not_whole_requests_are_refused_naming_the_phase() 
 
 
 def test_sglang_request_counts_become_vllm_tokens() -> None:
-    plan = resolve_args([*SGLANG_SPEC, "--cuda-graph-backend-prefill", "disabled"])
+    plan = resolve_args([*SGLANG_SPECULATIVE, "--cuda-graph-backend-prefill", "disabled"])
     config = json.loads(vllm_args(plan)[0][1])
     assert config["cudagraph_capture_sizes"] == [4, 8, 32]
     assert decode_sizes_as(plan, [1, 2, 8], "requests", "vllm") == [1, 2, 8]
@@ -165,10 +165,10 @@ def test_sglang_request_counts_become_vllm_tokens() -> None:
 
 def test_the_table_header_names_the_units() -> None:
     wide = {**os.environ, "COLUMNS": "200"}
-    out = subprocess.run(["cgconfig", "resolve", *VLLM_SPEC], capture_output=True, text=True,
+    out = subprocess.run(["cgconfig", "resolve", *VLLM_SPECULATIVE], capture_output=True, text=True,
                          timeout=60, env=wide)
     assert "decode (tokens, 4 per request)" in out.stdout and "prefill (tokens)" in out.stdout
-    out = subprocess.run(["cgconfig", "resolve", *SGLANG_SPEC], capture_output=True, text=True,
+    out = subprocess.run(["cgconfig", "resolve", *SGLANG_SPECULATIVE], capture_output=True, text=True,
                          timeout=60, env=wide)
     assert "decode (requests × 4 tokens)" in out.stdout
 
