@@ -11,7 +11,7 @@ _USAGE = {
     "resolve": ("cgconfig resolve [FLAGS...]",
                 "Resolve the CUDA-graph plan: per phase, the backend and the exact sizes to "
                 "capture.\nAccepts a whole SGLang launch line. Exit codes: 0 resolved, 2 bad "
-                "input, 3 --strict conflict, 10 --check found a downgrade."),
+                "input, 3 --strict conflict, 10 --check: a constraint overrode a value you set."),
     "explain": ("cgconfig explain [KEY] [FLAGS...]",
                 "Show, for each key (or one KEY such as decode.backend), the chain from the "
                 "default\nthrough every input and rule to the final value, and why."),

@@ -38,6 +38,8 @@ def test_rule_ids() -> None:
         "role.prefill-instance-no-decode"]
     assert "role.decode-instance-no-prefill" in candidates(
         ["cgconfig", "resolve", "--disable-rule", "role."], 3)
+    assert candidates(["cgconfig", "resolve", "--check", "--allow", "role.pre"], 4) == [
+        "role.prefill-instance-no-decode"]
 
 
 def test_complete_entry_point(capsys: pytest.CaptureFixture[str]) -> None:
