@@ -48,7 +48,7 @@ def failure_message(failures: list[Decision], level: CheckLevel) -> str:
     else:
         inputs = sorted({i for d in failures for i in d.inputs}) or ["your input"]
         what = f"{', '.join(rules)} overrode what you set ({', '.join(inputs)})"
-    return what + f"; to accept it: --allow {rules[0]}"
+    return what + "; to accept it: " + " ".join(f"--allow {rule}" for rule in rules)
 
 
 def validate_allowed(allow: Iterable[str], rule_ids: Iterable[str]) -> None:
