@@ -98,11 +98,12 @@ def phase_units(derived: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """What each phase's sizes count, from the resolution's derived values.
 
     SGLang 0.5.23 sizes decode graphs by requests (each verifying ``request_width`` tokens
-    under speculative decoding: ``cuda_graph_runner``'s ``num_tokens_per_bs``) and prefill
-    graphs by tokens. vLLM 0.33.0 has one capture-size list counting tokens: a uniform decode
-    step of N requests is N * (1 + num_speculative_tokens) tokens
-    (``CompilationConfig.adjust_cudagraph_sizes_for_spec_decode``). TensorRT-LLM's
-    ``cuda_graph_config.batch_sizes`` count requests.
+    under speculative decoding: python/sglang/srt/model_executor/model_runner.py:
+    ``ModelRunner.decode_num_tokens_per_req``) and prefill graphs by tokens. vLLM 0.33.0 has
+    one capture-size list counting tokens: a uniform decode step of N requests is
+    N * (1 + num_speculative_tokens) tokens (vllm/config/compilation.py:
+    ``CompilationConfig.adjust_cudagraph_sizes_for_spec_decode``).
+    TensorRT-LLM's ``cuda_graph_config.batch_sizes`` count requests.
     """
     if derived.get("dialect") == "vllm":
         decode: dict[str, Any] = {"counts": "tokens",
