@@ -83,9 +83,11 @@ def decode_sizes_as(plan: Plan, sizes: list[int], unit: str, target: str) -> lis
     return [size // width for size in sizes]
 
 
-def sglang_config(plan: Plan) -> dict[str, dict[str, Any]]:
-    """The ``--cuda-graph-config`` document that pins the plan's configuration exactly."""
+def sglang_config_notes(plan: Plan) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """The ``--cuda-graph-config`` document that pins the plan's configuration, and a note for
+    the one thing SGLang cannot take: an empty decode list."""
     doc: dict[str, dict[str, Any]] = {}
+    notes: list[str] = []
     for phase, values in plan.config.items():
         # Every key is pinned, disabled phases included: SGLang 0.5.23 derives an unset prefill
         # max_bs from the chunked-prefill size (python/sglang/srt/arg_groups/memory_hook.py:
@@ -97,8 +99,20 @@ def sglang_config(plan: Plan) -> dict[str, dict[str, Any]]:
                 body["bs"] = decode_sizes_as(plan, body["bs"], "requests", "sglang")
             if body.get("max_bs") is not None:
                 body["max_bs"] = decode_sizes_as(plan, [body["max_bs"]], "requests", "sglang")[0]
+        if phase == "decode" and body.get("bs") == []:
+            # The same handle_gpu_memory_settings takes max() of an explicit decode list.
+            body = {"backend": "disabled"}
+            if values["backend"] != "disabled":
+                notes.append(f"decode is {values['backend']} with no capture size; SGLang "
+                             "0.5.23 cannot take an empty decode list, so decode is emitted "
+                             "disabled, which captures the same nothing")
         doc[phase] = body
-    return doc
+    return doc, notes
+
+
+def sglang_config(plan: Plan) -> dict[str, dict[str, Any]]:
+    """The ``--cuda-graph-config`` document that pins the plan's configuration exactly."""
+    return sglang_config_notes(plan)[0]
 
 
 def sglang_args(plan: Plan) -> list[str]:
@@ -202,7 +216,7 @@ def emit_plan(plan: Plan, target: str, user_config: dict[str, Any] | None = None
     """Text for ``resolve --emit TARGET`` and notes on what the target cannot express;
     ``user_config`` is the line's own vLLM compilation config (its non-graph keys are kept)."""
     if target == "sglang":
-        return shlex.join(sglang_args(plan)) + "\n", []
+        return shlex.join(sglang_args(plan)) + "\n", sglang_config_notes(plan)[1]
     if target == "vllm":
         args, notes = vllm_args(plan, user_config)
         return shlex.join(args) + "\n", notes

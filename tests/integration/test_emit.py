@@ -183,3 +183,14 @@ def test_env_lines_eval_in_a_shell() -> None:
 def test_emit_plan_sglang_is_shell_quoted() -> None:
     text, notes = emit_plan(resolve_args([]), "sglang")
     assert shlex.split(text)[0] == "--cuda-graph-config" and notes == []
+
+
+def test_an_empty_decode_list_is_emitted_disabled_with_a_note() -> None:
+    """SGLang 0.5.23 takes max() of an explicit decode list: [] would crash it."""
+    plan = resolve_args(["--dialect", "vllm", "-cc",
+                         '{"cudagraph_mode":"PIECEWISE","cudagraph_capture_sizes":[64]}',
+                         "--max-num-batched-tokens", "16", "--max-num-seqs", "16"])
+    assert plan.config["decode"]["bs"] == []
+    text, notes = emit_plan(plan, "sglang")
+    assert json.loads(shlex.split(text)[1])["decode"] == {"backend": "disabled"}
+    assert notes and "cannot take an empty decode list" in notes[0]
