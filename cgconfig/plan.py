@@ -105,6 +105,9 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     """Facts about the inputs worth a line on stderr that are not deprecations."""
     ignored_args: list[str] = field(default_factory=list)
+    key_facts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The platform, GPU and model facts, each ``{"value", "source"}``: where it came from
+    (a flag, ``config.json:line``, a probe, an inference, ``default``)."""
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -120,6 +123,7 @@ class Plan:
             "warnings": self.warnings,
             "facts": self.facts,
             "fact_sources": self.fact_sources,
+            "key_facts": self.key_facts,
             "deprecations": self.deprecations,
             "notes": self.notes,
             "ignored_args": self.ignored_args,
