@@ -107,10 +107,10 @@ def probe_gpu(platform: str, *, run: Runner | None = None, which: Which | None =
               timeout_s: float = PROBE_TIMEOUT_S) -> GpuReading:
     """The GPUs of ``platform`` as its vendor tool reports them; unknown (with the reason) when
     probing is off, the platform has no tool, the tool is missing, slow or says nothing."""
-    if os.environ.get(DISABLE_ENV):
-        return _unknown(f"{DISABLE_ENV} is set")
     if platform not in PROBES:
         return _unknown(f"no probe for device {platform}")
+    if os.environ.get(DISABLE_ENV):
+        return _unknown(f"{DISABLE_ENV} is set")
     if run is None and which is None:
         return _probe_once(platform, timeout_s)
     return _probe(platform, run or run_tool, which or shutil.which, timeout_s)

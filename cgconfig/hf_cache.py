@@ -26,7 +26,7 @@ class ConfigLookup:
 
     path: Path | None
     looked: str
-    """What was searched, for the plan's note when nothing was found."""
+    """Why nothing was found (what was searched), for the plan's note."""
 
 
 def hub_cache(env: Mapping[str, str]) -> Path:
@@ -77,11 +77,12 @@ def find_config(model_path: str, env: Mapping[str, str] | None = None) -> Config
     the cached snapshot of a repository id; ``path`` is ``None`` when neither has one."""
     env = os.environ if env is None else env
     if "\0" in model_path:
-        return ConfigLookup(None, "a path with a NUL byte")
+        return ConfigLookup(None, "a path with a NUL byte is not read")
     local = Path(model_path).expanduser()
     if _is_dir(local):
         found = local / "config.json"
-        return ConfigLookup(found if _is_file(found) else None, f"the folder {model_path}")
+        return ConfigLookup(found if _is_file(found) else None,
+                            f"the folder {model_path} has no config.json")
     if not _REPO_ID.fullmatch(model_path) or ".." in model_path:
         return ConfigLookup(None, f"{model_path} is neither a local folder nor a Hugging Face "
                                   "model id")
@@ -89,4 +90,4 @@ def find_config(model_path: str, env: Mapping[str, str] | None = None) -> Config
     org, name = model_path.split("/")
     repo = cache / f"models--{org}--{name}"
     return ConfigLookup(_snapshot(repo) if _is_dir(repo) else None,
-                        f"the Hugging Face cache {cache}")
+                        f"no config.json for it in the Hugging Face cache {cache}")

@@ -33,7 +33,7 @@ def unknown_model_note(facts: Facts, sources: dict[str, str], rules: RuleSetLike
     if not waiting:
         return None
     looked = find_config(str(facts.model_path)).looked
-    return (f"the architecture of {facts.model_path} is unknown (no config.json in {looked}), "
+    return (f"the architecture of {facts.model_path} is unknown ({looked}), "
             f"and rules that read it could apply: {', '.join(waiting)}; give "
             "--model-arch NAME (architectures[0] of its config.json), or a local model folder, "
             "or download it into the Hugging Face cache (HF_HOME)")
