@@ -53,13 +53,22 @@ def _is_file(path: Path) -> bool:
         return False
 
 
+def _small_text(path: Path, limit: int = 128) -> str:
+    """The first ``limit`` bytes of a regular file as text; ``""`` for anything else (a FIFO
+    or device cannot block or flood the lookup)."""
+    if not _is_file(path):
+        return ""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read(limit).decode("ascii", errors="replace")
+    except (OSError, ValueError):
+        return ""
+
+
 def _snapshot(repo: Path) -> Path | None:
     """The snapshot ``refs/main`` names, else the newest one holding a ``config.json``."""
-    try:
-        commit = (repo / "refs" / "main").read_text(encoding="ascii", errors="replace")[:80]
-    except (OSError, ValueError):
-        commit = ""
-    commit = commit.strip()
+    commit = _small_text(repo / "refs" / "main").strip()
     if _COMMIT.fullmatch(commit) and _is_file(repo / "snapshots" / commit / "config.json"):
         return repo / "snapshots" / commit / "config.json"
     try:

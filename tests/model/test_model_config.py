@@ -194,3 +194,42 @@ def test_key_lines_follow_nesting_and_skip_arrays() -> None:
     text = '{\n "a": 1,\n "b": {\n  "c": [ {"d": 2} ],\n  "e": "x:y"\n },\n "f\\"g": 3\n}'
     assert key_lines(text) == {("a",): 2, ("b",): 3, ("b", "c"): 4, ("b", "e"): 5,
                                ('f"g',): 7}
+
+
+def test_a_real_cache_layout_with_blob_symlinks(tmp_path: Path) -> None:
+    """huggingface_hub stores files as blobs; snapshots hold symlinks to them."""
+    repo = tmp_path / "hub" / "models--org--m"
+    (repo / "blobs").mkdir(parents=True)
+    (repo / "blobs" / "0123abcd").write_text('{"architectures": ["DeepseekV3ForCausalLM"]}')
+    (repo / "snapshots" / "c0ffee1").mkdir(parents=True)
+    (repo / "snapshots" / "c0ffee1" / "config.json").symlink_to("../../blobs/0123abcd")
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text("c0ffee1")
+    found = find_config("org/m", {"HF_HUB_CACHE": str(tmp_path / "hub")}).path
+    assert found == repo / "snapshots" / "c0ffee1" / "config.json"
+
+
+def test_a_fifo_as_refs_main_cannot_hang_the_lookup(tmp_path: Path) -> None:
+    import os
+
+    repo = tmp_path / "hub" / "models--org--m"
+    (repo / "refs").mkdir(parents=True)
+    os.mkfifo(repo / "refs" / "main")
+    (repo / "snapshots" / "abc").mkdir(parents=True)
+    (repo / "snapshots" / "abc" / "config.json").write_text("{}")
+    assert find_config("org/m", {"HF_HUB_CACHE": str(tmp_path / "hub")}).path == (
+        repo / "snapshots" / "abc" / "config.json")
+
+
+def test_python_api_reads_the_model_too(hf_home: Path) -> None:
+    from cgconfig import resolve_dict
+
+    plan = resolve_dict(None, {"model_path": "deepseek-ai/DeepSeek-V3",
+                               "attention_backend": "trtllm_mla"})
+    assert plan.facts["use_mla"] is True and plan.backend("prefill") == "disabled"
+    assert resolve_dict(None, {"attention_backend": "aiter"}).facts["device"] == "hip"
+
+
+def test_unknown_model_folder_note_says_the_folder_has_no_config(tmp_path: Path) -> None:
+    (note,) = resolve_args(["--model-path", str(tmp_path)]).notes
+    assert f"the folder {tmp_path} has no config.json" in note
