@@ -67,7 +67,7 @@ def validate_facts(values: dict[str, Any], sources: dict[str, str]) -> Facts:
 
 #: The facts every plan shows with where each came from: the platform, the GPUs, the model.
 SHOWN_FACTS = ("device", "gpu_memory_gib", "gpu_sm", "gpu_count", "model_path", "model_arch",
-               "use_mla", "is_multimodal")
+               "use_mla", "is_multimodal", "model_context_length")
 _GPU_FACTS = ("gpu_memory_gib", "gpu_sm", "gpu_count")
 
 

@@ -1,5 +1,5 @@
-"""What SGLang 0.5.23 derives from a model's architecture and ``config.json``: MLA and
-multimodal, as data and two small functions.
+"""What SGLang 0.5.23 derives from a model's architecture and ``config.json``: MLA,
+multimodal and the context length, as data and small functions.
 
 Both read the merged config (``config.json`` with ``--json-model-override-args`` applied) and
 the architecture names in it, as ``configs/model_config.py`` does.
@@ -114,3 +114,34 @@ def multimodal_reason(archs: list[str],
             return f"{arch} is a multimodal architecture", None
     _, key = text_config(config)
     return (f"the config has a {key}", key) if key else None
+
+
+#: Keys that give the context length, in SGLang 0.5.23's order of preference
+#: (``utils/hf_transformers/common.py:CONTEXT_LENGTH_KEYS``).
+CONTEXT_LENGTH_KEYS = ("max_sequence_length", "seq_length", "max_seq_len", "model_max_length",
+                       "max_position_embeddings")
+#: SGLang's context length when the config has none of them.
+DEFAULT_CONTEXT_LENGTH = 2048
+
+
+def context_length(config: Mapping[str, Any]) -> tuple[int, str | None, str]:
+    """The model's context length as SGLang 0.5.23 ``get_context_length`` derives it from the
+    text config, the key it came from (``None``: the default) and how."""
+    text, _ = text_config(config)
+    rope = text.get("rope_scaling")
+    factor: Any = 1
+    if isinstance(rope, dict) and rope:
+        factor = rope.get("factor", 1)
+        if "original_max_position_embeddings" in rope or rope.get("rope_type") == "llama3":
+            factor = 1
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)):
+        raise ValueError("rope_scaling.factor must be a number")
+    for key in CONTEXT_LENGTH_KEYS:
+        value = text.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{key} must be a number")
+        how = key if factor == 1 else f"{key} {value:g} × rope_scaling.factor {factor:g}"
+        return int(factor * value), key, how
+    return DEFAULT_CONTEXT_LENGTH, None, f"SGLang's default (none of {', '.join(CONTEXT_LENGTH_KEYS)})"

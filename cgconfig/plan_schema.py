@@ -113,7 +113,8 @@ class PlanDocument(BaseModel):
     fact_sources: dict[str, str]
     key_facts: dict[str, KeyFactDoc] = {}
     """The platform (``device``), GPU (``gpu_memory_gib``, ``gpu_sm``, ``gpu_count``) and model
-    (``model_path``, ``model_arch``, ``use_mla``, ``is_multimodal``) facts with their sources."""
+    (``model_path``, ``model_arch``, ``use_mla``, ``is_multimodal``, ``model_context_length``)
+    facts with their sources."""
     deprecations: list[str]
     notes: list[str] = []
     """Facts about the inputs that are not deprecations (vLLM's capture-size truncation)."""

@@ -104,9 +104,11 @@ def key_fact_lines(plan: Plan) -> list[str]:
     model = f"  model: {_shown(facts['model_path']['value'], source('model_path'))}"
     if config:
         model += f" · config {config}"
-    lines.append(model + f" · arch {_shown(facts['model_arch']['value'], source('model_arch'))}"
-                 f" · MLA {_shown(facts['use_mla']['value'], source('use_mla'))}"
-                 f" · multimodal {_shown(facts['is_multimodal']['value'], source('is_multimodal'))}")
+    for label, name in (("arch", "model_arch"), ("MLA", "use_mla"),
+                        ("multimodal", "is_multimodal"), ("context", "model_context_length")):
+        if name in facts:
+            model += f" · {label} {_shown(facts[name]['value'], source(name))}"
+    lines.append(model)
     return lines
 
 

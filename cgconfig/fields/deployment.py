@@ -134,6 +134,11 @@ class DeploymentFacts(BaseModel):
     context_length: PositiveInt | None = None
     """Model context length override."""
 
+    model_context_length: PositiveInt | None = None
+    """The context length the model's ``config.json`` gives, as SGLang derives it
+    (``max_position_embeddings`` and its kin, times the RoPE scaling factor). Unset: read
+    with the model's config; ``--context-length`` above it is refused."""
+
     max_total_tokens: PositiveInt | None = None
     """KV-cache token capacity override; SGLang caps the default prefill max_bs at it."""
 

@@ -25,7 +25,7 @@ from cgconfig.sources.contribution import Contribution
 
 OVERRIDE_FLAG = "--json-model-override-args"
 #: The facts this source may fill.
-MODEL_FACTS = ("model_arch", "use_mla", "is_multimodal")
+MODEL_FACTS = ("model_arch", "use_mla", "is_multimodal", "model_context_length")
 
 _JSON_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}\[\]:]')
 
@@ -140,12 +140,26 @@ def _derived(name: str, reason: tuple[str, str | None] | None, config: ModelConf
     return True, f"{config.source_of(nested, key)} ({why})"
 
 
+def _context_length(config: ModelConfig) -> tuple[int, str]:
+    try:
+        value, key, how = model_archs.context_length(config.data)
+    except ValueError as exc:
+        raise InputError(str(exc), where=config.source_of("rope_scaling", "text_config")) from None
+    text_key = model_archs.text_config(config.data)[1]
+    if key is None:
+        return value, f"{config.source_of()} ({how})"
+    place = config.source_of(f"{text_key}.{key}", key) if text_key else config.source_of(key)
+    return value, place if how == key else f"{place} ({how})"
+
+
 def model_facts(facts: dict[str, Any], sources: dict[str, str],
                 config: ModelConfig) -> tuple[dict[str, Any], dict[str, str]]:
     """The model facts that ``config`` gives and nobody gave explicitly, with provenance."""
     out: dict[str, Any] = {}
     where: dict[str, str] = {}
     archs = architectures(config)
+    if config.data and "model_context_length" not in facts:
+        out["model_context_length"], where["model_context_length"] = _context_length(config)
     arch = facts.get("model_arch")
     if arch is None and archs:
         arch = out["model_arch"] = archs[0]

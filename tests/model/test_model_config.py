@@ -233,3 +233,52 @@ def test_python_api_reads_the_model_too(hf_home: Path) -> None:
 def test_unknown_model_folder_note_says_the_folder_has_no_config(tmp_path: Path) -> None:
     (note,) = resolve_args(["--model-path", str(tmp_path)]).notes
     assert f"the folder {tmp_path} has no config.json" in note
+
+
+@pytest.mark.parametrize(("repo", "length"), [
+    ("deepseek-ai/DeepSeek-V3", 163840),  # yarn factor 40 ignored: original_max_position_embeddings
+    ("meta-llama/Llama-3.1-8B-Instruct", 131072),  # rope_type llama3: factor ignored
+    ("Qwen/Qwen3-235B-A22B", 40960),
+    ("Qwen/Qwen2.5-VL-7B-Instruct", 128000),
+])
+def test_model_context_length_as_sglang_derives_it(hf_home: Path, repo: str,
+                                                   length: int) -> None:
+    plan = resolve_args(["--model-path", repo])
+    assert plan.facts["model_context_length"] == length
+    assert plan.fact_sources["model_context_length"].endswith(
+        f":{_line_of(find_config(repo).path, 'max_position_embeddings')}")  # type: ignore[arg-type]
+
+
+def test_model_context_length_with_a_rope_factor_and_the_default(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text(json.dumps(
+        {"architectures": ["Qwen2ForCausalLM"], "max_position_embeddings": 32768,
+         "rope_scaling": {"factor": 4.0, "type": "yarn"}}))
+    plan = resolve_args(["--model-path", str(tmp_path)])
+    assert plan.facts["model_context_length"] == 131072
+    assert plan.fact_sources["model_context_length"].endswith(
+        "(max_position_embeddings 32768 × rope_scaling.factor 4)")
+    (tmp_path / "config.json").write_text('{"architectures": ["X"]}')
+    assert resolve_args(["--model-path", str(tmp_path)]).facts["model_context_length"] == 2048
+
+
+def test_context_length_above_the_models_is_refused(hf_home: Path) -> None:
+    from cgconfig.errors import CgConfigError
+
+    with pytest.raises(CgConfigError, match="refuses --context-length 262144"):
+        resolve_args(["--model-path", "meta-llama/Llama-3.1-8B-Instruct", "--context-length",
+                      "262144"])
+    resolve_args(["--model-path", "meta-llama/Llama-3.1-8B-Instruct", "--context-length", "8192"])
+
+
+def test_bad_rope_factor_is_one_error(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text(json.dumps(
+        {"max_position_embeddings": 4096, "rope_scaling": {"factor": "big"}}, indent=1))
+    with pytest.raises(InputError, match=r"rope_scaling.factor must be a number") as err:
+        resolve_args(["--model-path", str(tmp_path)])
+    assert "config.json:3" in str(err.value)
+
+
+def test_absurd_context_length_is_bounded(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text('{"max_position_embeddings": 100000000000000}')
+    with pytest.raises(InputError, match="tokens of context"):
+        resolve_args(["--model-path", str(tmp_path)])
