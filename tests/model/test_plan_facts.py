@@ -92,3 +92,16 @@ def test_undecided_is_three_valued() -> None:
     assert evaluate3({"any": [arch, tp1]}, draft, {}, unknown) is None
     assert evaluate3({"not": arch}, draft, {}, unknown) is None
     assert evaluate3({"not": tp1}, draft, {}, unknown) is True
+
+
+def test_launch_scripts_do_not_pass_cgconfig_only_facts(capsys: pytest.CaptureFixture[str]) -> None:
+    """--gpu-sm, --gpu-count and --model-context-length are cgconfig's (the engines learn them
+    from the GPU and the config); --json-model-override-args is SGLang's own flag."""
+    assert main(["resolve", "--tp", "8", "--gpu-sm", "90", "--gpu-count", "8",
+                 "--model-context-length", "4096", "--json-model-override-args", "{}",
+                 "--emit", "env"]) == 0
+    server = next(line for line in capsys.readouterr().out.splitlines()
+                  if line.startswith("export CGCONFIG_SERVER_ARGS="))
+    assert "--json-model-override-args" in server and "--tp 8" in server
+    for flag in ("--gpu-sm", "--gpu-count", "--model-context-length"):
+        assert flag not in server
