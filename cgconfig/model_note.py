@@ -32,7 +32,8 @@ def unknown_model_note(facts: Facts, sources: dict[str, str], rules: RuleSetLike
     waiting = rules.undecided(draft, unknown, disabled=disabled)
     if not waiting:
         return None
-    looked = find_config(str(facts.model_path)).looked
+    lookup = find_config(str(facts.model_path))
+    looked = lookup.looked if lookup.path is None else f"{lookup.path} names no architectures"
     return (f"the architecture of {facts.model_path} is unknown ({looked}), "
             f"and rules that read it could apply: {', '.join(waiting)}; give "
             "--model-arch NAME (architectures[0] of its config.json), or a local model folder, "

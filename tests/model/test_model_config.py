@@ -282,3 +282,11 @@ def test_absurd_context_length_is_bounded(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text('{"max_position_embeddings": 100000000000000}')
     with pytest.raises(InputError, match="tokens of context"):
         resolve_args(["--model-path", str(tmp_path)])
+
+
+def test_config_without_architectures_says_so_in_the_note(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text('{"max_position_embeddings": 4096}')
+    plan = resolve_args(["--model-path", str(tmp_path)])
+    assert plan.facts["model_arch"] is None and plan.facts["model_context_length"] == 4096
+    (note,) = plan.notes
+    assert f"{tmp_path / 'config.json'} names no architectures" in note
