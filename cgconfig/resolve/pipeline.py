@@ -20,6 +20,7 @@ from cgconfig.facts import Facts, shown_facts, validate_facts
 from cgconfig.fields.constants import PHASES
 from cgconfig.fields.table import all_config_keys, keys_per_phase
 from cgconfig.locks import LockPolicy
+from cgconfig.model_note import unknown_model_note
 from cgconfig.plan import Plan
 from cgconfig.resolve.capture import capture
 from cgconfig.resolve.request import ResolveRequest, RuleSetLike
@@ -95,8 +96,6 @@ def _plan(run: Run) -> None:
     order = {k: i for i, k in enumerate(all_config_keys())}
     facts_out = facts.model_dump()
     facts_out["derived"] = dict(draft.derived)
-    from cgconfig.model_note import unknown_model_note
-
     model_note = unknown_model_note(facts, request.fact_sources,
                                     run.rules if request.use_rules else None, draft,
                                     request.disabled_rules)
