@@ -67,9 +67,12 @@ def _nvidia(exe: str, run: Runner, timeout_s: float) -> GpuReading:
         return _unknown("nvidia-smi gave no memory reading")
     try:
         mib = float(rows[0][0].strip())
-        sm = round(float(rows[0][1].strip()) * 10) if len(rows[0]) > 1 else None
     except ValueError:
         return _unknown(f"nvidia-smi printed {out.strip().splitlines()[0][:60]!r}")
+    try:
+        sm = round(float(rows[0][1].strip()) * 10) if len(rows[0]) > 1 else None
+    except ValueError:  # "[N/A]" on some virtualised GPUs: the memory still counts
+        sm = None
     return GpuReading(round(mib / 1024, 2), sm, len(rows), "nvidia-smi")
 
 
@@ -81,7 +84,8 @@ def _rocm(exe: str, run: Runner, timeout_s: float) -> GpuReading:
 
     code, out = run([exe, "--showmeminfo", "vram", "--json"], timeout_s)
     try:
-        data = loads_bounded(out, "rocm-smi")
+        # Some versions print warnings before the JSON document.
+        data = loads_bounded(out[out.find("{"):] if "{" in out else out, "rocm-smi")
     except (ValueError, InputError):
         data = None
     cards = sorted(k for k in data if k.startswith("card")) if isinstance(data, dict) else []

@@ -61,6 +61,18 @@ def test_old_driver_without_compute_cap_still_gives_memory(probing: None) -> Non
         80.0, None, 1, "nvidia-smi")
 
 
+def test_sm_not_available_keeps_the_memory(probing: None) -> None:
+    run = _runner({"--query-gpu=memory.total,compute_cap": (0, "81920, [N/A]\n")})
+    assert probe_gpu("cuda", run=run, which=_which("nvidia-smi")) == GpuReading(
+        80.0, None, 1, "nvidia-smi")
+
+
+def test_rocm_smi_warnings_before_the_json(probing: None) -> None:
+    run = _runner({"--showmeminfo": (0, "WARNING: AMD GPU device(s) is/are in a low-power "
+                                        "state.\n" + ROCM_MI300X_X8)})
+    assert probe_gpu("hip", run=run, which=_which("rocm-smi")).memory_gib == 191.98
+
+
 def test_rocm_smi_same_path(probing: None) -> None:
     calls: list[list[str]] = []
     reading = probe_gpu("hip", run=_runner({"--showmeminfo vram --json": (0, ROCM_MI300X_X8)},
