@@ -21,6 +21,8 @@ from cgconfig.resolve.pipeline import resolve
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.command_line import request_from_split, split_command_line
 from cgconfig.sources.contribution import Settings, Source, gather
+from cgconfig.sources.machine import MachineFacts
+from cgconfig.sources.model_config import ModelConfigFile
 from cgconfig.sources.python_values import ConfigValue, FactValues, SettingValues
 from cgconfig.sources.sglang import SglangArgv
 
@@ -106,7 +108,7 @@ def resolve_dict(config: dict[str, Any] | CudaGraphConfig | None = None,
     settings = Settings(strict=strict, rule_files=list(rule_files or []),
                         disabled_rules=list(disabled_rules or []))
     return resolve_request(gather([ConfigValue(config), FactValues(checked_facts),
-                                   SettingValues(settings)]))
+                                   MachineFacts(), ModelConfigFile(), SettingValues(settings)]))
 
 
 def _dest(flag: Flag) -> str:
@@ -162,5 +164,6 @@ def resolve_namespace(namespace: argparse.Namespace, *, facts: dict[str, Any] | 
             continue
         argv.extend(value if isinstance(value, list) else [str(value)])
     sources: list[Source] = [SglangArgv(argv), FactValues(_check_mapping(facts, "facts"), fill_only=True),
+                             MachineFacts(), ModelConfigFile(),
                              SettingValues(Settings(strict=strict))]
     return resolve_request(gather(sources))

@@ -63,3 +63,27 @@ def validate_facts(values: dict[str, Any], sources: dict[str, str]) -> Facts:
                              where=sources.get(name, "deployment facts"),
                              suggestion=did_you_mean(name, known))
     return Facts(out)
+
+
+#: The facts every plan shows with where each came from: the platform, the GPUs, the model.
+SHOWN_FACTS = ("device", "gpu_memory_gib", "gpu_sm", "gpu_count", "model_path", "model_arch",
+               "use_mla", "is_multimodal", "model_context_length")
+_GPU_FACTS = ("gpu_memory_gib", "gpu_sm", "gpu_count")
+
+
+def shown_facts(facts: dict[str, Any], sources: dict[str, str],
+                derived: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """:data:`SHOWN_FACTS` as ``{name: {"value": v, "source": where}}``: the flag, file line,
+    probe or inference that gave it; ``default`` or ``unknown (why)`` when nothing did."""
+    out: dict[str, dict[str, Any]] = {}
+    probe = str(derived.get("gpu_memory_source", ""))
+    for name in SHOWN_FACTS:
+        value = facts.get(name)
+        if name in sources:
+            source = sources[name]
+        elif name in _GPU_FACTS and value is None and probe.startswith("unknown"):
+            source = probe
+        else:
+            source = "unknown" if value is None else "default"
+        out[name] = {"value": value, "source": source}
+    return out

@@ -48,6 +48,7 @@ SIZE_BOUNDS: dict[str, tuple[int, str]] = {
     "prefill.max_context_size": _CONTEXT, "prefill.max_seq_len": _CONTEXT,
     "facts.chunked_prefill_size": _TOKENS, "facts.max_running_requests": _REQUESTS,
     "facts.speculative_num_draft_tokens": _REQUESTS, "facts.context_length": _CONTEXT,
+    "facts.model_context_length": _CONTEXT,
     "facts.tp_size": _PARALLEL, "facts.pp_size": _PARALLEL, "facts.dp_size": _PARALLEL,
     "facts.attn_cp_size": _PARALLEL, "facts.dcp_size": _PARALLEL,
     "facts.gpu_memory_gib": (1 << 20, "GiB"),

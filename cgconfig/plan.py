@@ -133,6 +133,9 @@ class Plan:
     units: dict[str, dict[str, Any]] = field(default_factory=lambda: phase_units({}))
     """Per phase, what its sizes count (``requests`` or ``tokens``) and, for decode, the tokens
     one request takes in a step (``tokens_per_request``): see :func:`phase_units`."""
+    key_facts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The platform, GPU and model facts, each ``{"value", "source"}``: where it came from
+    (a flag, ``config.json:line``, a probe, an inference, ``default``)."""
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -148,6 +151,7 @@ class Plan:
             "warnings": self.warnings,
             "facts": self.facts,
             "fact_sources": self.fact_sources,
+            "key_facts": self.key_facts,
             "deprecations": self.deprecations,
             "notes": self.notes,
             "ignored_args": self.ignored_args,

@@ -93,6 +93,16 @@ class PhaseUnitDoc(BaseModel):
     """Decode only: tokens one request takes in a step (1, or the speculative width)."""
 
 
+class KeyFactDoc(BaseModel):
+    """One platform, GPU or model fact and where it came from."""
+
+    model_config = _DOC
+    value: Any
+    source: str
+    """A flag, ``path/config.json:line`` (with the reason for a derived fact), ``nvidia-smi`` /
+    ``rocm-smi``, ``inferred from --attention-backend …``, ``default`` or ``unknown (why)``."""
+
+
 class PlanDocument(BaseModel):
     """``cgconfig resolve -o json``, schema version 1."""
 
@@ -110,6 +120,10 @@ class PlanDocument(BaseModel):
     facts: dict[str, Any]
     """Deployment facts used, plus ``derived`` values computed from them."""
     fact_sources: dict[str, str]
+    key_facts: dict[str, KeyFactDoc] = {}
+    """The platform (``device``), GPU (``gpu_memory_gib``, ``gpu_sm``, ``gpu_count``) and model
+    (``model_path``, ``model_arch``, ``use_mla``, ``is_multimodal``, ``model_context_length``)
+    facts with their sources."""
     deprecations: list[str]
     notes: list[str] = []
     """Facts about the inputs that are not deprecations (vLLM's capture-size truncation)."""

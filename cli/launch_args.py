@@ -28,7 +28,8 @@ from cgconfig.plan import Plan
 
 #: Fact flags that no server has: cgconfig reads from them what SGLang or vLLM learns from the
 #: GPU or the model's config. A launch script must not pass them on.
-CGCONFIG_ONLY_FACTS = ("--gpu-memory-gib", "--model-arch", "--is-multimodal", "--use-mla")
+CGCONFIG_ONLY_FACTS = ("--gpu-memory-gib", "--gpu-sm", "--gpu-count", "--model-arch",
+                      "--is-multimodal", "--use-mla", "--model-context-length")
 #: vLLM-dialect flags that only cgconfig reads (the capability vLLM's worker would compute).
 CGCONFIG_ONLY_VLLM = {"--cudagraph-support": True, "--vllm-attention-backend": True}
 #: vLLM graph flags that the plan's ``--compilation-config`` replaces → whether they take a

@@ -69,18 +69,57 @@ def redundant_warning(plan: Plan, warning: str) -> bool:
                if d.kind != "resolver" or d.outcome == "warned")
 
 
+def _shown(value: object, source: str, unit: str = "") -> str:
+    """``192 GiB (rocm-smi)``; an unknown value shows only why (``unknown (… not found)``)."""
+    if value is None:
+        return source if source.startswith("unknown") else f"unknown ({source})"
+    text = ("yes" if value is True else "no" if value is False
+            else f"{value:g}" if isinstance(value, float) else str(value))
+    return f"{text}{unit} ({source})"
+
+
+def key_fact_lines(plan: Plan) -> list[str]:
+    """The platform, GPU and model lines of a plan table, each fact with where it came from;
+    a ``config.json`` path is printed once and then called ``config.json``."""
+    facts = plan.key_facts
+    if not facts:
+        return []
+    derived = plan.facts.get("derived", {})
+    gpu = [_shown(derived.get("gpu_memory_gib"),
+                  str(derived.get("gpu_memory_source", facts["gpu_memory_gib"]["source"])),
+                  " GiB"),
+           _shown(facts["gpu_sm"]["value"], facts["gpu_sm"]["source"]),
+           _shown(facts["gpu_count"]["value"], facts["gpu_count"]["source"])]
+    gpu_line = (f"  GPU: {gpu[0]}" if len(set(gpu)) == 1 else
+                f"  GPU: memory {gpu[0]} · SM {gpu[1]} · count {gpu[2]}")
+    lines = [f"  platform: {_shown(facts['device']['value'], facts['device']['source'])}",
+             gpu_line]
+    config = next((f["source"].split(" (")[0].rsplit(":", 1)[0] for f in facts.values()
+                   if ".json:" in f["source"]), None)
+
+    def source(name: str) -> str:
+        text = str(facts[name]["source"])
+        return text.replace(config, "config.json") if config else text
+
+    model = f"  model: {_shown(facts['model_path']['value'], source('model_path'))}"
+    if config:
+        model += f" · config {config}"
+    for label, name in (("arch", "model_arch"), ("MLA", "use_mla"),
+                        ("multimodal", "is_multimodal"), ("context", "model_context_length")):
+        if name in facts:
+            model += f" · {label} {_shown(facts[name]['value'], source(name))}"
+    lines.append(model)
+    return lines
+
+
 def _plan_table(plan: Plan) -> None:
     from rich.markup import escape
     from rich.table import Table
 
     out = console()
-    facts = plan.facts
-    derived = facts.get("derived", {})
-    memory = derived.get("gpu_memory_gib")
-    mem = f"{memory:g} GiB" if memory is not None else "unknown"
-    out.print(f"[bold]cgconfig plan[/] · device {escape(str(facts['device']))} · GPU memory "
-              f"{escape(mem)} ({escape(str(derived.get('gpu_memory_source')))}) · "
-              f"tp {escape(str(facts['tp_size']))}")
+    out.print(f"[bold]cgconfig plan[/] · tp {escape(str(plan.facts['tp_size']))}")
+    for line in key_fact_lines(plan):
+        out.print(line, markup=False, soft_wrap=True)
     table = Table(show_lines=False)
     for column in ("phase", "backend", "max_bs", "configured sizes", "captured sizes"):
         table.add_column(column)

@@ -93,6 +93,13 @@ class RuleSet:
         apply only when named in ``apply_advice``."""
         apply_rules(draft, self, disabled=disabled, apply_advice=apply_advice)
 
+    def undecided(self, draft: Draft, unknown: frozenset[str], *,
+                  disabled: list[str]) -> list[str]:
+        """Ids of the rules that the ``unknown`` fact paths keep undecided on ``draft``."""
+        from cgconfig.rules.undecided import undecided_rules
+
+        return undecided_rules(self, draft, unknown, disabled)
+
     def validated(self, rule_id: str) -> Rule:
         """A rule by id in its schema form (sets loaded by :mod:`.loader` hold that form)."""
         rule = self.get(rule_id)

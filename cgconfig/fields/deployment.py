@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, NonNegativeFloat, PositiveInt, field_validator
 
-Device = Literal["cuda", "hip", "npu", "xpu", "cpu", "mps"]
+Device = Literal["cuda", "hip", "npu", "xpu", "cpu", "mps", "hpu", "musa"]
 DisaggregationMode = Literal["null", "prefill", "decode"]
 SpeculativeAlgorithm = Literal["EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH"]
 MoeA2ABackend = Literal[
@@ -35,15 +35,21 @@ class DeploymentFacts(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, use_attribute_docstrings=True)
 
     device: Device = "cuda"
-    """Platform: ``cuda``, ``hip`` (ROCm), ``npu`` (Ascend), ``xpu`` (Intel), ``cpu``, ``mps``."""
+    """Platform: ``cuda``, ``hip`` (ROCm), ``npu`` (Ascend), ``xpu`` (Intel), ``cpu``, ``mps``,
+    ``hpu`` (Gaudi), ``musa``. Unset: inferred from a platform-only attention backend (``aiter``
+    → hip), else ``cuda``."""
 
     gpu_memory_gib: NonNegativeFloat | None = None
-    """Memory of one GPU in GiB. Unset: read from ``nvidia-smi`` when it answers quickly, else
-    the unknown tier is used."""
+    """Memory of one GPU in GiB. Unset: read from ``nvidia-smi`` (``rocm-smi`` on ROCm) when it
+    answers quickly, else the unknown tier is used."""
 
     gpu_sm: PositiveInt | None = None
-    """GPU compute capability ×10 (90 = H100/H200, 100 = B200). Unset: not Blackwell is assumed
-    (vLLM's default capture ceiling is 1024 tokens on the SM100 family, else 512)."""
+    """GPU compute capability ×10 (90 = H100/H200, 100 = B200). Unset: read from ``nvidia-smi``
+    (``compute_cap``), else not Blackwell is assumed (vLLM's default capture ceiling is 1024
+    tokens on the SM100 family, else 512)."""
+
+    gpu_count: PositiveInt | None = None
+    """GPUs visible on the machine. Unset: counted by ``nvidia-smi`` / ``rocm-smi``."""
 
     attention_backend: str | None = None
     """``--attention-backend``; unset lets the engine choose (flashinfer/fa3 on CUDA)."""
@@ -128,6 +134,11 @@ class DeploymentFacts(BaseModel):
     context_length: PositiveInt | None = None
     """Model context length override."""
 
+    model_context_length: PositiveInt | None = None
+    """The context length the model's ``config.json`` gives, as SGLang derives it
+    (``max_position_embeddings`` and its kin, times the RoPE scaling factor). Unset: read
+    with the model's config; ``--context-length`` above it is refused."""
+
     max_total_tokens: PositiveInt | None = None
     """KV-cache token capacity override; SGLang caps the default prefill max_bs at it."""
 
@@ -138,13 +149,19 @@ class DeploymentFacts(BaseModel):
     """Model path or Hugging Face id; SGLang caps prefill at 4096 when it contains llama-2."""
 
     model_arch: str | None = None
-    """Hugging Face architecture name (``architectures[0]``), e.g. ``DeepseekV3ForCausalLM``."""
+    """Hugging Face architecture name (``architectures[0]``), e.g. ``DeepseekV3ForCausalLM``.
+    Unset: read from the model's ``config.json`` (a local folder or the Hugging Face cache)."""
+
+    json_model_override_args: str | None = None
+    """``--json-model-override-args``: a JSON object merged over the model's ``config.json``."""
 
     is_multimodal: bool = False
-    """The model takes images/audio as well as text."""
+    """The model takes images/audio as well as text. Unset: derived from the architecture and
+    ``config.json`` as SGLang does."""
 
     use_mla: bool = False
-    """The model uses multi-head latent attention (DeepSeek-style)."""
+    """The model uses multi-head latent attention (DeepSeek-style). Unset: derived from the
+    architecture and ``config.json`` as SGLang does."""
 
     enable_deterministic_inference: bool = False
     """Deterministic inference mode."""

@@ -16,10 +16,11 @@ from typing import Any
 
 from cgconfig.derived import derive_facts
 from cgconfig.draft import Draft
-from cgconfig.facts import Facts, validate_facts
+from cgconfig.facts import Facts, shown_facts, validate_facts
 from cgconfig.fields.constants import PHASES
 from cgconfig.fields.table import all_config_keys, keys_per_phase
 from cgconfig.locks import LockPolicy
+from cgconfig.model_note import unknown_model_note
 from cgconfig.plan import Plan, phase_units
 from cgconfig.resolve.capture import capture
 from cgconfig.resolve.request import ResolveRequest, RuleSetLike
@@ -95,6 +96,9 @@ def _plan(run: Run) -> None:
     order = {k: i for i, k in enumerate(all_config_keys())}
     facts_out = facts.model_dump()
     facts_out["derived"] = dict(draft.derived)
+    model_note = unknown_model_note(facts, request.fact_sources,
+                                    run.rules if request.use_rules else None, draft,
+                                    request.disabled_rules)
     run.plan = Plan(
         config=config, capture=run.capture, options=options,
         locked=sorted(draft.locked, key=order.__getitem__),
@@ -102,8 +106,10 @@ def _plan(run: Run) -> None:
         provenance={k: draft.chains[k] for k in all_config_keys()},
         warnings=[*draft.warnings],
         facts=facts_out, fact_sources=dict(sorted(request.fact_sources.items())),
-        deprecations=list(request.deprecations), notes=list(request.notes),
+        deprecations=list(request.deprecations),
+        notes=[*request.notes, *([model_note] if model_note else [])],
         ignored_args=list(request.ignored_args), units=phase_units(draft.derived),
+        key_facts=shown_facts(facts_out, request.fact_sources, draft.derived),
     )
 
 

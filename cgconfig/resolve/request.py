@@ -58,3 +58,8 @@ class RuleSetLike(Protocol):
     def apply(self, draft: Draft, *, disabled: list[str], apply_advice: list[str]) -> None:
         """Run the rules over ``draft`` to a fixpoint under ``draft.policy``; advice rules
         apply only when named in ``apply_advice``."""
+
+    def undecided(self, draft: Draft, unknown: frozenset[str], *,
+                  disabled: list[str]) -> list[str]:
+        """Ids of the rules whose condition depends on the ``unknown`` fact paths (e.g.
+        ``facts.model_arch`` when no config was found)."""

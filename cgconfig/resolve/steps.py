@@ -24,11 +24,10 @@ PREFILL_GRAPH_PLATFORMS = ("cuda",)
 def memory(facts: Facts, sources: dict[str, str]) -> tuple[float | None, str]:
     if facts.gpu_memory_gib is not None:
         return facts.gpu_memory_gib, sources.get("gpu_memory_gib", "--gpu-memory-gib")
-    if facts.device not in ("cuda",):
-        return None, f"unknown (no probe for device {facts.device})"
-    from cgconfig.gpu_probe import probe_gpu_memory_gib
+    from cgconfig.gpu_probe import probe_gpu
 
-    return probe_gpu_memory_gib()
+    reading = probe_gpu(facts.device)  # once per process: the machine source asked already
+    return reading.memory_gib, reading.source
 
 
 def resolver_decision(draft: Draft, rule: str, why: str, changes: list[Change | None]) -> None:

@@ -13,6 +13,8 @@ from cgconfig.fields.constants import DIALECTS
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Source, gather
 from cgconfig.sources.dialect_flags import TRTLLM_FLAGS, VLLM_FLAGS
+from cgconfig.sources.machine import MachineFacts
+from cgconfig.sources.model_config import ModelConfigFile
 from cgconfig.sources.sglang import SglangArgv
 from cgconfig.sources.split import ArgvSplit, DialectFlags, Part, split_argv
 
@@ -47,15 +49,17 @@ def split_command_line(argv: list[str], host: DialectFlags | None = None) -> Arg
 def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
                        ignore_unknown: bool | None = None) -> tuple[ResolveRequest, list[str]]:
     """Gather the sources the split's dialect chooses: SGLang's flags (with the files they
-    name), then the dialect's own source. Returns the request and the positionals."""
+    name), the machine (platform inferred, GPUs probed), the dialect's own source, then the
+    model's ``config.json``. Returns the request and the positionals."""
     if split.dialect not in DIALECTS:
         raise InputError(f"unknown dialect {split.dialect!r}", where="--dialect",
                          allowed=DIALECTS, suggestion=did_you_mean(split.dialect, DIALECTS))
     sglang = SglangArgv(split.parts.get("sglang", Part()).tokens,
                         allow_positionals=allow_positionals, ignore_unknown=ignore_unknown)
-    sources: list[Source] = [sglang]
+    sources: list[Source] = [sglang, MachineFacts()]
     if split.dialect in DIALECT_SOURCES:
         make = DIALECT_SOURCES[split.dialect][1]
         sources.append(make(split.parts.get(split.dialect, Part())))
+    sources.append(ModelConfigFile())
     request = gather(sources)
     return request, sglang.positionals

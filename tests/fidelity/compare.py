@@ -6,9 +6,10 @@ Used by the test suite (``test_fidelity.py``) and by hand::
     python tests/fidelity/compare.py --ids 17   # one case in full
     python tests/fidelity/compare.py --update-known   # record today's open differences
 
-Each case's machine (platform, GPU memory) and model become cgconfig deployment facts in
+Each case's machine (platform, GPU memory, SM) becomes cgconfig deployment facts in
 :func:`sglang_argv`; the model's ``config.json`` is written to a folder named like the model, so
-path-based engine rules (``llama-2``) see the same path shape.
+path-based engine rules (``llama-2``) see the same path shape, and cgconfig reads the model's
+facts from it as it does for any local model.
 """
 
 from __future__ import annotations
@@ -31,16 +32,6 @@ HERE = Path(__file__).parent
 MODEL_DIRS = {"llama": "llama-3-8b", "llama-2": "llama-2-7b", "qwen3_moe": "qwen3-30b-a3b",
               "deepseek_v3": "deepseek-v3", "qwen3_vl": "qwen3-vl-8b",
               "qwen3_5_moe_vl": "qwen3.5-moe-vl", "MuseGlimmerForCausalLM": "muse-glimmer"}
-#: Model facts passed as flags while cgconfig does not read config.json itself.
-MODEL_FACT_FLAGS = {
-    "llama": ["--model-arch", "LlamaForCausalLM"],
-    "llama-2": ["--model-arch", "LlamaForCausalLM"],
-    "qwen3_moe": ["--model-arch", "Qwen3MoeForCausalLM"],
-    "deepseek_v3": ["--model-arch", "DeepseekV3ForCausalLM", "--use-mla"],
-    "qwen3_vl": ["--model-arch", "Qwen3VLForConditionalGeneration", "--is-multimodal"],
-    "qwen3_5_moe_vl": ["--model-arch", "Qwen3_5MoeForConditionalGeneration", "--is-multimodal"],
-    "MuseGlimmerForCausalLM": ["--model-arch", "MuseGlimmerForCausalLM"],
-}
 _DRAFT = "@llama"
 
 
@@ -58,11 +49,13 @@ def sglang_argv(case: dict[str, Any]) -> list[str]:
     """cgconfig's argv for a recorded SGLang case: the launch line plus the machine and model."""
     root = model_root()
     line = [str(root / MODEL_DIRS["llama"]) if tok == _DRAFT else tok for tok in case["argv"]]
+    # The model facts (architecture, MLA, multimodal, context length) come from the
+    # config.json in that folder, as they do for a user's local model.
     facts = ["--model-path", str(root / MODEL_DIRS[case["model"]]),
-             "--gpu-memory-gib", str(case["gpu_memory_gib"]), "--gpu-sm", str(case["sm"]),
-             *MODEL_FACT_FLAGS[case["model"]]]
-    if case["platform"] == "hip" and "--device" not in line:
-        facts += ["--device", "hip"]
+             "--gpu-memory-gib", str(case["gpu_memory_gib"]), "--gpu-sm", str(case["sm"])]
+    if "--device" not in line:
+        # The oracle's machine: SGLang resolves on it whatever backend the line names.
+        facts += ["--device", case["platform"]]
     return facts + line
 
 

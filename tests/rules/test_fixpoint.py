@@ -92,7 +92,8 @@ def test_fixpoint_reaches_a_rule_that_depends_on_a_later_rule(tmp_path: Path) ->
 
 def test_fixpoint_chains_shipped_rules_across_packs() -> None:
     """capability (20) -> breakable decode, then memory saver (50) -> disabled."""
-    plan = resolve_args(["--attention-backend", "intel_xpu", "--speculative-algorithm",
+    plan = resolve_args(["--device", "cuda", "--attention-backend", "intel_xpu",
+                         "--speculative-algorithm",
                          "EAGLE", "--enable-memory-saver", "--apply-advice",
                          "attention.spec-decode-needs-uniform-batch", "--apply-advice",
                          "feature.memory-saver-breakable-decode"])

@@ -32,6 +32,8 @@ REASONS: list[tuple[str, list[str], str]] = [
     (
         "attention.spec-decode-needs-uniform-batch",
         [
+            "--device",
+            "cuda",
             "--attention-backend",
             "intel_xpu",
             "--speculative-algorithm",
@@ -86,10 +88,10 @@ REASONS: list[tuple[str, list[str], str]] = [
     (
         "breakable.multimodal-not-allowlisted",
         ["--is-multimodal", "--model-arch", "Qwen2_5_VLForConditionalGeneration"],
-        "multimodal model Qwen2_5_VLForConditionalGeneration is not on the "
-        "breakable-prefill allowlist (Qwen3_5ForConditionalGeneration, "
-        "Qwen3_5MoeForConditionalGeneration); its prefill replay faults under breakable "
-        "graphs, so prefill runs eagerly",
+        "multimodal model Qwen2_5_VLForConditionalGeneration is not on SGLang's "
+        "breakable-prefill allowlist (Qwen3.5, Qwen4-Exp, GLM-5 Next, Kimi K2.5/K3, MiniMax-M3, "
+        "Muse, InternS2-Mobius, PaddleOCR-VL, Cohere2-Vision); its prefill replay faults under "
+        "breakable graphs, so prefill runs eagerly",
     ),
     (
         "breakable.pp-max-tokens",

@@ -1,0 +1,147 @@
+"""What SGLang 0.5.23 derives from a model's architecture and ``config.json``: MLA,
+multimodal and the context length, as data and small functions.
+
+Both read the merged config (``config.json`` with ``--json-model-override-args`` applied) and
+the architecture names in it, as ``configs/model_config.py`` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+#: Architectures SGLang 0.5.23 runs with multi-head latent attention
+#: (``configs/model_config.py:ModelConfig._derive_model_shapes``, ``AttentionArch.MLA``).
+MLA_ARCHS = frozenset({
+    "DeepseekV2ForCausalLM", "DeepseekV32ForCausalLM", "DeepseekV3ForCausalLM",
+    "DeepseekV3ForCausalLMNextN", "Glm4MoeLiteForCausalLM", "Glm4MoeLiteForCausalLMNextN",
+    "GlmMoeDsaForCausalLM", "GlmMoeDsaForCausalLMNextN", "Glm5NextForConditionalGeneration",
+    "Glm5NextForConditionalGenerationNextN", "LongcatFlashForCausalLM",
+    "LongcatFlashForCausalLMNextN", "HYV4ForCausalLM", "HYV4ForCausalLMNextN",
+    "DotsVLMForCausalLM", "Dots3NoteForCausalLM", "Dots3NoteForCausalLMNextN",
+    "MistralLarge3ForCausalLM", "MistralLarge3ForCausalLMEagle", "KimiK25ForConditionalGeneration",
+    "Eagle3DeepseekV2ForCausalLM", "GigaChat35ForCausalLM", "GigaChat35ForCausalLMNextN",
+    "MiniCPM3ForCausalLM", "KimiVLForConditionalGeneration", "KimiLinearForCausalLM",
+    "KimiK3LinearForCausalLM", "KimiK3ForConditionalGeneration", "BailingMoeV2_5ForCausalLM",
+    "BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration", "SarvamMLAForCausalLM",
+})
+#: MLA only when the (text) config carries ``kv_lora_rank`` (Pixtral on Mistral Large 3, the
+#: MLA Bailing drafts).
+MLA_IF_KV_LORA_RANK = frozenset({"PixtralForConditionalGeneration", "BailingMoeForCausalLMNextN"})
+#: MLA unless the config says ``"use_mla": false``.
+MLA_UNLESS_USE_MLA_FALSE = frozenset({"DeepseekVL2ForCausalLM"})
+
+#: SGLang 0.5.23 ``configs/model_config.py:multimodal_model_archs``.
+MULTIMODAL_ARCHS = frozenset({
+    "CLIPModel", "Cohere2VisionForConditionalGeneration", "Cosmos3EdgeForConditionalGeneration",
+    "DeepseekVL2ForCausalLM", "Ernie4_5_VLMoeForConditionalGeneration",
+    "MiniMaxM3SparseForConditionalGeneration", "Gemma3ForConditionalGeneration",
+    "Gemma3nForConditionalGeneration", "Gemma4ForConditionalGeneration", "EmbeddingGemma2Model",
+    "Gemma4UnifiedForConditionalGeneration", "DiffusionGemmaForBlockDiffusion",
+    "Glm4vForConditionalGeneration", "Glm4vMoeForConditionalGeneration",
+    "Glm5NextForConditionalGeneration", "GlmOcrForConditionalGeneration",
+    "GlmAsrForConditionalGeneration", "GlmImageForConditionalGeneration", "Grok1VForCausalLM",
+    "Grok1AForCausalLM", "LlavaLlamaForCausalLM", "Llama4ForConditionalGeneration",
+    "LlavaMistralForCausalLM", "LlavaQwenForCausalLM", "LlavaForConditionalGeneration",
+    "LlavaVidForCausalLM", "Lfm2VlForConditionalGeneration", "LightOnOCRForConditionalGeneration",
+    "MiMoV2ASRForCausalLM", "MiniCPMO", "MiniCPMV", "Mistral3ForConditionalGeneration",
+    "MultiModalityCausalLM", "MllamaForConditionalGeneration", "MossVLForConditionalGeneration",
+    "NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3", "NemotronH_Omni_Reasoning_V3",
+    "MuseGlimmerForConditionalGeneration", "MuseSparkForConditionalGeneration",
+    "PixtralForConditionalGeneration", "Qwen2AudioForConditionalGeneration",
+    "Qwen2VLForConditionalGeneration", "Qwen2_5_VLForConditionalGeneration",
+    "Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration",
+    "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
+    "Qwen4ExpForConditionalGeneration", "InternS2PreviewForConditionalGeneration",
+    "InternS2MobiusForConditionalGeneration", "Qwen3ASRForConditionalGeneration",
+    "Qwen3OmniMoeForConditionalGeneration", "KimiVLForConditionalGeneration",
+    "LocateAnythingForConditionalGeneration", "InternVLChatModel",
+    "InternS1ForConditionalGeneration", "InternS1ProForConditionalGeneration",
+    "Phi4MMForCausalLM", "VoxtralForConditionalGeneration", "WhisperForConditionalGeneration",
+    "Step3VLForConditionalGeneration", "POINTSV15ChatModel", "DotsVLMForCausalLM",
+    "Dots3NoteForCausalLM", "DotsOCRForCausalLM", "Sarashina2VisionForCausalLM",
+    "NVILAForConditionalGeneration", "NVILALiteForConditionalGeneration",
+    "DeepseekOCRForCausalLM", "UnlimitedOCRForCausalLM", "JetVLMForConditionalGeneration",
+    "PaddleOCRVLForConditionalGeneration", "MiDashengLMModel", "StepVLForConditionalGeneration",
+    "Step3p7ForConditionalGeneration", "KimiK25ForConditionalGeneration",
+    "BailingMMNativeForConditionalGeneration", "BailingMM2NativeForConditionalGeneration",
+    "BailingMoeV3VLForConditionalGeneration",
+})
+#: Multimodal architectures SGLang serves text-only unless ``--enable-multimodal`` is given
+#: (``ModelConfig.__init__``: ``mm_disabled_models``).
+MULTIMODAL_OFF_BY_DEFAULT = frozenset({
+    "Gemma3ForConditionalGeneration", "Llama4ForConditionalGeneration",
+    "Step3VLForConditionalGeneration", "InklingForConditionalGeneration",
+})
+#: Sub-configs that make a config multimodal: the text model is one part of it
+#: (``utils/hf_transformers/common.py:get_hf_text_config``).
+TEXT_SUBCONFIGS = ("thinker_config", "llm_config", "language_config", "text_config")
+
+
+def text_config(config: Mapping[str, Any]) -> tuple[Mapping[str, Any], str | None]:
+    """The text model's part of a config and the key it sits under (``None``: the top)."""
+    for key in TEXT_SUBCONFIGS:
+        sub = config.get(key)
+        if isinstance(sub, dict):
+            return sub, key
+    return config, None
+
+
+def mla_reason(archs: list[str], config: Mapping[str, Any]) -> tuple[str, str | None] | None:
+    """Why SGLang runs this model with MLA and the deciding config key (``None``: the
+    architecture alone), or ``None`` when it does not."""
+    text, _ = text_config(config)
+    for arch in archs:
+        if arch in MLA_ARCHS:
+            return f"{arch} is an MLA architecture", None
+        if arch in MLA_IF_KV_LORA_RANK and text.get("kv_lora_rank") is not None:
+            return f"{arch} with kv_lora_rank", "kv_lora_rank"
+        if arch in MLA_UNLESS_USE_MLA_FALSE and text.get("use_mla", True) is not False:
+            return f"{arch} without use_mla: false", None
+    return None
+
+
+def multimodal_reason(archs: list[str],
+                      config: Mapping[str, Any]) -> tuple[str, str | None] | None:
+    """Why SGLang serves this model as multimodal and the deciding config key, or ``None``
+    (text-only)."""
+    if config.get("language_model_only") is True:
+        return None
+    if archs and archs[0] in MULTIMODAL_OFF_BY_DEFAULT:
+        return None
+    for arch in archs:
+        if arch in MULTIMODAL_ARCHS:
+            return f"{arch} is a multimodal architecture", None
+    _, key = text_config(config)
+    return (f"the config has a {key}", key) if key else None
+
+
+#: Keys that give the context length, in SGLang 0.5.23's order of preference
+#: (``utils/hf_transformers/common.py:CONTEXT_LENGTH_KEYS``).
+CONTEXT_LENGTH_KEYS = ("max_sequence_length", "seq_length", "max_seq_len", "model_max_length",
+                       "max_position_embeddings")
+#: SGLang's context length when the config has none of them.
+DEFAULT_CONTEXT_LENGTH = 2048
+
+
+def context_length(config: Mapping[str, Any]) -> tuple[int, str | None, str]:
+    """The model's context length as SGLang 0.5.23 ``get_context_length`` derives it from the
+    text config, the key it came from (``None``: the default) and how."""
+    text, _ = text_config(config)
+    rope = text.get("rope_scaling")
+    factor: Any = 1
+    if isinstance(rope, dict) and rope:
+        factor = rope.get("factor", 1)
+        if "original_max_position_embeddings" in rope or rope.get("rope_type") == "llama3":
+            factor = 1
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)):
+        raise ValueError("rope_scaling.factor must be a number")
+    for key in CONTEXT_LENGTH_KEYS:
+        value = text.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{key} must be a number")
+        how = key if factor == 1 else f"{key} {value:g} × rope_scaling.factor {factor:g}"
+        return int(factor * value), key, how
+    return DEFAULT_CONTEXT_LENGTH, None, f"SGLang's default (none of {', '.join(CONTEXT_LENGTH_KEYS)})"
