@@ -27,8 +27,9 @@ from cgconfig.fields.flags import CONFIG_FLAGS, OPTION_FLAGS, SETTING_FLAGS, Fla
 from cgconfig.plan import Plan
 
 #: Fact flags that no server has: cgconfig reads from them what SGLang or vLLM learns from the
-#: GPU or the model's config. A launch script must not pass them on.
-CGCONFIG_ONLY_FACTS = ("--gpu-memory-gib", "--model-arch", "--is-multimodal", "--use-mla")
+#: GPU, the model's config or the environment. A launch script must not pass them on.
+CGCONFIG_ONLY_FACTS = ("--gpu-memory-gib", "--model-arch", "--is-multimodal", "--use-mla",
+                       "--sglang-memory-saver-cuda-graph")
 #: vLLM-dialect flags that only cgconfig reads (the capability vLLM's worker would compute).
 CGCONFIG_ONLY_VLLM = {"--cudagraph-support": True, "--vllm-attention-backend": True}
 #: vLLM graph flags that the plan's ``--compilation-config`` replaces → whether they take a

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from cgconfig.errors import EXIT_DOWNGRADED, CgConfigError
@@ -19,7 +20,7 @@ def run_resolve(argv: list[str]) -> int:
 
         split = split_command_line(argv, HOST_FLAGS)
         options = parse_options(split.parts.get(HOST_FLAGS.owner))
-        plan = resolve_request(request_from_split(split)[0])
+        plan = resolve_request(request_from_split(split, environ=os.environ)[0])
     except CgConfigError as error:
         return report(error, as_json=options.as_json)
     for message in plan.deprecations:

@@ -169,7 +169,7 @@ def test_rules_list_json_and_yaml(capsys: pytest.CaptureFixture[str]) -> None:
 
     rc, out, _ = run(["rules", "list", "-o", "json"], capsys)
     rows = json.loads(out)["rules"]
-    assert rc == 0 and len(rows) == 61
+    assert rc == 0 and len(rows) == 62
     assert set(rows[0]) == {"id", "kind", "pack", "title"}
     _, out_yaml, _ = run(["rules", "list", "-o", "yaml"], capsys)
     assert yaml.safe_load(out_yaml)["rules"] == rows
