@@ -9,7 +9,6 @@ what the engine's own parser receives: ``sglang serve MODEL`` becomes ``--model-
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -51,6 +50,8 @@ def tokenize(line: str | Sequence[str]) -> list[str]:
     """Shell words of a launch line (backslash-newline continuations joined)."""
     if not isinstance(line, str):
         return list(line)
+    import shlex  # only a line given as one string needs it
+
     try:
         return shlex.split(line.replace("\\\n", " "), comments=True)
     except ValueError as exc:
@@ -138,6 +139,8 @@ def might_have_entry_point(words: Sequence[str]) -> bool:
     """A cheap test before :func:`find_entry_point`: does any word name a Python interpreter
     or an engine's program? (cgconfig's own flag lines skip the search.)"""
     for word in words:
+        if word[:1] == "-" or word[:1].isdigit():
+            continue  # flags and numbers: most words of a cgconfig line
         base = word.rsplit("/", 1)[-1]
         if base in _PROGRAMS or base.startswith("python"):
             return True

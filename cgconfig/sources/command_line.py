@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from functools import cache
 
+from cgconfig.engines import has_engine_variables
 from cgconfig.engines.entry import find_entry_point, might_have_entry_point
-from cgconfig.engines.split import normalize_vllm_argv
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.constants import DIALECTS
 from cgconfig.resolve.request import ResolveRequest
@@ -74,6 +74,8 @@ def split_command_line(argv: list[str], host: DialectFlags | None = None) -> Arg
         if engine_argv and not engine_argv[0].startswith("-"):  # vllm serve MODEL, trtllm-serve MODEL
             model, engine_argv = engine_argv[0], engine_argv[1:]
         if entry.dialect == "vllm":  # underscores, -O3: as vLLM's FlexibleArgumentParser reads them
+            from cgconfig.engines.split import normalize_vllm_argv
+
             engine_argv = normalize_vllm_argv(engine_argv)
         split = split_argv(before + engine_argv, _entry_tables(entry.dialect), host,
                            dialect=entry.dialect, also_kept=(f"{entry.dialect}_engine",))
@@ -128,7 +130,7 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
 
         known = split.parts.get(f"{entry.dialect}_engine", Part())
         sources.append(LaunchLine(entry, split.model, known.tokens, split.wrapper))
-    if environ or entry is not None:
+    if entry is not None or has_engine_variables(environ or {}):
         from cgconfig.sources.environment import EngineEnvironment
 
         sources.append(EngineEnvironment(engine, entry.env if entry else {}, environ or {}))

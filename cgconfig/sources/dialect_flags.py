@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from functools import cache
 
-from cgconfig.engines.table import load_table
 from cgconfig.sources.split import Arity, DialectFlags
 
 #: The vLLM dialect's flags and their arity; ``-cc.KEY=VALUE`` spellings take one value.
@@ -41,6 +40,8 @@ def engine_flags(engine: str) -> DialectFlags:
     engine's, read by no dialect source (listed as ignored), except where the dialect's own
     table claims them first. Dotted forms of vLLM's JSON flags (``--speculative-config.x``)
     are claimed by prefix."""
+    from cgconfig.engines.table import load_table  # only an entry-point line needs the tables
+
     table = load_table(engine)
     flags = {option: _arity(flag.nargs, flag.takes_value)
              for flag in table.flags for option in flag.options}

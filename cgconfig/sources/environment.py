@@ -15,15 +15,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cgconfig.engines import has_engine_variables
 from cgconfig.engines.env import EngineEnvVar, graph_env
 from cgconfig.errors import InputError
 from cgconfig.limits import quote, short
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Contribution
 
-#: Name prefixes of the variables in the table: a process environment without any of them
-#: skips reading the table.
-_PREFIXES = ("SGLANG_", "VLLM_", "TRTLLM_")
 #: What SGLang's ``get_bool_env_var`` (sglang 0.5.23 srt/utils/common.py) takes as true and
 #: false; any other value it reads as false, with a warning.
 _TRUE, _FALSE = ("true", "1"), ("false", "0")
@@ -56,7 +54,7 @@ class EngineEnvironment:
         """Facts for the variables cgconfig models, notes for the others."""
         del so_far  # reads only the environment
         out = Contribution()
-        if not self.prefixes and not any(k.startswith(_PREFIXES) for k in self.environ):
+        if not self.prefixes and not has_engine_variables(self.environ):
             return out
         for setting in graph_env(self.engine, self.prefixes, self.environ):
             var, value = setting.var, setting.value

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.flags import (
@@ -30,14 +30,9 @@ from cgconfig.fields.values import parse_float, parse_human_int, parse_int
 from cgconfig.limits import check_size_value, quote, short
 from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.sources.contribution import Settings
-from cgconfig.sources.sglang_engine import (
-    EngineOption,
-    consume_engine_flag,
-    engine_label,
-    engine_option,
-    modelled_alias,
-    unknown_flag_error,
-)
+
+if TYPE_CHECKING:
+    from cgconfig.sources.sglang_engine import EngineOption
 
 #: Flags whose value SGLang upper-cases before use (sglang 0.5.23
 #: srt/arg_groups/speculative_hook.py:handle_speculative_decoding), so ``eagle`` is ``EAGLE``.
@@ -155,9 +150,11 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
             if name in REMOVED_FLAGS:
                 raise InputError(f"{short(name)} was removed", where=short(name),
                                  hint=REMOVED_FLAGS[name])
+            from cgconfig.sources.sglang_engine import engine_label, engine_option, modelled_alias
+
             known = engine_option(token, engine)
             alias = None if known is None else modelled_alias(known[0], engine)
-            if alias is None:
+            if known is None or alias is None:
                 i = _skip_unmodelled(name, known, tokens, i, out, passthrough if engine == "sglang"
                                      else {}, ignore_unknown, engine)
                 continue
@@ -196,6 +193,8 @@ def _skip_unmodelled(name: str, known: EngineOption | None, tokens: list[str], i
                      engine: str) -> int:
     """Index after a flag cgconfig does not model: SGLang's own (consumed with SGLang's arity,
     values checked), an old passthrough spelling, or, under ``--ignore-unknown-args``, anything."""
+    from cgconfig.sources.sglang_engine import consume_engine_flag, unknown_flag_error
+
     if known is not None:
         out.ignored.append(name)
         return consume_engine_flag(known, tokens, i, engine)

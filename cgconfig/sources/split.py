@@ -12,10 +12,13 @@ out: a vLLM flag on an SGLang line stays with SGLang, which reports it as unknow
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from cgconfig.engines.entry import EntryPoint
 from cgconfig.errors import InputError
 from cgconfig.fields.constants import DIALECTS
+
+if TYPE_CHECKING:
+    from cgconfig.engines.entry import EntryPoint
 
 #: How many values a flag takes: 0 (a switch), 1, or ``"+"`` (every following non-flag token).
 Arity = int | str

@@ -5,11 +5,13 @@ from __future__ import annotations
 import pytest
 
 from cgconfig.api import request_from_argv, resolve_args, resolve_request
-from cgconfig.engines import tokenize
+from cgconfig.engines import ENV_PREFIXES, engine_env_vars, tokenize
 from cgconfig.errors import CgConfigError
+from cgconfig.resolve.request import ResolveRequest
 
 
-def request(line: str, environ: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+def request(line: str, environ: dict[str, str] | None = None) -> ResolveRequest:
+    """The request of a launch line, reading only ``environ`` (default: no variables)."""
     return request_from_argv(tokenize(line), environ=environ or {})
 
 
@@ -170,3 +172,7 @@ def test_engine_alias_and_abbreviation_read_the_modelled_flag() -> None:
 def test_ignore_unknown_args_still_skips_what_neither_knows() -> None:
     plan = resolve_args(["--no-such-flag", "3", "--ignore-unknown-args"], environ={})
     assert "--no-such-flag" in plan.ignored_args
+
+
+def test_every_engine_variable_has_an_engine_prefix() -> None:
+    assert all(var.name.startswith(ENV_PREFIXES) for var in engine_env_vars())
