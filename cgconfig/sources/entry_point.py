@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cgconfig.engines.entry import EntryPoint
-from cgconfig.engines.split import check_values, lookup_option
+from cgconfig.engines.split import check_values, lookup_option, min_values
 from cgconfig.engines.table import load_table
+from cgconfig.errors import InputError
 from cgconfig.limits import short
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Contribution
@@ -48,6 +49,9 @@ class LaunchLine:
             if found is None:  # a dotted JSON key (--speculative-config.method): vLLM merges it
                 continue
             flag = found[0]
+            if flag.takes_value and len(values) < min_values(flag.nargs):
+                raise InputError(f"{short(name)} expects a value ({table.label})", where=short(name),
+                                 allowed=flag.choices)
             check_values(table, flag, values)
             if flag.dest in _MODEL_DESTS and values:
                 out.facts["model_path"] = values[-1]

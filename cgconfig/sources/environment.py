@@ -23,15 +23,15 @@ from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Contribution
 
 #: What SGLang's ``get_bool_env_var`` (sglang 0.5.23 srt/utils/common.py) takes as true and
-#: false; any other value it reads as false, with a warning.
+#: false, in any case; any other value it reads as false, with a warning (so does cgconfig).
 _TRUE, _FALSE = ("true", "1"), ("false", "0")
 
 
-def _convert(var: EngineEnvVar, text: str, where: str) -> Any:
+def _convert(var: EngineEnvVar, text: str, where: str, notes: list[str]) -> Any:
     if var.type == "bool":
-        if text.lower() not in _TRUE + _FALSE:
-            raise InputError(f"{var.name}={quote(text)} is neither true nor false", where=where,
-                             allowed="1, true, 0, false (any case)")
+        if text.lower() not in _TRUE + _FALSE:  # SGLang warns and reads it as false
+            notes.append(f"{where}: {quote(text)} is neither true nor false; the engine reads "
+                         f"it as false")
         return text.lower() in _TRUE
     if var.type == "int":
         try:
@@ -63,7 +63,7 @@ class EngineEnvironment:
             if not var.read_by_engine:
                 out.notes.append(f"{where}: {var.effect} (set, and ignored)")
             elif var.fact is not None:
-                out.facts[var.fact] = _convert(var, value, where)
+                out.facts[var.fact] = _convert(var, value, where, out.notes)
                 out.fact_sources[var.fact] = where
             else:
                 out.notes.append(f"{where}: not modelled by cgconfig; the engine reads it "

@@ -123,9 +123,17 @@ def test_without_the_memory_saver_the_variable_changes_nothing() -> None:
     assert plan.config["prefill"]["backend"] == "breakable"
 
 
-def test_a_bad_boolean_is_one_error() -> None:
-    with pytest.raises(CgConfigError, match="neither true nor false"):
-        request("SGLANG_MEMORY_SAVER_CUDA_GRAPH=maybe " + MEMORY_SAVER)
+@pytest.mark.parametrize("value", ["maybe", ""])
+def test_an_unrecognised_boolean_is_false_with_a_note_as_sglang_reads_it(value: str) -> None:
+    got = request(f"SGLANG_MEMORY_SAVER_CUDA_GRAPH={value} " + MEMORY_SAVER)
+    assert got.facts["sglang_memory_saver_cuda_graph"] is False
+    assert any("neither true nor false" in note for note in got.notes)
+
+
+@pytest.mark.parametrize("line", ["vllm serve M --tensor-parallel-size", "trtllm-serve M --host"])
+def test_an_engine_flag_without_its_value_is_an_error(line: str) -> None:
+    with pytest.raises(CgConfigError, match="expects a value"):
+        request(line)
 
 
 def test_vllm_attention_backend_variable_gets_a_note() -> None:
