@@ -22,7 +22,6 @@ from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.flags import (
     ARG,
     REMOVED_FLAGS,
-    SGLANG_PASSTHROUGH,
     Flag,
     flag_index,
 )
@@ -131,7 +130,6 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
         ignore_unknown = "--ignore-unknown-args" in argv
     _, tokens = _split_launcher(argv)
     index = flag_index()
-    passthrough = dict(SGLANG_PASSTHROUGH)
     out = ParsedArgs()
     i = 0
     while i < len(tokens):
@@ -155,8 +153,7 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
             known = engine_option(token, engine)
             alias = None if known is None else modelled_alias(known[0], engine)
             if known is None or alias is None:
-                i = _skip_unmodelled(name, known, tokens, i, out, passthrough if engine == "sglang"
-                                     else {}, ignore_unknown, engine)
+                i = _skip_unmodelled(name, known, tokens, i, out, ignore_unknown, engine)
                 continue
             flag, inline = alias, known[1]
             if not name.startswith(tuple(known[0].options)):  # an abbreviation, not an alias
@@ -189,26 +186,20 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
 
 
 def _skip_unmodelled(name: str, known: EngineOption | None, tokens: list[str], i: int,
-                     out: ParsedArgs, passthrough: dict[str, bool], ignore_unknown: bool,
-                     engine: str) -> int:
+                     out: ParsedArgs, ignore_unknown: bool, engine: str) -> int:
     """Index after a flag cgconfig does not model: SGLang's own (consumed with SGLang's arity,
-    values checked), an old passthrough spelling, or, under ``--ignore-unknown-args``, anything."""
+    values checked), or, under ``--ignore-unknown-args``, anything."""
     from cgconfig.sources.sglang_engine import consume_engine_flag, unknown_flag_error
 
     if known is not None:
         out.ignored.append(name)
         return consume_engine_flag(known, tokens, i, engine)
-    inline = "=" in tokens[i]
-    if name in passthrough:
-        takes_value = passthrough[name]
-    elif ignore_unknown:
-        takes_value = i + 1 < len(tokens) and not _is_flag_token(tokens[i + 1])
-    else:
+    if not ignore_unknown:
         raise unknown_flag_error(name, engine)
     out.ignored.append(name)
-    if takes_value and not inline:
-        return i + 2
-    return i + 1
+    # A flag neither knows: it takes the next token as its value unless that is a flag.
+    takes_value = i + 1 < len(tokens) and not _is_flag_token(tokens[i + 1])
+    return i + 2 if takes_value and "=" not in tokens[i] else i + 1
 
 
 def _apply(flag: Flag, spelling: str, values: list[str], position: int, out: ParsedArgs) -> None:
