@@ -78,12 +78,26 @@ def consume_engine_flag(known: EngineOption, tokens: list[str], i: int,
     return j
 
 
+#: How a line starts each engine, for the hint on another engine's flag.
+_ENTRY_EXAMPLES = {"sglang": "python -m sglang.launch_server", "vllm": "vllm serve MODEL",
+                   "trtllm": "trtllm-serve MODEL"}
+
+
 def unknown_flag_error(name: str, engine: str = "sglang") -> InputError:
-    """The one-line error for a flag neither the engine nor cgconfig knows."""
+    """The one-line error for a flag neither the engine nor cgconfig knows, with a
+    did-you-mean from both; a flag of another engine (``--gpu-memory-utilization`` is vLLM's)
+    is named as such instead."""
     table = load_table(engine)
-    pool = [*known_spellings(), *table.by_spelling]
+    spelling = name.split("=", 1)[0]
+    other = next((e for e in _ENTRY_EXAMPLES if e != engine and load_table(e).lookup(spelling)),
+                 None)
+    if other is not None:
+        return InputError(
+            f"unknown flag {short(name)}", where="command line",
+            hint=f"{short(spelling)} is a {load_table(other).label} flag, not a {table.label} "
+                 f"one: a line starting with `{_ENTRY_EXAMPLES[other]}` takes it")
     return InputError(
         f"unknown flag {short(name)}", where="command line",
-        suggestion=did_you_mean(name, pool),
+        suggestion=did_you_mean(name, [*known_spellings(), *table.by_spelling]),
         hint=f"neither {table.label} nor cgconfig has it (pass --ignore-unknown-args to skip "
              f"such flags)")

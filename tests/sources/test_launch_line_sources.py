@@ -184,3 +184,11 @@ def test_ignore_unknown_args_still_skips_what_neither_knows() -> None:
 
 def test_every_engine_variable_has_an_engine_prefix() -> None:
     assert all(var.name.startswith(ENV_PREFIXES) for var in engine_env_vars())
+
+
+def test_another_engines_flag_is_named_as_such() -> None:
+    with pytest.raises(CgConfigError) as caught:
+        resolve_args(["--gpu-memory-utilization", "0.8"], environ={})
+    assert "--gpu-memory-utilization is a vLLM 0.33.0 flag" in str(caught.value)
+    assert "vllm serve MODEL" in str(caught.value)
+    assert "did you mean" not in str(caught.value)
