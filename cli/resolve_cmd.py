@@ -37,10 +37,12 @@ def run_resolve(argv: list[str]) -> int:
         if options.emit == "env":  # plus what a launch script hands the server (cli/launch_args.py)
             from cgconfig.cli.launch_args import launch_env_lines
 
-            lines, vllm_notes = launch_env_lines(argv, plan)
+            lines, vllm_notes, line_notes = launch_env_lines(argv, plan)
             text += "".join(line + "\n" for line in lines)
             for message in vllm_notes:
                 note("not expressible in vllm", message)
+            for message in line_notes:
+                note("note", message)
         for message in notes:
             note(f"not expressible in {options.emit}", message)
         sys.stdout.write(text)

@@ -65,8 +65,8 @@ def _env_before(words: list[str], start: int) -> tuple[dict[str, str], int]:
     env: dict[str, str] = {}
     j = start - 1
     while j >= 0:
-        if words[j] == "env":
-            j -= 1
+        if words[j] == "env" and (j == 0 or not words[j - 1].startswith("-")):
+            j -= 1  # the env command (after a flag, "env" is that flag's value: --emit env)
             continue
         match = _ASSIGNMENT.match(words[j])
         if not match:

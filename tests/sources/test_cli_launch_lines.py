@@ -53,3 +53,15 @@ def test_explain_and_diff_take_launch_lines() -> None:
     assert diffed.returncode in (0, 1), diffed.stderr
     facts = {row["key"]: (row["a"], row["b"]) for row in json.loads(diffed.stdout)["facts"]}
     assert facts["derived.dialect"] == ("sglang", "vllm")
+
+
+def test_emit_env_hands_the_server_the_engines_arguments_only() -> None:
+    done = cgconfig("resolve", "--emit", "env", "SGLANG_X=1", "python", "-m",
+                    "sglang.launch_server", "--model-path", "m", "--tp", "2",
+                    "--cuda-graph-max-bs-decode", "64")
+    assert done.returncode == 0, done.stderr
+    assert "export CGCONFIG_SERVER_ARGS='--model-path m --tp 2'\n" in done.stdout
+    assert "set SGLANG_X in the launch script's environment" in done.stderr
+    vllm = cgconfig("resolve", "--emit", "env", "vllm", "serve", "M", "--tensor_parallel_size",
+                    "2", "--compilation_config", '{"cudagraph_mode":"FULL"}')
+    assert "export CGCONFIG_SERVER_ARGS='M --tensor-parallel-size 2'\n" in vllm.stdout
