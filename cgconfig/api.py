@@ -11,6 +11,7 @@ keeps one command line and hands its namespace to :func:`resolve_namespace`.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from cgconfig.errors import InputError
@@ -40,11 +41,13 @@ def resolve_request(request: ResolveRequest) -> Plan:
     return resolve(request, rules)
 
 
-def request_from_argv(argv: list[str], *, ignore_unknown: bool | None = None) -> ResolveRequest:
+def request_from_argv(argv: list[str], *, ignore_unknown: bool | None = None,
+                      environ: Mapping[str, str] | None = None) -> ResolveRequest:
     """A request from a command line in any dialect (SGLang, vLLM, TensorRT-LLM, detected or
-    named by ``--dialect``)."""
+    named by ``--dialect`` or by an entry point such as ``vllm serve``); ``environ`` holds the
+    engine environment variables to read (the CLI passes ``os.environ``; default: none)."""
     return request_from_split(split_command_line(check_argv(argv)),
-                              ignore_unknown=ignore_unknown)[0]
+                              ignore_unknown=ignore_unknown, environ=environ)[0]
 
 
 def check_argv(argv: Any, where: str = "argv") -> list[str]:
@@ -75,14 +78,17 @@ def _check_mapping(value: Any, where: str) -> dict[str, Any]:
     return dict(value)
 
 
-def resolve_args(argv: list[str], *, ignore_unknown: bool | None = None) -> Plan:
-    """Resolve a command line (any dialect) into a plan.
+def resolve_args(argv: list[str], *, ignore_unknown: bool | None = None,
+                 environ: Mapping[str, str] | None = None) -> Plan:
+    """Resolve a command line (any dialect, an engine launch line included) into a plan;
+    ``environ`` as in :func:`request_from_argv`.
 
     Raises :class:`~cgconfig.errors.InputError` for every problem with the input (including
     ``argv`` that is not a list of strings), with the same one-line message as the CLI.
     """
     return resolve_request(request_from_argv(check_argv(argv),
-                                             ignore_unknown=ignore_unknown or None))
+                                             ignore_unknown=ignore_unknown or None,
+                                             environ=environ))
 
 
 def resolve_dict(config: dict[str, Any] | CudaGraphConfig | None = None,

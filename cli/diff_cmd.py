@@ -114,7 +114,7 @@ def load_side(kind: str, text: str, label: str) -> dict[str, Any]:
         except ValueError as exc:
             raise InputError(f"cannot split the launch line ({exc})", where=label) from None
         try:
-            return resolve_args(argv).to_dict()
+            return resolve_args(argv, environ=os.environ).to_dict()
         except CgConfigError as error:
             raise InputError(str(error), where=label) from None
     from cgconfig.docio import load_json_text, load_yaml_text, read_document

@@ -11,6 +11,7 @@ and who overrode it, ``!`` a rule that was skipped because the key is locked.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -102,7 +103,7 @@ def run_explain(argv: list[str]) -> int:
 
         split = split_command_line(argv, HOST_FLAGS)
         options = parse_options(split.parts.get(HOST_FLAGS.owner))
-        request, keys = request_from_split(split, allow_positionals=True)
+        request, keys = request_from_split(split, allow_positionals=True, environ=os.environ)
         for key in keys:
             if key not in all_config_keys():
                 raise InputError(f"unknown key {key!r}", where="explain",

@@ -27,9 +27,10 @@ from cgconfig.fields.flags import CONFIG_FLAGS, OPTION_FLAGS, SETTING_FLAGS, Fla
 from cgconfig.plan import Plan
 
 #: Fact flags that no server has: cgconfig reads from them what SGLang or vLLM learns from the
-#: GPU or the model's config. A launch script must not pass them on.
+#: GPU, the model's config or the environment. A launch script must not pass them on.
 CGCONFIG_ONLY_FACTS = ("--gpu-memory-gib", "--gpu-sm", "--gpu-count", "--model-arch",
-                      "--is-multimodal", "--use-mla", "--model-context-length")
+                      "--is-multimodal", "--use-mla", "--model-context-length",
+                      "--sglang-memory-saver-cuda-graph")
 #: vLLM-dialect flags that only cgconfig reads (the capability vLLM's worker would compute).
 CGCONFIG_ONLY_VLLM = {"--cudagraph-support": True, "--vllm-attention-backend": True}
 #: vLLM graph flags that the plan's ``--compilation-config`` replaces → whether they take a
@@ -133,19 +134,32 @@ def vllm_launch_args(argv: list[str], plan: Plan) -> tuple[list[str], list[str]]
     return vllm_args(plan, user_compilation_config(argv))
 
 
-def launch_env_lines(argv: list[str], plan: Plan) -> tuple[list[str], list[str]]:
-    """The extra ``export`` lines of ``--emit env`` and notes for stderr."""
+def launch_env_lines(argv: list[str], plan: Plan) -> tuple[list[str], list[str], list[str]]:
+    """The extra ``export`` lines of ``--emit env``, what vLLM cannot express and notes on the
+    launch line, both for stderr. On a line with an
+    engine entry point (``vllm serve M ...``), the server arguments are the engine's: the
+    entry point, its ``VAR=value`` prefixes and any wrapper before it are left out."""
     from cgconfig.cli.options import HOST_FLAGS
     from cgconfig.emit import sglang_config, sglang_words
     from cgconfig.sources.command_line import split_command_line
 
-    dialect = split_command_line(argv, HOST_FLAGS).dialect
-    vllm, notes = vllm_launch_args(argv, plan)
+    split = split_command_line(argv, HOST_FLAGS)
+    dialect, words, prefix_notes = split.dialect, argv, []
+    if split.entry is not None:  # the server command is the launch script's: pass its arguments
+        words = split.entry.argv
+        if dialect == "vllm":
+            from cgconfig.engines.split import normalize_vllm_argv
+
+            words = normalize_vllm_argv(words)
+        if split.entry.env:
+            prefix_notes.append("the line's VAR=value prefixes are not server arguments: set "
+                                f"{', '.join(split.entry.env)} in the launch script's environment")
+    vllm, notes = vllm_launch_args(words, plan)
     graph_config = (json.dumps(sglang_config(plan), separators=(",", ":"))
                     if sglang_words(plan)[0] else "")
     lines = [
-        f"export CGCONFIG_SERVER_ARGS={shlex.quote(shlex.join(server_argv(argv, dialect)))}",
+        f"export CGCONFIG_SERVER_ARGS={shlex.quote(shlex.join(server_argv(words, dialect)))}",
         f"export CGCONFIG_VLLM_ARGS={shlex.quote(shlex.join(vllm))}",
         f"export CGCONFIG_CUDA_GRAPH_CONFIG={shlex.quote(graph_config)}",
     ]
-    return lines, notes if dialect == "vllm" else []
+    return lines, notes if dialect == "vllm" else [], prefix_notes

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from cgconfig.errors import EXIT_DOWNGRADED, CgConfigError
@@ -19,7 +20,7 @@ def run_resolve(argv: list[str]) -> int:
 
         split = split_command_line(argv, HOST_FLAGS)
         options = parse_options(split.parts.get(HOST_FLAGS.owner))
-        request = request_from_split(split)[0]
+        request = request_from_split(split, environ=os.environ)[0]
         if options.allow:
             _validate_allow(options.allow, request.rule_files)
         plan = resolve_request(request)
@@ -39,13 +40,16 @@ def run_resolve(argv: list[str]) -> int:
         try:
             text, notes = emit_plan(plan, options.emit, user_compilation_config(argv))
             vllm_notes: list[str] = []
+            line_notes: list[str] = []
             if options.emit == "env":  # plus what a launch script hands the server
                 from cgconfig.cli.launch_args import launch_env_lines
 
-                lines, vllm_notes = launch_env_lines(argv, plan)
+                lines, vllm_notes, line_notes = launch_env_lines(argv, plan)
                 text += "".join(line + "\n" for line in lines)
         except CgConfigError as error:
             return report(error, as_json=options.as_json)
+        for message in line_notes:
+            note("note", message)
         for message in vllm_notes:
             note("not expressible in vllm", message)
         for message in notes:  # env's own notes are about its SGLang variables

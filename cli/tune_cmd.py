@@ -9,6 +9,7 @@ The launch line is read exactly as ``cgconfig resolve`` reads it (any dialect, `
 from __future__ import annotations
 
 import math
+import os
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -142,7 +143,7 @@ def run_tune(argv: list[str]) -> int:
         cost = load_cost(args.cost) if args.cost else None
         split = split_command_line(args.rest, HOST_FLAGS)
         options = parse_options(split.parts.get(HOST_FLAGS.owner))
-        request = request_from_split(split)[0]
+        request = request_from_split(split, environ=os.environ)[0]
         result = tune_plan(request, histogram, args.histogram, max_graphs=args.max_graphs,
                            max_waste_pct=args.max_waste, cost=cost, cost_source=args.cost)
     except CgConfigError as error:

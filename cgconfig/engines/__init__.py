@@ -12,10 +12,51 @@
 Stdlib only and fast: each table is one cached ``json.load``.
 """
 
-from cgconfig.engines.entry import EntryPoint, find_entry_point, tokenize
-from cgconfig.engines.env import EngineEnvVar, EnvSetting, engine_env_vars, env_vars_for, graph_env
-from cgconfig.engines.split import SplitLine, split_line
-from cgconfig.engines.table import ENGINES, EngineFlag, EngineTable, load_table
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cgconfig.engines.entry import EntryPoint, find_entry_point, tokenize
+    from cgconfig.engines.env import (
+        EngineEnvVar,
+        EnvSetting,
+        engine_env_vars,
+        env_vars_for,
+        graph_env,
+    )
+    from cgconfig.engines.split import SplitLine, split_line
+    from cgconfig.engines.table import ENGINES, EngineFlag, EngineTable, load_table
+
+#: Name prefixes of every engine environment variable in ``env-vars.json`` (a test checks it):
+#: a process environment without any skips reading the table.
+ENV_PREFIXES = ("SGLANG_", "VLLM_", "TRTLLM_")
+
+
+def has_engine_variables(environ: Mapping[str, str]) -> bool:
+    """Whether ``environ`` holds a variable named like an engine's (the cheap test before
+    reading ``env-vars.json``)."""
+    return any(name.startswith(ENV_PREFIXES) for name in environ)
+
+
+#: Public name → the submodule defining it. Imported on first use (PEP 562), so a line of
+#: cgconfig's own flags, which needs only ``entry``, never loads the tables' modules.
+_HOMES = {
+    "EntryPoint": "entry", "find_entry_point": "entry", "tokenize": "entry",
+    "EngineEnvVar": "env", "EnvSetting": "env", "engine_env_vars": "env",
+    "env_vars_for": "env", "graph_env": "env",
+    "SplitLine": "split", "split_line": "split",
+    "ENGINES": "table", "EngineFlag": "table", "EngineTable": "table", "load_table": "table",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"cgconfig.engines.{_HOMES[name]}"), name)
+
 
 __all__ = [
     "ENGINES",

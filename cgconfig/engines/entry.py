@@ -9,7 +9,6 @@ what the engine's own parser receives: ``sglang serve MODEL`` becomes ``--model-
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -42,12 +41,17 @@ class EntryPoint(NamedTuple):
     """``VAR=value`` assignments right before the entry point (``env`` allowed in between)."""
     argv: list[str]
     """The engine's own arguments, as its parser receives them."""
+    start: int = 0
+    """Index of the first word of the ``VAR=value`` prefixes (or of the entry point) in the
+    line's words: what comes before is not the engine's (a wrapper, cgconfig's own flags)."""
 
 
 def tokenize(line: str | Sequence[str]) -> list[str]:
     """Shell words of a launch line (backslash-newline continuations joined)."""
     if not isinstance(line, str):
         return list(line)
+    import shlex  # only a line given as one string needs it
+
     try:
         return shlex.split(line.replace("\\\n", " "), comments=True)
     except ValueError as exc:
@@ -55,19 +59,21 @@ def tokenize(line: str | Sequence[str]) -> list[str]:
                          hint="check its quotes") from None
 
 
-def _env_before(words: list[str], start: int) -> dict[str, str]:
+def _env_before(words: list[str], start: int) -> tuple[dict[str, str], int]:
+    """The ``VAR=value`` words right before ``start`` (``env`` allowed among them) and the
+    index of the first of them."""
     env: dict[str, str] = {}
     j = start - 1
     while j >= 0:
-        if words[j] == "env":
-            j -= 1
+        if words[j] == "env" and (j == 0 or not words[j - 1].startswith("-")):
+            j -= 1  # the env command (after a flag, "env" is that flag's value: --emit env)
             continue
         match = _ASSIGNMENT.match(words[j])
         if not match:
             break
         env.setdefault(match.group(1), match.group(2))
         j -= 1
-    return dict(reversed(list(env.items())))
+    return dict(reversed(list(env.items()))), j + 1
 
 
 def _match(words: list[str], i: int) -> tuple[str, str, int] | None:
@@ -119,6 +125,23 @@ def find_entry_point(line: str | Sequence[str]) -> EntryPoint | None:
         found = _match(words, i)
         if found:
             dialect, program, start = found
-            return EntryPoint(dialect=dialect, program=program, env=_env_before(words, i),
-                              argv=_engine_argv(dialect, program, words[start:]))
+            env, first = _env_before(words, i)
+            return EntryPoint(dialect=dialect, program=program, env=env,
+                              argv=_engine_argv(dialect, program, words[start:]), start=first)
     return None
+
+
+#: Program names (a path's last part) that can start an entry point.
+_PROGRAMS = frozenset(program for program, _ in SCRIPTS)
+
+
+def might_have_entry_point(words: Sequence[str]) -> bool:
+    """A cheap test before :func:`find_entry_point`: does any word name a Python interpreter
+    or an engine's program? (cgconfig's own flag lines skip the search.)"""
+    for word in words:
+        if word[:1] == "-" or word[:1].isdigit():
+            continue  # flags and numbers: most words of a cgconfig line
+        base = word.rsplit("/", 1)[-1]
+        if base in _PROGRAMS or base.startswith("python"):
+            return True
+    return False

@@ -28,6 +28,8 @@ class EngineEnvVar(NamedTuple):
     source: str
     """The engine file and function that reads it, with the engine version."""
     effect: str
+    fact: str | None = None
+    """The deployment fact cgconfig reads the variable into; ``None``: shown as a note only."""
 
 
 class EnvSetting(NamedTuple):

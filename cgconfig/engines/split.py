@@ -44,31 +44,69 @@ def _error(table: EngineTable, what: str, where: str, **kw: object) -> InputErro
     return InputError(f"{what} ({table.label})", where=where, **kw)  # type: ignore[arg-type]
 
 
+def lookup_option(table: EngineTable, token: str) -> tuple[EngineFlag, str | None] | None:
+    """The flag an option token names (exact spelling, ``--flag=value``, or a unique prefix
+    where the engine allows abbreviations) and its ``=value``; ``None`` when the engine does
+    not know it. An ambiguous prefix is an :class:`InputError` naming the engine."""
+    flag = table.lookup(token)
+    if flag is not None:
+        return flag, None
+    name, eq, explicit = token.partition("=")
+    if eq and (flag := table.lookup(name)) is not None:
+        return flag, explicit
+    if not table.allow_abbrev:
+        return None
+    if token.startswith("--"):
+        matches = [(o, explicit if eq else None) for o in table.prefix_matches(name)]
+    else:  # argparse also matches "-x<value>" and prefixes of single-dash options
+        matches = [(o, token[2:] or None) for o in table.by_spelling if o == token[:2]]
+        matches += [(o, None) for o in table.prefix_matches(token) if o != token[:2]]
+    if len(matches) > 1:
+        names = [o for o, _ in matches]
+        listed = ", ".join(names[:4]) + (f", … ({len(names)} flags)" if len(names) > 4 else "")
+        raise _error(table, f"ambiguous option: could match {listed}", name)
+    if matches:
+        option, value = matches[0]
+        return table.by_spelling[option], value
+    return None
+
+
 def _classify(table: EngineTable, token: str) -> _Opt | InputError | None:
     """An option (with an ``=value``), an error, or ``None`` for a value/positional token."""
     if not token.startswith("-") or token == "-":
         return None
-    flag = table.lookup(token)
-    if flag is not None:
-        return _Opt(flag, None)
-    name, eq, explicit = token.partition("=")
-    if eq and (flag := table.lookup(name)) is not None:
-        return _Opt(flag, explicit)
-    if table.allow_abbrev:
-        if token.startswith("--"):
-            matches = [(o, explicit if eq else None) for o in table.prefix_matches(name)]
-        else:  # argparse also matches "-x<value>" and prefixes of single-dash options
-            matches = [(o, token[2:] or None) for o in table.by_spelling if o == token[:2]]
-            matches += [(o, None) for o in table.prefix_matches(token) if o != token[:2]]
-        if len(matches) > 1:
-            return _error(table, f"ambiguous option: could match {', '.join(o for o, _ in matches)}",
-                          token)
-        if matches:
-            option, value = matches[0]
-            return _Opt(table.by_spelling[option], value)
+    try:
+        found = lookup_option(table, token)
+    except InputError as error:
+        return error
+    if found is not None:
+        return _Opt(*found)
     if _NEGATIVE_NUMBER.match(token) or " " in token:
         return None
+    name = token.partition("=")[0]
     return _error(table, "unknown flag", name, suggestion=table.did_you_mean(name))
+
+
+def max_values(nargs: int | str | None, rest: int) -> int:
+    """The most values an argparse ``nargs`` takes when ``rest`` tokens follow."""
+    if nargs is None or nargs == "?":
+        return 1
+    return nargs if isinstance(nargs, int) else rest
+
+
+def min_values(nargs: int | str | None) -> int:
+    """The fewest values an argparse ``nargs`` needs."""
+    if nargs is None or nargs == "+":
+        return 1
+    return nargs if isinstance(nargs, int) else 0
+
+
+def check_values(table: EngineTable, flag: EngineFlag, values: list[str]) -> None:
+    """Raise the first reason the engine's parser would reject ``values`` for ``flag``."""
+    errors: list[InputError] = []
+    _check_values(table, flag, values, errors)
+    if errors:
+        raise errors[0]
 
 
 def _check_values(table: EngineTable, flag: EngineFlag, values: list[str], errors: list[InputError]) -> None:
@@ -98,7 +136,7 @@ def _close(value: str, pool: Sequence[str]) -> str | None:
     return found[0] if found else None
 
 
-def _vllm_rewrite(argv: Sequence[str]) -> list[str]:
+def normalize_vllm_argv(argv: Sequence[str]) -> list[str]:
     """FlexibleArgumentParser.parse_args' token rewrites (underscores, ``-O``), dotted forms kept."""
     out: list[str] = []
     for i, token in enumerate(argv):
@@ -146,7 +184,7 @@ def split_line(engine: str, argv: Sequence[str]) -> SplitLine:
     table = load_table(engine)
     if table.parser.get("kind") == "click":
         return _split_click(table, list(argv))
-    tokens = _vllm_rewrite(argv) if table.parser.get("underscore_dashes") else list(argv)
+    tokens = normalize_vllm_argv(argv) if table.parser.get("underscore_dashes") else list(argv)
     result = SplitLine([], [], [])
     dotted: dict[str, dict[str, object]] = {}
     positionals = list(table.positionals)
@@ -184,18 +222,6 @@ def split_line(engine: str, argv: Sequence[str]) -> SplitLine:
     return result
 
 
-def _max_values(nargs: int | str | None, rest: int) -> int:
-    if nargs is None or nargs == "?":
-        return 1
-    return nargs if isinstance(nargs, int) else rest
-
-
-def _min_values(nargs: int | str | None) -> int:
-    if nargs is None or nargs == "+":
-        return 1
-    return nargs if isinstance(nargs, int) else 0
-
-
 def _take_option(table: EngineTable, tokens: list[str], i: int, opt: _Opt, result: SplitLine) -> int:
     flag, nargs = opt.flag, opt.flag.nargs
     start = i
@@ -207,12 +233,12 @@ def _take_option(table: EngineTable, tokens: list[str], i: int, opt: _Opt, resul
         values = [opt.explicit]
     else:
         values = []
-        want = _max_values(nargs, len(tokens))
+        want = max_values(nargs, len(tokens))
         while len(values) < want and i < len(tokens) and tokens[i] != "--" \
                 and _classify(table, tokens[i]) is None:
             values.append(tokens[i])
             i += 1
-        needed = _min_values(nargs)
+        needed = min_values(nargs)
         if len(values) < needed:
             what = "expected one argument" if nargs is None else f"expected {needed} or more argument(s)"
             result.errors.append(_error(table, what, flag.name))

@@ -13,9 +13,15 @@ from pydantic import BaseModel, ConfigDict, NonNegativeFloat, PositiveInt, field
 
 Device = Literal["cuda", "hip", "npu", "xpu", "cpu", "mps", "hpu", "musa"]
 DisaggregationMode = Literal["null", "prefill", "decode"]
-SpeculativeAlgorithm = Literal["EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH"]
+#: SGLang 0.5.23 ``srt/speculative/spec_info.py:SpeculativeAlgorithm`` names plus the NEXTN alias
+#: (``spec_registry.py:_RESERVED_ALIASES``); SGLang upper-cases the flag's value
+#: (``arg_groups/speculative_hook.py:handle_speculative_decoding``), so the parser does too.
+SpeculativeAlgorithm = Literal["EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH",
+                               "DSPARK", "UNO", "FROZEN_KV_MTP"]
+#: SGLang 0.5.23 ``arg_groups/choices.py`` ``--moe-a2a-backend`` choices.
 MoeA2ABackend = Literal[
-    "none", "deepep", "mooncake", "mori", "megamoe", "flashinfer", "ascend_fuseep", "nixl"
+    "none", "deepep", "mooncake", "mori", "megamoe", "flashinfer", "ascend_fuseep", "nixl",
+    "deepep_v2", "pplx", "ascend_tp", "flashinfer_megamoe",
 ]
 DeepEPMode = Literal["auto", "normal", "low_latency"]
 
@@ -115,6 +121,11 @@ class DeploymentFacts(BaseModel):
 
     enable_memory_saver: bool = False
     """Memory saver (weights/KV released and restored, used by RL trainers)."""
+
+    sglang_memory_saver_cuda_graph: bool = False
+    """Environment variable ``SGLANG_MEMORY_SAVER_CUDA_GRAPH``: with the memory saver, graph
+    memory goes through it too, which SGLang's breakable graphs cannot do (read from the
+    environment or a ``VAR=value`` prefix of the launch line)."""
 
     moe_a2a_backend: MoeA2ABackend = "none"
     """MoE all-to-all backend."""

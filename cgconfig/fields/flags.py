@@ -179,24 +179,6 @@ SETTING_FLAGS: tuple[Flag, ...] = (
          choices=DIALECTS),
 )
 
-#: SGLang server flags that have no effect on CUDA graphs: accepted in a launch line and
-#: listed in the plan as ignored. (name, takes a value)
-SGLANG_PASSTHROUGH: tuple[tuple[str, bool], ...] = (
-    ("--model", True), ("--tokenizer-path", True), ("--host", True),
-    ("--port", True), ("--trust-remote-code", False), ("--mem-fraction-static", True),
-    ("--dtype", True), ("--kv-cache-dtype", True), ("--quantization", True),
-    ("--served-model-name", True), ("--log-level", True),
-    ("--max-prefill-tokens", True), ("--schedule-policy", True),
-    ("--disable-radix-cache", False), ("--random-seed", True), ("--api-key", True),
-    ("--load-format", True), ("--revision", True), ("--nnodes", True), ("--node-rank", True),
-    ("--dist-init-addr", True), ("--speculative-draft-model-path", True),
-    ("--ep-size", True), ("--ep", True), ("--moe-runner-backend", True),
-    ("--enable-metrics", False), ("--skip-server-warmup", False), ("--disaggregation-ib-device", True),
-    ("--disaggregation-transfer-backend", True), ("--chat-template", True), ("--tool-call-parser", True),
-    ("--reasoning-parser", True), ("--max-loras-per-batch", True),
-    ("--context-length-override", True), ("--watchdog-timeout", True), ("--stream-interval", True),
-)
-
 ALL_FLAGS: tuple[Flag, ...] = CONFIG_FLAGS + OPTION_FLAGS + FACT_FLAGS + SETTING_FLAGS
 
 
@@ -211,5 +193,6 @@ def flag_index() -> dict[str, Flag]:
 
 
 def known_spellings() -> list[str]:
-    """All flag spellings cgconfig knows, including passthrough and removed ones."""
-    return [*flag_index(), *(n for n, _ in SGLANG_PASSTHROUGH), *REMOVED_FLAGS]
+    """All flag spellings cgconfig knows, removed ones included (SGLang's own flags are in its
+    table, ``cgconfig.engines.load_table("sglang")``)."""
+    return [*flag_index(), *REMOVED_FLAGS]

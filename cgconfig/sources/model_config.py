@@ -158,7 +158,9 @@ def model_facts(facts: dict[str, Any], sources: dict[str, str],
     out: dict[str, Any] = {}
     where: dict[str, str] = {}
     archs = architectures(config)
-    if config.data and "model_context_length" not in facts:
+    # Without a config.json the engine's context length is unknown: the override flag alone
+    # would fall to SGLang's 2048 default, which the engine (reading the real file) never sees.
+    if config.shown is not None and "model_context_length" not in facts:
         out["model_context_length"], where["model_context_length"] = _context_length(config)
     arch = facts.get("model_arch")
     if arch is None and archs:

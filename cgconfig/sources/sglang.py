@@ -21,13 +21,16 @@ class SglangArgv:
     allow_positionals: bool = False
     """``explain`` takes keys as positionals; ``resolve`` takes none."""
     ignore_unknown: bool | None = None
+    engine: str = "sglang"
+    """The engine whose flags the line may carry besides cgconfig's (its entry point's)."""
     positionals: list[str] = field(default_factory=list)
     """The positionals found (``explain``'s keys), once :meth:`contribute` ran."""
 
     def contribute(self, so_far: ResolveRequest) -> Contribution:
         """Parse the tokens once; read the documents they name."""
         del so_far  # the first source: nothing gathered before it
-        parsed = parse_argv(self.tokens, ignore_unknown=self.ignore_unknown)
+        parsed = parse_argv(self.tokens, ignore_unknown=self.ignore_unknown,
+                            engine=self.engine)
         if parsed.positionals and not self.allow_positionals:
             raise InputError(f"unexpected argument {parsed.positionals[0]!r}",
                              where="command line",
@@ -46,5 +49,6 @@ class SglangArgv:
             where[name] = flag
         return Contribution(
             leaves=leaves, facts=facts, fact_sources=where,
-            deprecations=list(parsed.deprecations), ignored=list(parsed.ignored),
+            deprecations=list(parsed.deprecations), notes=list(parsed.notes),
+            ignored=list(parsed.ignored),
             settings=parsed.settings)

@@ -2,28 +2,40 @@
 
 argparse cannot do what this needs: keep every occurrence with its position for provenance,
 name the flag in every error with a did-you-mean, and accept a launch line whose other flags are
-either known SGLang flags without graph effect or, under ``--ignore-unknown-args``, anything.
+known to SGLang 0.5.23 (its flag table, ``cgconfig.engines.load_table("sglang")``) or, under
+``--ignore-unknown-args``, anything.
+
+A flag is looked up in cgconfig's own table first (one dict lookup: the fast path). Only a flag
+cgconfig does not model loads SGLang's table: an engine alias or unique abbreviation of a
+modelled flag (``--model``, ``--speculative-algo``) reads as that flag; any other SGLang flag is
+consumed with SGLang's arity, its values checked as SGLang's argparse would, and listed under
+ignored args. A flag neither knows is an error with a did-you-mean from both tables.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.flags import (
     ARG,
     REMOVED_FLAGS,
-    SGLANG_PASSTHROUGH,
     Flag,
     flag_index,
-    known_spellings,
 )
 from cgconfig.fields.values import parse_float, parse_human_int, parse_int
 from cgconfig.limits import check_size_value, quote, short
 from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.sources.contribution import Settings
+
+if TYPE_CHECKING:
+    from cgconfig.sources.sglang_engine import EngineOption
+
+#: Flags whose value SGLang upper-cases before use (sglang 0.5.23
+#: srt/arg_groups/speculative_hook.py:handle_speculative_decoding), so ``eagle`` is ``EAGLE``.
+CASE_INSENSITIVE_CHOICES = ("--speculative-algorithm",)
 
 #: Leading tokens of a launch line that name the program rather than configure it.
 _LAUNCHER_TOKENS = {"python", "python3", "-m", "sglang.launch_server", "sglang", "serve",
@@ -46,6 +58,7 @@ class ParsedArgs:
     deployment: str | None = None
     """The ``--deployment`` file, if one was named."""
     deprecations: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     positionals: list[str] = field(default_factory=list)
 
@@ -57,6 +70,8 @@ def parse_choice(text: str, flag: Flag, where: str) -> str:
     choices = flag.choices or ()
     if text in choices:
         return text
+    if flag.name in CASE_INSENSITIVE_CHOICES and text.upper() in choices:
+        return text.upper()
     if text in REMOVED_BACKENDS:
         raise InputError(REMOVED_BACKENDS[text], where=where, allowed=choices)
     raise InputError(f"invalid value {quote(text)}", where=where, allowed=choices,
@@ -101,8 +116,12 @@ def _looks_negative_number(token: str) -> bool:
     return bool(re.fullmatch(r"-\d+(\.\d+)?", token))
 
 
-def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None) -> ParsedArgs:
+def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
+               engine: str = "sglang") -> ParsedArgs:
     """Parse ``argv`` into leaves, facts and settings, recording each origin.
+
+    ``engine`` is the engine whose flags the line may carry besides cgconfig's (SGLang unless
+    an entry point named another).
 
     ``ignore_unknown`` defaults to whether ``--ignore-unknown-args`` appears in ``argv``. A
     value's position is its index among this source's tokens: it orders values of one layer.
@@ -111,7 +130,6 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None) -> Parsed
         ignore_unknown = "--ignore-unknown-args" in argv
     _, tokens = _split_launcher(argv)
     index = flag_index()
-    passthrough = dict(SGLANG_PASSTHROUGH)
     out = ParsedArgs()
     i = 0
     while i < len(tokens):
@@ -127,8 +145,20 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None) -> Parsed
             name, inline = token.split("=", 1)
         flag = index.get(name)
         if flag is None:
-            i = _skip_unmodelled(name, inline, tokens, i, out, passthrough, ignore_unknown)
-            continue
+            if name in REMOVED_FLAGS:
+                raise InputError(f"{short(name)} was removed", where=short(name),
+                                 hint=REMOVED_FLAGS[name])
+            from cgconfig.sources.sglang_engine import engine_label, engine_option, modelled_alias
+
+            known = engine_option(token, engine)
+            alias = None if known is None else modelled_alias(known[0], engine)
+            if known is None or alias is None:
+                i = _skip_unmodelled(name, known, tokens, i, out, ignore_unknown, engine)
+                continue
+            flag, inline = alias, known[1]
+            if not name.startswith(tuple(known[0].options)):  # an abbreviation, not an alias
+                out.notes.append(f"{short(name)} read as {flag.name} ({engine_label(engine)} "
+                                 f"takes a unique prefix of a flag)")
         if not flag.takes_value:
             if inline is not None:
                 raise InputError(f"{name} is a switch and takes no value (got {quote(inline)})",
@@ -155,24 +185,21 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None) -> Parsed
     return out
 
 
-def _skip_unmodelled(name: str, inline: str | None, tokens: list[str], i: int, out: ParsedArgs,
-                     passthrough: dict[str, bool], ignore_unknown: bool) -> int:
-    if name in REMOVED_FLAGS:
-        raise InputError(f"{short(name)} was removed", where=short(name), hint=REMOVED_FLAGS[name])
-    if name in passthrough:
-        takes_value = passthrough[name]
-    elif ignore_unknown:
-        takes_value = i + 1 < len(tokens) and not _is_flag_token(tokens[i + 1])
-    else:
-        raise InputError(
-            f"unknown flag {short(name)}", where="command line",
-            suggestion=did_you_mean(name, known_spellings()),
-            hint="pass --ignore-unknown-args to skip flags cgconfig does not model",
-        )
+def _skip_unmodelled(name: str, known: EngineOption | None, tokens: list[str], i: int,
+                     out: ParsedArgs, ignore_unknown: bool, engine: str) -> int:
+    """Index after a flag cgconfig does not model: SGLang's own (consumed with SGLang's arity,
+    values checked), or, under ``--ignore-unknown-args``, anything."""
+    from cgconfig.sources.sglang_engine import consume_engine_flag, unknown_flag_error
+
+    if known is not None:
+        out.ignored.append(name)
+        return consume_engine_flag(known, tokens, i, engine)
+    if not ignore_unknown:
+        raise unknown_flag_error(name, engine)
     out.ignored.append(name)
-    if takes_value and inline is None:
-        return i + 2
-    return i + 1
+    # A flag neither knows: it takes the next token as its value unless that is a flag.
+    takes_value = i + 1 < len(tokens) and not _is_flag_token(tokens[i + 1])
+    return i + 2 if takes_value and "=" not in tokens[i] else i + 1
 
 
 def _apply(flag: Flag, spelling: str, values: list[str], position: int, out: ParsedArgs) -> None:

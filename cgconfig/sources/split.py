@@ -12,9 +12,13 @@ out: a vLLM flag on an SGLang line stays with SGLang, which reports it as unknow
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from cgconfig.errors import InputError
 from cgconfig.fields.constants import DIALECTS
+
+if TYPE_CHECKING:
+    from cgconfig.engines.entry import EntryPoint
 
 #: How many values a flag takes: 0 (a switch), 1, or ``"+"`` (every following non-flag token).
 Arity = int | str
@@ -63,6 +67,13 @@ class ArgvSplit:
     dialect_named: bool
     """Whether ``--dialect`` named it (rather than its flags)."""
     parts: dict[str, Part]
+    entry: EntryPoint | None = None
+    """The engine entry point the line starts the server with (``vllm serve``...), if any."""
+    model: str | None = None
+    """The model positional of ``vllm serve MODEL`` / ``trtllm-serve MODEL``."""
+    wrapper: list[str] = field(default_factory=list)
+    """Words before the entry point that are neither ``VAR=value`` nor cgconfig's (a
+    ``docker run ...`` wrapper): not read."""
 
 
 def _is_flag(token: str) -> bool:
@@ -100,8 +111,13 @@ def _claims(dialects: tuple[DialectFlags, ...], host: DialectFlags | None) -> _C
 
 
 def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
-               host: DialectFlags | None = None) -> ArgvSplit:
-    """Walk ``argv`` once: each token goes to the owner whose table claims its flag."""
+               host: DialectFlags | None = None, *, dialect: str | None = None,
+               also_kept: tuple[str, ...] = ()) -> ArgvSplit:
+    """Walk ``argv`` once: each token goes to the owner whose table claims its flag.
+
+    ``dialect`` is the one an entry point chose (``--dialect`` may only repeat it);
+    ``also_kept`` are owners besides the dialect and the host whose tokens stay theirs
+    (an engine table's flags that the dialect's source does not read)."""
     segments: list[tuple[str, int, int]] = []
     named: str | None = None
     seen: list[str] = []
@@ -135,9 +151,12 @@ def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
             seen.append(claim[0])
         segments.append((claim[0], i, end))
         i = end
-    dialect = named if named is not None else (seen[0] if seen else "sglang")
-    return ArgvSplit(dialect=dialect, dialect_named=named is not None,
-                     parts=_parts(argv, segments, (dialect, host_owner)))
+    if dialect is not None and named is not None and named != dialect:
+        raise InputError(f"--dialect {named} contradicts the line's entry point ({dialect})",
+                         where="--dialect", hint="drop --dialect: the entry point names it")
+    chosen = dialect or named or (seen[0] if seen else "sglang")
+    return ArgvSplit(dialect=chosen, dialect_named=named is not None or dialect is not None,
+                     parts=_parts(argv, segments, (chosen, host_owner, *also_kept)))
 
 
 def _parts(argv: list[str], claimed: list[tuple[str, int, int]],

@@ -47,11 +47,17 @@ class TrtllmOptions:
     """The TensorRT-LLM dialect's tokens: the flag naming an options file, and the file."""
 
     tokens: list[str]
+    needs_file: bool = True
+    """False on a ``trtllm-serve MODEL`` line: without an options file TensorRT-LLM's
+    defaults apply (with ``--dialect trtllm`` the file is the only input, so it is required)."""
 
     def contribute(self, so_far: ResolveRequest) -> Contribution:
         """Read the options file once and map it onto cgconfig's keys and TRT-LLM defaults."""
         del so_far  # nothing here depends on other sources
-        return _contribution(*_find_file(self.tokens))
+        path, flag = _find_file(self.tokens)
+        if path is None and not self.needs_file:
+            return _from_options({}, {}, "", flag)
+        return _contribution(path, flag)
 
 
 def _check_sizes(block: dict[str, Any], name: str, lines: LineMap) -> None:
@@ -71,7 +77,6 @@ def _check_sizes(block: dict[str, Any], name: str, lines: LineMap) -> None:
 
 
 def _contribution(path: str | None, flag: str) -> Contribution:
-    out = Contribution(dialect="trtllm")
     if path is None:
         raise InputError("the TensorRT-LLM dialect needs an options file",
                          where="--dialect trtllm", hint=f"pass {flag} FILE.yaml")
@@ -79,6 +84,12 @@ def _contribution(path: str | None, flag: str) -> Contribution:
     data = data or {}
     if not isinstance(data, dict):
         raise InputError(f"must be a mapping, got {type(data).__name__}", where=name)
+    return _from_options(data, lines, name, flag)
+
+
+def _from_options(data: dict[str, Any], lines: LineMap, name: str, flag: str) -> Contribution:
+    """The contribution of an options document (empty: TensorRT-LLM's defaults)."""
+    out = Contribution(dialect="trtllm")
 
     def origin(*parts: Any) -> Origin:
         return Origin(Layer.CONFIG, f"{flag} {name}", locate(name, lines, parts))

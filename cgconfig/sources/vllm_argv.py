@@ -111,6 +111,8 @@ def _parse_value(text: str, where: str) -> Any:
 
 def _record(out: VllmInput, key: str, value: Any, source: str, at: str, position: int) -> None:
     allowed = MODELLED_KEYS + PASSTHROUGH_KEYS
+    if "." in key and key.split(".", 1)[0] in PASSTHROUGH_KEYS:
+        return  # a nested key of a block without graph effect (-cc.pass_config.fuse_x=true)
     if key not in allowed:
         raise InputError(f"unknown compilation-config key {quote_key(key)}", where=f"{source} at {at}",
                          suggestion=did_you_mean(key, allowed),
@@ -170,6 +172,9 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None) -> Vllm
             key = name.split(".", 1)[1]
             _record(out, key, _parse_value(value or "", name), name, f"/{key}",
                     dotted_base + after(i))
+        elif name.startswith("--speculative-config."):
+            if name == "--speculative-config.num_speculative_tokens":  # other keys: no graph effect
+                out.num_speculative_tokens = _int(value or "", name, allow_zero=True)
         elif name == "--enforce-eager":
             out.enforce_eager = after(i)
         elif name == "--max-num-seqs":

@@ -1,0 +1,76 @@
+"""The entry point's own input: the model it serves and the engine flags no dialect source reads.
+
+On ``vllm serve MODEL ...`` / ``trtllm-serve MODEL ...`` the model positional (or vLLM's
+``--model``) is the deployment's ``model_path`` fact, recorded with where it was written (the
+``model`` reader takes the model's ``config.json`` from it). Every other engine flag the
+engine's table claimed is checked as the engine's parser would (values, choices) and listed
+under ignored args. Words before the entry point that are not cgconfig's (a ``docker run``
+wrapper) are named in one note.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cgconfig.engines.entry import EntryPoint
+from cgconfig.engines.split import check_values, lookup_option, min_values
+from cgconfig.engines.table import load_table
+from cgconfig.errors import InputError
+from cgconfig.limits import short
+from cgconfig.resolve.request import ResolveRequest
+from cgconfig.sources.contribution import Contribution
+
+#: Engine flags (``dest``) that name the model, as the positional does.
+_MODEL_DESTS = ("model", "model_tag")
+
+
+@dataclass
+class LaunchLine:
+    """What an entry-point line says besides cgconfig's flags and the dialect's modelled ones."""
+
+    entry: EntryPoint
+    model: str | None
+    """The model positional, if the line has one."""
+    known: list[str] = field(default_factory=list)
+    """Tokens of the engine's flags that the dialect's source does not read."""
+    wrapper: list[str] = field(default_factory=list)
+
+    def contribute(self, so_far: ResolveRequest) -> Contribution:
+        """The model fact, the ignored engine flags (values checked), a wrapper note."""
+        del so_far  # reads only its own tokens
+        table = load_table(self.entry.dialect)
+        out = Contribution()
+        if self.model is not None:
+            out.facts["model_path"] = self.model
+            out.fact_sources["model_path"] = f"{self.entry.program} MODEL"
+        for name, values in _runs(self.known):
+            out.ignored.append(name)
+            found = lookup_option(table, name)
+            if found is None:  # a dotted JSON key (--speculative-config.method): vLLM merges it
+                continue
+            flag = found[0]
+            if flag.takes_value and len(values) < min_values(flag.nargs):
+                raise InputError(f"{short(name)} expects a value ({table.label})", where=short(name),
+                                 allowed=flag.choices)
+            check_values(table, flag, values)
+            if flag.dest in _MODEL_DESTS and values:
+                out.facts["model_path"] = values[-1]
+                out.fact_sources["model_path"] = name
+        if self.wrapper:
+            shown = " ".join(short(w) for w in self.wrapper[:6])
+            out.notes.append(f"not read: the words before {self.entry.program} ({shown}"
+                             f"{' …' if len(self.wrapper) > 6 else ''})")
+        return out
+
+
+def _runs(tokens: list[str]) -> list[tuple[str, list[str]]]:
+    """Each flag of ``tokens`` with its values (the splitter gave each flag its values)."""
+    runs: list[tuple[str, list[str]]] = []
+    for token in tokens:
+        is_flag = token[:1] == "-" and not token[1:].replace(".", "", 1).isdigit()
+        if is_flag:
+            name, eq, inline = token.partition("=")
+            runs.append((name, [inline] if eq else []))
+        elif runs:
+            runs[-1][1].append(token)
+    return runs

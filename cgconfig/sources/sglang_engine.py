@@ -1,0 +1,103 @@
+"""The engine's own flag table, as the SGLang source's parser consults it.
+
+The engine is SGLang 0.5.23 for an SGLang line (or a line without an entry point); on a
+``vllm serve`` or ``trtllm-serve`` line the engine's table claims its flags before this parser
+runs, so what reaches it is cgconfig's own flags and, rarely, an abbreviation of an engine flag.
+cgconfig's flag table (``cgconfig.fields.flags``) is looked up first; only a flag it lacks comes
+here, so a line of cgconfig flags never loads an engine's table. SGLang's table says whether the
+engine knows a flag, how many values it takes (argparse ``nargs``) and which values its
+argparse accepts (``choices``, ``type``), so an unmodelled flag is consumed exactly as SGLang
+would and a value SGLang rejects is an error naming the engine version.
+"""
+
+from __future__ import annotations
+
+from cgconfig.engines.split import check_values, lookup_option, max_values, min_values
+from cgconfig.engines.table import EngineFlag, load_table
+from cgconfig.errors import InputError, did_you_mean
+from cgconfig.fields.flags import Flag, flag_index, known_spellings
+from cgconfig.limits import short
+
+#: A flag SGLang knows and its inline ``=value`` (``None`` when the value follows).
+EngineOption = tuple[EngineFlag, str | None]
+
+
+def engine_option(token: str, engine: str = "sglang") -> EngineOption | None:
+    """The engine flag ``token`` names (exact, ``--flag=value`` or a unique abbreviation where
+    the engine's parser allows it), or ``None`` when the engine does not know it."""
+    if token[:1] != "-":
+        return None
+    return lookup_option(load_table(engine), token)
+
+
+def engine_label(engine: str) -> str:
+    """The engine and version as messages name them (``SGLang 0.5.23``)."""
+    return load_table(engine).label
+
+
+def modelled_alias(flag: EngineFlag, engine: str = "sglang") -> Flag | None:
+    """cgconfig's flag for an SGLang flag reached by another spelling (``--model`` is
+    ``--model-path``; ``--speculative-algo`` abbreviates ``--speculative-algorithm``).
+    cgconfig's flags are SGLang's spellings: another engine's flag is never one of them."""
+    if engine != "sglang":
+        return None
+    index = flag_index()
+    return next((index[o] for o in flag.options if o in index), None)
+
+
+def _is_value(token: str) -> bool:
+    """What argparse takes as a value: not an option string (negative numbers and tokens
+    with a space are values)."""
+    if token[:1] != "-" or " " in token:
+        return True
+    return token[1:].replace(".", "", 1).isdigit()
+
+
+def consume_engine_flag(known: EngineOption, tokens: list[str], i: int,
+                        engine: str = "sglang") -> int:
+    """Index after the engine flag at ``tokens[i]`` and its values, taken with the engine's
+    ``nargs``; a missing or rejected value is an error naming the engine's version."""
+    flag, inline = known
+    table = load_table(engine)
+    spelling = short(tokens[i].split("=", 1)[0])
+    if inline is not None:
+        if not flag.takes_value:
+            raise InputError(f"{spelling} is a switch and takes no value ({table.label})",
+                             where=spelling)
+        check_values(table, flag, [inline])
+        return i + 1
+    j = i + 1
+    if flag.takes_value:
+        limit = j + max_values(flag.nargs, len(tokens))
+        while j < min(limit, len(tokens)) and _is_value(tokens[j]):
+            j += 1
+        if j - (i + 1) < min_values(flag.nargs):
+            raise InputError(f"{spelling} expects a value ({table.label})", where=spelling,
+                             allowed=flag.choices)
+        check_values(table, flag, tokens[i + 1:j])
+    return j
+
+
+#: How a line starts each engine, for the hint on another engine's flag.
+_ENTRY_EXAMPLES = {"sglang": "python -m sglang.launch_server", "vllm": "vllm serve MODEL",
+                   "trtllm": "trtllm-serve MODEL"}
+
+
+def unknown_flag_error(name: str, engine: str = "sglang") -> InputError:
+    """The one-line error for a flag neither the engine nor cgconfig knows, with a
+    did-you-mean from both; a flag of another engine (``--gpu-memory-utilization`` is vLLM's)
+    is named as such instead."""
+    table = load_table(engine)
+    spelling = name.split("=", 1)[0]
+    other = next((e for e in _ENTRY_EXAMPLES if e != engine and load_table(e).lookup(spelling)),
+                 None)
+    if other is not None:
+        return InputError(
+            f"unknown flag {short(name)}", where="command line",
+            hint=f"{short(spelling)} is a {load_table(other).label} flag, not a {table.label} "
+                 f"one: a line starting with `{_ENTRY_EXAMPLES[other]}` takes it")
+    return InputError(
+        f"unknown flag {short(name)}", where="command line",
+        suggestion=did_you_mean(name, [*known_spellings(), *table.by_spelling]),
+        hint=f"neither {table.label} nor cgconfig has it (pass --ignore-unknown-args to skip "
+             f"such flags)")
