@@ -105,6 +105,10 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     """Facts about the inputs worth a line on stderr that are not deprecations."""
     ignored_args: list[str] = field(default_factory=list)
+    engine: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """SGLang's graph-dependent engine settings (``mem_fraction_static``, the chunked-prefill size,
+    the attention backends, ...): per setting its ``value``, the upstream ``source`` and ``why``.
+    Empty for other dialects."""
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -123,6 +127,7 @@ class Plan:
             "deprecations": self.deprecations,
             "notes": self.notes,
             "ignored_args": self.ignored_args,
+            "engine": self.engine,
         }
 
     def to_json(self, indent: int | None = 2) -> str:

@@ -84,6 +84,16 @@ class PhaseCaptureDoc(BaseModel):
     """Decode only: the capture filter's inputs (multiple, request width, pool size)."""
 
 
+class EngineValueDoc(BaseModel):
+    """One engine setting SGLang derives alongside the graphs."""
+
+    model_config = _DOC
+    value: Any
+    source: str
+    """The flag it was given by, or the upstream function that set it (engine, version, file)."""
+    why: str
+
+
 class PlanDocument(BaseModel):
     """``cgconfig resolve -o json``, schema version 1."""
 
@@ -105,3 +115,7 @@ class PlanDocument(BaseModel):
     notes: list[str] = []
     """Facts about the inputs that are not deprecations (vLLM's capture-size truncation)."""
     ignored_args: list[str]
+    engine: dict[str, EngineValueDoc] = {}
+    """SGLang input: the engine settings SGLang 0.5.23 derives with the graphs
+    (``attention_backend``, ``chunked_prefill_size``, ``mem_fraction_static``, ...); empty for
+    other dialects."""

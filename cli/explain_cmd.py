@@ -53,8 +53,32 @@ def settings(plan: Plan) -> dict[str, dict[str, Any]]:
     return out
 
 
+#: ``engine.<name>`` keys explain accepts (the plan's ``engine`` block, SGLang input).
+ENGINE_KEYS = tuple(f"engine.{name}" for name in (
+    "device", "attention_backend", "prefill_attention_backend", "decode_attention_backend",
+    "chunked_prefill_size", "mem_fraction_static", "max_running_requests",
+    "speculative_num_draft_tokens"))
+
+
+def engine_settings(plan: Plan) -> dict[str, dict[str, Any]]:
+    """The engine block as explain entries: one chain step, the flag or the upstream function
+    that set the value, with why. Shown when named, or with ``--all``."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, entry in plan.engine.items():
+        given = entry["source"].startswith("--")
+        out[f"engine.{name}"] = {
+            "value": entry["value"], "default": None, "explicit": False, "locked": False,
+            "status": "given" if given else "set by SGLang 0.5.23",
+            "chain": [{"source": entry["source"], "layer": "config" if given else "engine",
+                       "value": entry["value"], "why": entry["why"]}]}
+    return out
+
+
 def interesting(key: str, info: dict[str, Any]) -> bool:
-    """Keys worth showing without ``--all``: explicit, or moved away from the default."""
+    """Keys worth showing without ``--all``: explicit, or moved away from the default (engine
+    settings only when named or with ``--all``)."""
+    if key.startswith("engine."):
+        return False
     return bool(info["explicit"]) or (len(info["chain"]) > 1 and info["status"] != "default")
 
 
@@ -104,10 +128,11 @@ def run_explain(argv: list[str]) -> int:
         options = parse_options(split.parts.get(HOST_FLAGS.owner))
         request, keys = request_from_split(split, allow_positionals=True)
         for key in keys:
-            if key not in all_config_keys():
+            if key not in all_config_keys() and key not in ENGINE_KEYS:
                 raise InputError(f"unknown key {key!r}", where="explain",
-                                 suggestion=did_you_mean(key, all_config_keys()),
-                                 allowed="decode.<key>, prefill.<key>, options.<key>")
+                                 suggestion=did_you_mean(key, [*all_config_keys(), *ENGINE_KEYS]),
+                                 allowed="decode.<key>, prefill.<key>, options.<key>, "
+                                         "engine.<key>")
         _reject_resolve_only(options)
         plan = resolve_request(request)
     except CgConfigError as error:
@@ -117,6 +142,7 @@ def run_explain(argv: list[str]) -> int:
     for message in plan.notes:
         note("note", message)
     table = settings(plan)
+    table.update(engine_settings(plan))
     chosen = keys or [k for k, info in table.items() if options.show_all
                       or interesting(k, info)]
     fmt = options.output

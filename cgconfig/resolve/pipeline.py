@@ -1,7 +1,7 @@
 """Resolution as a list of named steps, each a function of the run so far.
 
     validate facts → lock inputs → derive facts → decode sizes → prefill sizes → dialect steps
-    → rules → capture → plan
+    → rules → capture → engine → plan
 
 Nothing flows backwards: the locked set is frozen from the user's inputs before any default or
 rule runs, and each step records what it did in the draft, so the plan can explain itself. The
@@ -10,6 +10,7 @@ rule set is an argument: this package never imports the rule engine.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,7 @@ from cgconfig.fields.table import all_config_keys, keys_per_phase
 from cgconfig.locks import LockPolicy
 from cgconfig.plan import Plan
 from cgconfig.resolve.capture import capture
+from cgconfig.resolve.engine import draft_at_memory_hook, engine_block
 from cgconfig.resolve.request import ResolveRequest, RuleSetLike
 from cgconfig.resolve.sglang_sizing import fill_prefill_sizes
 from cgconfig.resolve.steps import fill_decode_sizes, memory, start_draft
@@ -36,6 +38,9 @@ class Run:
     facts: Facts | None = None
     draft: Draft | None = None
     capture: dict[str, dict[str, Any]] = field(default_factory=dict)
+    before_rules: Draft | None = None
+    """A copy of the draft as the rules found it (SGLang input only), for the engine step."""
+    engine: dict[str, dict[str, Any]] = field(default_factory=dict)
     plan: Plan | None = None
 
     def checked(self) -> tuple[Draft, Facts]:
@@ -79,12 +84,22 @@ def _dialect_steps(run: Run) -> None:
 def _rules(run: Run) -> None:
     draft, _ = run.checked()
     if run.rules is not None and run.request.use_rules:
+        if run.request.dialect == "sglang":
+            run.before_rules = copy.deepcopy(draft)
         run.rules.apply(draft, disabled=run.request.disabled_rules,
                         apply_advice=run.request.apply_advice)
 
 
 def _capture(run: Run) -> None:
     run.capture = capture(*run.checked())
+
+
+def _engine(run: Run) -> None:
+    draft, facts = run.checked()
+    memory_draft = draft
+    if run.before_rules is not None and run.rules is not None:
+        memory_draft = draft_at_memory_hook(run.before_rules, draft, run.rules, run.request)
+    run.engine = engine_block(draft, facts, memory_draft)
 
 
 def _plan(run: Run) -> None:
@@ -103,7 +118,7 @@ def _plan(run: Run) -> None:
         warnings=[*draft.warnings],
         facts=facts_out, fact_sources=dict(sorted(request.fact_sources.items())),
         deprecations=list(request.deprecations), notes=list(request.notes),
-        ignored_args=list(request.ignored_args),
+        ignored_args=list(request.ignored_args), engine=run.engine,
     )
 
 
@@ -117,6 +132,7 @@ STEPS: tuple[tuple[str, Callable[[Run], None]], ...] = (
     ("dialect-steps", _dialect_steps),
     ("rules", _rules),
     ("capture", _capture),
+    ("engine", _engine),
     ("plan", _plan),
 )
 
