@@ -245,7 +245,8 @@ def resolve_attention_backends(platform: Platform, model: ModelShape, *, tp_size
     if base is None and platform.device == "cpu":
         base = EngineValue("intel_amx", SOURCE_CPU_BACKEND, "CPU device: intel_amx")
     override = model_attention_override(
-        platform, model, tp_size=tp_size, attention_backend=base and str(base.value),
+        platform, model, tp_size=tp_size,
+        attention_backend=None if base is None else str(base.value),
         prefill_backend=prefill_backend, decode_backend=decode_backend,
         speculative_algorithm=speculative_algorithm, eagle_topk=eagle_topk,
         page_size=page_size, gpu_memory_mib=gpu_memory_mib, radix_cache_off=radix_cache_off)

@@ -92,12 +92,17 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _section(config: dict[str, Any], name: str) -> dict[str, Any]:
+    value = config.get(name)
+    return value if isinstance(value, dict) else {}
+
+
 def model_shape(facts: Facts) -> se.ModelShape:
     """What SGLang reads from the model: the deployment facts, completed from a local
     ``config.json`` (text config for multimodal models, vision encoder size)."""
     config = _config_json(facts.model_path)
-    text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
-    vision = config.get("vision_config") if isinstance(config.get("vision_config"), dict) else {}
+    text = _section(config, "text_config") or config
+    vision = _section(config, "vision_config")
     context = facts.context_length or _int(text.get("max_position_embeddings"))
     return se.ModelShape(
         arch=facts.model_arch, use_mla=facts.use_mla,
