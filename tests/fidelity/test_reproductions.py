@@ -324,3 +324,96 @@ def test_vllm_v7_integer_cudagraph_mode() -> None:
     plan = resolve_args(["-cc", json.dumps({"cudagraph_mode": 2}), "--cudagraph-support",
                          "ALWAYS"])
     assert (plan.backend("decode"), plan.backend("prefill")) == ("full", "full")
+
+
+# ------------------------------------------------------------------- the issue's "also" items
+
+def test_max_running_requests_cut_is_a_decision_explain_shows(capsys) -> None:
+    argv = ["--gpu-memory-gib", "80", "--cuda-graph-max-bs-decode", "256",
+            "--max-running-requests", "100"]
+    plan = resolve_args(argv)
+    cap = next(d for d in plan.decisions if d.rule == "sizes.max-running-requests-cap")
+    assert cap.source and cap.source.endswith("get_batch_sizes_to_capture")
+    assert "--max-running-requests 100 caps the captured decode sizes" in cap.why
+    assert cap.changes[0].after[-1] == 100 == plan.capture_sizes("decode")[-1]
+    from cgconfig.cli.main import main
+
+    assert main(["explain", *argv]) == 0
+    out = capsys.readouterr().out
+    assert "capture.decode.sizes = [1, 2, 4, 8, 12, 16, …, 100] (17)    " \
+        "[changed by sizes.max-running-requests-cap]" in out
+    assert main(["explain", "capture.decode.sizes", *argv]) == 0
+    assert "sizes.max-running-requests-cap —" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("flags", [
+    [], ["--speculative-num-steps", "2", "--speculative-eagle-topk", "4"],
+    ["--speculative-num-steps", "2", "--speculative-eagle-topk", "1"]])
+def test_eagle_without_draft_tokens_never_verifies_1_tokens(flags: list[str]) -> None:
+    # SGLang derives the width (speculative_hook: auto parameters, or steps + 1 with topk 1) and
+    # leaves it unset for a topk > 1 tree; no message may speak of "1 tokens".
+    argv = ["--attention-backend", "intel_xpu", "--speculative-algorithm", "EAGLE", *flags]
+    text = resolve_args(argv).to_json()
+    assert "1 tokens" not in text
+    advice = [d for d in resolve_args(argv).decisions
+              if d.rule == "attention.spec-decode-needs-uniform-batch"]
+    width = resolve_args(argv).engine["speculative_num_draft_tokens"]["value"]
+    assert bool(advice) == (width is not None and width > 1)
+
+
+def _apply_remedy(argv: list[str], remedy: str) -> list[str]:
+    """One "Remedies:" entry of a --strict refusal applied to the command line."""
+    words = remedy.split()
+    if words[0] == "drop":
+        i = argv.index(words[1])
+        return argv[:i] + argv[i + 2:]
+    if words[0] == "set":
+        key, value = words[1], words[3].strip("'")
+        flag = {"decode.backend": "--cuda-graph-backend-decode",
+                "prefill.backend": "--cuda-graph-backend-prefill"}[key]
+        kept = list(argv)
+        if flag in kept:
+            i = kept.index(flag)
+            kept = kept[:i] + kept[i + 2:]
+        return [*kept, flag, value]
+    assert words[:2] == ["pass", "--allow-override"], remedy
+    return [*argv, "--allow-override", words[2]]
+
+
+@pytest.mark.parametrize("backend", ["torch_native", "flex_attention"])
+@pytest.mark.parametrize("locked", [["--cuda-graph-backend-decode", "full"],
+                                    ["--cuda-graph-backend-decode", "breakable"],
+                                    ["--cuda-graph-backend-prefill", "breakable"]])
+def test_strict_remedies_for_eager_attention_do_not_exit_3(capsys, backend: str,
+                                                           locked: list[str]) -> None:
+    from cgconfig.cli.main import main
+
+    argv = ["resolve", "--attention-backend", backend, *locked, "--strict"]
+    assert main(argv) == 3
+    err = capsys.readouterr().err
+    remedies = err.split("Remedies: ", 1)[1].strip().split("; or ")
+    assert remedies and not any("breakable" in r for r in remedies)
+    for remedy in remedies:
+        fixed = _apply_remedy(argv, remedy)
+        assert main(fixed) == 0, (remedy, fixed)
+        capsys.readouterr()
+
+
+def test_vllm_messages_never_say_backend_backend() -> None:
+    from cgconfig.dialects.vllm_modes import VLLM_BACKEND_SUPPORT
+
+    seen = 0
+    for backend in [None, *VLLM_BACKEND_SUPPORT]:
+        for mode in ("FULL", "FULL_AND_PIECEWISE", "FULL_DECODE_ONLY", "PIECEWISE"):
+            for spec in ("0", "3"):
+                argv = ["--dialect", "vllm", "-cc", json.dumps({"cudagraph_mode": mode}),
+                        "--num-speculative-tokens", spec]
+                argv += ["--vllm-attention-backend", backend] if backend else \
+                    ["--cudagraph-support", "UNIFORM_SINGLE_TOKEN_DECODE"]
+                try:
+                    text = resolve_args(argv).to_json()
+                except CgConfigError as exc:
+                    text = str(exc)
+                seen += "attention backend" in text or " backend (support" in text
+                assert "backend backend" not in text.lower(), argv
+    assert seen  # the sweep reached the messages that name a backend
