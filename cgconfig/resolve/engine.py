@@ -9,9 +9,9 @@ by walking each key's provenance chain back past them (:func:`value_at_memory_ho
 
 from __future__ import annotations
 
-import copy
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 
 from cgconfig.dialects import sglang_engine as se
@@ -46,10 +46,10 @@ def _later_rules(draft: Draft) -> set[str]:
             if d.kind != "resolver" and _runs_after_memory_hook(d.source or "")}
 
 
-def draft_at_memory_hook(before_rules: Draft, final: Draft, rules: RuleSetLike,
-                         request: ResolveRequest) -> Draft:
-    """The draft as SGLang's memory hook sees it: the rules run again on a copy of the
-    pre-rules draft without the rules that encode later hooks (or the runtime). A rule that
+def draft_at_memory_hook(final: Draft, rules: RuleSetLike, request: ResolveRequest,
+                         before_rules: Callable[[], Draft]) -> Draft:
+    """The draft as SGLang's memory hook sees it: the rules run again on a fresh pre-rules
+    draft (``before_rules()``) without the rules that encode later hooks (or the runtime). A rule that
     fires only once those are off (it found its key already changed before) is set aside too if
     it is also a later one, until nothing new fires. Falls back to ``final`` if the re-run
     refuses (a refusal the later rules had made moot)."""
@@ -58,7 +58,7 @@ def draft_at_memory_hook(before_rules: Draft, final: Draft, rules: RuleSetLike,
         return final
     disabled = set(request.disabled_rules) | later
     while True:
-        draft = copy.deepcopy(before_rules)
+        draft = before_rules()
         # Constraints can only be switched off when overridable; this copy is never shown.
         draft.policy = LockPolicy(strict=False, allow_override=frozenset(
             draft.policy.allow_override | disabled))

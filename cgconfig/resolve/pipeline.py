@@ -10,7 +10,6 @@ rule set is an argument: this package never imports the rule engine.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,8 +37,6 @@ class Run:
     facts: Facts | None = None
     draft: Draft | None = None
     capture: dict[str, dict[str, Any]] = field(default_factory=dict)
-    before_rules: Draft | None = None
-    """A copy of the draft as the rules found it (SGLang input only), for the engine step."""
     engine: dict[str, dict[str, Any]] = field(default_factory=dict)
     plan: Plan | None = None
 
@@ -84,8 +81,6 @@ def _dialect_steps(run: Run) -> None:
 def _rules(run: Run) -> None:
     draft, _ = run.checked()
     if run.rules is not None and run.request.use_rules:
-        if run.request.dialect == "sglang":
-            run.before_rules = copy.deepcopy(draft)
         run.rules.apply(draft, disabled=run.request.disabled_rules,
                         apply_advice=run.request.apply_advice)
 
@@ -97,9 +92,20 @@ def _capture(run: Run) -> None:
 def _engine(run: Run) -> None:
     draft, facts = run.checked()
     memory_draft = draft
-    if run.before_rules is not None and run.rules is not None:
-        memory_draft = draft_at_memory_hook(run.before_rules, draft, run.rules, run.request)
+    if run.request.dialect == "sglang" and run.rules is not None and run.request.use_rules:
+        memory_draft = draft_at_memory_hook(
+            draft, run.rules, run.request, lambda: _draft_before_rules(run.request, run.rules))
     run.engine = engine_block(draft, facts, memory_draft)
+
+
+def _draft_before_rules(request: ResolveRequest, rules: RuleSetLike | None) -> Draft:
+    """A fresh draft as the rules step finds it (the steps before ``rules`` run again)."""
+    run = Run(request, rules)
+    for name, step in STEPS:
+        if name == "rules":
+            break
+        step(run)
+    return run.checked()[0]
 
 
 def _plan(run: Run) -> None:

@@ -240,10 +240,11 @@ def test_sglang_19_muse_glimmer_dp_attention_settles() -> None:
 
 @pytest.mark.parametrize(("flags", "width"), [
     (["--speculative-algorithm", "NGRAM"], 12),
-    (["--speculative-algorithm", "EAGLE", "--speculative-draft-model-path", "@llama"], 8)])
+    (["--speculative-algorithm", "EAGLE", "--speculative-draft-model-path", "@llama"], 8),
+    (["--speculative-algorithm", "DFLASH", "--speculative-draft-model-path", "@llama"], 16)])
 def test_sglang_20_speculative_draft_width(flags: list[str], width: int) -> None:
-    # sglang_oracle.py ... --speculative-algorithm NGRAM --req-pool-size 48 (and EAGLE with
-    # --speculative-draft-model-path @llama) → runtime req_width 12 (8), capture_bs
+    # sglang_oracle.py ... --speculative-algorithm NGRAM --req-pool-size 48 (and EAGLE, DFLASH
+    # with --speculative-draft-model-path @llama) → runtime req_width 12 (8, 16), capture_bs
     # [1..8, 10, 12, …, 32, 40, 44, 48] (23 sizes) for a pool of 48 (the running limit SGLang
     # sets for speculative decoding).
     plan = plan_of(sglang_case([*flags, "--max-running-requests", "48"]))
