@@ -124,7 +124,8 @@ def memory_inputs(draft: Draft, facts: Facts, attn_dp_size: int) -> sm.MemoryInp
     return sm.MemoryInputs(
         gpu_memory_mib=None if gib is None else gib * 1024,
         chunked_prefill_size=derived["chunked_prefill_size"],
-        max_prefill_tokens=DEFAULT_MAX_PREFILL_TOKENS, tp_size=facts.tp_size,
+        max_prefill_tokens=facts.max_prefill_tokens or DEFAULT_MAX_PREFILL_TOKENS,
+        tp_size=facts.tp_size,
         pp_size=facts.pp_size, disaggregation_mode=facts.disaggregation_mode,
         max_running_requests=facts.max_running_requests,
         speculative_num_draft_tokens=facts.speculative_num_draft_tokens,
@@ -134,6 +135,23 @@ def memory_inputs(draft: Draft, facts: Facts, attn_dp_size: int) -> sm.MemoryInp
         prefill_breakable=draft.values["prefill.backend"] == "breakable",
         prefill_sizes=len(prefill_bs), attn_dp_size=attn_dp_size, use_mla=facts.use_mla,
         deepep=facts.moe_a2a_backend == "deepep", is_xpu=facts.device == "xpu")
+
+
+def _mem_fraction(facts: Facts, memory: sm.MemoryInputs, model: se.ModelShape,
+                  attention_backend: str) -> se.EngineValue:
+    """SGLang's heuristic, unless ``--mem-fraction-static`` was given. aiter's ×0.85 above 8,192
+    tokens applies to a given value too (``handle_attention_backend_compatibility``)."""
+    if facts.mem_fraction_static is None:
+        fraction, why = sm.mem_fraction_static(
+            memory, model, is_vlm=facts.is_multimodal and facts.disaggregation_mode != "decode",
+            attention_backend=attention_backend)
+        return se.EngineValue(fraction, se.SOURCE_MEMORY, why)
+    value = facts.mem_fraction_static
+    if attention_backend == "aiter" and (model.context_len or 0) > sm.AITER_LONG_CONTEXT:
+        return se.EngineValue(value * sm.AITER_LONG_CONTEXT_FACTOR, se.SOURCE_AITER_MEMORY,
+                              f"given {value:g}, × {sm.AITER_LONG_CONTEXT_FACTOR} for aiter above "
+                              f"{sm.AITER_LONG_CONTEXT} tokens")
+    return se.EngineValue(value, "--mem-fraction-static", "given")
 
 
 def _draft_tokens(facts: Facts) -> se.EngineValue:
@@ -175,9 +193,7 @@ def engine_block(draft: Draft, facts: Facts, memory_draft: Draft) -> dict[str, d
         radix_cache_off=facts.disaggregation_mode == "decode")
     attn_dp_size = facts.dp_size if derived["attn_dp_enabled"] else 1
     memory = memory_inputs(memory_draft, facts, attn_dp_size)
-    fraction, why = sm.mem_fraction_static(
-        memory, model, is_vlm=facts.is_multimodal and facts.disaggregation_mode != "decode",
-        attention_backend=str(attention.attention_backend.value))
+    fraction_value = _mem_fraction(facts, memory, model, str(attention.attention_backend.value))
     chunked = derived["chunked_prefill_size"]
     chunked_value = se.final_chunked_prefill_size(
         chunked, attn_dp_size=attn_dp_size, enable_mis=facts.enable_mis) or se.EngineValue(
@@ -197,7 +213,7 @@ def engine_block(draft: Draft, facts: Facts, memory_draft: Draft) -> dict[str, d
         "prefill_attention_backend": _entry(attention.prefill_attention_backend),
         "decode_attention_backend": _entry(attention.decode_attention_backend),
         "chunked_prefill_size": _entry(chunked_value),
-        "mem_fraction_static": _entry(se.EngineValue(fraction, se.SOURCE_MEMORY, why)),
+        "mem_fraction_static": _entry(fraction_value),
         "max_running_requests": _entry(running),
         "speculative_num_draft_tokens": _entry(draft_tokens),
     }

@@ -66,6 +66,11 @@ ORACLE_CASES = [
     # disabled after the memory hook, so the fraction still reserves for them.
     (["--gpu-memory-gib", "80", "--attention-backend", "torch_native"],
      {"attention_backend": "torch_native", "mem_fraction_static": 0.83}),
+    # sglang_oracle.py --chunked-prefill-size -1 --max-prefill-tokens 4096 --gpu-memory-gib 40
+    (["--chunked-prefill-size", "-1", "--max-prefill-tokens", "4096", "--gpu-memory-gib", "40"],
+     {"chunked_prefill_size": -1, "mem_fraction_static": 0.833}),
+    # sglang_oracle.py --gpu-memory-gib 80 --mem-fraction-static 0.8
+    (["--gpu-memory-gib", "80", "--mem-fraction-static", "0.8"], {"mem_fraction_static": 0.8}),
     # sglang_oracle.py --gpu-memory-gib 80 --speculative-algorithm NGRAM
     (["--gpu-memory-gib", "80", "--speculative-algorithm", "NGRAM"],
      {"max_running_requests": 48, "speculative_num_draft_tokens": 12}),
@@ -142,3 +147,14 @@ def test_memory_hook_sees_graphs_that_later_hooks_disable() -> None:
     # --attention-backend flex_attention → 0.682).
     case = {c["id"]: c for c in compare_engine.resolved_cases()}[2864]
     assert compare_engine.engine_values(case)["mem_fraction_static"] == 0.682
+
+
+def test_given_fraction_still_takes_aiters_long_context_factor() -> None:
+    # sglang_oracle.py --platform hip --gpu-memory-gib 80 --mem-fraction-static 0.8 → 0.68
+    # (aiter, the llama template's 131,072-token context > 8,192: × 0.85), read from the
+    # model's config.json under --model-path.
+    case = {"argv": ["--mem-fraction-static", "0.8"], "model": "llama", "gpu_memory_gib": 80,
+            "sm": 90, "platform": "hip"}
+    got = compare_engine.engine_values(case)
+    assert got is not None
+    assert (got["attention_backend"], got["mem_fraction_static"]) == ("aiter", 0.8 * 0.85)
