@@ -158,3 +158,22 @@ def test_given_fraction_still_takes_aiters_long_context_factor() -> None:
     got = compare_engine.engine_values(case)
     assert got is not None
     assert (got["attention_backend"], got["mem_fraction_static"]) == ("aiter", 0.8 * 0.85)
+
+
+@pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"text_config": 3, "vision_config": []}',
+                                     '{"max_position_embeddings": "long"}'])
+def test_unreadable_model_config_falls_back_to_defaults(tmp_path: Path, content: str) -> None:
+    # The model's config.json only refines the engine block; a bad one is not an input error.
+    (tmp_path / "config.json").write_text(content)
+    got = engine("--model-path", str(tmp_path), "--gpu-memory-gib", "80", "--device", "hip")
+    assert got["attention_backend"] == "aiter"
+    assert got["mem_fraction_static"] == engine("--gpu-memory-gib", "80",
+                                                "--device", "hip")["mem_fraction_static"]
+
+
+def test_model_config_that_is_not_a_regular_file_is_not_read(tmp_path: Path) -> None:
+    import os
+
+    os.mkfifo(tmp_path / "config.json")  # opening a FIFO would block
+    got = engine("--model-path", str(tmp_path), "--gpu-memory-gib", "80")
+    assert got["attention_backend"] == "fa3"
