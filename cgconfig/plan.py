@@ -136,6 +136,10 @@ class Plan:
     key_facts: dict[str, dict[str, Any]] = field(default_factory=dict)
     """The platform, GPU and model facts, each ``{"value", "source"}``: where it came from
     (a flag, ``config.json:line``, a probe, an inference, ``default``)."""
+    engine: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """SGLang's graph-dependent engine settings (``mem_fraction_static``, the chunked-prefill size,
+    the attention backends, ...): per setting its ``value``, the upstream ``source`` and ``why``.
+    Empty for other dialects."""
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -156,6 +160,7 @@ class Plan:
             "notes": self.notes,
             "ignored_args": self.ignored_args,
             "units": self.units,
+            "engine": self.engine,
         }
 
     def to_json(self, indent: int | None = 2) -> str:

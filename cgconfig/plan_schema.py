@@ -103,6 +103,16 @@ class KeyFactDoc(BaseModel):
     ``rocm-smi``, ``inferred from --attention-backend …``, ``default`` or ``unknown (why)``."""
 
 
+class EngineValueDoc(BaseModel):
+    """One engine setting SGLang derives alongside the graphs."""
+
+    model_config = _DOC
+    value: Any
+    source: str
+    """The flag it was given by, or the upstream function that set it (engine, version, file)."""
+    why: str
+
+
 class PlanDocument(BaseModel):
     """``cgconfig resolve -o json``, schema version 1."""
 
@@ -131,3 +141,7 @@ class PlanDocument(BaseModel):
     units: dict[Literal["decode", "prefill"], PhaseUnitDoc] | None = None
     """What each phase's sizes count: SGLang decode requests, SGLang prefill and all vLLM sizes
     tokens (absent from plans written before it was added)."""
+    engine: dict[str, EngineValueDoc] = {}
+    """SGLang input: the engine settings SGLang 0.5.23 derives with the graphs
+    (``attention_backend``, ``chunked_prefill_size``, ``mem_fraction_static``, ...); empty for
+    other dialects."""

@@ -54,8 +54,55 @@ def settings(plan: Plan) -> dict[str, dict[str, Any]]:
     return out
 
 
+#: ``engine.<name>`` keys explain accepts (the plan's ``engine`` block, SGLang input).
+ENGINE_KEYS = tuple(f"engine.{name}" for name in (
+    "device", "attention_backend", "prefill_attention_backend", "decode_attention_backend",
+    "chunked_prefill_size", "mem_fraction_static", "max_running_requests",
+    "speculative_num_draft_tokens"))
+
+
+#: The captured decode sizes, explained when the capture filter changed the configured list.
+CAPTURE_KEY = "capture.decode.sizes"
+
+
+def capture_settings(plan: Plan) -> dict[str, dict[str, Any]]:
+    """``capture.decode.sizes`` when SGLang's capture filter changed the configured decode
+    list (``--max-running-requests``, alignment): the configured list, then each filter step."""
+    steps = [d for d in plan.decisions if any(c.key == CAPTURE_KEY for c in d.changes)]
+    if not steps:
+        return {}
+    chain = [{"source": "decode.bs", "layer": "default", "value": plan.config["decode"]["bs"],
+              "why": "the configured decode sizes"}]
+    for d in steps:
+        change = next(c for c in d.changes if c.key == CAPTURE_KEY)
+        chain.append({"source": d.rule, "layer": "resolver", "value": change.after,
+                      "why": d.why})
+    return {CAPTURE_KEY: {"value": plan.capture["decode"]["sizes"], "default": None,
+                          "explicit": False, "locked": False,
+                          "status": f"changed by {steps[-1].rule}", "chain": chain}}
+
+
+def engine_settings(plan: Plan) -> dict[str, dict[str, Any]]:
+    """The engine block as explain entries: one chain step, the flag or the upstream function
+    that set the value, with why. Shown when named, or with ``--all``."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, entry in plan.engine.items():
+        given = entry["source"].startswith("--")
+        out[f"engine.{name}"] = {
+            "value": entry["value"], "default": None, "explicit": False, "locked": False,
+            "status": "given" if given else "set by SGLang 0.5.23",
+            "chain": [{"source": entry["source"], "layer": "config" if given else "engine",
+                       "value": entry["value"], "why": entry["why"]}]}
+    return out
+
+
 def interesting(key: str, info: dict[str, Any]) -> bool:
-    """Keys worth showing without ``--all``: explicit, or moved away from the default."""
+    """Keys worth showing without ``--all``: explicit, or moved away from the default (engine
+    settings only when named or with ``--all``)."""
+    if key.startswith("engine."):
+        return False
+    if key == CAPTURE_KEY:
+        return True
     return bool(info["explicit"]) or (len(info["chain"]) > 1 and info["status"] != "default")
 
 
@@ -105,10 +152,11 @@ def run_explain(argv: list[str]) -> int:
         options = parse_options(split.parts.get(HOST_FLAGS.owner))
         request, keys = request_from_split(split, allow_positionals=True, environ=os.environ)
         for key in keys:
-            if key not in all_config_keys():
+            if key not in all_config_keys() and key not in (*ENGINE_KEYS, CAPTURE_KEY):
                 raise InputError(f"unknown key {key!r}", where="explain",
-                                 suggestion=did_you_mean(key, all_config_keys()),
-                                 allowed="decode.<key>, prefill.<key>, options.<key>")
+                                 suggestion=did_you_mean(key, [*all_config_keys(), *ENGINE_KEYS]),
+                                 allowed="decode.<key>, prefill.<key>, options.<key>, "
+                                         "engine.<key>")
         _reject_resolve_only(options)
         plan = resolve_request(request)
     except CgConfigError as error:
@@ -118,6 +166,8 @@ def run_explain(argv: list[str]) -> int:
     for message in plan.notes:
         note("note", message)
     table = settings(plan)
+    table.update(capture_settings(plan))
+    table.update(engine_settings(plan))
     chosen = keys or [k for k, info in table.items() if options.show_all
                       or interesting(k, info)]
     fmt = options.output

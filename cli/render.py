@@ -63,6 +63,26 @@ def locked_line(plan: Plan) -> str:
     return "; ".join(f"{', '.join(keys)} ← {source}" for source, keys in by_source.items())
 
 
+#: Engine settings shown in the plan table, with their labels.
+ENGINE_LABELS = (("attention_backend", "attention"), ("prefill_attention_backend", "prefill attention"),
+                 ("decode_attention_backend", "decode attention"),
+                 ("chunked_prefill_size", "chunked prefill"),
+                 ("mem_fraction_static", "mem_fraction_static"),
+                 ("max_running_requests", "max running requests"),
+                 ("speculative_num_draft_tokens", "draft tokens"))
+
+
+def engine_line(plan: Plan) -> str:
+    """``SGLang 0.5.23 engine: attention fa3 · chunked prefill 8192 · ...``: the engine block
+    in one line (unset settings left out; ``cgconfig explain engine.<name>`` says why)."""
+    parts = []
+    for name, label in ENGINE_LABELS:
+        value = plan.engine.get(name, {}).get("value")
+        if value is not None:
+            parts.append(f"{label} {value:g}" if isinstance(value, float) else f"{label} {value}")
+    return "SGLang 0.5.23 engine: " + " · ".join(parts)
+
+
 def redundant_warning(plan: Plan, warning: str) -> bool:
     """A warning that only repeats a decision's reason (the table prints the decision)."""
     return any(d.why and d.why in warning for d in plan.decisions
@@ -135,6 +155,8 @@ def _plan_table(plan: Plan) -> None:
                       escape(str(cfg["max_bs"] or "—")), short_list(cfg["bs"]),
                       short_list(cap["sizes"]))
     out.print(table)
+    if plan.engine:
+        out.print(engine_line(plan), markup=False, soft_wrap=True)
     compile_sizes = plan.capture["decode"].get("compile_sizes")
     if compile_sizes:
         out.print(f"torch.compile sizes: {short_list(compile_sizes)}", markup=False)

@@ -235,6 +235,9 @@ EAGLE_FAMILY = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE")
 #: ``speculative_hook._handle_ngram`` defaults (``speculative_ngram_max_bfs_breadth`` = 10).
 NGRAM_DEFAULT_DRAFT_TOKENS = 12
 NGRAM_DEFAULT_MAX_BFS_BREADTH = 10
+#: ``speculative_hook._handle_dflash``: draft tokens when neither the flag nor the draft model's
+#: config gives a block size.
+DFLASH_DEFAULT_DRAFT_TOKENS = 16
 
 
 @dataclass(frozen=True)
@@ -255,7 +258,8 @@ def speculative_draft_params(algorithm: str, *, model_arch: str | None, num_step
     too (else upstream's assertion refuses) and ``_auto_choose_speculative_params`` picks them;
     steps without topk refuses (upstream compares ``None > 1``); with topk 1 the draft tokens
     become steps + 1. NGRAM (``_handle_ngram``): 12 draft tokens by default, topk = the BFS
-    breadth (10), steps = draft // topk. Other algorithms keep what was given.
+    breadth (10), steps = draft // topk. DFLASH (``_handle_dflash``): 16 draft tokens when
+    none are given. Other algorithms keep what was given.
     """
     algo = algorithm.upper()
     if algo in EAGLE_FAMILY:
@@ -279,4 +283,7 @@ def speculative_draft_params(algorithm: str, *, model_arch: str | None, num_step
         draft = NGRAM_DEFAULT_DRAFT_TOKENS if num_draft_tokens is None else num_draft_tokens
         steps = draft // topk if num_steps is None else num_steps
         return SpeculativeParams(steps, topk, draft)
+    if algo == "DFLASH" and num_draft_tokens is None:
+        # cgconfig does not read the draft model's config: its block size is taken as unset.
+        return SpeculativeParams(num_steps, eagle_topk, DFLASH_DEFAULT_DRAFT_TOKENS)
     return SpeculativeParams(num_steps, eagle_topk, num_draft_tokens)

@@ -153,6 +153,14 @@ class DeploymentFacts(BaseModel):
     max_total_tokens: PositiveInt | None = None
     """KV-cache token capacity override; SGLang caps the default prefill max_bs at it."""
 
+    mem_fraction_static: NonNegativeFloat | None = None
+    """Fraction of GPU memory for weights and the KV cache; unset, SGLang derives it from the
+    memory, the chunked-prefill size and the graphs (the plan's ``engine`` block shows it)."""
+
+    max_prefill_tokens: PositiveInt | None = None
+    """Most tokens in one prefill batch (SGLang's default 16384); SGLang's memory heuristic
+    reads it when chunked prefill is off."""
+
     page_size: PositiveInt | None = None
     """KV-cache page size in tokens (the prefill max context is page-aligned)."""
 

@@ -7,6 +7,7 @@ from typing import Any
 from cgconfig import sizes as sz
 from cgconfig.draft import Draft
 from cgconfig.facts import Facts
+from cgconfig.fields.values import round_up
 from cgconfig.plan import Change, Decision
 
 
@@ -28,22 +29,8 @@ def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
     no_runner = facts.device == "cpu" and not draft.get("options.enable_torch_compile")
     sizes = (sz.filter_capture_sizes(configured, alignment)
              if dec_backend != "disabled" and not no_runner else [])
-    if dec_backend != "disabled" and sizes != sorted(set(configured)):
-        dropped = sorted(set(configured) - set(sizes))
-        added = sorted(set(sizes) - set(configured))
-        why = "capture filter: " + "; ".join(
-            [*alignment.reasons,
-             *( [f"request pool {facts.max_running_requests} caps sizes"]
-                if facts.max_running_requests else [])]) or "capture filter: sorted and deduplicated"
-        detail = []
-        if dropped:
-            detail.append(f"dropped {_short(dropped)}")
-        if added:
-            detail.append(f"added {_short(added)}")
-        draft.decisions.append(Decision(
-            rule="sizes.capture-filter", kind="resolver", outcome="applied",
-            why=f"{why} ({', '.join(detail) or 'reordered'})",
-            changes=[Change("capture.decode.sizes", configured, sizes)]))
+    if dec_backend != "disabled" and not no_runner:
+        _record_filter(draft, configured, sizes, alignment)
     if dec_backend != "disabled" and not sizes and not no_runner:
         draft.warnings.append(
             "decode: no configured size survives the capture filter (alignment "
@@ -67,6 +54,39 @@ def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
     capture["prefill"] = {"backend": pre_backend if psizes else "disabled", "sizes": psizes}
     _coverage(draft, facts, sizes, dec_backend)
     return capture
+
+
+#: SGLang 0.5.23's capture filter, cited by its decisions.
+FILTER_SOURCE = ("sglang 0.5.23 python/sglang/srt/model_executor/runner/base_cuda_graph_runner.py:"
+                 "get_batch_sizes_to_capture")
+
+
+def _record_filter(draft: Draft, configured: list[int], sizes: list[int],
+                   alignment: sz.CaptureAlignment) -> None:
+    """Record what the capture filter changed: the request-pool cap
+    (``--max-running-requests``) as its own decision, then the alignment."""
+    pooled = sorted(set(configured))
+    before = configured
+    pool = alignment.pool_size
+    if pool is not None and pooled and pooled[-1] > round_up(pool, alignment.multiple):
+        bound = round_up(pool, alignment.multiple)
+        capped = sorted({s for s in pooled if s <= bound} | {bound})
+        dropped = sorted(set(pooled) - set(capped))
+        added = " and adds the pool size" if bound not in pooled else ""
+        draft.decisions.append(Decision(
+            rule="sizes.max-running-requests-cap", kind="resolver", outcome="applied",
+            why=(f"--max-running-requests {pool} caps the captured decode sizes at the request "
+                 f"pool ({bound}): the filter drops {_short(dropped)}{added}"),
+            changes=[Change("capture.decode.sizes", configured, capped)], source=FILTER_SOURCE))
+        pooled = before = capped
+    if sizes == pooled:
+        return
+    dropped = sorted(set(pooled) - set(sizes))
+    why = "capture filter: " + ("; ".join(alignment.reasons) or "sorted and deduplicated")
+    draft.decisions.append(Decision(
+        rule="sizes.capture-filter", kind="resolver", outcome="applied",
+        why=f"{why} (dropped {_short(dropped)})" if dropped else why,
+        changes=[Change("capture.decode.sizes", before, sizes)], source=FILTER_SOURCE))
 
 
 def _coverage(draft: Draft, facts: Facts, sizes: list[int], backend: str) -> None:

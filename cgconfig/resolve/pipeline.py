@@ -1,7 +1,7 @@
 """Resolution as a list of named steps, each a function of the run so far.
 
     validate facts → lock inputs → derive facts → decode sizes → prefill sizes → dialect steps
-    → rules → capture → plan
+    → rules → capture → engine → plan
 
 Nothing flows backwards: the locked set is frozen from the user's inputs before any default or
 rule runs, and each step records what it did in the draft, so the plan can explain itself. The
@@ -23,6 +23,7 @@ from cgconfig.locks import LockPolicy
 from cgconfig.model_note import unknown_model_note
 from cgconfig.plan import Plan, phase_units
 from cgconfig.resolve.capture import capture
+from cgconfig.resolve.engine import draft_at_memory_hook, engine_block
 from cgconfig.resolve.request import ResolveRequest, RuleSetLike
 from cgconfig.resolve.sglang_sizing import fill_prefill_sizes
 from cgconfig.resolve.steps import fill_decode_sizes, memory, start_draft
@@ -37,6 +38,7 @@ class Run:
     facts: Facts | None = None
     draft: Draft | None = None
     capture: dict[str, dict[str, Any]] = field(default_factory=dict)
+    engine: dict[str, dict[str, Any]] = field(default_factory=dict)
     plan: Plan | None = None
 
     def checked(self) -> tuple[Draft, Facts]:
@@ -88,6 +90,25 @@ def _capture(run: Run) -> None:
     run.capture = capture(*run.checked())
 
 
+def _engine(run: Run) -> None:
+    draft, facts = run.checked()
+    memory_draft = draft
+    if run.request.dialect == "sglang" and run.rules is not None and run.request.use_rules:
+        memory_draft = draft_at_memory_hook(
+            draft, run.rules, run.request, lambda: _draft_before_rules(run.request, run.rules))
+    run.engine = engine_block(draft, facts, memory_draft)
+
+
+def _draft_before_rules(request: ResolveRequest, rules: RuleSetLike | None) -> Draft:
+    """A fresh draft as the rules step finds it (the steps before ``rules`` run again)."""
+    run = Run(request, rules)
+    for name, step in STEPS:
+        if name == "rules":
+            break
+        step(run)
+    return run.checked()[0]
+
+
 def _plan(run: Run) -> None:
     draft, facts = run.checked()
     request = run.request
@@ -110,6 +131,7 @@ def _plan(run: Run) -> None:
         notes=[*request.notes, *([model_note] if model_note else [])],
         ignored_args=list(request.ignored_args), units=phase_units(draft.derived),
         key_facts=shown_facts(facts_out, request.fact_sources, draft.derived),
+        engine=run.engine,
     )
 
 
@@ -123,6 +145,7 @@ STEPS: tuple[tuple[str, Callable[[Run], None]], ...] = (
     ("dialect-steps", _dialect_steps),
     ("rules", _rules),
     ("capture", _capture),
+    ("engine", _engine),
     ("plan", _plan),
 )
 

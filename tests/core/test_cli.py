@@ -134,7 +134,10 @@ def test_explain_all_lists_every_key(capsys) -> None:
     assert rc == 0
     headlines = [ln.split(" = ")[0] for ln in out.splitlines() if " = " in ln
                  and not ln.startswith(" ")]
-    assert headlines == all_config_keys()
+    from cgconfig.cli.explain_cmd import ENGINE_KEYS
+
+    # Then the SGLang engine block, in its own order.
+    assert headlines == [*all_config_keys(), *ENGINE_KEYS]
 
 
 def test_explain_json(capsys) -> None:
@@ -154,7 +157,9 @@ def test_explain_json(capsys) -> None:
 def test_explain_json_all(capsys) -> None:
     rc, out, _ = run(["explain", "-o", "json", "--all"], capsys)
     assert rc == 0
-    assert list(json.loads(out)["settings"]) == all_config_keys()
+    from cgconfig.cli.explain_cmd import ENGINE_KEYS
+
+    assert list(json.loads(out)["settings"]) == [*all_config_keys(), *ENGINE_KEYS]
 
 
 def test_explain_shows_skipped_policy(capsys) -> None:
@@ -219,8 +224,9 @@ def test_whole_sglang_launch_line_resolves(capsys) -> None:
     assert plan["facts"]["attention_backend"] == "fa3"
     assert plan["config"]["decode"]["max_bs"] == 256
     assert plan["config"]["prefill"]["max_bs"] == 8192
-    assert {"--port", "--host", "--mem-fraction-static",
-            "--trust-remote-code"} <= set(plan["ignored_args"])
+    assert {"--port", "--host", "--trust-remote-code"} <= set(plan["ignored_args"])
+    # read since issue #10: the engine block shows the given fraction instead of SGLang's own
+    assert plan["engine"]["mem_fraction_static"]["source"] == "--mem-fraction-static"
     assert plan["facts"]["model_path"] == "meta-llama/Llama-3.1-70B"
     assert "'--cuda-graph-max-bs' is deprecated" in err
 

@@ -1,0 +1,210 @@
+"""Step ``engine``: SGLang's graph-dependent engine settings for the plan's ``engine`` block.
+
+The values come from :mod:`cgconfig.dialects.sglang_engine` (SGLang 0.5.23's own logic). The
+memory heuristic reads the CUDA-graph config as it stands when SGLang's
+``memory_hook.handle_gpu_memory_settings`` runs; cgconfig's rules also encode hooks that run
+later (the attention backend's, DP attention's, the runtime's), so their changes are set aside
+by walking each key's provenance chain back past them (:func:`value_at_memory_hook`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from cgconfig.dialects import sglang_engine as se
+from cgconfig.dialects import sglang_memory as sm
+from cgconfig.dialects import sglang_sizes as ss
+from cgconfig.draft import Draft
+from cgconfig.errors import CgConfigError
+from cgconfig.facts import Facts
+from cgconfig.locks import LockPolicy
+from cgconfig.resolve.request import ResolveRequest, RuleSetLike
+
+#: Upstream files (and functions) whose hooks run before or inside
+#: ``handle_gpu_memory_settings`` in ``arg_groups/pipeline.py:run_resolution_pipeline``.
+BEFORE_MEMORY_HOOK = ("cuda_graph_hook.py", "platform_hook.py", "memory_hook.py",
+                      "pd_disaggregation_hook.py")
+#: ``cuda_graph_hook`` functions the pipeline runs after the memory hook.
+AFTER_MEMORY_HOOK = ("disable_prefill_cuda_graph_for_deepseek_trtllm_mla",
+                     "finalize_cuda_graph_prefill_max_context", "apply_prefill_cp_cuda_graph_default")
+#: SGLang 0.5.23 ``fields/schedule.py``: ``--max-prefill-tokens`` default.
+DEFAULT_MAX_PREFILL_TOKENS = 16384
+
+
+def _runs_after_memory_hook(source: str) -> bool:
+    if any(name in source for name in AFTER_MEMORY_HOOK):
+        return True
+    return not any(name in source for name in BEFORE_MEMORY_HOOK)
+
+
+def _later_rules(draft: Draft) -> set[str]:
+    return {d.rule for d in draft.decisions
+            if d.kind != "resolver" and _runs_after_memory_hook(d.source or "")}
+
+
+def draft_at_memory_hook(final: Draft, rules: RuleSetLike, request: ResolveRequest,
+                         before_rules: Callable[[], Draft]) -> Draft:
+    """The draft as SGLang's memory hook sees it: the rules run again on a fresh pre-rules
+    draft (``before_rules()``) without the rules that encode later hooks (or the runtime). A rule that
+    fires only once those are off (it found its key already changed before) is set aside too if
+    it is also a later one, until nothing new fires. Falls back to ``final`` if the re-run
+    refuses (a refusal the later rules had made moot)."""
+    later = _later_rules(final)
+    if not later:
+        return final
+    disabled = set(request.disabled_rules) | later
+    while True:
+        draft = before_rules()
+        # Constraints can only be switched off when overridable; this copy is never shown.
+        draft.policy = LockPolicy(strict=False, allow_override=frozenset(
+            draft.policy.allow_override | disabled))
+        try:
+            rules.apply(draft, disabled=sorted(disabled), apply_advice=request.apply_advice)
+        except CgConfigError:
+            return final
+        new = _later_rules(draft) - disabled
+        if not new:
+            return draft
+        disabled |= new
+
+
+def _config_json(model_path: str | None) -> dict[str, Any]:
+    """The model's ``config.json`` (a local folder or the Hugging Face cache), read by the one
+    bounded reader the model source uses; ``{}`` when there is none (the shape-dependent parts
+    then take their defaults). A malformed file has already been refused by that source."""
+    from cgconfig.sources.model_config import lookup_config, read_config
+
+    path = lookup_config(model_path)
+    return read_config(path).data if path else {}
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _section(config: dict[str, Any], name: str) -> dict[str, Any]:
+    value = config.get(name)
+    return value if isinstance(value, dict) else {}
+
+
+def model_shape(facts: Facts) -> se.ModelShape:
+    """What SGLang reads from the model: the deployment facts, completed from a local
+    ``config.json`` (text config for multimodal models, vision encoder size)."""
+    config = _config_json(facts.model_path)
+    text = _section(config, "text_config") or config
+    vision = _section(config, "vision_config")
+    context = facts.context_length or facts.model_context_length
+    return se.ModelShape(
+        arch=facts.model_arch, use_mla=facts.use_mla,
+        mla_kv_heads=_int(text.get("num_key_value_heads")), context_len=context,
+        vision_layers=_int(vision.get("num_hidden_layers")),
+        vision_hidden_size=_int(vision.get("hidden_size")), is_multimodal=facts.is_multimodal)
+
+
+def _entry(value: se.EngineValue) -> dict[str, Any]:
+    return {"value": value.value, "source": value.source, "why": value.why}
+
+
+def memory_inputs(draft: Draft, facts: Facts, attn_dp_size: int) -> sm.MemoryInputs:
+    """The config the memory hook reads, from the draft at that point
+    (:func:`draft_at_memory_hook`)."""
+    derived = draft.derived
+    gib = derived["gpu_memory_gib"]
+    prefill_bs = draft.values["prefill.bs"] or []
+    return sm.MemoryInputs(
+        gpu_memory_mib=None if gib is None else gib * 1024,
+        chunked_prefill_size=derived["chunked_prefill_size"],
+        max_prefill_tokens=facts.max_prefill_tokens or DEFAULT_MAX_PREFILL_TOKENS,
+        tp_size=facts.tp_size,
+        pp_size=facts.pp_size, disaggregation_mode=facts.disaggregation_mode,
+        max_running_requests=facts.max_running_requests,
+        speculative_num_draft_tokens=facts.speculative_num_draft_tokens,
+        decode_enabled=draft.values["decode.backend"] != "disabled",
+        decode_max_bs=draft.values["decode.max_bs"] or 0,
+        prefill_enabled=draft.values["prefill.backend"] != "disabled",
+        prefill_breakable=draft.values["prefill.backend"] == "breakable",
+        prefill_sizes=len(prefill_bs), attn_dp_size=attn_dp_size, use_mla=facts.use_mla,
+        deepep=facts.moe_a2a_backend == "deepep", is_xpu=facts.device == "xpu")
+
+
+def _mem_fraction(facts: Facts, memory: sm.MemoryInputs, model: se.ModelShape,
+                  attention_backend: str) -> se.EngineValue:
+    """SGLang's heuristic, unless ``--mem-fraction-static`` was given. aiter's ×0.85 above 8,192
+    tokens applies to a given value too (``handle_attention_backend_compatibility``)."""
+    if facts.mem_fraction_static is None:
+        fraction, why = sm.mem_fraction_static(
+            memory, model, is_vlm=facts.is_multimodal and facts.disaggregation_mode != "decode",
+            attention_backend=attention_backend)
+        return se.EngineValue(fraction, se.SOURCE_MEMORY, why)
+    value = facts.mem_fraction_static
+    if attention_backend == "aiter" and (model.context_len or 0) > sm.AITER_LONG_CONTEXT:
+        return se.EngineValue(value * sm.AITER_LONG_CONTEXT_FACTOR, se.SOURCE_AITER_MEMORY,
+                              f"given {value:g}, × {sm.AITER_LONG_CONTEXT_FACTOR} for aiter above "
+                              f"{sm.AITER_LONG_CONTEXT} tokens")
+    return se.EngineValue(value, "--mem-fraction-static", "given")
+
+
+def _draft_tokens(facts: Facts) -> se.EngineValue:
+    if not facts.speculative_algorithm:
+        return se.EngineValue(None, se.SOURCE_SPECULATIVE_DRAFT, "no speculative decoding")
+    try:
+        params = ss.speculative_draft_params(
+            facts.speculative_algorithm, model_arch=facts.model_arch,
+            num_steps=facts.speculative_num_steps, eagle_topk=facts.speculative_eagle_topk,
+            num_draft_tokens=facts.speculative_num_draft_tokens)
+    except ss.SpeculativeParamsError as exc:
+        return se.EngineValue(facts.speculative_num_draft_tokens, se.SOURCE_SPECULATIVE_DRAFT,
+                              str(exc))
+    given = facts.speculative_num_draft_tokens
+    why = ("given (--speculative-num-draft-tokens)" if given == params.num_draft_tokens
+           and given is not None else
+           f"derived for {facts.speculative_algorithm}: tokens verified per request")
+    return se.EngineValue(params.num_draft_tokens, se.SOURCE_SPECULATIVE_DRAFT, why)
+
+
+def engine_block(draft: Draft, facts: Facts, memory_draft: Draft) -> dict[str, dict[str, Any]]:
+    """The plan's ``engine`` block for SGLang input: each setting with its value, the
+    upstream function that set it and why; empty for other dialects (SGLang-only)."""
+    derived = draft.derived
+    if derived.get("dialect") != "sglang":
+        return {}
+    platform = se.Platform(facts.device, facts.gpu_sm or 90)
+    model = model_shape(facts)
+    attention = se.resolve_attention_backends(
+        platform, model, tp_size=facts.tp_size, attention_backend=facts.attention_backend,
+        prefill_backend=facts.prefill_attention_backend,
+        decode_backend=facts.decode_attention_backend,
+        deterministic=facts.enable_deterministic_inference,
+        speculative_algorithm=facts.speculative_algorithm,
+        eagle_topk=facts.speculative_eagle_topk, page_size=facts.page_size,
+        gpu_memory_mib=None if derived["gpu_memory_gib"] is None
+        else derived["gpu_memory_gib"] * 1024,
+        # pd_disaggregation_hook.handle_pd_disaggregation: a decode server runs without it.
+        radix_cache_off=facts.disaggregation_mode == "decode")
+    attn_dp_size = facts.dp_size if derived["attn_dp_enabled"] else 1
+    memory = memory_inputs(memory_draft, facts, attn_dp_size)
+    fraction_value = _mem_fraction(facts, memory, model, str(attention.attention_backend.value))
+    chunked = derived["chunked_prefill_size"]
+    chunked_value = se.final_chunked_prefill_size(
+        chunked, attn_dp_size=attn_dp_size, enable_mis=facts.enable_mis) or se.EngineValue(
+        chunked, "--chunked-prefill-size" if facts.chunked_prefill_size is not None
+        else se.SOURCE_MEMORY, derived["chunked_prefill_source"])
+    running = se.speculative_max_running_requests(
+        facts.max_running_requests, bool(derived["speculative"])) or se.EngineValue(
+        facts.max_running_requests, "--max-running-requests",
+        "given" if facts.max_running_requests is not None else "unset: SGLang sizes it from "
+        "the KV cache at start-up")
+    draft_tokens = _draft_tokens(facts)
+    return {
+        "device": _entry(se.EngineValue(platform.engine_device, "--device",
+                                        "ROCm runs as SGLang device cuda"
+                                        if facts.device == "hip" else "the deployment's device")),
+        "attention_backend": _entry(attention.attention_backend),
+        "prefill_attention_backend": _entry(attention.prefill_attention_backend),
+        "decode_attention_backend": _entry(attention.decode_attention_backend),
+        "chunked_prefill_size": _entry(chunked_value),
+        "mem_fraction_static": _entry(fraction_value),
+        "max_running_requests": _entry(running),
+        "speculative_num_draft_tokens": _entry(draft_tokens),
+    }
