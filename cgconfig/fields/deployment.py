@@ -119,6 +119,10 @@ class DeploymentFacts(BaseModel):
     enable_two_batch_overlap: bool = False
     """Two-batch overlap (TBO)."""
 
+    enable_dp_lm_head: bool = False
+    """Vocabulary-parallel LM head across the attention TP group (``--enable-dp-lm-head``);
+    SGLang's DFLASH speculative decoding under DP attention needs it."""
+
     chunked_prefill_size: int | None = None
     """Chunked-prefill size in tokens; unset takes the GPU-memory tier's value, -1 disables."""
 
@@ -127,6 +131,10 @@ class DeploymentFacts(BaseModel):
 
     context_length: PositiveInt | None = None
     """Model context length override."""
+
+    model_context_length: PositiveInt | None = None
+    """The model's own context length (SGLang derives it from ``config.json``, e.g.
+    ``max_position_embeddings``); SGLang refuses a longer ``--context-length``."""
 
     max_total_tokens: PositiveInt | None = None
     """KV-cache token capacity override; SGLang caps the default prefill max_bs at it."""

@@ -32,14 +32,20 @@ MODEL_DIRS = {"llama": "llama-3-8b", "llama-2": "llama-2-7b", "qwen3_moe": "qwen
               "deepseek_v3": "deepseek-v3", "qwen3_vl": "qwen3-vl-8b",
               "qwen3_5_moe_vl": "qwen3.5-moe-vl", "MuseGlimmerForCausalLM": "muse-glimmer"}
 #: Model facts passed as flags while cgconfig does not read config.json itself.
+#: ``--model-context-length`` is the context length SGLang derives from each config.json
+#: (``max_position_embeddings`` for these models).
 MODEL_FACT_FLAGS = {
-    "llama": ["--model-arch", "LlamaForCausalLM"],
-    "llama-2": ["--model-arch", "LlamaForCausalLM"],
-    "qwen3_moe": ["--model-arch", "Qwen3MoeForCausalLM"],
-    "deepseek_v3": ["--model-arch", "DeepseekV3ForCausalLM", "--use-mla"],
-    "qwen3_vl": ["--model-arch", "Qwen3VLForConditionalGeneration", "--is-multimodal"],
-    "qwen3_5_moe_vl": ["--model-arch", "Qwen3_5MoeForConditionalGeneration", "--is-multimodal"],
-    "MuseGlimmerForCausalLM": ["--model-arch", "MuseGlimmerForCausalLM"],
+    "llama": ["--model-arch", "LlamaForCausalLM", "--model-context-length", "131072"],
+    "llama-2": ["--model-arch", "LlamaForCausalLM", "--model-context-length", "4096"],
+    "qwen3_moe": ["--model-arch", "Qwen3MoeForCausalLM", "--model-context-length", "40960"],
+    "deepseek_v3": ["--model-arch", "DeepseekV3ForCausalLM", "--use-mla",
+                    "--model-context-length", "163840"],
+    "qwen3_vl": ["--model-arch", "Qwen3VLForConditionalGeneration", "--is-multimodal",
+                 "--model-context-length", "262144"],
+    "qwen3_5_moe_vl": ["--model-arch", "Qwen3_5MoeForConditionalGeneration", "--is-multimodal",
+                       "--model-context-length", "262144"],
+    "MuseGlimmerForCausalLM": ["--model-arch", "MuseGlimmerForCausalLM",
+                               "--model-context-length", "131072"],
 }
 _DRAFT = "@llama"
 
