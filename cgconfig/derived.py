@@ -35,6 +35,8 @@ DERIVED_TYPES: dict[str, Any] = {
     "dialect": str,
     "prefill_cp_breakable_supported": bool,
     "sglang_attention_backend": str,
+    "sglang_prefill_attention_backend": str,
+    "sglang_decode_attention_backend": str,
     "sglang_page_size": int,
     "speculative_eagle_topk": Optional[int],  # noqa: UP045
 }
@@ -55,6 +57,16 @@ def prefill_cp_breakable_supported(facts: Facts, prefill_attention: str | None) 
                 and facts.attn_cp_size > 1
                 and facts.model_arch == "Glm5NextForConditionalGeneration")
     return False
+
+
+def _attn_cp_layout_valid(facts: Facts) -> bool:
+    """SGLang 0.5.23 ``parallel_hook.handle_context_parallelism``: tp % attn_cp and
+    tp % (attn_dp * attn_cp). MLA prefill CP (``model_overrides/deepseek_v2.py``) first sets
+    attn_cp = tp // attn_dp (the DP size), which always divides."""
+    if facts.attn_cp_size == 1 or (facts.use_mla and facts.enable_prefill_cp):
+        return True
+    attn_dp = facts.dp_size if facts.enable_dp_attention else 1
+    return bool(facts.tp_size % (facts.attn_cp_size * attn_dp) == 0)
 
 
 def _speculative_params(facts: Facts) -> ss.SpeculativeParams:
@@ -111,14 +123,15 @@ def derive_facts(facts: Facts, memory_gib: float | None,
         "is_cuda": facts.device == "cuda",
         # SGLang 0.5.23 attn_dp_enabled_of: --enable-dp-attention with --dp-size > 1.
         "attn_dp_enabled": facts.enable_dp_attention and facts.dp_size > 1,
-        # SGLang 0.5.23 parallel_hook.handle_context_parallelism: tp % attn_cp and
-        # tp % (attn_dp * attn_cp).
-        "attn_cp_layout_valid": facts.attn_cp_size == 1 or facts.tp_size % (
-            facts.attn_cp_size * (facts.dp_size if facts.enable_dp_attention else 1)) == 0,
-        "prefill_cp_breakable_supported": prefill_cp_breakable_supported(facts,
-                                                                         prefill_attention),
+        "attn_cp_layout_valid": _attn_cp_layout_valid(facts),
+        # With no prefill backend given, SGLang's own pick (trtllm_mha on SM100) decides.
+        "prefill_cp_breakable_supported": prefill_cp_breakable_supported(
+            facts, facts.prefill_attention_backend or engine_attention),
         # What SGLang 0.5.23 resolves when the line leaves them to the engine.
         "sglang_attention_backend": engine_attention,
+        # SGLang 0.5.23 attention_backends_of: each phase's own flag, else the resolved one.
+        "sglang_prefill_attention_backend": facts.prefill_attention_backend or engine_attention,
+        "sglang_decode_attention_backend": facts.decode_attention_backend or engine_attention,
         "sglang_page_size": sa.resolved_page_size(facts, engine_attention),
         "speculative_eagle_topk": speculative.eagle_topk,
     }
