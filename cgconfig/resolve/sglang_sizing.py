@@ -82,8 +82,11 @@ def fill_prefill_sizes(draft: Draft, facts: Facts) -> None:
     derived = draft.derived
     pbs = draft.get("prefill.bs")
     breakable = draft.get("prefill.backend") == "breakable"
+    # MLA prefill CP: SGLang's DeepSeek override has already disabled prefill graphs when
+    # the DeepEP alignment runs (model_overrides/deepseek_v2.py, then cuda_graph_hook).
+    deepep_breakable = breakable and not (facts.use_mla and facts.enable_prefill_cp)
     adjusted = ss.deepep_prefill_adjustment(
-        moe_a2a_backend=facts.moe_a2a_backend, prefill_breakable=breakable,
+        moe_a2a_backend=facts.moe_a2a_backend, prefill_breakable=deepep_breakable,
         max_bs=draft.get("prefill.max_bs"), bs=pbs)
     if adjusted is not None and "prefill.bs" not in draft.locked:
         why = ("DeepEP with breakable prefill: sizes rounded up to multiples of 8 before the "
