@@ -18,6 +18,7 @@ MoeA2ABackend = Literal[
     "none", "deepep", "mooncake", "mori", "megamoe", "flashinfer", "ascend_fuseep", "nixl"
 ]
 DeepEPMode = Literal["auto", "normal", "low_latency"]
+DisaggregationTransferBackend = Literal["mooncake", "nixl", "ascend", "fake", "mori", "mooncake_tcp"]
 
 from cgconfig.fields.constants import ATTENTION_BACKENDS, unknown_attention_backend  # noqa: E402
 
@@ -81,6 +82,11 @@ class DeploymentFacts(BaseModel):
 
     disaggregation_mode: DisaggregationMode = "null"
     """Prefill/decode disaggregation role of this instance: ``null``, ``prefill`` or ``decode``."""
+
+    disaggregation_transfer_backend: DisaggregationTransferBackend = "mooncake"
+    """KV transfer backend between prefill and decode instances
+    (``--disaggregation-transfer-backend``); SGLang refuses unified memory with speculative
+    decoding over mooncake."""
 
     speculative_algorithm: SpeculativeAlgorithm | None = None
     """Speculative decoding algorithm; unset means none."""

@@ -192,7 +192,7 @@ SGLANG_PASSTHROUGH: tuple[tuple[str, bool], ...] = (
     ("--dist-init-addr", True), ("--speculative-draft-model-path", True),
     ("--ep-size", True), ("--ep", True), ("--moe-runner-backend", True),
     ("--enable-metrics", False), ("--skip-server-warmup", False), ("--disaggregation-ib-device", True),
-    ("--disaggregation-transfer-backend", True), ("--chat-template", True), ("--tool-call-parser", True),
+    ("--chat-template", True), ("--tool-call-parser", True),
     ("--reasoning-parser", True), ("--max-loras-per-batch", True),
     ("--context-length-override", True), ("--watchdog-timeout", True), ("--stream-interval", True),
 )
