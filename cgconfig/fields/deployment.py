@@ -18,6 +18,12 @@ MoeA2ABackend = Literal[
     "none", "deepep", "mooncake", "mori", "megamoe", "flashinfer", "ascend_fuseep", "nixl"
 ]
 DeepEPMode = Literal["auto", "normal", "low_latency"]
+MoeRunnerBackend = Literal[
+    "auto", "deep_gemm", "triton", "triton_kernel", "flashinfer_trtllm", "experimental_sgl_trtllm",
+    "flashinfer_trtllm_routed", "flashinfer_cutlass", "flashinfer_mxfp4", "flashinfer_cutedsl",
+    "flashinfer_megamoe", "cutlass", "aiter", "marlin", "humming", "experimental_sgl_marlin",
+    "lora_cutedsl", "lora_triton", "lora_marlin", "hpc_ops", "megamoe", "intel_xpu"
+]
 DisaggregationTransferBackend = Literal["mooncake", "nixl", "ascend", "fake", "mori", "mooncake_tcp"]
 
 from cgconfig.fields.constants import ATTENTION_BACKENDS, unknown_attention_backend  # noqa: E402
@@ -121,6 +127,10 @@ class DeploymentFacts(BaseModel):
 
     deepep_mode: DeepEPMode = "auto"
     """DeepEP mode; ``normal`` kernels cannot be captured."""
+
+    moe_runner_backend: MoeRunnerBackend = "auto"
+    """MoE expert kernel runner (``--moe-runner-backend``); SGLang's FlashInfer all-to-all needs
+    a flashinfer or deep_gemm runner."""
 
     enable_two_batch_overlap: bool = False
     """Two-batch overlap (TBO)."""

@@ -190,7 +190,7 @@ SGLANG_PASSTHROUGH: tuple[tuple[str, bool], ...] = (
     ("--disable-radix-cache", False), ("--random-seed", True), ("--api-key", True),
     ("--load-format", True), ("--revision", True), ("--nnodes", True), ("--node-rank", True),
     ("--dist-init-addr", True), ("--speculative-draft-model-path", True),
-    ("--ep-size", True), ("--ep", True), ("--moe-runner-backend", True),
+    ("--ep-size", True), ("--ep", True),
     ("--enable-metrics", False), ("--skip-server-warmup", False), ("--disaggregation-ib-device", True),
     ("--chat-template", True), ("--tool-call-parser", True),
     ("--reasoning-parser", True), ("--max-loras-per-batch", True),
