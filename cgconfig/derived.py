@@ -39,6 +39,7 @@ DERIVED_TYPES: dict[str, Any] = {
     "sglang_decode_attention_backend": str,
     "sglang_page_size": int,
     "speculative_eagle_topk": Optional[int],  # noqa: UP045
+    "sglang_moe_a2a_backend": str,
 }
 
 def prefill_cp_breakable_supported(facts: Facts, prefill_attention: str | None) -> bool:
@@ -134,4 +135,7 @@ def derive_facts(facts: Facts, memory_gib: float | None,
         "sglang_decode_attention_backend": facts.decode_attention_backend or engine_attention,
         "sglang_page_size": sa.resolved_page_size(facts, engine_attention),
         "speculative_eagle_topk": speculative.eagle_topk,
+        # SGLang 0.5.23 model_overrides/deepseek_v2.py: MLA prefill CP sets the deepep a2a.
+        "sglang_moe_a2a_backend": ("deepep" if facts.use_mla and facts.enable_prefill_cp
+                                   else facts.moe_a2a_backend),
     }
