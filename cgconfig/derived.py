@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Optional
 
 from cgconfig import sizes as sz
+from cgconfig.dialects import sglang_attention as sa
 from cgconfig.dialects import sglang_sizes as ss
 
 if TYPE_CHECKING:
@@ -33,6 +34,12 @@ DERIVED_TYPES: dict[str, Any] = {
     "attn_cp_layout_valid": bool,
     "dialect": str,
     "prefill_cp_breakable_supported": bool,
+    "sglang_attention_backend": str,
+    "sglang_prefill_attention_backend": str,
+    "sglang_decode_attention_backend": str,
+    "sglang_page_size": int,
+    "speculative_eagle_topk": Optional[int],  # noqa: UP045
+    "sglang_moe_a2a_backend": str,
 }
 
 def prefill_cp_breakable_supported(facts: Facts, prefill_attention: str | None) -> bool:
@@ -53,22 +60,32 @@ def prefill_cp_breakable_supported(facts: Facts, prefill_attention: str | None) 
     return False
 
 
-def _request_width(facts: Facts) -> int:
-    """Tokens per request in a captured decode step: the draft width SGLang 0.5.23 resolves
-    (``speculative_hook``: NGRAM 12, the EAGLE family's auto parameters), 1 without
-    speculative decoding."""
+def _attn_cp_layout_valid(facts: Facts) -> bool:
+    """SGLang 0.5.23 ``parallel_hook.handle_context_parallelism``: tp % attn_cp and
+    tp % (attn_dp * attn_cp). MLA prefill CP (``model_overrides/deepseek_v2.py``) first sets
+    attn_cp = tp // attn_dp (the DP size), which always divides."""
+    if facts.attn_cp_size == 1 or (facts.use_mla and facts.enable_prefill_cp):
+        return True
+    attn_dp = facts.dp_size if facts.enable_dp_attention else 1
+    return bool(facts.tp_size % (facts.attn_cp_size * attn_dp) == 0)
+
+
+def _speculative_params(facts: Facts) -> ss.SpeculativeParams:
+    """The speculative parameters SGLang 0.5.23 resolves (``speculative_hook``: NGRAM 12 draft
+    tokens with top-k 10, the EAGLE family's auto parameters); as given without speculative
+    decoding or for an incomplete EAGLE set (rule refuse.speculative-incomplete-parameters
+    refuses that with the engine's reason)."""
+    given = ss.SpeculativeParams(facts.speculative_num_steps, facts.speculative_eagle_topk,
+                                 facts.speculative_num_draft_tokens)
     if not facts.speculative_algorithm:
-        return 1
+        return given
     try:
-        params = ss.speculative_draft_params(
+        return ss.speculative_draft_params(
             facts.speculative_algorithm, model_arch=facts.model_arch,
             num_steps=facts.speculative_num_steps, eagle_topk=facts.speculative_eagle_topk,
             num_draft_tokens=facts.speculative_num_draft_tokens)
     except ss.SpeculativeParamsError:
-        # An incomplete EAGLE parameter set: rule refuse.speculative-incomplete-parameters
-        # refuses it with the engine's reason.
-        return facts.speculative_num_draft_tokens or 1
-    return params.num_draft_tokens or 1
+        return given
 
 
 def derive_facts(facts: Facts, memory_gib: float | None,
@@ -83,7 +100,11 @@ def derive_facts(facts: Facts, memory_gib: float | None,
     if facts.enable_dp_attention and chunked > 0:
         # SGLang divides the chunked-prefill budget among DP-attention ranks.
         effective = chunked // facts.dp_size
-    width = _request_width(facts)
+    speculative = _speculative_params(facts)
+    # Tokens per request in a captured decode step: the resolved draft width, 1 without
+    # speculative decoding.
+    width = (speculative.num_draft_tokens or 1) if facts.speculative_algorithm else 1
+    engine_attention = sa.resolved_attention_backend(facts)
     prefill_attention = facts.prefill_attention_backend or facts.attention_backend
     decode_attention = facts.decode_attention_backend or facts.attention_backend
     return {
@@ -103,10 +124,18 @@ def derive_facts(facts: Facts, memory_gib: float | None,
         "is_cuda": facts.device == "cuda",
         # SGLang 0.5.23 attn_dp_enabled_of: --enable-dp-attention with --dp-size > 1.
         "attn_dp_enabled": facts.enable_dp_attention and facts.dp_size > 1,
-        # SGLang 0.5.23 parallel_hook.handle_context_parallelism: tp % attn_cp and
-        # tp % (attn_dp * attn_cp).
-        "attn_cp_layout_valid": facts.attn_cp_size == 1 or facts.tp_size % (
-            facts.attn_cp_size * (facts.dp_size if facts.enable_dp_attention else 1)) == 0,
-        "prefill_cp_breakable_supported": prefill_cp_breakable_supported(facts,
-                                                                         prefill_attention),
+        "attn_cp_layout_valid": _attn_cp_layout_valid(facts),
+        # With no prefill backend given, SGLang's own pick (trtllm_mha on SM100) decides.
+        "prefill_cp_breakable_supported": prefill_cp_breakable_supported(
+            facts, facts.prefill_attention_backend or engine_attention),
+        # What SGLang 0.5.23 resolves when the line leaves them to the engine.
+        "sglang_attention_backend": engine_attention,
+        # SGLang 0.5.23 attention_backends_of: each phase's own flag, else the resolved one.
+        "sglang_prefill_attention_backend": facts.prefill_attention_backend or engine_attention,
+        "sglang_decode_attention_backend": facts.decode_attention_backend or engine_attention,
+        "sglang_page_size": sa.resolved_page_size(facts, engine_attention),
+        "speculative_eagle_topk": speculative.eagle_topk,
+        # SGLang 0.5.23 model_overrides/deepseek_v2.py: MLA prefill CP sets the deepep a2a.
+        "sglang_moe_a2a_backend": ("deepep" if facts.use_mla and facts.enable_prefill_cp
+                                   else facts.moe_a2a_backend),
     }

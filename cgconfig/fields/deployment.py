@@ -24,6 +24,13 @@ MoeA2ABackend = Literal[
     "deepep_v2", "pplx", "ascend_tp", "flashinfer_megamoe",
 ]
 DeepEPMode = Literal["auto", "normal", "low_latency"]
+MoeRunnerBackend = Literal[
+    "auto", "deep_gemm", "triton", "triton_kernel", "flashinfer_trtllm", "experimental_sgl_trtllm",
+    "flashinfer_trtllm_routed", "flashinfer_cutlass", "flashinfer_mxfp4", "flashinfer_cutedsl",
+    "flashinfer_megamoe", "cutlass", "aiter", "marlin", "humming", "experimental_sgl_marlin",
+    "lora_cutedsl", "lora_triton", "lora_marlin", "hpc_ops", "megamoe", "intel_xpu"
+]
+DisaggregationTransferBackend = Literal["mooncake", "nixl", "ascend", "fake", "mori", "mooncake_tcp"]
 
 from cgconfig.fields.constants import ATTENTION_BACKENDS, unknown_attention_backend  # noqa: E402
 
@@ -94,6 +101,11 @@ class DeploymentFacts(BaseModel):
     disaggregation_mode: DisaggregationMode = "null"
     """Prefill/decode disaggregation role of this instance: ``null``, ``prefill`` or ``decode``."""
 
+    disaggregation_transfer_backend: DisaggregationTransferBackend = "mooncake"
+    """KV transfer backend between prefill and decode instances
+    (``--disaggregation-transfer-backend``); SGLang refuses unified memory with speculative
+    decoding over mooncake."""
+
     speculative_algorithm: SpeculativeAlgorithm | None = None
     """Speculative decoding algorithm; unset means none."""
 
@@ -133,8 +145,16 @@ class DeploymentFacts(BaseModel):
     deepep_mode: DeepEPMode = "auto"
     """DeepEP mode; ``normal`` kernels cannot be captured."""
 
+    moe_runner_backend: MoeRunnerBackend = "auto"
+    """MoE expert kernel runner (``--moe-runner-backend``); SGLang's FlashInfer all-to-all needs
+    a flashinfer or deep_gemm runner."""
+
     enable_two_batch_overlap: bool = False
     """Two-batch overlap (TBO)."""
+
+    enable_dp_lm_head: bool = False
+    """Vocabulary-parallel LM head across the attention TP group (``--enable-dp-lm-head``);
+    SGLang's DFLASH speculative decoding under DP attention needs it."""
 
     chunked_prefill_size: int | None = None
     """Chunked-prefill size in tokens; unset takes the GPU-memory tier's value, -1 disables."""

@@ -69,6 +69,38 @@ def _decision(draft: Draft, rule: str, why: str, changes: list[Change]) -> None:
                                     changes=changes))
 
 
+#: SGLang 0.5.23 ``cuda_graph_hook.disable_breakable_cudagraph_if_incompatible``: model
+#: architectures whose breakable prefill is turned off (KDA linear attention, DeepSeek-V4) and
+#: the multimodal architectures allowed to keep it.
+_KDA_OR_DSV4_ARCHS = ("KimiLinearForCausalLM", "KimiK3ForCausalLM", "KimiK3ForConditionalGeneration",
+                      "DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN",
+                      "DeepseekV4ForCausalLMDSpark")
+_MULTIMODAL_BREAKABLE_ARCHS = ("Qwen3_5ForConditionalGeneration",
+                               "Qwen3_5MoeForConditionalGeneration")
+
+
+def _breakable_when_deepep_aligns(draft: Draft, facts: Facts) -> bool:
+    """Whether prefill is still breakable when SGLang 0.5.23 aligns DeepEP's sizes.
+
+    Before ``apply_deepep_adjustments``, ``apply_cuda_graph_compatibility`` turns a default
+    (unlocked) breakable prefill off for PP, KDA/DeepSeek-V4 models, context parallelism
+    without BCG support, decode CP, two-batch overlap, unvalidated a2a backends and
+    multimodal models off the allowlist (the ``breakable.*`` rules explain each as a
+    decision), and the DeepSeek override has disabled prefill under MLA prefill CP. The sizes
+    are decided now, so the outcome is needed before the rules run.
+    """
+    if facts.use_mla and facts.enable_prefill_cp:
+        return False
+    if "prefill.backend" in draft.locked:
+        return True
+    return not (
+        facts.pp_size > 1 or facts.model_arch in _KDA_OR_DSV4_ARCHS
+        or (facts.attn_cp_size > 1 and not draft.derived["prefill_cp_breakable_supported"])
+        or facts.dcp_size > 1 or facts.enable_two_batch_overlap
+        or facts.moe_a2a_backend not in ("none", "deepep", "megamoe", "flashinfer")
+        or (facts.is_multimodal and facts.model_arch not in _MULTIMODAL_BREAKABLE_ARCHS))
+
+
 def fill_prefill_sizes(draft: Draft, facts: Facts) -> None:
     """Prefill max_bs and sizes as SGLang 0.5.23 derives them.
 
@@ -82,8 +114,9 @@ def fill_prefill_sizes(draft: Draft, facts: Facts) -> None:
     derived = draft.derived
     pbs = draft.get("prefill.bs")
     breakable = draft.get("prefill.backend") == "breakable"
+    deepep_breakable = breakable and _breakable_when_deepep_aligns(draft, facts)
     adjusted = ss.deepep_prefill_adjustment(
-        moe_a2a_backend=facts.moe_a2a_backend, prefill_breakable=breakable,
+        moe_a2a_backend=facts.moe_a2a_backend, prefill_breakable=deepep_breakable,
         max_bs=draft.get("prefill.max_bs"), bs=pbs)
     if adjusted is not None and "prefill.bs" not in draft.locked:
         why = ("DeepEP with breakable prefill: sizes rounded up to multiples of 8 before the "
@@ -93,6 +126,9 @@ def fill_prefill_sizes(draft: Draft, facts: Facts) -> None:
                    draft.record("prefill.bs", adjusted[1], source="resolver", layer="resolver",
                                 why=why)]
         _decision(draft, "sizes.deepep-prefill-align", why, [c for c in changes if c])
+        # The list is still SGLang's own (not the user's): a later max_bs clamp regenerates it
+        # from the grid (parallel_hook.handle_data_parallelism), unaligned.
+        draft.derived_sizes.add("prefill")
         return
     if draft.get("prefill.max_bs") is None:
         chunked = derived["chunked_prefill_size"]

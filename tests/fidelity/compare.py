@@ -77,11 +77,35 @@ def sglang_outcome(case: dict[str, Any]) -> dict[str, Any]:
             "prefill": _phase(plan["config"], "prefill"), "locked": locked}
 
 
+#: Differences kept on purpose (docs/fidelity.md, "Deliberate deviations"): the category a
+#: mismatch is filed under, and the text that identifies it in the engine's or cgconfig's error.
+DELIBERATE = {
+    # cgconfig exits 2 on a zero decode max_bs; SGLang 0.5.23 resolves decode bs [0].
+    "deliberate:zero-decode-max-bs": ("cgconfig", "--cuda-graph-max-bs-decode: expected a "
+                                                  "positive integer, got 0"),
+    # The oracle's XPU stub has no torch.xpu.get_device_properties, so SGLang's XMX probe
+    # (utils/common.py:xpu_has_xmx_support) fails; a real XPU answers it.
+    "deliberate:oracle-xpu-stub": ("engine", "Torch not compiled with XPU enabled"),
+}
+
+
+def _deliberate(want_error: str | None, got_error: str | None) -> str | None:
+    for category, (side, text) in DELIBERATE.items():
+        error = got_error if side == "cgconfig" else want_error
+        if error and text in error:
+            return category
+    return None
+
+
 def sglang_mismatch(case: dict[str, Any]) -> str | None:
-    """None when cgconfig agrees with SGLang, else the first difference as a category string."""
+    """None when cgconfig agrees with SGLang, else the first difference as a category string
+    (``deliberate:…`` for the deviations kept on purpose)."""
     want, got = case["answer"], sglang_outcome(case)
     if want["error"] and got["error"]:
         return None
+    kept = _deliberate(want["error"], got["error"])
+    if kept:
+        return kept
     if want["error"]:
         return "engine-refuses"
     if got["error"]:
@@ -233,9 +257,11 @@ def main(argv: list[str]) -> None:
             continue
         cases = load(kind)
         bad = mismatches(kind)
+        kept = sum(1 for why in bad.values() if why.startswith("deliberate:"))
         resolved = sum(1 for c in cases if not c["answer"]["error"])
         print(f"{kind}: {len(cases) - len(bad)}/{len(cases)} agree "
-              f"({100 * (len(cases) - len(bad)) / len(cases):.1f} %); engine resolved {resolved}")
+              f"({100 * (len(cases) - len(bad)) / len(cases):.1f} %); engine resolved {resolved}; "
+              f"{kept} deliberate deviations, {len(bad) - kept} open")
         for why, n in Counter(bad.values()).most_common():
             print(f"  {n:5d}  {why}")
 

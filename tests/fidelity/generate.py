@@ -145,14 +145,67 @@ def _size_facts(rng: random.Random) -> list[str]:
     return argv
 
 
-def sglang_case(rng: random.Random, case_id: int) -> dict[str, Any]:
-    """One random SGLang launch line with the machine and model it runs on."""
+def _absent(argv: list[str], *flags: str) -> bool:
+    return not any(flag in argv for flag in flags)
+
+
+def _refusal_flags(rng: random.Random, model: str, argv: list[str]) -> list[str]:
+    """More of the inputs SGLang 0.5.23 refuses over (``focus="refusals"``): speculative tree
+    drafts with paged KV and page-forcing backends, megamoe hardware and overlap, unified
+    memory with drafts, DFLASH under DP attention, LoRA with drafts, context lengths around
+    the model's, deterministic inference, MLA prefill CP. Flags already drawn are kept."""
+    extra: list[str] = []
+    if _absent(argv, "--speculative-algorithm") and _maybe(rng, 0.35):
+        algo = rng.choice(SPEC_ALGOS)
+        extra += ["--speculative-algorithm", algo]
+        if algo not in ("NGRAM", "NEXTN"):
+            extra += ["--speculative-draft-model-path", "@llama"]
+        if algo != "NGRAM" and _maybe(rng, 0.7):
+            steps = rng.choice((1, 2, 3))
+            extra += ["--speculative-num-steps", str(steps),
+                      "--speculative-eagle-topk", str(rng.choice((1, 2, 4)))]
+            if _maybe(rng, 0.5):
+                extra += ["--speculative-num-draft-tokens", str(rng.choice((4, 8)))]
+        if _maybe(rng, 0.15):
+            extra.append("--enable-dp-lm-head")
+    if _absent(argv, "--page-size") and _maybe(rng, 0.3):
+        extra += ["--page-size", str(rng.choice((1, 16, 32, 64, 128)))]
+    if _absent(argv, "--attention-backend") and _maybe(rng, 0.3):
+        extra += ["--attention-backend", rng.choice(("flashmla", "trtllm_mha", "trtllm_mla",
+                                                     "intel_xpu", "fa3", "fa4", "flashinfer",
+                                                     "triton", "torch_native"))]
+    if model in ("qwen3_moe", "deepseek_v3") and _absent(argv, "--moe-a2a-backend") \
+            and _maybe(rng, 0.25):
+        extra += ["--moe-a2a-backend", rng.choice(("megamoe", "megamoe", "deepep", "flashinfer"))]
+        if _maybe(rng, 0.3):
+            extra.append("--enable-two-batch-overlap")
+    if _absent(argv, "--tp-size") and _maybe(rng, 0.2):
+        tp = rng.choice((2, 4, 8))
+        extra += ["--tp-size", str(tp), "--dp-size", str(rng.choice((2, tp))),
+                  "--enable-dp-attention"]
+    for flag, p in (("--enable-unified-memory", 0.12), ("--enable-deterministic-inference", 0.1),
+                    ("--enable-dp-lm-head", 0.05)):
+        if _absent(argv + extra, flag) and _maybe(rng, p):
+            extra.append(flag)
+    if _absent(argv, "--enable-lora") and _maybe(rng, 0.08):
+        extra += ["--enable-lora", "--lora-paths", "a=/x"]
+    if _absent(argv, "--context-length") and _maybe(rng, 0.1):
+        extra += ["--context-length", str(rng.choice((4096, 8192, 65536, 262144)))]
+    if model == "deepseek_v3" and _absent(argv, "--attn-cp-size") and _maybe(rng, 0.15):
+        extra += ["--attn-cp-size", str(rng.choice((2, 4))), "--enable-prefill-cp",
+                  "--cp-strategy", rng.choice(("zigzag", "interleave"))]
+    return extra
+
+
+def sglang_case(rng: random.Random, case_id: int, focus: str | None = None) -> dict[str, Any]:
+    """One random SGLang launch line with the machine and model it runs on. ``focus="refusals"``
+    adds :func:`_refusal_flags` (drawn after the rest, so the default stream is unchanged)."""
     platform = rng.choices(("cuda", "hip", "xpu", "cpu"), weights=(76, 12, 6, 6))[0]
     model = rng.choices(MODELS, weights=MODEL_WEIGHTS)[0]
     argv = _graph_flags(rng) + _parallel_flags(rng) + _feature_flags(rng, model) + _size_facts(rng)
     if platform in ("xpu", "cpu"):
         argv += ["--device", platform]
-    return {
+    case = {
         "id": case_id,
         "platform": platform,
         "gpu_memory_gib": rng.choice(GPU_MEMORY_GIB),
@@ -160,6 +213,9 @@ def sglang_case(rng: random.Random, case_id: int) -> dict[str, Any]:
         "model": model,
         "argv": argv,
     }
+    if focus == "refusals":
+        case["argv"] = argv + _refusal_flags(rng, model, argv)
+    return case
 
 
 VLLM_MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
@@ -189,8 +245,11 @@ def vllm_case(rng: random.Random, case_id: int) -> dict[str, Any]:
     return case
 
 
-def generate(kind: str, count: int, seed: int) -> list[dict[str, Any]]:
-    """``count`` cases of ``kind`` ("sglang" or "vllm"), reproducible from ``seed``."""
+def generate(kind: str, count: int, seed: int, *, first_id: int = 0,
+             focus: str | None = None) -> list[dict[str, Any]]:
+    """``count`` cases of ``kind`` ("sglang" or "vllm"), reproducible from ``seed``, numbered
+    from ``first_id``; ``focus="refusals"`` (SGLang) draws more of the inputs SGLang refuses."""
     rng = random.Random(seed)
-    make = sglang_case if kind == "sglang" else vllm_case
-    return [make(rng, i) for i in range(count)]
+    if kind == "sglang":
+        return [sglang_case(rng, first_id + i, focus) for i in range(count)]
+    return [vllm_case(rng, first_id + i) for i in range(count)]

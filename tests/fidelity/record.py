@@ -3,6 +3,7 @@
 Run by hand, never in CI (CI replays the recorded answers)::
 
     python tests/fidelity/record.py --oracle /path/to/oracle [--sglang 3200] [--vllm 1200] [--seed 2026]
+    python tests/fidelity/record.py --oracle /path/to/oracle --append-sglang 300 --seed 2027 --focus refusals
 
 ``--oracle`` is a folder with ``sglang_oracle.py`` and ``vllm_oracle.py``: harnesses that import
 the unmodified SGLang 0.5.23 and vLLM 0.33.0 packages on a CPU machine, stub only the GPU facts
@@ -80,16 +81,36 @@ def _ask(python: str, script: Path, cases: list[tuple[int, list[str]]], pre: lis
     return {a["id"]: a for a in answers}
 
 
-def record_sglang(oracle: Path, python: str, count: int, seed: int) -> None:
-    cases = generate("sglang", count, seed)
+def _answer_sglang(oracle: Path, python: str, cases: list[dict[str, Any]]) -> None:
+    """Ask the SGLang oracle (one process per platform) and store each case's ``answer``."""
     answers: dict[int, Any] = {}
     for platform in ("cuda", "hip", "xpu", "cpu"):
         mine = [(c["id"], sglang_oracle_argv(c)) for c in cases if c["platform"] == platform]
         if mine:
             answers.update(_ask(python, oracle / "sglang_oracle.py", mine, ["--platform", platform]))
+    for case in cases:
+        case["answer"] = _trim_sglang(answers[case["id"]])
+
+
+def record_sglang(oracle: Path, python: str, count: int, seed: int) -> None:
+    cases = generate("sglang", count, seed)
+    _answer_sglang(oracle, python, cases)
     with open(HERE / "sglang_cases.jsonl", "w") as out:
         for case in cases:
-            case["answer"] = _trim_sglang(answers[case["id"]])
+            out.write(json.dumps(case, sort_keys=True) + "\n")
+
+
+def append_sglang(oracle: Path, python: str, count: int, seed: int, focus: str | None) -> None:
+    """Append ``count`` new cases (ids after the last recorded one) to ``sglang_cases.jsonl``."""
+    path = HERE / "sglang_cases.jsonl"
+    with open(path) as fh:
+        last = max(json.loads(line)["id"] for line in fh)
+    cases = generate("sglang", count, seed, first_id=last + 1, focus=focus)
+    for case in cases:
+        case["batch"] = f"seed {seed}" + (f", focus {focus}" if focus else "")
+    _answer_sglang(oracle, python, cases)
+    with open(path, "a") as out:
+        for case in cases:
             out.write(json.dumps(case, sort_keys=True) + "\n")
 
 
@@ -109,8 +130,16 @@ def main() -> None:
     parser.add_argument("--sglang", type=int, default=3200)
     parser.add_argument("--vllm", type=int, default=1200)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--append-sglang", type=int, metavar="N",
+                        help="append N new SGLang cases drawn with --seed (use a new seed) "
+                             "instead of re-recording the corpus")
+    parser.add_argument("--focus", choices=["refusals"],
+                        help="with --append-sglang: draw more of the inputs SGLang refuses")
     args = parser.parse_args()
     python = args.python or str(args.oracle / "vendor" / "venv" / "bin" / "python")
+    if args.append_sglang:
+        append_sglang(args.oracle, python, args.append_sglang, args.seed, args.focus)
+        return
     if args.vllm:
         record_vllm(args.oracle, python, args.vllm, args.seed)
     if args.sglang:

@@ -29,6 +29,9 @@ def test_corpus_matches_recorded_answers(kind: str) -> None:
                      f"inspect with: python tests/fidelity/compare.py --ids ID {kind}")
     assert not fixed, f"{len(fixed)} listed {kind} differences now agree {fixed[:10]}: " \
         "run python tests/fidelity/compare.py --update-known"
+    moved = {cid: (listed[cid], why) for cid, why in found.items()
+             if cid in listed and listed[cid] != why}
+    assert not moved, f"{len(moved)} listed {kind} differences changed category: {moved}"
 
 
 @pytest.mark.parametrize("kind", ["sglang", "vllm"])
