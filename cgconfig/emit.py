@@ -85,7 +85,7 @@ def decode_sizes_as(plan: Plan, sizes: list[int], unit: str, target: str) -> lis
 
 def sglang_config_notes(plan: Plan) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """The ``--cuda-graph-config`` document that pins the plan's configuration, and a note for
-    the one thing SGLang cannot take: an empty decode list."""
+    each thing SGLang cannot take: an empty decode list, an unaligned DeepEP prefill list."""
     doc: dict[str, dict[str, Any]] = {}
     notes: list[str] = []
     for phase, values in plan.config.items():
@@ -106,6 +106,15 @@ def sglang_config_notes(plan: Plan) -> tuple[dict[str, dict[str, Any]], list[str
                 notes.append(f"decode is {values['backend']} with no capture size; SGLang "
                              "0.5.23 cannot take an empty decode list, so decode is emitted "
                              "disabled, which captures the same nothing")
+        if (phase == "prefill" and body.get("backend") == "breakable"
+                and plan.facts.get("moe_a2a_backend") == "deepep"
+                and any(size % 8 for size in body.get("bs") or ())):
+            # The plan's list came from a later regeneration (parallel_hook's DP clamp) that
+            # SGLang does not align; a list on the command line is aligned first.
+            notes.append("prefill sizes that are not multiples of 8 under DeepEP: SGLang 0.5.23 "
+                         "rounds a given prefill list up to multiples of 8 "
+                         "(cuda_graph_hook.apply_deepep_adjustments), so the emitted list "
+                         "captures the aligned sizes")
         doc[phase] = body
     return doc, notes
 

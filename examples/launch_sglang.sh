@@ -14,7 +14,10 @@
 set -euo pipefail
 
 server_cmd=${SGLANG_SERVER_CMD:-"python -m sglang.launch_server"}
-extra=(--dialect sglang --ignore-unknown-args)
+extra=(--dialect sglang)
+# A flag SGLang 0.5.23 does not know stops the launch (a typo would stop the server anyway);
+# CGCONFIG_IGNORE_UNKNOWN=1 lets a newer server's flags through.
+[[ "${CGCONFIG_IGNORE_UNKNOWN:-0}" == "1" ]] && extra+=(--ignore-unknown-args)
 [[ -n "${CGCONFIG_DEPLOYMENT:-}" ]] && extra+=(--deployment "$CGCONFIG_DEPLOYMENT")
 case "${CGCONFIG_CHECK:-1}" in
   1) extra+=(--check) ;;          # stop when a constraint overrode a value you set

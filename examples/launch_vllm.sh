@@ -18,7 +18,10 @@ set -euo pipefail
 server_cmd=${VLLM_SERVER_CMD:-"vllm serve"}
 model=()
 if [[ $# -gt 0 && "$1" != -* ]]; then model=("$1"); shift; fi
-extra=(--dialect vllm --ignore-unknown-args)
+extra=(--dialect vllm)
+# A flag vLLM 0.33.0 does not know stops the launch (a typo would stop the server anyway);
+# CGCONFIG_IGNORE_UNKNOWN=1 lets a newer server's flags through.
+[[ "${CGCONFIG_IGNORE_UNKNOWN:-0}" == "1" ]] && extra+=(--ignore-unknown-args)
 [[ -n "${CGCONFIG_DEPLOYMENT:-}" ]] && extra+=(--deployment "$CGCONFIG_DEPLOYMENT")
 case "${CGCONFIG_CHECK:-1}" in
   1) extra+=(--check) ;;          # stop when a constraint overrode a value you set

@@ -16,12 +16,16 @@ from cgconfig.engines.entry import EntryPoint
 from cgconfig.engines.split import check_values, lookup_option, min_values
 from cgconfig.engines.table import load_table
 from cgconfig.errors import InputError
+from cgconfig.fields.values import parse_int
 from cgconfig.limits import short
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Contribution
 
 #: Engine flags (``dest``) that name the model, as the positional does.
 _MODEL_DESTS = ("model", "model_tag")
+#: Engine flags (``dest``, same in ``vllm serve`` 0.33.0 and ``trtllm-serve``) that are a
+#: deployment fact cgconfig shows and its rules read: the engine's parallel layout.
+PARALLEL_FACTS = {"tensor_parallel_size": "tp_size", "pipeline_parallel_size": "pp_size"}
 
 
 @dataclass
@@ -44,8 +48,9 @@ class LaunchLine:
             out.facts["model_path"] = self.model
             out.fact_sources["model_path"] = f"{self.entry.program} MODEL"
         for name, values in _runs(self.known):
-            out.ignored.append(name)
             found = lookup_option(table, name)
+            if found is None or found[0].dest not in PARALLEL_FACTS:
+                out.ignored.append(name)
             if found is None:  # a dotted JSON key (--speculative-config.method): vLLM merges it
                 continue
             flag = found[0]
@@ -56,6 +61,10 @@ class LaunchLine:
             if flag.dest in _MODEL_DESTS and values:
                 out.facts["model_path"] = values[-1]
                 out.fact_sources["model_path"] = name
+            elif flag.dest in PARALLEL_FACTS and values:
+                fact = PARALLEL_FACTS[flag.dest]
+                out.facts[fact] = parse_int(values[-1], name)
+                out.fact_sources[fact] = name
         if self.wrapper:
             shown = " ".join(short(w) for w in self.wrapper[:6])
             out.notes.append(f"not read: the words before {self.entry.program} ({shown}"

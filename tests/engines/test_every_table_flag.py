@@ -11,6 +11,7 @@ from cgconfig.api import request_from_argv, resolve_args, resolve_request
 from cgconfig.engines import load_table
 from cgconfig.engines.table import EngineFlag
 from cgconfig.errors import CgConfigError
+from cgconfig.sources.entry_point import PARALLEL_FACTS
 
 #: How each engine's line starts: SGLang's flags need no entry point (its dialect is the
 #: default); the others name the engine and its model positional.
@@ -45,7 +46,9 @@ def test_table_flag_is_known(engine: str, flag: EngineFlag) -> None:
         return
     assert request.dialect == engine
     if not flag.modelled:
-        assert flag.name in plan.ignored_args or (engine != "sglang" and flag.dest == "model")
+        read_as_fact = engine != "sglang" and (
+            flag.dest == "model" or PARALLEL_FACTS.get(flag.dest) in request.fact_sources)
+        assert flag.name in plan.ignored_args or read_as_fact
 
 
 @pytest.mark.parametrize("engine", list(ENTRY))

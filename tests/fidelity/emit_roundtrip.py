@@ -71,11 +71,22 @@ def emitted_and_planned(case: dict[str, Any]) -> tuple[list[str], dict[str, Any]
                                        for phase in ("decode", "prefill")}}
 
 
+#: Round trips the emitter names as inexpressible (its stderr note), by case id: SGLang's own
+#: plan for the line cannot be written as flags. Each must still fail to round-trip.
+NAMED_INEXPRESSIBLE = {
+    3813: "DeepEP prefill list regenerated unaligned after the DP clamp; a given list is aligned",
+}
+
+
 def row_problem(row: dict[str, Any], case: dict[str, Any]) -> str | None:
-    """None when a recorded round trip still holds today, else what changed."""
+    """None when a recorded round trip still holds today (or is a named inexpressible one that
+    still differs), else what changed."""
     emitted, plan = emitted_and_planned(case)
     if emitted != row["emitted"]:
         return "today's emission differs from the recorded line (re-run this script)"
+    if case["id"] in NAMED_INEXPRESSIBLE:
+        return "a named inexpressible round trip now holds: remove it" if row["answer"] == plan \
+            else None
     if row["answer"] != plan:
         return f"SGLang resolved the emitted line to {row['answer']}, the plan is {plan}"
     return None
@@ -135,10 +146,13 @@ def summary() -> str:
     eligible = round_trip_cases()
     by_id = cases_by_id()
     rows = recorded()
-    exact = sum(1 for cid, row in rows.items() if row_problem(row, by_id[cid]) is None)
+    exact = sum(1 for cid, row in rows.items()
+                if row_problem(row, by_id[cid]) is None and cid not in NAMED_INEXPRESSIBLE)
+    named = sum(1 for cid in rows if cid in NAMED_INEXPRESSIBLE)
     missing = len({c["id"] for c in eligible} - set(rows))
     return (f"--emit sglang round trip: {exact}/{len(rows)} recorded lines make SGLang 0.5.23 "
-            f"resolve exactly cgconfig's plan; {len(eligible)} eligible cases, {missing} not "
+            f"resolve exactly cgconfig's plan ({named} named inexpressible); "
+            f"{len(eligible)} eligible cases, {missing} not "
             "recorded")
 
 

@@ -353,8 +353,10 @@ def test_max_running_requests_cut_is_a_decision_explain_shows(capsys) -> None:
 def test_eagle_without_draft_tokens_never_verifies_1_tokens(flags: list[str]) -> None:
     # SGLang derives the width (speculative_hook: auto parameters, or steps + 1 with topk 1) and
     # leaves it unset for a topk > 1 tree; no message may speak of "1 tokens".
-    argv = ["--device", "cuda", "--attention-backend", "intel_xpu", "--speculative-algorithm", "EAGLE",
-            *flags]
+    # Split backends: SGLang refuses a paged topk > 1 tree on intel_xpu (page size 128) as the
+    # only backend (rule refuse.eagle-topk-paged-tree), not as the decode backend alone.
+    argv = ["--device", "cuda", "--prefill-attention-backend", "fa3",
+            "--decode-attention-backend", "intel_xpu", "--speculative-algorithm", "EAGLE", *flags]
     text = resolve_args(argv).to_json()
     assert "1 tokens" not in text
     advice = [d for d in resolve_args(argv).decisions

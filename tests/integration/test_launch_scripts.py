@@ -48,7 +48,7 @@ def emitted(args: list[str], target: str) -> list[str]:
 def test_sglang_server_gets_the_users_flags_and_the_plans(server: tuple[str, Path]) -> None:
     command, record = server
     user = ["--model-path", "my model", "--tp-size", "8", "--port", "30000",
-            "--some-future-flag", "x y", "--trust-remote-code"]
+            "--served-model-name", "x y", "--trust-remote-code"]
     owned = ["--gpu-memory-gib", "141", "--model-arch", "LlamaForCausalLM",
              "--cuda-graph-max-bs-decode", "64", "--cuda-graph-bs-prefill", "4", "8", "16",
              "--enable-torch-compile", "--torch-compile-max-bs=16"]
@@ -72,6 +72,14 @@ def test_sglang_script_refuses_an_override_and_bad_input(server: tuple[str, Path
     out = launch("launch_sglang.sh", ["--cuda-graph-max-bs-decode", "abc"],
                  SGLANG_SERVER_CMD=command)
     assert out.returncode == 2 and not record.exists()
+    out = launch("launch_sglang.sh", ["--enable-epbl"], SGLANG_SERVER_CMD=command)
+    assert out.returncode == 2 and not record.exists()
+    assert "did you mean '--enable-eplb'?" in out.stderr
+    out = launch("launch_sglang.sh", ["--some-future-flag", "x y"], SGLANG_SERVER_CMD=command,
+                 CGCONFIG_IGNORE_UNKNOWN="1")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(record.read_text())[:2] == ["--some-future-flag", "x y"]
+    record.unlink()
     out = launch("launch_sglang.sh", [], SGLANG_SERVER_CMD=command,
                  CGCONFIG_CHECK="yes")
     assert out.returncode == 2 and "CGCONFIG_CHECK=yes" in out.stderr and not record.exists()

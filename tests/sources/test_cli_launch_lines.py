@@ -29,12 +29,13 @@ def test_resolve_reads_the_process_environment() -> None:
 
 def test_resolve_takes_a_vllm_line_and_lists_its_other_flags() -> None:
     done = cgconfig("resolve", "-o", "json", "vllm", "serve", "org/M", "-tp", "2", "-cc",
-                    '{"cudagraph_mode":"FULL_DECODE_ONLY"}')
+                    '{"cudagraph_mode":"FULL_DECODE_ONLY"}', "--enable-prefix-caching")
     assert done.returncode == 0, done.stderr
     plan = json.loads(done.stdout)
     assert plan["config"]["prefill"]["backend"] == "disabled"
     assert plan["facts"]["model_path"] == "org/M"
-    assert plan["ignored_args"] == ["-tp"]
+    assert plan["facts"]["tp_size"] == 2
+    assert plan["ignored_args"] == ["--enable-prefix-caching"]
 
 
 def test_unknown_flag_is_one_line_with_the_engines_suggestion() -> None:

@@ -42,7 +42,23 @@ def test_vllm_line_reads_its_modelled_flags_and_lists_the_rest() -> None:
     assert plan.config["decode"]["backend"] == "full"
     assert plan.config["prefill"]["backend"] == "disabled"
     assert plan.config["decode"]["max_bs"] < 512  # vLLM's grid follows --max-num-seqs
-    assert plan.ignored_args == ["-tp", "--gpu-memory-utilization"]
+    assert plan.ignored_args == ["--gpu-memory-utilization"]
+    assert (plan.facts["tp_size"], plan.fact_sources["tp_size"]) == (2, "-tp")
+
+
+@pytest.mark.parametrize(("line", "tp", "pp"), [
+    ("vllm serve M --tensor-parallel-size 4 -pp 2", 4, 2),
+    ("vllm serve M --tensor_parallel_size=8", 8, 1),
+    ("trtllm-serve M --tp_size 2 --pp_size 2", 2, 2),
+])
+def test_the_engines_parallel_layout_is_a_fact(line: str, tp: int, pp: int) -> None:
+    got = request(line)
+    assert (got.facts.get("tp_size", 1), got.facts.get("pp_size", 1)) == (tp, pp)
+
+
+def test_a_bad_parallel_size_names_the_engine_flag() -> None:
+    with pytest.raises(CgConfigError, match="--tensor-parallel-size: expected int"):
+        request("vllm serve M -tp two")
 
 
 def test_dotted_speculative_tokens_reach_vllm() -> None:
