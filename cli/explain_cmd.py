@@ -148,9 +148,16 @@ def run_explain(argv: list[str]) -> int:
         from cgconfig.fields.table import all_config_keys
         from cgconfig.sources.command_line import request_from_split, split_command_line
 
-        split = split_command_line(argv, HOST_FLAGS)
+        # Keys written before a launch line (`explain KEY python -m sglang.launch_server ...`)
+        # are explain's own, not words of a wrapper in front of the entry point.
+        known = {*all_config_keys(), *ENGINE_KEYS, CAPTURE_KEY}
+        lead = 0
+        while lead < len(argv) and argv[lead] in known:
+            lead += 1
+        split = split_command_line(argv[lead:], HOST_FLAGS)
         options = parse_options(split.parts.get(HOST_FLAGS.owner))
         request, keys = request_from_split(split, allow_positionals=True, environ=os.environ)
+        keys = [*argv[:lead], *keys]
         for key in keys:
             if key not in all_config_keys() and key not in (*ENGINE_KEYS, CAPTURE_KEY):
                 raise InputError(f"unknown key {key!r}", where="explain",

@@ -56,6 +56,16 @@ def test_explain_and_diff_take_launch_lines() -> None:
     assert facts["derived.dialect"] == ("sglang", "vllm")
 
 
+def test_explain_takes_its_key_before_the_launch_line() -> None:
+    line = ["python3", "-m", "sglang.launch_server", "--model-path", "m", "--device", "hip"]
+    before = cgconfig("explain", "prefill.backend", *line)
+    after = cgconfig("explain", *line, "prefill.backend")
+    assert before.returncode == after.returncode == 0, before.stderr + after.stderr
+    assert before.stdout == after.stdout
+    assert before.stdout.startswith('prefill.backend = "disabled"')
+    assert "not read: the words before" not in before.stderr
+
+
 def test_emit_env_hands_the_server_the_engines_arguments_only() -> None:
     done = cgconfig("resolve", "--emit", "env", "SGLANG_X=1", "python", "-m",
                     "sglang.launch_server", "--model-path", "m", "--tp", "2",
