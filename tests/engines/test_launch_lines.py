@@ -201,7 +201,8 @@ def test_sglang_plan_from_the_real_config_is_the_engines(
     read from the real config.json is SGLang's recorded answer."""
     monkeypatch.setenv("HF_HOME", str(HF_HOME))
     answer = entry["oracle"]["answer"]
-    template = TEMPLATE_FACTS[entry["oracle"]["options"][-1]]
+    options = entry["oracle"]["options"]
+    template = TEMPLATE_FACTS[options[options.index("--model-arch") + 1]]
     assert ("--use-mla" in template) == entry["expect"]["model"]["use_mla"]
     assert ("--is-multimodal" in template) == entry["expect"]["model"]["is_multimodal"]
     plan = resolve_request(request_from_argv(line_argv(entry, Path("x"), real_config=True),
