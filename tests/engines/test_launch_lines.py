@@ -140,12 +140,6 @@ def test_known_differences_are_still_different(line_id: str) -> None:
     assert answer["error"] and plan.to_dict()["config"]["decode"]["backend"] != "disabled"
 
 
-#: Lines whose expected facts cgconfig cannot show yet, with the reason.
-FACT_GAPS = {
-    "sglang-22": "the line sets SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 and SGLang 0.5.23 then "
-                 "accepts --context-length 1010000 over the config's 262144; cgconfig does not read "
-                 "that variable and refuses (rule refuse.context-length-above-model)",
-}
 MODEL_FACTS = ("model_arch", "use_mla", "is_multimodal", "model_context_length")
 WITH_CONFIG = [e for e in ENTRIES if e["expect"]["model"] is not None]
 
@@ -169,15 +163,13 @@ def test_line_resolves_to_the_expected_platform_and_model(
     monkeypatch.setenv("HF_HOME", str(HF_HOME))
     options = tmp_path / "extra_llm_api_options.yaml"
     options.write_text("cuda_graph_config:\n  enable_padding: true\n")
+    # The line's own VAR=value prefixes count (sglang-22 sets
+    # SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 to run past the config's context length).
     request = request_from_argv(line_argv(entry, options, real_config=True), environ={})
     model = request.facts.get("model_path")
     expect = entry["expect"]
     # A model with no config in the fixture cache has no expected facts, and the other way round.
     assert (expect["model"] is not None) == (model is not None and cache_path(model).is_dir())
-    if entry["id"] in FACT_GAPS:
-        with pytest.raises(Exception):  # noqa: B017 - fixed: drop the line from FACT_GAPS
-            resolve_request(request)
-        return
     facts = resolve_request(request).to_dict()["key_facts"]
     assert facts["device"]["value"] == expect["platform"]
     if expect["platform_from"] == "line":
@@ -191,7 +183,7 @@ def test_line_resolves_to_the_expected_platform_and_model(
 
 
 SGLANG_WITH_CONFIG = [e for e in WITH_CONFIG if e["engine"] == "sglang"
-                      and e["id"] not in KNOWN_DIFFERENCES and e["id"] not in FACT_GAPS]
+                      and e["id"] not in KNOWN_DIFFERENCES]
 
 
 @pytest.mark.parametrize("entry", SGLANG_WITH_CONFIG, ids=[e["id"] for e in SGLANG_WITH_CONFIG])
