@@ -202,3 +202,26 @@ def test_sglang_plan_from_the_real_config_is_the_engines(
     for phase in ("decode", "prefill"):
         want = {k: answer[phase][k] for k in ("backend", "max_bs", "bs")}
         assert {k: plan[phase][k] for k in want} == want, phase
+
+
+@pytest.mark.parametrize("environ, prefix, refused", [
+    ({}, "", True),
+    ({"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": "1"}, "", False),
+    ({}, "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 ", False),
+    ({"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": "1"}, "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=0 ",
+     True),
+])
+def test_context_length_above_the_config_needs_sglangs_variable(
+        environ: dict[str, str], prefix: str, refused: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SGLang 0.5.23 takes a --context-length above the config's only under
+    SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN (the line's prefix winning over the environment)."""
+    monkeypatch.setenv("HF_HOME", str(HF_HOME))
+    line = (f"{prefix}python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct "
+            "--context-length 32768")
+    request = request_from_argv(["--gpu-memory-gib", "80", *tokenize(line)], environ=environ)
+    if refused:
+        with pytest.raises(Exception, match="refuses --context-length 32768"):
+            resolve_request(request)
+        return
+    facts = resolve_request(request).to_dict()["key_facts"]
+    assert facts["model_context_length"]["value"] == 8192
