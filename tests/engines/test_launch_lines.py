@@ -150,7 +150,7 @@ def test_every_line_has_an_expectation() -> None:
         assert expect["platform"] == entry["platform"], entry["id"]
         assert expect["platform_from"] in ("line", "machine"), entry["id"]
         assert expect["model"] is None or set(expect["model"]) == set(MODEL_FACTS), entry["id"]
-    assert len(WITH_CONFIG) >= 25
+    assert len(WITH_CONFIG) >= 40
 
 
 def cache_path(model: str) -> Path:
