@@ -170,6 +170,11 @@ class DeploymentFacts(BaseModel):
     (``max_position_embeddings`` and its kin, times the RoPE scaling factor). Unset: read
     with the model's config; ``--context-length`` above it is refused."""
 
+    sglang_allow_overwrite_longer_context_len: bool = False
+    """Environment variable ``SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN``: SGLang then takes a
+    ``--context-length`` above the model's own, with a warning, instead of refusing it (read
+    from the environment or a ``VAR=value`` prefix of the launch line)."""
+
     max_total_tokens: PositiveInt | None = None
     """KV-cache token capacity override; SGLang caps the default prefill max_bs at it."""
 

@@ -11,7 +11,10 @@ import pytest
 from cgconfig.api import request_from_argv, resolve_request
 from cgconfig.engines import find_entry_point, split_line, tokenize
 
-LINES = Path(__file__).resolve().parent.parent / "data" / "launch_lines" / "lines.jsonl"
+DATA = Path(__file__).resolve().parent.parent / "data"
+LINES = DATA / "launch_lines" / "lines.jsonl"
+#: The fixture Hugging Face cache holding the real ``config.json`` of the models the lines name.
+HF_HOME = DATA / "hf_cache"
 ENTRIES: list[dict[str, Any]] = [json.loads(line) for line in LINES.read_text().splitlines() if line.strip()]
 
 
@@ -87,10 +90,23 @@ def machine_facts(entry: dict[str, Any]) -> list[str]:
     return facts
 
 
-def line_argv(entry: dict[str, Any], options_file: Path) -> list[str]:
-    """The line's words; an options file named by an unset shell variable is ``options_file``."""
+def real_config_facts(entry: dict[str, Any]) -> list[str]:
+    """The machine the line ran on; the model facts come from the fixture cache's config.json."""
+    options = entry.get("oracle", {}).get("options", [])
+    facts = ["--gpu-memory-gib", options[options.index("--gpu-memory-gib") + 1]] if options else []
+    if "--sm" in options:
+        facts += ["--gpu-sm", options[options.index("--sm") + 1]]
+    if entry["expect"]["platform_from"] == "machine":
+        facts += ["--device", entry["expect"]["platform"]]
+    return facts
+
+
+def line_argv(entry: dict[str, Any], options_file: Path, real_config: bool = False) -> list[str]:
+    """The line's words after the machine and model facts (the oracle template's, or with
+    ``real_config`` only the machine's); an options file named by an unset shell variable is
+    ``options_file``."""
     words = [str(options_file) if w.startswith("${") else w for w in tokenize(entry["line"])]
-    return machine_facts(entry) + words
+    return (real_config_facts(entry) if real_config else machine_facts(entry)) + words
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e["id"] for e in ENTRIES])
@@ -122,3 +138,90 @@ def test_known_differences_are_still_different(line_id: str) -> None:
     answer = entry["oracle"]["answer"]
     # SGLang refuses these lines; cgconfig plans them (fix one: drop it from the list).
     assert answer["error"] and plan.to_dict()["config"]["decode"]["backend"] != "disabled"
+
+
+MODEL_FACTS = ("model_arch", "use_mla", "is_multimodal", "model_context_length")
+WITH_CONFIG = [e for e in ENTRIES if e["expect"]["model"] is not None]
+
+
+def test_every_line_has_an_expectation() -> None:
+    for entry in ENTRIES:
+        expect = entry["expect"]
+        assert expect["platform"] == entry["platform"], entry["id"]
+        assert expect["platform_from"] in ("line", "machine"), entry["id"]
+        assert expect["model"] is None or set(expect["model"]) == set(MODEL_FACTS), entry["id"]
+    assert len(WITH_CONFIG) >= 40
+
+
+def cache_path(model: str) -> Path:
+    return HF_HOME / "hub" / ("models--" + model.replace("/", "--"))
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[e["id"] for e in ENTRIES])
+def test_line_resolves_to_the_expected_platform_and_model(
+        entry: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HOME", str(HF_HOME))
+    options = tmp_path / "extra_llm_api_options.yaml"
+    options.write_text("cuda_graph_config:\n  enable_padding: true\n")
+    # The line's own VAR=value prefixes count (sglang-22 sets
+    # SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 to run past the config's context length).
+    request = request_from_argv(line_argv(entry, options, real_config=True), environ={})
+    model = request.facts.get("model_path")
+    expect = entry["expect"]
+    # A model with no config in the fixture cache has no expected facts, and the other way round.
+    assert (expect["model"] is not None) == (model is not None and cache_path(model).is_dir())
+    facts = resolve_request(request).to_dict()["key_facts"]
+    assert facts["device"]["value"] == expect["platform"]
+    if expect["platform_from"] == "line":
+        assert facts["device"]["source"] != "--device"
+    if expect["model"] is None:
+        assert facts["model_arch"] == {"value": None, "source": "unknown"}
+        return
+    assert {k: facts[k]["value"] for k in MODEL_FACTS} == expect["model"]
+    for name in MODEL_FACTS:
+        assert str(cache_path(model)) in facts[name]["source"], name
+
+
+SGLANG_WITH_CONFIG = [e for e in WITH_CONFIG if e["engine"] == "sglang"
+                      and e["id"] not in KNOWN_DIFFERENCES]
+
+
+@pytest.mark.parametrize("entry", SGLANG_WITH_CONFIG, ids=[e["id"] for e in SGLANG_WITH_CONFIG])
+def test_sglang_plan_from_the_real_config_is_the_engines(
+        entry: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the oracle's template agrees with the real config on MLA and multimodal, the plan
+    read from the real config.json is SGLang's recorded answer."""
+    monkeypatch.setenv("HF_HOME", str(HF_HOME))
+    answer = entry["oracle"]["answer"]
+    options = entry["oracle"]["options"]
+    template = TEMPLATE_FACTS[options[options.index("--model-arch") + 1]]
+    assert ("--use-mla" in template) == entry["expect"]["model"]["use_mla"]
+    assert ("--is-multimodal" in template) == entry["expect"]["model"]["is_multimodal"]
+    plan = resolve_request(request_from_argv(line_argv(entry, Path("x"), real_config=True),
+                                             environ={})).to_dict()["config"]
+    for phase in ("decode", "prefill"):
+        want = {k: answer[phase][k] for k in ("backend", "max_bs", "bs")}
+        assert {k: plan[phase][k] for k in want} == want, phase
+
+
+@pytest.mark.parametrize("environ, prefix, refused", [
+    ({}, "", True),
+    ({"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": "1"}, "", False),
+    ({}, "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 ", False),
+    ({"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": "1"}, "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=0 ",
+     True),
+])
+def test_context_length_above_the_config_needs_sglangs_variable(
+        environ: dict[str, str], prefix: str, refused: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SGLang 0.5.23 takes a --context-length above the config's only under
+    SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN (the line's prefix winning over the environment)."""
+    monkeypatch.setenv("HF_HOME", str(HF_HOME))
+    line = (f"{prefix}python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct "
+            "--context-length 32768")
+    request = request_from_argv(["--gpu-memory-gib", "80", *tokenize(line)], environ=environ)
+    if refused:
+        with pytest.raises(Exception, match="refuses --context-length 32768"):
+            resolve_request(request)
+        return
+    facts = resolve_request(request).to_dict()["key_facts"]
+    assert facts["model_context_length"]["value"] == 8192
