@@ -115,9 +115,9 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
                        ignore_unknown: bool | None = None,
                        environ: Mapping[str, str] | None = None) -> tuple[ResolveRequest, list[str]]:
     """Gather the sources the split's dialect chooses: SGLang's flags (with the files they
-    name), the machine (platform inferred, GPUs probed), the entry point's own input (the
-    model, the engine's other flags, its environment variables from ``VAR=value`` prefixes
-    and ``environ``), the dialect's own source, then the model's ``config.json``.
+    name), the entry point's own input (the model, the engine's other flags, its environment
+    variables from ``VAR=value`` prefixes and ``environ``), the machine (platform inferred,
+    GPUs probed), the dialect's own source, then the model's ``config.json``.
     Returns the request and the positionals."""
     if split.dialect not in DIALECTS:
         raise InputError(f"unknown dialect {split.dialect!r}", where="--dialect",
@@ -127,7 +127,7 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
     sglang = SglangArgv(split.parts.get("sglang", Part()).tokens,
                         allow_positionals=allow_positionals, ignore_unknown=ignore_unknown,
                         engine=engine if entry is not None else "sglang")
-    sources: list[Source] = [sglang, MachineFacts()]
+    sources: list[Source] = [sglang]
     if entry is not None:
         from cgconfig.sources.entry_point import LaunchLine
 
@@ -137,6 +137,9 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
         from cgconfig.sources.environment import EngineEnvironment
 
         sources.append(EngineEnvironment(engine, entry.env if entry else {}, environ or {}))
+    # After the line's own input (a ROCm-only vLLM backend names the platform), before the
+    # dialect's source (vLLM's grid reads the probed SM).
+    sources.append(MachineFacts())
     if split.dialect in DIALECT_SOURCES:
         make = DIALECT_SOURCES[split.dialect][1]
         sources.append(make(split.parts.get(split.dialect, Part()), entry is not None))

@@ -26,6 +26,9 @@ _MODEL_DESTS = ("model", "model_tag")
 #: Engine flags (``dest``, same in ``vllm serve`` 0.33.0 and ``trtllm-serve``) that are a
 #: deployment fact cgconfig shows and its rules read: the engine's parallel layout.
 PARALLEL_FACTS = {"tensor_parallel_size": "tp_size", "pipeline_parallel_size": "pp_size"}
+#: vLLM 0.33.0 attention backends (``v1/attention/backends/registry.py:AttentionBackendEnum``)
+#: that exist only in its ROCm build: a line naming one was written for ROCm.
+VLLM_ROCM_BACKEND_PREFIX = "ROCM_"
 
 
 @dataclass
@@ -40,8 +43,9 @@ class LaunchLine:
     wrapper: list[str] = field(default_factory=list)
 
     def contribute(self, so_far: ResolveRequest) -> Contribution:
-        """The model fact, the ignored engine flags (values checked), a wrapper note."""
-        del so_far  # reads only its own tokens
+        """The model fact, the parallel layout, the platform a ROCm-only vLLM backend names,
+        the ignored engine flags (values checked), a wrapper note."""
+        device_given = "device" in so_far.facts
         table = load_table(self.entry.dialect)
         out = Contribution()
         if self.model is not None:
@@ -65,6 +69,12 @@ class LaunchLine:
                 fact = PARALLEL_FACTS[flag.dest]
                 out.facts[fact] = parse_int(values[-1], name)
                 out.fact_sources[fact] = name
+            elif (self.entry.dialect == "vllm" and flag.dest == "attention_backend" and values
+                  and values[-1].startswith(VLLM_ROCM_BACKEND_PREFIX) and not device_given):
+                # Gathered before the machine source, which then probes rocm-smi.
+                out.facts["device"] = "hip"
+                out.fact_sources["device"] = (f"inferred from {name} {values[-1]} "
+                                              f"(a ROCm-only backend of {table.label})")
         if self.wrapper:
             shown = " ".join(short(w) for w in self.wrapper[:6])
             out.notes.append(f"not read: the words before {self.entry.program} ({shown}"

@@ -208,3 +208,16 @@ def test_another_engines_flag_is_named_as_such() -> None:
     assert "--gpu-memory-utilization is a vLLM 0.33.0 flag" in str(caught.value)
     assert "vllm serve MODEL" in str(caught.value)
     assert "did you mean" not in str(caught.value)
+
+
+@pytest.mark.parametrize(("line", "device"), [
+    ("vllm serve M --attention-backend ROCM_AITER_FA", "hip"),
+    ("vllm serve M --attention-backend=ROCM_AITER_UNIFIED_ATTN -tp 8", "hip"),
+    ("vllm serve M --attention-backend FLASH_ATTN", "cuda"),
+    ("vllm serve M --attention-backend ROCM_AITER_FA --device cuda", "cuda"),
+])
+def test_a_rocm_only_vllm_backend_names_the_platform(line: str, device: str) -> None:
+    plan = resolve_request(request(line))
+    assert plan.facts["device"] == device
+    if device == "hip":
+        assert "ROCm-only backend of vLLM 0.33.0" in plan.fact_sources["device"]
