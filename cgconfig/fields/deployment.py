@@ -156,6 +156,15 @@ class DeploymentFacts(BaseModel):
     """Vocabulary-parallel LM head across the attention TP group (``--enable-dp-lm-head``);
     SGLang's DFLASH speculative decoding under DP attention needs it."""
 
+    enable_pdmux: bool = False
+    """PD-multiplexing (``--enable-pdmux``): prefill and decode share the GPU on green-context
+    streams. SGLang 0.5.23 accepts it only with chunked prefill off (``--chunked-prefill-size
+    -1``), ``--disable-overlap-schedule``, pp_size 1 and no PD disaggregation."""
+
+    disable_overlap_schedule: bool = False
+    """``--disable-overlap-schedule``: the scheduler stops overlapping CPU work with the GPU
+    step; SGLang 0.5.23's PD-multiplexing needs it."""
+
     chunked_prefill_size: int | None = None
     """Chunked-prefill size in tokens; unset takes the GPU-memory tier's value, -1 disables."""
 

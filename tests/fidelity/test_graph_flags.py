@@ -1,0 +1,59 @@
+"""SGLang 0.5.23 flags that change the graph config (issue #9), each checked against the oracle's
+answer (``cd /work/oracle_run/oracle && vendor/venv/bin/python sglang_oracle.py ARGS``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from cgconfig.api import resolve_args
+from cgconfig.errors import CgConfigError
+
+PDMUX_OK = ["--enable-pdmux", "--chunked-prefill-size", "-1", "--disable-overlap-schedule"]
+
+
+def test_pdmux_with_its_companions_runs_without_prefill_graphs() -> None:
+    # sglang_oracle.py --enable-pdmux --chunked-prefill-size -1 --disable-overlap-schedule
+    # → no error; decode {full, 256}; prefill {breakable, max_bs -1}: no prefill sizes.
+    plan = resolve_args([*PDMUX_OK, "--gpu-memory-gib", "80", "--device", "cuda"]).to_dict()
+    assert plan["config"]["decode"]["backend"] == "full"
+    assert plan["config"]["decode"]["max_bs"] == 256
+    assert plan["config"]["prefill"]["max_bs"] == -1
+    assert not plan["config"]["prefill"]["bs"]
+
+
+@pytest.mark.parametrize(("extra", "oracle_error"), [
+    # sglang_oracle.py --enable-pdmux → AssertionError: PD-Multiplexing is not compatible
+    # with chunked prefill.
+    (["--enable-pdmux"], "chunked prefill"),
+    # sglang_oracle.py --enable-pdmux --chunked-prefill-size -1 → ... not compatible with
+    # overlap schedule.
+    (["--enable-pdmux", "--chunked-prefill-size", "-1"], "overlap schedule"),
+    # sglang_oracle.py <PDMUX_OK> --pp-size 2 → ... only supported with pipeline parallelism
+    # disabled (pp_size=1).
+    ([*PDMUX_OK, "--pp-size", "2"], "pp_size"),
+    # sglang_oracle.py <PDMUX_OK> --disaggregation-mode decode → ... not compatible with
+    # disaggregation mode.
+    ([*PDMUX_OK, "--disaggregation-mode", "decode"], "disaggregation-mode"),
+])
+def test_pdmux_without_its_companions_is_refused(extra: list[str], oracle_error: str) -> None:
+    with pytest.raises(CgConfigError, match="refuses --enable-pdmux") as caught:
+        resolve_args([*extra, "--gpu-memory-gib", "80"])
+    assert oracle_error in str(caught.value)
+
+
+def test_disable_overlap_schedule_alone_keeps_the_default_graphs() -> None:
+    # sglang_oracle.py --disable-overlap-schedule → decode {full, 256}, prefill {breakable, 8192}.
+    plan = resolve_args(["--disable-overlap-schedule", "--gpu-memory-gib", "80",
+                         "--device", "cuda"]).to_dict()
+    assert (plan["config"]["decode"]["max_bs"], plan["config"]["prefill"]["max_bs"]) == (256, 8192)
+    assert plan["config"]["prefill"]["backend"] == "breakable"
+
+
+@pytest.mark.parametrize("device", ["cpu", "hpu", "musa"])
+def test_dflash_is_refused_off_cuda_npu_xpu(device: str) -> None:
+    # sglang_oracle.py --device DEVICE --speculative-algorithm DFLASH
+    #   --speculative-draft-model-path @llama → ValueError: DFLASH speculative decoding is not
+    # supported by CudaSRTPlatform on device 'DEVICE'. (xpu: accepted.)
+    with pytest.raises(CgConfigError, match=f"DFLASH speculative decoding on device {device}"):
+        resolve_args(["--device", device, "--speculative-algorithm", "DFLASH",
+                      "--gpu-memory-gib", "80"])
