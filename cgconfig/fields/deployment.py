@@ -85,6 +85,12 @@ class DeploymentFacts(BaseModel):
     enable_dp_attention: bool = False
     """Data-parallel attention (attention runs per DP rank, MLP gathers across ranks)."""
 
+    attn_dp_size: PositiveInt = 1
+    """``--attn-dp-size``: SGLang 0.5.23's current spelling of DP attention (attention-DP
+    groups). cgconfig reads ``--attn-dp-size N`` (N > 1) as ``dp_size N`` with
+    ``enable_dp_attention``, the older spelling SGLang turns into it; SGLang refuses it next
+    to ``--dp-size`` above 1."""
+
     attn_cp_size: PositiveInt = 1
     """Attention context-parallel size."""
 

@@ -47,8 +47,30 @@ class SglangArgv:
         for name, (value, flag) in parsed.facts.items():
             facts[name] = value
             where[name] = flag
+        _fold_attn_dp_size(facts, where)
         return Contribution(
             leaves=leaves, facts=facts, fact_sources=where,
             deprecations=list(parsed.deprecations), notes=list(parsed.notes),
             ignored=list(parsed.ignored),
             settings=parsed.settings)
+
+
+def _fold_attn_dp_size(facts: dict[str, Any], where: dict[str, str]) -> None:
+    """``--attn-dp-size N`` as the DP-attention facts cgconfig models (``dp_size N`` with
+    ``enable_dp_attention``): SGLang 0.5.23 turns the older spelling into the newer one
+    (``srt/arg_groups/parallel_hook.py:_handle_deprecated_dp_attention``) and resolves both
+    alike; next to ``--dp-size`` above 1 it refuses the line
+    (``parallel_hook.py:_handle_data_parallelism``)."""
+    size = facts.get("attn_dp_size")
+    if not isinstance(size, int) or size <= 1:
+        return
+    flag = where.get("attn_dp_size", "--attn-dp-size")
+    dp_size = facts.get("dp_size")
+    if isinstance(dp_size, int) and dp_size > 1:
+        raise InputError(f"SGLang 0.5.23 refuses --dp-size {dp_size} with {flag} {size}: "
+                         "data-parallel replicas combined with attention data parallelism are "
+                         "not supported", where=flag,
+                         hint=f"give {flag} {size} alone, or --dp-size {dp_size} "
+                              "--enable-dp-attention")
+    facts["dp_size"], facts["enable_dp_attention"] = size, True
+    where["dp_size"] = where["enable_dp_attention"] = f"{flag} {size}"
