@@ -171,6 +171,10 @@ class DeploymentFacts(BaseModel):
     """``--disable-overlap-schedule``: the scheduler stops overlapping CPU work with the GPU
     step; SGLang 0.5.23's PD-multiplexing needs it."""
 
+    msprobe_dump_config: str | None = None
+    """``--msprobe-dump-config``: an msProbe tensor-dump config; SGLang 0.5.23 then runs
+    decode and prefill eagerly (msProbe dumps only in eager mode)."""
+
     chunked_prefill_size: int | None = None
     """Chunked-prefill size in tokens; unset takes the GPU-memory tier's value, -1 disables."""
 

@@ -57,3 +57,31 @@ def test_dflash_is_refused_off_cuda_npu_xpu(device: str) -> None:
     with pytest.raises(CgConfigError, match=f"DFLASH speculative decoding on device {device}"):
         resolve_args(["--device", device, "--speculative-algorithm", "DFLASH",
                       "--gpu-memory-gib", "80"])
+
+
+@pytest.mark.parametrize("extra", [[], ["--cuda-graph-backend-decode", "full"]])
+def test_msprobe_runs_both_phases_eagerly(extra: list[str]) -> None:
+    # sglang_oracle.py --msprobe-dump-config /x.json [--cuda-graph-backend-decode full]
+    # → decode {disabled, 256}, prefill {disabled, 8192} (serving_hook._handle_other_validations).
+    plan = resolve_args(["--msprobe-dump-config", "/x.json", *extra, "--gpu-memory-gib", "80",
+                         "--device", "cuda"]).to_dict()
+    assert plan["config"]["decode"]["backend"] == "disabled"
+    assert plan["config"]["prefill"]["backend"] == "disabled"
+    assert (plan["config"]["decode"]["max_bs"], plan["config"]["prefill"]["max_bs"]) == (256, 8192)
+
+
+def test_attn_dp_size_is_dp_attention() -> None:
+    # sglang_oracle.py --tp-size 2 --attn-dp-size 2 --gpu-memory-gib 141 → prefill max_bs 4096,
+    # chunked_prefill_size 4096 (8192 divided over 2 attention-DP groups).
+    plan = resolve_args(["--tp-size", "2", "--attn-dp-size", "2", "--gpu-memory-gib", "141",
+                         "--device", "cuda"]).to_dict()
+    assert plan["config"]["prefill"]["max_bs"] == 4096
+    assert plan["facts"]["dp_size"] == 2 and plan["facts"]["enable_dp_attention"]
+
+
+def test_attn_dp_size_with_dp_replicas_is_refused() -> None:
+    # sglang_oracle.py --tp-size 2 --attn-dp-size 2 --dp-size 2 → ValueError: --dp-size 2 with
+    # --attn-dp-size 2: data-parallel replicas combined with attention data parallelism are
+    # not supported.
+    with pytest.raises(CgConfigError, match="refuses --dp-size 2 with --attn-dp-size 2"):
+        resolve_args(["--tp-size", "2", "--attn-dp-size", "2", "--dp-size", "2"])
