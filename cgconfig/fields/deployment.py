@@ -91,6 +91,11 @@ class DeploymentFacts(BaseModel):
     ``enable_dp_attention``, the older spelling SGLang turns into it; SGLang refuses it next
     to ``--dp-size`` above 1."""
 
+    dwdp_size: PositiveInt = 1
+    """``--dwdp-size``: SGLang 0.5.23's DWDP (expert weights partitioned over the TP ranks,
+    prefetched per step); above 1 it must equal tp_size, and SGLang then runs attention data
+    parallel over those ranks with the legacy ``--disable-cuda-graph`` switch on."""
+
     attn_cp_size: PositiveInt = 1
     """Attention context-parallel size."""
 

@@ -85,3 +85,27 @@ def test_attn_dp_size_with_dp_replicas_is_refused() -> None:
     # not supported.
     with pytest.raises(CgConfigError, match="refuses --dp-size 2 with --attn-dp-size 2"):
         resolve_args(["--tp-size", "2", "--attn-dp-size", "2", "--dp-size", "2"])
+
+
+@pytest.mark.parametrize(("extra", "decode"), [([], "disabled"),
+                                               (["--cuda-graph-backend-decode", "full"], "full"),
+                                               (["--dp-size", "2"], "disabled")])
+def test_dwdp_is_the_legacy_graph_switch_with_dp_attention(extra: list[str], decode: str) -> None:
+    # sglang_oracle.py --gpu-memory-gib 141 --tp-size 2 --dwdp-size 2 [EXTRA] → decode
+    # {DECODE, 256}, prefill {disabled, 8192}, locked [decode.backend, prefill.backend]
+    # (parallel_hook.handle_dwdp sets disable_cuda_graph before the graph config is parsed).
+    plan = resolve_args(["--tp-size", "2", "--dwdp-size", "2", *extra, "--gpu-memory-gib", "141",
+                         "--device", "cuda"]).to_dict()
+    assert (plan["config"]["decode"]["backend"], plan["config"]["decode"]["max_bs"]) == (decode, 256)
+    assert (plan["config"]["prefill"]["backend"], plan["config"]["prefill"]["max_bs"]) \
+        == ("disabled", 8192)
+    assert plan["locked"][:2] == ["decode.backend", "prefill.backend"]
+
+
+@pytest.mark.parametrize("extra", [[], ["--tp-size", "2", "--disaggregation-mode", "decode"]])
+def test_dwdp_outside_its_layout_is_refused(extra: list[str]) -> None:
+    # sglang_oracle.py --dwdp-size 2 → AssertionError: dwdp_size (2) must equal tp_size (1);
+    # ... --tp-size 2 --disaggregation-mode decode → DWDP requires --disaggregation-mode null
+    # or prefill.
+    with pytest.raises(CgConfigError, match="refuses --dwdp-size 2"):
+        resolve_args(["--dwdp-size", "2", *extra])

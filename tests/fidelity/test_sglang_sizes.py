@@ -58,8 +58,10 @@ def phase_json(case: dict[str, Any], phase: str) -> dict[str, Any]:
 
 
 def dp_size(case: dict[str, Any]) -> int:
-    """Attention-DP groups: ``--attn-dp-size``, or the older ``--dp-size`` with
-    ``--enable-dp-attention``."""
+    """Attention-DP groups: ``--dwdp-size`` or ``--attn-dp-size``, or the older ``--dp-size``
+    with ``--enable-dp-attention``."""
+    if int_or_none(case, "--dwdp-size"):
+        return int_or_none(case, "--dwdp-size") or 1
     if int_or_none(case, "--attn-dp-size"):
         return int_or_none(case, "--attn-dp-size") or 1
     return (int_or_none(case, "--dp-size") or 1) if "--enable-dp-attention" in case["argv"] else 1
@@ -73,9 +75,8 @@ def chunked(case: dict[str, Any]) -> int:
 def test_memory_tier_chunked_prefill_size() -> None:
     checked = 0
     for case in resolved_cases():
-        # --dwdp-size re-lays the parallel groups (not modelled: docs/fidelity.md).
         if "--chunked-prefill-size" in case["argv"] or case["platform"] != "cuda" \
-                or "--device" in case["argv"] or "--dwdp-size" in case["argv"]:
+                or "--device" in case["argv"]:
             continue
         # SGLang reports the size after DP attention's per-rank division.
         assert case["answer"]["extra"]["chunked_prefill_size"] == chunked(case) // dp_size(case), \
@@ -105,7 +106,7 @@ def test_default_prefill_max_bs_and_sizes() -> None:
     for case in resolved_cases():
         answer = case["answer"]
         if "prefill.max_bs" in answer["locked"] or "--moe-a2a-backend" in case["argv"] \
-                or case["model"] == "MuseGlimmerForCausalLM" or "--dwdp-size" in case["argv"]:
+                or case["model"] == "MuseGlimmerForCausalLM":
             continue
         assert _default_prefill_max_bs(case) == answer["prefill"]["max_bs"], case["id"]
         if "prefill.bs" not in answer["locked"]:
