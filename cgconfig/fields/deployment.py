@@ -85,6 +85,17 @@ class DeploymentFacts(BaseModel):
     enable_dp_attention: bool = False
     """Data-parallel attention (attention runs per DP rank, MLP gathers across ranks)."""
 
+    attn_dp_size: PositiveInt = 1
+    """``--attn-dp-size``: SGLang 0.5.23's current spelling of DP attention (attention-DP
+    groups). cgconfig reads ``--attn-dp-size N`` (N > 1) as ``dp_size N`` with
+    ``enable_dp_attention``, the older spelling SGLang turns into it; SGLang refuses it next
+    to ``--dp-size`` above 1."""
+
+    dwdp_size: PositiveInt = 1
+    """``--dwdp-size``: SGLang 0.5.23's DWDP (expert weights partitioned over the TP ranks,
+    prefetched per step); above 1 it must equal tp_size, and SGLang then runs attention data
+    parallel over those ranks with the legacy ``--disable-cuda-graph`` switch on."""
+
     attn_cp_size: PositiveInt = 1
     """Attention context-parallel size."""
 
@@ -155,6 +166,19 @@ class DeploymentFacts(BaseModel):
     enable_dp_lm_head: bool = False
     """Vocabulary-parallel LM head across the attention TP group (``--enable-dp-lm-head``);
     SGLang's DFLASH speculative decoding under DP attention needs it."""
+
+    enable_pdmux: bool = False
+    """PD-multiplexing (``--enable-pdmux``): prefill and decode share the GPU on green-context
+    streams. SGLang 0.5.23 accepts it only with chunked prefill off (``--chunked-prefill-size
+    -1``), ``--disable-overlap-schedule``, pp_size 1 and no PD disaggregation."""
+
+    disable_overlap_schedule: bool = False
+    """``--disable-overlap-schedule``: the scheduler stops overlapping CPU work with the GPU
+    step; SGLang 0.5.23's PD-multiplexing needs it."""
+
+    msprobe_dump_config: str | None = None
+    """``--msprobe-dump-config``: an msProbe tensor-dump config; SGLang 0.5.23 then runs
+    decode and prefill eagerly (msProbe dumps only in eager mode)."""
 
     chunked_prefill_size: int | None = None
     """Chunked-prefill size in tokens; unset takes the GPU-memory tier's value, -1 disables."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cgconfig.errors import InputError
+from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Contribution
 from cgconfig.sources.documents import facts_from_file, leaves_from_config_arg
@@ -47,8 +48,48 @@ class SglangArgv:
         for name, (value, flag) in parsed.facts.items():
             facts[name] = value
             where[name] = flag
+        leaves += _fold_dwdp_size(facts, where)
+        _fold_attn_dp_size(facts, where)
         return Contribution(
             leaves=leaves, facts=facts, fact_sources=where,
             deprecations=list(parsed.deprecations), notes=list(parsed.notes),
             ignored=list(parsed.ignored),
             settings=parsed.settings)
+
+
+def _fold_attn_dp_size(facts: dict[str, Any], where: dict[str, str]) -> None:
+    """``--attn-dp-size N`` as the DP-attention facts cgconfig models (``dp_size N`` with
+    ``enable_dp_attention``): SGLang 0.5.23 turns the older spelling into the newer one
+    (``srt/arg_groups/parallel_hook.py:_handle_deprecated_dp_attention``) and resolves both
+    alike; next to ``--dp-size`` above 1 it refuses the line
+    (``parallel_hook.py:_handle_data_parallelism``)."""
+    size = facts.get("attn_dp_size")
+    if not isinstance(size, int) or size <= 1:
+        return
+    flag = where.get("attn_dp_size", "--attn-dp-size")
+    dp_size = facts.get("dp_size")
+    if isinstance(dp_size, int) and dp_size > 1:
+        raise InputError(f"SGLang 0.5.23 refuses --dp-size {dp_size} with {flag} {size}: "
+                         "data-parallel replicas combined with attention data parallelism are "
+                         "not supported", where=flag,
+                         hint=f"give {flag} {size} alone, or --dp-size {dp_size} "
+                              "--enable-dp-attention")
+    facts["dp_size"], facts["enable_dp_attention"] = size, True
+    where["dp_size"] = where["enable_dp_attention"] = f"{flag} {size}"
+
+
+def _fold_dwdp_size(facts: dict[str, Any], where: dict[str, str]) -> list[Leaf]:
+    """``--dwdp-size N`` as SGLang 0.5.23's ``srt/arg_groups/parallel_hook.py:handle_dwdp``
+    resolves it, before the CUDA-graph config is parsed: attention DP over N groups (replicas
+    reset to 1), a vocabulary-parallel LM head, no MoE all-to-all, and the legacy
+    ``--disable-cuda-graph`` switch (so an explicit phase backend still wins). Its refusals
+    are rule ``refuse.dwdp-layout``."""
+    size = facts.get("dwdp_size")
+    if not isinstance(size, int) or size <= 1:
+        return []
+    said = f"{where.get('dwdp_size', '--dwdp-size')} {size}"
+    facts.update(attn_dp_size=size, dp_size=1, enable_dp_lm_head=True, moe_a2a_backend="none")
+    for name in ("attn_dp_size", "dp_size", "enable_dp_lm_head", "moe_a2a_backend"):
+        where[name] = said
+    return [Leaf(key, "disabled", Origin(Layer.LEGACY, said))
+            for key in ("decode.backend", "prefill.backend")]

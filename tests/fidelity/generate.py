@@ -197,6 +197,30 @@ def _refusal_flags(rng: random.Random, model: str, argv: list[str]) -> list[str]
     return extra
 
 
+def _graph_flag_draws(rng: random.Random, argv: list[str]) -> list[str]:
+    """The SGLang 0.5.23 flags of issue #9 that its resolution reads while deciding the graph
+    config (``focus="graphflags"``): PD-multiplexing and its companions, the overlap schedule,
+    a speculative draft path, embedding models, DWDP and msprobe. Flags already drawn are kept."""
+    extra: list[str] = []
+    if _maybe(rng, 0.35):
+        extra.append("--enable-pdmux")
+        if _absent(argv, "--chunked-prefill-size") and _maybe(rng, 0.7):
+            extra += ["--chunked-prefill-size", "-1"]
+        if _maybe(rng, 0.7):
+            extra.append("--disable-overlap-schedule")
+    elif _maybe(rng, 0.3):
+        extra.append("--disable-overlap-schedule")
+    if _absent(argv, "--speculative-draft-model-path") and _maybe(rng, 0.2):
+        extra += ["--speculative-draft-model-path", "@llama"]
+    if _maybe(rng, 0.1):
+        extra.append("--is-embedding")
+    if _absent(argv, "--tp-size") and _maybe(rng, 0.1):
+        extra += ["--tp-size", "2", "--attn-dp-size", "2"]
+    if _maybe(rng, 0.05):
+        extra += ["--dwdp-size", "2"]
+    return extra
+
+
 def sglang_case(rng: random.Random, case_id: int, focus: str | None = None) -> dict[str, Any]:
     """One random SGLang launch line with the machine and model it runs on. ``focus="refusals"``
     adds :func:`_refusal_flags` (drawn after the rest, so the default stream is unchanged)."""
@@ -215,6 +239,8 @@ def sglang_case(rng: random.Random, case_id: int, focus: str | None = None) -> d
     }
     if focus == "refusals":
         case["argv"] = argv + _refusal_flags(rng, model, argv)
+    elif focus == "graphflags":
+        case["argv"] = argv + _graph_flag_draws(rng, argv)
     return case
 
 

@@ -150,10 +150,11 @@ def test_sglang_11_dflash_on_rocm_decode_full() -> None:
     assert plan["config"]["prefill"]["backend"] == "disabled"
 
 
-@pytest.mark.xfail(strict=True, reason="SGLang 0.5.23 refuses DFLASH when --device hip is given "
-                   "(speculative_hook._check_oot_speculative_algorithm: device 'hip' is an "
-                   "out-of-tree platform without DFLASH); rule refuse.dflash-device covers CPU "
-                   "only (rules/packs are the refusals task's)")
+@pytest.mark.xfail(strict=True, reason="SGLang 0.5.23 refuses DFLASH for the device string 'hip' "
+                   "(speculative_hook._handle_dflash accepts cuda*, npu, xpu), but on a ROCm machine "
+                   "SGLang's device is 'cuda' and DFLASH runs (test_sglang_11_dflash_on_rocm_decode_full). "
+                   "cgconfig's --device hip means the ROCm machine, so it cannot tell a literal "
+                   "--device hip from that machine; rule refuse.dflash-device covers cpu/hpu/musa")
 def test_sglang_11_dflash_with_device_hip_refused() -> None:
     # sglang_oracle.py --platform hip --device hip --speculative-algorithm DFLASH
     #   --speculative-draft-model-path @llama --attention-backend ascend

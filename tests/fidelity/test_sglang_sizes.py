@@ -58,6 +58,12 @@ def phase_json(case: dict[str, Any], phase: str) -> dict[str, Any]:
 
 
 def dp_size(case: dict[str, Any]) -> int:
+    """Attention-DP groups: ``--dwdp-size`` or ``--attn-dp-size``, or the older ``--dp-size``
+    with ``--enable-dp-attention``."""
+    if int_or_none(case, "--dwdp-size"):
+        return int_or_none(case, "--dwdp-size") or 1
+    if int_or_none(case, "--attn-dp-size"):
+        return int_or_none(case, "--attn-dp-size") or 1
     return (int_or_none(case, "--dp-size") or 1) if "--enable-dp-attention" in case["argv"] else 1
 
 
