@@ -226,7 +226,8 @@ def resolve_attention_backends(platform: Platform, model: ModelShape, *, tp_size
                                decode_backend: str | None, deterministic: bool,
                                speculative_algorithm: str | None, eagle_topk: int | None,
                                page_size: int | None, gpu_memory_mib: float | None,
-                               radix_cache_off: bool = False) -> AttentionChoice:
+                               radix_cache_off: bool = False,
+                               with_fallback: bool = True) -> AttentionChoice:
     """The attention backends as SGLang 0.5.23 resolves them, in its pipeline's order:
 
     ``platform_hook.handle_cpu_backends`` (CPU: intel_amx, on an x86 host), the model's own
@@ -274,7 +275,8 @@ def resolve_attention_backends(platform: Platform, model: ModelShape, *, tp_size
     if prefill_backend is None and "cutedsl_mla" in (base.value, decode.value):
         prefill = EngineValue("trtllm_mla", SOURCE_CUTEDSL_PREFILL,
                               "decode-only cutedsl_mla prefills with trtllm_mla")
-    base = platform_fallback(platform, str(base.value)) or base
+    if with_fallback:
+        base = platform_fallback(platform, str(base.value)) or base
     return AttentionChoice(base, prefill, decode)
 
 

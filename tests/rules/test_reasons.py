@@ -74,7 +74,7 @@ REASONS: list[tuple[str, list[str], str]] = [
         "breakable.context-parallel",
         ["--tp-size", "4", "--attn-cp-size", "2"],
         "attention context parallel (attn_cp_size=2, tp_size=4, dp_size=1, prefill "
-        "attention flashinfer): the CP all-gather replays with the wrong size under breakable "
+        "attention fa3): the CP all-gather replays with the wrong size under breakable "
         "graphs; only attn_cp_size == tp_size with dp_size 1, pp_size 1 and trtllm_mha "
         "prefill attention is supported",
     ),
