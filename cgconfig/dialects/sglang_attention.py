@@ -20,25 +20,33 @@ if TYPE_CHECKING:
     from cgconfig.facts import Facts
 
 
-def resolved_attention_backend(facts: Facts) -> str:
-    """``ServerArgs.attention_backend`` after SGLang's defaults, from the one port of SGLang's
-    choice (:func:`cgconfig.dialects.sglang_engine.resolve_attention_backends`), before the
-    platform fallbacks (the refusals read the backend as the overrides leave it)."""
-    platform = se.Platform(facts.device, facts.gpu_sm or 90)
-    # 128 KV heads: DeepSeek-V3's, the MLA model the facts alone describe (the engine block
-    # reads the real count from config.json).
-    model = se.ModelShape(facts.model_arch, facts.use_mla,
-                          mla_kv_heads=128 if facts.use_mla else None,
-                          is_multimodal=facts.is_multimodal)
-    choice = se.resolve_attention_backends(
-        platform, model, tp_size=facts.tp_size, attention_backend=facts.attention_backend,
+def attention_choice(facts: Facts, model: se.ModelShape, gpu_memory_gib: float | None, *,
+                     with_fallback: bool = True) -> se.AttentionChoice:
+    """SGLang 0.5.23's attention backends for these facts: the one call into the one port of
+    its choice (:func:`cgconfig.dialects.sglang_engine.resolve_attention_backends`). An unknown
+    SM is taken as Hopper's (90)."""
+    return se.resolve_attention_backends(
+        se.Platform(facts.device, facts.gpu_sm or 90), model, tp_size=facts.tp_size,
+        attention_backend=facts.attention_backend,
         prefill_backend=facts.prefill_attention_backend,
         decode_backend=facts.decode_attention_backend,
         deterministic=facts.enable_deterministic_inference,
         speculative_algorithm=facts.speculative_algorithm,
         eagle_topk=facts.speculative_eagle_topk, page_size=facts.page_size,
-        gpu_memory_mib=(facts.gpu_memory_gib * 1024 if facts.gpu_memory_gib else None),
-        radix_cache_off=facts.disaggregation_mode == "decode", with_fallback=False)
+        gpu_memory_mib=None if gpu_memory_gib is None else gpu_memory_gib * 1024,
+        # pd_disaggregation_hook.handle_pd_disaggregation: a decode server runs without it.
+        radix_cache_off=facts.disaggregation_mode == "decode", with_fallback=with_fallback)
+
+
+def resolved_attention_backend(facts: Facts) -> str:
+    """``ServerArgs.attention_backend`` after SGLang's defaults, before the platform fallbacks
+    (the refusals read the backend as the overrides leave it)."""
+    # 128 KV heads: DeepSeek-V3's, the MLA model the facts alone describe (the engine block
+    # reads the real count from config.json).
+    model = se.ModelShape(facts.model_arch, facts.use_mla,
+                          mla_kv_heads=128 if facts.use_mla else None,
+                          is_multimodal=facts.is_multimodal)
+    choice = attention_choice(facts, model, facts.gpu_memory_gib, with_fallback=False)
     return str(choice.attention_backend.value)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from cgconfig.dialects import sglang_attention as sa
 from cgconfig.dialects import sglang_engine as se
 from cgconfig.dialects import sglang_memory as sm
 from cgconfig.dialects import sglang_sizes as ss
@@ -171,17 +172,7 @@ def engine_block(draft: Draft, facts: Facts, memory_draft: Draft) -> dict[str, d
         return {}
     platform = se.Platform(facts.device, facts.gpu_sm or 90)
     model = model_shape(facts)
-    attention = se.resolve_attention_backends(
-        platform, model, tp_size=facts.tp_size, attention_backend=facts.attention_backend,
-        prefill_backend=facts.prefill_attention_backend,
-        decode_backend=facts.decode_attention_backend,
-        deterministic=facts.enable_deterministic_inference,
-        speculative_algorithm=facts.speculative_algorithm,
-        eagle_topk=facts.speculative_eagle_topk, page_size=facts.page_size,
-        gpu_memory_mib=None if derived["gpu_memory_gib"] is None
-        else derived["gpu_memory_gib"] * 1024,
-        # pd_disaggregation_hook.handle_pd_disaggregation: a decode server runs without it.
-        radix_cache_off=facts.disaggregation_mode == "decode")
+    attention = sa.attention_choice(facts, model, derived["gpu_memory_gib"])
     attn_dp_size = facts.dp_size if derived["attn_dp_enabled"] else 1
     memory = memory_inputs(memory_draft, facts, attn_dp_size)
     fraction_value = _mem_fraction(facts, memory, model, str(attention.attention_backend.value))
