@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from cgconfig.derived import prefill_cp_breakable_supported
 from cgconfig.dialects import sglang_attention as sa
 from cgconfig.dialects import sglang_engine as se
 from cgconfig.dialects import sglang_memory as sm
@@ -113,6 +114,14 @@ def memory_inputs(draft: Draft, facts: Facts, attn_dp_size: int) -> sm.MemoryInp
     derived = draft.derived
     gib = derived["gpu_memory_gib"]
     prefill_bs = draft.values["prefill.bs"] or []
+    prefill_backend = draft.values["prefill.backend"]
+    if facts.attn_cp_size > 1 and "prefill.backend" not in draft.locked \
+            and not prefill_cp_breakable_supported(
+                facts, facts.prefill_attention_backend or facts.attention_backend):
+        # cuda_graph_hook.apply_cuda_graph_compatibility checks prefill-CP support before the
+        # attention backend resolves (unresolved: unsupported) and turns prefill off; only
+        # apply_prefill_cp_cuda_graph_default, after the memory hook, turns it back on.
+        prefill_backend = "disabled"
     return sm.MemoryInputs(
         gpu_memory_mib=None if gib is None else gib * 1024,
         chunked_prefill_size=derived["chunked_prefill_size"],
@@ -123,8 +132,8 @@ def memory_inputs(draft: Draft, facts: Facts, attn_dp_size: int) -> sm.MemoryInp
         speculative_num_draft_tokens=facts.speculative_num_draft_tokens,
         decode_enabled=draft.values["decode.backend"] != "disabled",
         decode_max_bs=draft.values["decode.max_bs"] or 0,
-        prefill_enabled=draft.values["prefill.backend"] != "disabled",
-        prefill_breakable=draft.values["prefill.backend"] == "breakable",
+        prefill_enabled=prefill_backend != "disabled",
+        prefill_breakable=prefill_backend == "breakable",
         prefill_sizes=len(prefill_bs), attn_dp_size=attn_dp_size, use_mla=facts.use_mla,
         deepep=facts.moe_a2a_backend == "deepep", is_xpu=facts.device == "xpu")
 

@@ -188,3 +188,16 @@ def test_model_config_that_is_not_a_regular_file_is_not_read(tmp_path: Path) -> 
     os.mkfifo(tmp_path / "config.json")  # opening a FIFO would block
     got = engine("--model-path", str(tmp_path), "--gpu-memory-gib", "80")
     assert got["attention_backend"] == "fa3"
+
+
+def test_memory_hook_sees_prefill_off_before_prefill_cp_turns_it_back_on() -> None:
+    # Corpus case 861 (sglang_oracle.py --platform cuda --sm 100 --gpu-memory-gib 256
+    # --cuda-graph-bs-decode 1 20 100 --enable-torch-compile --tp-size 4 --attn-cp-size 4
+    # --enable-prefill-cp --cp-strategy zigzag --enable-return-hidden-states
+    # --max-running-requests 300 → mem_fraction_static 0.902, prefill breakable): SGLang sizes
+    # memory with prefill off, since its compatibility check runs before the backend resolves.
+    case = next(c for c in compare_engine.compare.load("sglang") if c["id"] == 861)
+    got = compare_engine.engine_values(case)
+    assert got is not None
+    assert got["mem_fraction_static"] == case["answer"]["extra"]["mem_fraction_static"] == 0.902
+    assert case["answer"]["prefill"]["backend"] == "breakable"
