@@ -14,31 +14,10 @@
 set -euo pipefail
 
 server_cmd=${SGLANG_SERVER_CMD:-"python -m sglang.launch_server"}
-extra=(--dialect sglang)
-# A flag SGLang 0.5.23 does not know stops the launch (a typo would stop the server anyway);
-# CGCONFIG_IGNORE_UNKNOWN=1 lets a newer server's flags through.
-[[ "${CGCONFIG_IGNORE_UNKNOWN:-0}" == "1" ]] && extra+=(--ignore-unknown-args)
-[[ -n "${CGCONFIG_DEPLOYMENT:-}" ]] && extra+=(--deployment "$CGCONFIG_DEPLOYMENT")
-case "${CGCONFIG_CHECK:-1}" in
-  1) extra+=(--check) ;;          # stop when a constraint overrode a value you set
-  any) extra+=(--check=any) ;;    # stop on any change from your inputs
-  0) ;;
-  *) echo "launch_sglang: CGCONFIG_CHECK=${CGCONFIG_CHECK}: allowed: 1, any, 0" >&2; exit 2 ;;
-esac
+# shellcheck source=examples/cgconfig_plan.sh
+source "$(dirname "${BASH_SOURCE[0]}")/cgconfig_plan.sh"
+cgconfig_plan launch_sglang sglang CGCONFIG_SGLANG_ARGS "$@"
 
-# 1. Fail fast: bad input exits 2, --strict conflicts 3, --check 10 (a constraint overrode
-#    a value you set; add --allow RULE_ID to accept one).
-plan_env=$(cgconfig resolve --emit env "${extra[@]}" "$@") || {
-  status=$?
-  echo "launch_sglang: cgconfig refused the configuration (exit $status); see above" >&2
-  exit "$status"
-}
-
-# 2. The lines are `export NAME='shell-quoted value'`: safe to eval (or to source from a file).
-eval "$plan_env"
-eval "server_args=( $CGCONFIG_SERVER_ARGS )"
-eval "graph_args=( $CGCONFIG_SGLANG_ARGS )"
-
-# 3. Hand over to the server: your flags, then the plan's graph flags.
+# 3. (after cgconfig_plan.sh's steps 1 and 2) Hand over to the server: your flags, then the plan's graph flags.
 # shellcheck disable=SC2086  # server_cmd is a command line, split on purpose
 exec $server_cmd "${server_args[@]}" "${graph_args[@]}"
