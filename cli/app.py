@@ -31,8 +31,8 @@ class _Group(typer.core.TyperGroup):
 
 
 _NO_LIMIT = 1_000
-#: ``-h`` as well as ``--help``; help as wide as the terminal (click reads ``COLUMNS``), not
-#: click's 80-column cap.
+#: ``-h`` as well as ``--help``; no 80-column cap: :func:`run_app` passes the width
+#: (:func:`cgconfig.cli.width.width`: valid ``COLUMNS``, the terminal's, or 80 piped).
 _CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": _NO_LIMIT}
 
 app = typer.Typer(
@@ -230,10 +230,13 @@ def run_app(argv: list[str]) -> int:
     """Run the typer app on ``argv``; returns the exit code. Usage errors (unknown command or
     option, missing argument) are one ``cgconfig: error:`` line and exit 2, like every other
     bad input; with no command, the help is printed and the exit code is 0."""
+    from cgconfig.cli.help import PIPED_WIDTH
     from cgconfig.cli.output import usage_error
+    from cgconfig.cli.width import width
 
     try:
-        code = app(args=argv, prog_name="cgconfig", standalone_mode=False)
+        code = app(args=argv, prog_name="cgconfig", standalone_mode=False,
+                   terminal_width=width(PIPED_WIDTH))
     except Exception as error:
         if "Abort" in {cls.__name__ for cls in type(error).__mro__}:
             raise KeyboardInterrupt from None  # click's Ctrl-C: console_main prints one line

@@ -137,7 +137,9 @@ def run_diff(argv: list[str]) -> int:
     from cgconfig.cli.output import asks_json, fail
 
     if {"-h", "--help"} & set(argv):
-        sys.stdout.write(HELP)
+        from cgconfig.cli.help import fit_help
+
+        sys.stdout.write(fit_help(HELP))
         return 0
     fmt = "json" if asks_json(argv) else "table"
     try:

@@ -19,5 +19,9 @@ def report(error: CgConfigError, *, as_json: bool = False) -> int:
 
 
 def note(kind: str, message: str) -> None:
-    """A warning or deprecation line on stderr."""
-    sys.stderr.write(f"cgconfig: {kind}: {message}\n")
+    """A warning or deprecation on stderr, wrapped at the terminal's width (or ``COLUMNS``)
+    with a hanging indent; piped without ``COLUMNS``, one line."""
+    from cgconfig.cli.width import width, wrap
+
+    lines = wrap(f"cgconfig: {kind}: {message}", width(None), indent=4)
+    sys.stderr.write("".join(line + "\n" for line in lines))

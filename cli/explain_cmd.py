@@ -128,6 +128,8 @@ def render_key(key: str, info: dict[str, Any]) -> list[str]:
             tail = f" — {entry['why']}" if entry.get("why") else ""
             at = f" at {entry['at']}" if entry.get("at") else ""
             lines.append(f"  {mark} {_fmt(entry['value']):<14} {entry['source']}{at}{tail}")
+        elif entry["value"] is None and entry["layer"] == "default":
+            continue  # a declared "no default" (derived later) is not a value to show
         else:
             later = effective[effective.index(entry) + 1] if entry in effective else winner
             at = f" at {entry['at']}" if entry.get("at") else ""
@@ -189,14 +191,24 @@ def run_explain(argv: list[str]) -> int:
 
         write_data(body, fmt)
         return 0
+    from cgconfig.cli.width import width, wrap
+
+    limit = width(None)  # the terminal's or COLUMNS; piped without COLUMNS, one line each
+
+    def write(line: str, indent: int) -> None:
+        sys.stdout.write("".join(part + "\n" for part in wrap(line, limit, indent)))
+
     if not chosen:
-        sys.stdout.write("Every key has its default value (use --all to list them).\n")
+        write("Every key has its default value (use --all to list them).", 4)
     for key in chosen:
-        sys.stdout.write("\n".join(render_key(key, table[key])) + "\n")
+        head, *chain = render_key(key, table[key])
+        write(head, 4)
+        for line in chain:
+            write(line, 19 if line.startswith(("  ~", "  =", "  *", "  ;")) else 6)
         related = [d for d in plan.decisions if any(c.key == key for c in d.changes)
                    and d.hint]
         for d in related:
-            sys.stdout.write(f"    override {d.rule}: {d.hint}\n")
+            write(f"    override {d.rule}: {d.hint}", 6)
     for message in plan.warnings:
         note("warning", message)
     return 0

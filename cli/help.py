@@ -1,54 +1,170 @@
-"""Help text for ``resolve`` and ``explain``, generated from the flag table."""
+"""Help text for ``resolve`` and ``explain``, generated from the flag tables, grouped by engine
+and fitted to the terminal's width (or ``COLUMNS``; 80 columns when piped)."""
 
 from __future__ import annotations
 
+import re
 import sys
 
 from cgconfig.cli.options import CLI_FLAGS
+from cgconfig.cli.width import width, wrap
 from cgconfig.fields.flags import CONFIG_FLAGS, FACT_FLAGS, OPTION_FLAGS, SETTING_FLAGS, Flag
+
+#: The width help is laid out for when stdout is not a terminal and ``COLUMNS`` is unset.
+PIPED_WIDTH = 80
+#: The column help texts start at (flags longer than this get their text on the next line).
+TEXT_COLUMN = 32
 
 _USAGE = {
     "resolve": ("cgconfig resolve [FLAGS...]",
                 "Resolve the CUDA-graph plan: per phase, the backend and the exact sizes to "
-                "capture.\nAccepts a whole SGLang launch line. Exit codes: 0 resolved, 2 bad "
-                "input, 3 --strict conflict, 10 --check: a constraint overrode a value you set."),
-    "explain": ("cgconfig explain [KEY] [FLAGS...]",
-                "Show, for each key (or one KEY such as decode.backend), the chain from the "
-                "default\nthrough every input and rule to the final value, and why."),
+                "capture. Exit codes: 0 resolved, 2 bad input, 3 --strict conflict, 10 --check: "
+                "a constraint overrode a value you set."),
+    "explain": ("cgconfig explain [KEY...] [FLAGS...]",
+                "Show, for each key (or each KEY named, such as decode.backend or "
+                "engine.mem_fraction_static), the chain from the default through every input "
+                "and rule to the final value, and why."),
 }
 
+_LINES = ("Accepts any of the three engines' launch lines as well as cgconfig's own flags: "
+          "`python -m sglang.launch_server ...` or `sglang serve ...` (SGLang {sglang}), "
+          "`vllm serve MODEL ...` (vLLM {vllm}) and `trtllm-serve MODEL ...`, after `VAR=value` "
+          "prefixes. Every flag the line's engine knows is accepted: the ones below are read, "
+          "the others have no CUDA-graph effect and are listed as ignored; a flag the engine "
+          "does not know is an error with a did-you-mean.")
 
-def _line(flag: Flag) -> str:
-    names = ", ".join([flag.name, *flag.aliases])
+#: What cgconfig reads from each vLLM flag it models (vLLM's own table has no help texts).
+VLLM_HELP = {
+    "--compilation-config": "vLLM's compilation config as JSON (cudagraph_mode, "
+                            "cudagraph_capture_sizes, max_cudagraph_capture_size, mode); "
+                            "dotted -cc.KEY=VALUE merges on top.",
+    "--enforce-eager": "No CUDA graphs at all (vLLM's enforce_eager).",
+    "--max-num-seqs": "vLLM's request limit; the default capture sizes follow it.",
+    "--max-num-batched-tokens": "vLLM's token budget per step; bounds the default sizes.",
+    "--speculative-config": "Speculative decoding as JSON; num_speculative_tokens rounds the "
+                            "capture sizes.",
+    "--num-speculative-tokens": "cgconfig's: the draft tokens per step, as in "
+                                "--speculative-config.",
+    "--cudagraph-capture-sizes": "Exact capture sizes (tokens).",
+    "--max-cudagraph-capture-size": "The largest capture size (tokens).",
+    "--cudagraph-support": "cgconfig's: the attention backend's CUDA-graph support level, as "
+                           "vLLM's worker would compute it.",
+    "--vllm-attention-backend": "cgconfig's: the vLLM attention backend whose support level "
+                                "applies (FLASH_ATTN, FLASHINFER, ...).",
+}
+
+#: What cgconfig reads from trtllm-serve's options file.
+TRTLLM_HELP = ("Options YAML: cuda_graph_config (batch_sizes, max_batch_size, enable_padding; "
+               "null: no decode graphs) and torch_compile_config.enable_piecewise_cuda_graph "
+               "(prefill graphs).")
+
+
+def _arg(flag: Flag) -> str:
     if flag.value == "switch":
-        arg = ""
-    elif flag.choices and len(flag.choices) <= 8:
-        arg = " {" + ",".join(flag.choices) + "}"
-    elif flag.value == "int_list":
-        arg = " N [N ...]"
-    else:
-        arg = " " + (flag.metavar or flag.value.upper().replace("HUMAN_", ""))
-    text = flag.help if not flag.replacement else f"Deprecated: use {flag.replacement}."
-    left = f"  {names}{arg}"
-    return f"{left:<48} {text}" if len(left) < 48 else f"{left}\n{'':<48} {text}"
+        return ""
+    if flag.choices and len(flag.choices) <= 8:
+        return " {" + ",".join(flag.choices) + "}"
+    if flag.value == "int_list":
+        return " N [N ...]"
+    return " " + (flag.metavar or flag.value.upper().replace("HUMAN_", ""))
 
 
-def command_help(command: str) -> str:
-    """The full help text of ``resolve`` or ``explain``."""
+def _row(names: str, text: str, limit: int) -> list[str]:
+    """``  --flag ARG    text`` with the text wrapped under :data:`TEXT_COLUMN`."""
+    left = f"  {names}"
+    column = TEXT_COLUMN if limit >= TEXT_COLUMN + 30 else 8
+    if len(left) < column - 1:
+        return wrap(f"{left:<{column}}{text}", limit, column)
+    return [*wrap(left, limit, 6), *wrap(" " * column + text, limit, column)]
+
+
+def _flag_row(flag: Flag, limit: int) -> list[str]:
+    text = flag.help if not flag.replacement else (
+        f"Deprecated, cgconfig only (not a flag of SGLang 0.5.23): use {flag.replacement}.")
+    return _row(", ".join([flag.name, *flag.aliases]) + _arg(flag), text, limit)
+
+
+def _engine_rows(limit: int) -> tuple[list[str], list[str], dict[str, str]]:
+    """The vLLM rows, the trtllm-serve rows and the engines' versions."""
+    from cgconfig.engines.table import load_table
+    from cgconfig.sources.dialect_flags import TRTLLM_FLAGS, VLLM_FLAGS
+
+    vllm, trtllm = load_table("vllm"), load_table("trtllm")
+    rows: list[str] = []
+    seen: set[str] = set()
+    for flag in vllm.flags:
+        if flag.modelled and flag.options:
+            arg = "" if not flag.takes_value else (
+                " N [N ...]" if flag.nargs == "+" else
+                " JSON" if flag.type == "json" or "config" in flag.options[0] else " N")
+            rows += _row(", ".join(flag.options) + arg, VLLM_HELP.get(flag.options[0], ""),
+                         limit)
+            seen.update(flag.options)
+    for name, arity in VLLM_FLAGS.flags.items():
+        if name not in seen and name in VLLM_HELP:
+            rows += _row(name + ("" if arity == 0 else " NAME" if "backend" in name else
+                                 " LEVEL" if "support" in name else " N"),
+                         VLLM_HELP[name], limit)
+    rows += _row("-cc.KEY=VALUE", "One compilation-config key (vLLM's dotted form; wins over "
+                 "the JSON).", limit)
+    spellings = sorted({*TRTLLM_FLAGS.flags, *(o for f in trtllm.flags if f.modelled
+                                                for o in f.options)})
+    trt_rows = _row(", ".join(spellings) + " FILE", TRTLLM_HELP, limit)
+    return rows, trt_rows, {"vllm": vllm.version, "trtllm": trtllm.version}
+
+
+def command_help(command: str, limit: int | None = None) -> str:
+    """The full help text of ``resolve`` or ``explain``, at most ``limit`` columns wide
+    (default: the terminal's width, ``COLUMNS``, or 80 when piped)."""
+    from cgconfig.engines.table import load_table
+
+    limit = limit or width(PIPED_WIDTH) or PIPED_WIDTH
+    sglang = load_table("sglang")
     usage, about = _USAGE[command]
-    sections = [
-        ("Graph configuration (precedence: defaults < --disable-cuda-graph < per-phase "
-         "off-switches < convenience flags < --cuda-graph-config)", CONFIG_FLAGS),
-        ("Graph options", OPTION_FLAGS),
-        ("Deployment facts (SGLang server-argument names)", FACT_FLAGS),
-        ("Control", SETTING_FLAGS + CLI_FLAGS),
+    vllm_rows, trt_rows, versions = _engine_rows(limit)
+    own_facts = [f for f in FACT_FLAGS if f.name not in sglang.by_spelling]
+    sglang_facts = [f for f in FACT_FLAGS if f.name in sglang.by_spelling]
+    out = [*wrap(f"Usage: {usage}", limit, 7), ""]
+    out += wrap(about, limit, 0)
+    out.append("")
+    out += wrap(_LINES.format(sglang=sglang.version, vllm=versions["vllm"]), limit, 0)
+    out.append("")
+    sections: list[tuple[str, list[str]]] = [
+        ("cgconfig's own flags (any line)",
+         [r for f in (*SETTING_FLAGS, *CLI_FLAGS, *own_facts) for r in _flag_row(f, limit)]),
+        ("SGLang flags: graph configuration (precedence: defaults < --disable-cuda-graph < "
+         "per-phase off-switches < convenience flags < --cuda-graph-config)",
+         [r for f in CONFIG_FLAGS for r in _flag_row(f, limit)]),
+        ("SGLang flags: graph options", [r for f in OPTION_FLAGS for r in _flag_row(f, limit)]),
+        (f"SGLang flags: deployment facts (SGLang {sglang.version}'s server-argument names)",
+         [r for f in sglang_facts for r in _flag_row(f, limit)]),
+        (f"vLLM flags (a `vllm serve MODEL` line, or --dialect vllm; vLLM {versions['vllm']})",
+         vllm_rows),
+        ("trtllm-serve flags (a `trtllm-serve MODEL` line, or --dialect trtllm)", trt_rows),
     ]
-    out = [f"Usage: {usage}", "", about, ""]
-    for title, flags in sections:
-        out.append(title + ":")
-        out.extend(_line(f) for f in flags)
+    for title, rows in sections:
+        out += wrap(title + ":", limit, 2)
+        out += rows
         out.append("")
     return "\n".join(out)
+
+
+#: An option row of a hand-written help text: indent, the flag part, two spaces, the text.
+_OPTION_ROW = re.compile(r"^(\s+\S(?:.*?\S)?\s{2,})(\S.*)$")
+
+
+def fit_help(text: str, limit: int | None = None) -> str:
+    """A hand-written help text re-wrapped to ``limit`` columns (default: the terminal's,
+    ``COLUMNS``, or 80): option rows keep their text column, other lines their indent."""
+    limit = limit or width(PIPED_WIDTH) or PIPED_WIDTH
+    out: list[str] = []
+    for line in text.rstrip("\n").split("\n"):
+        row = _OPTION_ROW.match(line)
+        if row and len(row.group(1)) <= limit - 20:
+            out += wrap(line, limit, len(row.group(1)))
+        else:
+            out += wrap(line, limit, len(line) - len(line.lstrip(" ")) + 2)
+    return "\n".join(out) + "\n"
 
 
 def print_command_help(command: str) -> None:

@@ -31,12 +31,12 @@ def render_plan(plan: Plan, fmt: str) -> None:
 
 
 def console() -> Any:
-    """A console for tables: the terminal's width (rich honours ``COLUMNS``); piped without
-    ``COLUMNS``, 160 columns so a plan table is not squeezed for a log. Prose is printed with
-    ``soft_wrap=True`` and is never hard-wrapped."""
-    import os
-
+    """A console for tables: the width of :func:`cgconfig.cli.width.width` (valid ``COLUMNS``,
+    else the terminal's); piped without ``COLUMNS``, 160 columns so a plan table is not
+    squeezed for a log. rich never reads ``COLUMNS`` itself (it crashes on ``COLUMNS=²``)."""
     from rich.console import Console
+
+    from cgconfig.cli.width import clean_environ, width
 
     class PipeConsole(Console):
         """rich exits 1 when the reader leaves; the CLI treats that as a quiet success."""
@@ -44,10 +44,31 @@ def console() -> Any:
         def on_broken_pipe(self) -> None:
             raise BrokenPipeError
 
-    terminal = PipeConsole(highlight=False, soft_wrap=False)
-    if not terminal.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
-        return PipeConsole(highlight=False, soft_wrap=False, width=160)
-    return terminal
+    return PipeConsole(highlight=False, soft_wrap=False, width=width(160),
+                       _environ=clean_environ())
+
+
+def prose_width() -> int | None:
+    """The width prose lines wrap at: the terminal's or ``COLUMNS``; piped without
+    ``COLUMNS``, ``None`` (prose stays on one line for logs and ``grep``)."""
+    from cgconfig.cli.width import width
+
+    return width(None)
+
+
+def print_prose(out: Any, text: str, indent: int | None = None, bold: str = "") -> None:
+    """Print ``text`` wrapped at :func:`prose_width` with a hanging ``indent``; ``bold``, when
+    it occurs on the first line, is printed bold. No markup is read from ``text``."""
+    from rich.text import Text
+
+    from cgconfig.cli.width import wrap
+
+    for number, line in enumerate(wrap(text, prose_width(), indent)):
+        shown = Text(line)
+        if number == 0 and bold and bold in line:
+            start = line.index(bold)
+            shown.stylize("bold", start, start + len(bold))
+        out.print(shown, soft_wrap=True)
 
 
 def locked_line(plan: Plan) -> str:
@@ -124,11 +145,23 @@ def key_fact_lines(plan: Plan) -> list[str]:
     model = f"  model: {_shown(facts['model_path']['value'], source('model_path'))}"
     if config:
         model += f" · config {config}"
+    arch_unknown = facts.get("model_arch", {}).get("value") is None
     for label, name in (("arch", "model_arch"), ("MLA", "use_mla"),
                         ("multimodal", "is_multimodal"), ("context", "model_context_length")):
-        if name in facts:
-            model += f" · {label} {_shown(facts[name]['value'], source(name))}"
+        if name not in facts:
+            continue
+        if arch_unknown and facts[name]["source"] == "default":
+            model += f" · {label} unknown"  # nothing said it; the rules read the default
+            continue
+        model += f" · {label} {_shown(facts[name]['value'], source(name))}"
     lines.append(model)
+    if arch_unknown and facts.get("model_path", {}).get("value") and not config:
+        from cgconfig.model_note import is_unknown_model_note
+
+        rules = any(is_unknown_model_note(n) for n in plan.notes)
+        lines.append("    no config.json found: give --model-arch NAME, a local model folder, "
+                     "or HF_HOME with the model"
+                     + ("; `cgconfig explain` names the rules that read it" if rules else ""))
     return lines
 
 
@@ -137,9 +170,9 @@ def _plan_table(plan: Plan) -> None:
     from rich.table import Table
 
     out = console()
-    out.print(f"[bold]cgconfig plan[/] · tp {escape(str(plan.facts['tp_size']))}")
+    print_prose(out, f"cgconfig plan · tp {plan.facts['tp_size']}", bold="cgconfig plan")
     for line in key_fact_lines(plan):
-        out.print(line, markup=False, soft_wrap=True)
+        print_prose(out, line, indent=len(line) - len(line.lstrip()) + 4)
     table = Table(show_lines=False)
     for column in ("phase", "backend", "max_bs", "configured sizes", "captured sizes"):
         table.add_column(column)
@@ -156,33 +189,32 @@ def _plan_table(plan: Plan) -> None:
                       short_list(cap["sizes"]))
     out.print(table)
     if plan.engine:
-        out.print(engine_line(plan), markup=False, soft_wrap=True)
+        print_prose(out, engine_line(plan), indent=4)
     compile_sizes = plan.capture["decode"].get("compile_sizes")
     if compile_sizes:
-        out.print(f"torch.compile sizes: {short_list(compile_sizes)}", markup=False)
+        print_prose(out, f"torch.compile sizes: {short_list(compile_sizes)}", indent=4)
     if plan.locked:
-        out.print("[bold]Locked by your inputs:[/] ", end="")
-        out.print(locked_line(plan), markup=False, soft_wrap=True)
+        print_prose(out, f"Locked by your inputs: {locked_line(plan)}", indent=4,
+                    bold="Locked by your inputs:")
     shown = [d for d in plan.decisions if d.kind != "resolver" or d.outcome == "warned"]
     if shown:
-        out.print("[bold]Decisions:[/]")
+        print_prose(out, "Decisions:", bold="Decisions:")
         for d in shown:
             mark = {"applied": "~", "overrode-lock": "~!", "skipped-locked": "!",
                     "warned": "?", "refused": "x", "advised": "+"}[d.outcome]
             changes = "; ".join(f"{c.key} {c.before!r} → {c.after!r}" for c in d.changes)
-            out.print(f"  {mark} [bold]{escape(d.rule)}[/] ({d.kind}, {d.outcome})"
-                      + (f": {escape(changes)}" if changes else ""), markup=True)
-            out.print(f"      why: {d.why}", markup=False, soft_wrap=True)
+            print_prose(out, f"  {mark} {d.rule} ({d.kind}, {d.outcome})"
+                        + (f": {changes}" if changes else ""), indent=6, bold=d.rule)
+            print_prose(out, f"      why: {d.why}", indent=11)
             if d.inputs:
-                out.print(f"      your input: {', '.join(d.inputs)}", markup=False,
-                              soft_wrap=True)
+                print_prose(out, f"      your input: {', '.join(d.inputs)}", indent=18)
             if d.hint:
-                out.print(f"      override: {d.hint}", markup=False, soft_wrap=True)
+                print_prose(out, f"      override: {d.hint}", indent=16)
     warnings = [w for w in plan.warnings if not redundant_warning(plan, w)]
     if warnings:
-        out.print("[bold]Warnings:[/]")
+        print_prose(out, "Warnings:", bold="Warnings:")
         for w in warnings:
-            out.print(f"  - {w}", markup=False, soft_wrap=True)
+            print_prose(out, f"  - {w}", indent=4)
     if plan.ignored_args:
-        out.print(f"Ignored (no effect on CUDA graphs): {' '.join(plan.ignored_args)}",
-                      markup=False, soft_wrap=True)
+        print_prose(out, f"Ignored (no effect on CUDA graphs): {' '.join(plan.ignored_args)}",
+                    indent=4)

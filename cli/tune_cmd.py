@@ -127,7 +127,9 @@ def run_tune(argv: list[str]) -> int:
     from cgconfig.cli.errors import note, report
 
     if {"--help", "-h"} & set(argv):
-        sys.stdout.write(USAGE)
+        from cgconfig.cli.help import fit_help
+
+        sys.stdout.write(fit_help(USAGE))
         return 0
     as_json = _wants_json(argv)
     try:

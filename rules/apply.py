@@ -16,7 +16,7 @@ from cgconfig.limits import check_size_value
 from cgconfig.locks import conflict_message
 from cgconfig.plan import Change, Decision, Match
 from cgconfig.provenance import ChainEntry
-from cgconfig.rules.evaluate import evaluate, fill_placeholders
+from cgconfig.rules.evaluate import evaluate, fill_placeholders, unmet
 
 if TYPE_CHECKING:
     from cgconfig.rules.ruleset import CompiledRule, RuleSet
@@ -104,7 +104,20 @@ def apply_rules(draft: Draft, rule_set: RuleSet, *, disabled: list[str] | None =
             draft.warnings.append(
                 f"advice {rule_id} applied (--apply-advice): this plan differs from what the "
                 "engine alone would do")
+        elif rule_id not in disabled_ids:
+            draft.warnings.append(f"advice {rule_id} (--apply-advice) changes nothing: "
+                                  + _why_not(next(r for r in active if r.id == rule_id),
+                                             draft, levels, decisions))
     draft.decisions.extend(decisions.values())
+
+
+def _why_not(rule: CompiledRule, draft: Draft, levels: dict[str, str],
+             decisions: dict[str, Decision]) -> str:
+    """Why a named advice rule changed nothing: its condition's first unmet part, or that the
+    plan already has what it would set."""
+    if rule.id in decisions or evaluate(rule.when, draft, levels, []):
+        return "the plan already has what it would set"
+    return f"it does not apply here ({unmet(rule.when, draft, levels)})"
 
 
 def _check_advice_ids(rule_set: RuleSet, named: set[str]) -> None:

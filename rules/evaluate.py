@@ -123,3 +123,56 @@ def fill_placeholders(text: str, draft: Draft) -> str:
         return f"{found:g}" if isinstance(found, float) else str(found)
 
     return PLACEHOLDER.sub(value, text)
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "unset"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_shown(v) for v in value)
+    return str(value)
+
+
+def unmet(cond: dict[str, Any], draft: Draft, levels: dict[str, str]) -> str:
+    """Why ``cond`` does not hold, in a few words: the first part of it that fails
+    (``facts.device is xpu, not one of cuda, hip``). Call it only when it does not hold."""
+    (op, body), = cond.items()
+    if op == "all":
+        failed = next((c for c in body if not evaluate(c, draft, levels, [])), None)
+        return unmet(failed, draft, levels) if failed is not None else "(it holds)"
+    if op == "any":
+        return "none of: " + "; ".join(unmet(c, draft, levels) for c in body[:3]) + (
+            "; …" if len(body) > 3 else "")
+    if op == "not":
+        return "its negated condition holds"
+    if op == "capability":
+        which = body.get("backends", "in_use")
+        d = draft.derived
+        names = ([d.get(f"{which}_attention_backend")] if which in ("decode", "prefill")
+                 else list(d.get("attention_backends") or []))
+        shown = ", ".join(n for n in names if n) or "none"
+        found = [levels[n] for n in names if n and n in levels]
+        if not found:
+            return f"no CUDA-graph support level is known for the attention backend ({shown})"
+        weakest = min(found, key=CAPABILITY_LEVELS.index)
+        wanted = next(f"{word} {body[n]}" for n, word in (("lt", "below"), ("ge", "at least"),
+                                                          ("eq", "exactly"))
+                      if body.get(n) is not None)
+        return f"the attention backend ({shown}) supports {weakest}, not {wanted}"
+    path = body["path"]
+    actual = draft.lookup(path)
+    if op == "in":
+        return f"{path} is {_shown(actual)}, not one of {_shown(body['values'])}"
+    if op in ("not_in", "ne"):
+        return f"{path} is {_shown(actual)}"
+    if op == "is_set":
+        return f"{path} is not set"
+    if op == "contains":
+        return f"{path} does not contain {_shown(body['value'])}"
+    ref = body.get("ref")
+    expected = draft.lookup(ref) if ref is not None else body.get("value")
+    sign = {"eq": "", "gt": "> ", "ge": "≥ ", "lt": "< ", "le": "≤ "}.get(op, f"{op} ")
+    against = f"{sign}{ref} ({_shown(expected)})" if ref else f"{sign}{_shown(expected)}"
+    return f"{path} is {_shown(actual)}, not {against}"

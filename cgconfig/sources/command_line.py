@@ -126,7 +126,7 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
     engine = entry.dialect if entry is not None else split.dialect
     sglang = SglangArgv(split.parts.get("sglang", Part()).tokens,
                         allow_positionals=allow_positionals, ignore_unknown=ignore_unknown,
-                        engine=engine if entry is not None else "sglang")
+                        engine=engine if entry is not None else "sglang", dialect=engine)
     sources: list[Source] = [sglang]
     if entry is not None:
         from cgconfig.sources.entry_point import LaunchLine

@@ -13,6 +13,14 @@ from cgconfig.sources.contribution import Contribution
 from cgconfig.sources.documents import facts_from_file, leaves_from_config_arg
 from cgconfig.sources.sglang_argv import parse_argv
 
+#: Per dialect, what an unexpected positional usually is (naming only that engine's flags).
+_POSITIONAL_HINTS = {
+    "sglang": "every input is a --flag (a config document goes after --cuda-graph-config)",
+    "vllm": "every input is a --flag: vLLM's switches (--enforce-eager) take no value, and a "
+            "compilation config goes after --compilation-config (-cc)",
+    "trtllm": "every input is a --flag (an options file goes after --extra_llm_api_options)",
+}
+
 
 @dataclass
 class SglangArgv:
@@ -24,6 +32,8 @@ class SglangArgv:
     ignore_unknown: bool | None = None
     engine: str = "sglang"
     """The engine whose flags the line may carry besides cgconfig's (its entry point's)."""
+    dialect: str = "sglang"
+    """The line's dialect: an error's hint names only that engine's flags."""
     positionals: list[str] = field(default_factory=list)
     """The positionals found (``explain``'s keys), once :meth:`contribute` ran."""
 
@@ -34,9 +44,8 @@ class SglangArgv:
                             engine=self.engine)
         if parsed.positionals and not self.allow_positionals:
             raise InputError(f"unexpected argument {parsed.positionals[0]!r}",
-                             where="command line",
-                             hint="every input is a --flag (a config document goes after "
-                                  "--cuda-graph-config)")
+                             where="command line", hint=_POSITIONAL_HINTS.get(
+                                 self.dialect, _POSITIONAL_HINTS["sglang"]))
         self.positionals = list(parsed.positionals)
         leaves = list(parsed.leaves)
         for raw, position in parsed.config_docs:
