@@ -31,6 +31,14 @@ class _Out:
     def head(self, text: str) -> None:
         self.add(self.paint(text, _BOLD))
 
+    def prose(self, text: str, code: str, indent: int) -> None:
+        """``text`` wrapped at the terminal's width (or ``COLUMNS``) with a hanging
+        ``indent``, each line painted."""
+        from cgconfig.cli.width import width, wrap
+
+        for line in wrap(text, width(None), indent):
+            self.add(self.paint(line, code))
+
 
 def _bar(added: int, removed: int, widest: int, out: _Out) -> str:
     scale = min(1.0, _BAR / widest) if widest else 1.0
@@ -66,9 +74,9 @@ def _section_sizes(rows: list[dict[str, Any]], out: _Out) -> None:
         out.add(f"  {row['key']:<{width}}  {before} → {after} sizes  {counts}  "
                 f"{_bar(added, removed, widest, out)}")
         if row["added_ranges"]:
-            out.add("    " + out.paint("+ " + ", ".join(row["added_ranges"]), _GREEN))
+            out.prose("    + " + ", ".join(row["added_ranges"]), _GREEN, 6)
         if row["removed_ranges"]:
-            out.add("    " + out.paint("- " + ", ".join(row["removed_ranges"]), _RED))
+            out.prose("    - " + ", ".join(row["removed_ranges"]), _RED, 6)
 
 
 def _section_decisions(decisions: dict[str, list[dict[str, Any]]], out: _Out) -> None:
@@ -78,11 +86,11 @@ def _section_decisions(decisions: dict[str, list[dict[str, Any]]], out: _Out) ->
     for mark, code, key in (("+", _GREEN, "added"), ("-", _RED, "removed")):
         for d in decisions[key]:
             tail = f": {_changes(d['changes'])}" if d["changes"] else ""
-            out.add(out.paint(f"  {mark} {d['rule']} ({d['kind']}, {d['outcome']}){tail}", code))
+            out.prose(f"  {mark} {d['rule']} ({d['kind']}, {d['outcome']}){tail}", code, 6)
     for d in decisions["changed"]:
         out.add(f"  ~ {d['rule']} ({d['kind']})")
-        out.add(out.paint(f"      a: {_outcome(d['a'])}", _RED))
-        out.add(out.paint(f"      b: {_outcome(d['b'])}", _GREEN))
+        out.prose(f"      a: {_outcome(d['a'])}", _RED, 9)
+        out.prose(f"      b: {_outcome(d['b'])}", _GREEN, 9)
 
 
 def _outcome(decision: dict[str, Any]) -> str:
@@ -95,9 +103,9 @@ def _section_warnings(warnings: dict[str, list[str]], out: _Out) -> None:
         return
     out.head("warnings")
     for w in warnings["added"]:
-        out.add(out.paint(f"  + {w}", _GREEN))
+        out.prose(f"  + {w}", _GREEN, 4)
     for w in warnings["removed"]:
-        out.add(out.paint(f"  - {w}", _RED))
+        out.prose(f"  - {w}", _RED, 4)
 
 
 def summary(result: dict[str, Any]) -> str:
@@ -121,8 +129,8 @@ def summary(result: dict[str, Any]) -> str:
 def render_diff(result: dict[str, Any], *, color: bool) -> str:
     """The whole text report for a :func:`cgconfig.cli.plan_diff.diff_plans` result."""
     out = _Out(color)
-    out.add(out.paint(f"--- a: {result['a']}", _RED))
-    out.add(out.paint(f"+++ b: {result['b']}", _GREEN))
+    out.prose(f"--- a: {result['a']}", _RED, 7)
+    out.prose(f"+++ b: {result['b']}", _GREEN, 7)
     _section_values("facts", result["facts"], out)
     _section_values("config", result["config"], out)
     _section_sizes(result["sizes"], out)

@@ -107,8 +107,11 @@ def strip_lines(lists: Sequence[tuple[str, Sequence[int]]],
 
 def print_strip(console: Any, lists: Sequence[tuple[str, Sequence[int]]],
                 counts: Mapping[int, int] | None = None, upper: int | None = None) -> None:
-    """Print :func:`strip_lines` on ``console``."""
-    for line in strip_lines(lists, counts, upper=upper):
+    """Print :func:`strip_lines` on ``console``, as wide as it allows (room left for the
+    label and `` 256 graphs``), with no trailing spaces."""
+    width = max(16, min(WIDTH, int(console.width) - LABEL - len(" 99999 graphs")))
+    for line in strip_lines(lists, counts, width=width, upper=upper):
+        line.rstrip()
         console.print(line, soft_wrap=True)
 
 

@@ -39,17 +39,18 @@ def print_report(result: TuneResult) -> None:
     from rich.table import Table
 
     from cgconfig.cli.render import console as plan_console
+    from cgconfig.cli.render import print_prose
     from cgconfig.cli.size_strip import print_strip
 
     console = plan_console()
     m: Metrics = result.default_metrics
     sizes = sorted(result.counts)
     constraint = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in result.constraint.items())
-    console.print(f"[bold]cgconfig tune[/] · decode · {m.steps:,} steps, batch sizes "
-                  f"{sizes[0]}..{sizes[-1]} · objective: {result.objective} · {constraint}",
-                  markup=True, highlight=False)
-    console.print(f"histogram: {result.source} · {len(result.allowed)} sizes allowed by this "
-                  f"deployment (largest {result.allowed[-1]})", markup=False)
+    print_prose(console, f"cgconfig tune · decode · {m.steps:,} steps, batch sizes "
+                f"{sizes[0]}..{sizes[-1]} · objective: {result.objective} · {constraint}",
+                indent=4, bold="cgconfig tune")
+    print_prose(console, f"histogram: {result.source} · {len(result.allowed)} sizes allowed by "
+                f"this deployment (largest {result.allowed[-1]})", indent=4)
     table = Table()
     table.add_column("")
     table.add_column("default", justify="right")
@@ -57,14 +58,14 @@ def print_report(result: TuneResult) -> None:
     for row in _rows(result):
         table.add_row(*row)
     console.print(table)
-    console.print(f"default: {_sizes(result.default_sizes)}", markup=False)
-    console.print(f"tuned:   {_sizes(result.tuned_sizes)}", markup=False)
+    print_prose(console, f"default: {_sizes(result.default_sizes)}", indent=9)
+    print_prose(console, f"tuned:   {_sizes(result.tuned_sizes)}", indent=9)
     print_strip(console, [("default", result.default_sizes), ("tuned", result.tuned_sizes)],
                 result.counts)
     if result.graphs_for_1pct is not None:
-        console.print(f"≤ 1 % padding waste needs {result.graphs_for_1pct} graphs "
-                      "(--max-waste 1).", markup=False)
+        print_prose(console, f"≤ 1 % padding waste needs {result.graphs_for_1pct} graphs "
+                    "(--max-waste 1).", indent=4)
     for warning in result.plan.warnings:
-        console.print(f"warning: {warning}", markup=False)
-    console.print("Apply: add --emit sglang (or vllm) to print the flags; -o json for the plan.",
-                  markup=False)
+        print_prose(console, f"warning: {warning}", indent=4)
+    print_prose(console, "Apply: add --emit sglang (or vllm) to print the flags; -o json for "
+                "the plan.", indent=4)
