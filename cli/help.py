@@ -150,20 +150,35 @@ def command_help(command: str, limit: int | None = None) -> str:
 
 
 #: An option row of a hand-written help text: indent, the flag part, two spaces, the text.
-_OPTION_ROW = re.compile(r"^(\s+\S(?:.*?\S)?\s{2,})(\S.*)$")
+_OPTION_ROW = re.compile(r"^( +[-A-Z]\S*(?: \S+)*? {2,})(\S.*)$")
 
 
 def fit_help(text: str, limit: int | None = None) -> str:
-    """A hand-written help text re-wrapped to ``limit`` columns (default: the terminal's,
-    ``COLUMNS``, or 80): option rows keep their text column, other lines their indent."""
+    """A hand-written help text reflowed to ``limit`` columns (default: the terminal's,
+    ``COLUMNS``, or 80): paragraphs are joined and wrapped at their indent, option rows keep
+    their text column (their continuation lines are joined), example commands hang."""
     limit = limit or width(PIPED_WIDTH) or PIPED_WIDTH
-    out: list[str] = []
+    items: list[list[object]] = []  # [first-line prefix, text, hanging indent, kind]
     for line in text.rstrip("\n").split("\n"):
+        indent = len(line) - len(line.lstrip(" "))
         row = _OPTION_ROW.match(line)
-        if row and len(row.group(1)) <= limit - 20:
-            out += wrap(line, limit, len(row.group(1)))
+        last = items[-1] if items else None
+        if not line.strip():
+            items.append(["", "", 0, "blank"])
+        elif row:
+            items.append([row.group(1), row.group(2), len(row.group(1)), "row"])
+        elif last and last[3] == "row" and indent == last[2]:
+            last[1] = f"{last[1]} {line.strip()}"
+        elif line.lstrip().startswith("cgconfig "):
+            items.append([" " * indent, line.strip(), indent + 4, "command"])
+        elif last and last[3] == "text" and indent == len(str(last[0])):
+            last[1] = f"{last[1]} {line.strip()}"
         else:
-            out += wrap(line, limit, len(line) - len(line.lstrip(" ")) + 2)
+            hang = 7 if line.startswith("Usage: ") else indent
+            items.append([" " * indent, line.strip(), hang, "text"])
+    out: list[str] = []
+    for prefix, body, hang, _kind in items:
+        out += wrap(f"{prefix}{body}", limit, int(hang)) if body else [""]
     return "\n".join(out) + "\n"
 
 

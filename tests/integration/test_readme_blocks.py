@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-_SPEC = importlib.util.spec_from_file_location("readme_blocks", ROOT / "scripts" / "readme_blocks.py")
-assert _SPEC is not None and _SPEC.loader is not None
-readme_blocks = importlib.util.module_from_spec(_SPEC)
+_FOUND = importlib.util.spec_from_file_location("readme_blocks", ROOT / "scripts" / "readme_blocks.py")
+assert _FOUND is not None and _FOUND.loader is not None
+readme_blocks = importlib.util.module_from_spec(_FOUND)
 sys.modules["readme_blocks"] = readme_blocks  # dataclasses look their module up
-_SPEC.loader.exec_module(readme_blocks)
+_FOUND.loader.exec_module(readme_blocks)
 
 TEXT = (ROOT / "README.md").read_text(encoding="utf-8")
 BLOCKS = readme_blocks.parse(TEXT)

@@ -46,14 +46,22 @@ def test_table_shows_platform_gpu_and_model_with_sources(
 
 def test_one_note_names_the_rules_and_how_to_give_the_architecture(
         capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["resolve", "--model-path", "deepseek-ai/DeepSeek-V3", "--attention-backend",
-            "trtllm_mla"]
-    assert main(argv) == 0
+    """``explain`` prints the note; the ``resolve`` table shows the facts as unknown with one
+    short hint instead of the rule list."""
+    line = ["--model-path", "deepseek-ai/DeepSeek-V3", "--attention-backend", "trtllm_mla"]
+    assert main(["explain", *line]) == 0
     err = capsys.readouterr().err
     notes = [line for line in err.splitlines() if "note:" in line]
     assert len(notes) == 1
     assert "attention.deepseek-v3-trtllm-mla-prefill" in notes[0]
     assert "--model-arch NAME" in notes[0] and "Hugging Face cache" in notes[0]
+    assert main(["resolve", *line]) == 0
+    captured = capsys.readouterr()
+    assert "note:" not in captured.err
+    assert "arch unknown · MLA unknown · multimodal unknown" in captured.out
+    assert [ln for ln in captured.out.splitlines() if "--model-arch NAME" in ln] == [
+        "    no config.json found: give --model-arch NAME, a local model folder, or HF_HOME with "
+        "the model; `cgconfig explain` names the rules that read it"]
 
 
 def test_no_note_when_the_architecture_is_known_or_no_model_is_named() -> None:
