@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import dataclass
 
 from cgconfig.cli.options import CLI_FLAGS
 from cgconfig.cli.width import width, wrap
@@ -153,32 +154,42 @@ def command_help(command: str, limit: int | None = None) -> str:
 _OPTION_ROW = re.compile(r"^( +[-A-Z]\S*(?: \S+)*? {2,})(\S.*)$")
 
 
+@dataclass
+class _Piece:
+    """One paragraph, option row or example command of a hand-written help text."""
+
+    prefix: str
+    text: str
+    hang: int
+    kind: str
+
+
 def fit_help(text: str, limit: int | None = None) -> str:
     """A hand-written help text reflowed to ``limit`` columns (default: the terminal's,
     ``COLUMNS``, or 80): paragraphs are joined and wrapped at their indent, option rows keep
     their text column (their continuation lines are joined), example commands hang."""
     limit = limit or width(PIPED_WIDTH) or PIPED_WIDTH
-    items: list[list[object]] = []  # [first-line prefix, text, hanging indent, kind]
+    pieces: list[_Piece] = []
     for line in text.rstrip("\n").split("\n"):
         indent = len(line) - len(line.lstrip(" "))
         row = _OPTION_ROW.match(line)
-        last = items[-1] if items else None
+        last = pieces[-1] if pieces else None
         if not line.strip():
-            items.append(["", "", 0, "blank"])
+            pieces.append(_Piece("", "", 0, "blank"))
         elif row:
-            items.append([row.group(1), row.group(2), len(row.group(1)), "row"])
-        elif last and last[3] == "row" and indent == last[2]:
-            last[1] = f"{last[1]} {line.strip()}"
+            pieces.append(_Piece(row.group(1), row.group(2), len(row.group(1)), "row"))
+        elif last and last.kind == "row" and indent == last.hang:
+            last.text = f"{last.text} {line.strip()}"
         elif line.lstrip().startswith("cgconfig "):
-            items.append([" " * indent, line.strip(), indent + 4, "command"])
-        elif last and last[3] == "text" and indent == len(str(last[0])):
-            last[1] = f"{last[1]} {line.strip()}"
+            pieces.append(_Piece(" " * indent, line.strip(), indent + 4, "command"))
+        elif last and last.kind == "text" and indent == len(last.prefix):
+            last.text = f"{last.text} {line.strip()}"
         else:
             hang = 7 if line.startswith("Usage: ") else indent
-            items.append([" " * indent, line.strip(), hang, "text"])
+            pieces.append(_Piece(" " * indent, line.strip(), hang, "text"))
     out: list[str] = []
-    for prefix, body, hang, _kind in items:
-        out += wrap(f"{prefix}{body}", limit, int(hang)) if body else [""]
+    for piece in pieces:
+        out += wrap(piece.prefix + piece.text, limit, piece.hang) if piece.text else [""]
     return "\n".join(out) + "\n"
 
 
