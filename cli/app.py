@@ -94,6 +94,14 @@ def tune(ctx: typer.Context) -> None:
     raise typer.Exit(run_tune(list(ctx.args)))
 
 
+@app.command(context_settings=_PASS_THROUGH, cls=_Command)
+def verify(ctx: typer.Context) -> None:
+    """Check a server against its plan from the server's own log (see `cgconfig verify --help`)."""
+    from cgconfig.cli.verify_cmd import run_verify
+
+    raise typer.Exit(run_verify(list(ctx.args)))
+
+
 @app.command(cls=_Command)
 def histogram(
     sglang_log: Annotated[str, typer.Option(help="SGLang server log to convert.")],

@@ -1,0 +1,90 @@
+"""Read a log, resolve its plan, compare: the whole of ``cgconfig verify`` without printing."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cgconfig.verify.compare import Comparison, compare
+from cgconfig.verify.eager import EagerReport, eager_steps
+from cgconfig.verify.launch import argv_from_args
+from cgconfig.verify.record import LogRecord
+
+
+@dataclass
+class Verdict:
+    """What ``cgconfig verify`` found."""
+
+    record: LogRecord
+    comparison: Comparison
+    eager: list[EagerReport]
+    metrics: dict[str, float] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def matches(self) -> bool:
+        """Whether the log agrees with the plan (capture lines; eager steps are a report)."""
+        return self.comparison.matches
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``-o json`` document."""
+        c = self.comparison
+        return {
+            "verdict": "matches" if self.matches else "differs",
+            "log": self.record.to_dict(),
+            "version_note": c.version_note,
+            "launch": {"argv": c.argv, "source": c.argv_source},
+            "differences": [d.to_dict() for d in c.differences],
+            "plan": {w.group: {"backend": w.backend, "sizes": w.sizes} for w in c.expected},
+            "eager": [e.to_dict() for e in self.eager],
+            "metrics": self.metrics,
+            "notes": [*c.notes, *self.notes],
+        }
+
+
+def has_entry_point(line: list[str]) -> bool:
+    """Whether a launch line names an engine (``vllm serve``, ``python -m sglang...``)."""
+    from cgconfig.engines import find_entry_point
+
+    return find_entry_point(line) is not None
+
+
+def launch_for(record: LogRecord, line: list[str]) -> tuple[list[str], str, list[str]]:
+    """The argv to resolve, where it came from, and notes about it."""
+    notes: list[str] = []
+    engine = record.engine or "sglang"
+    if record.args is not None and not has_entry_point(line):
+        argv, unknown = argv_from_args(engine, record.args)
+        if unknown:
+            notes.append(f"{len(unknown)} printed argument(s) unknown to cgconfig's "
+                         f"{engine} table were left out: {', '.join(unknown[:6])}"
+                         + (", …" if len(unknown) > 6 else ""))
+        source = f"log line {record.args_line} ({record.args_source})"
+        if line:
+            source += " + the given line"
+        return [*argv, *line], source, notes
+    if record.args is not None:
+        notes.append(f"the given launch line replaces the arguments printed at log line "
+                     f"{record.args_line}")
+    if not line:
+        from cgconfig.verify.launch import ENTRY
+
+        notes.append("the log prints no launch arguments and no line was given: the plan is "
+                     "the engine's defaults")
+        return list(ENTRY[engine]), "engine defaults", notes
+    return list(line), "the given line", notes
+
+
+def verify(record: LogRecord, line: list[str], environ: Mapping[str, str] | None = None,
+           metrics: dict[str, float] | None = None) -> Verdict:
+    """Resolve the plan for ``record`` (arguments from the log, else ``line``) and compare."""
+    from cgconfig.api import request_from_argv, resolve_request
+
+    argv, source, notes = launch_for(record, line)
+    plan = resolve_request(request_from_argv(argv, environ=environ))
+    comparison = compare(record, plan, argv, source)
+    verdict = Verdict(record, comparison, eager_steps(record, plan), metrics, notes)
+    if record.rank_mismatch:
+        verdict.notes.append("ranks disagree: " + "; ".join(record.rank_mismatch[:4]))
+    return verdict

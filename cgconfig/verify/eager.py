@@ -1,0 +1,97 @@
+"""What ran without a graph: per-step lines (and a saved ``/metrics`` scrape) against the plan.
+
+A step larger than the plan's largest size runs eagerly by the plan's own decision (its eager
+range is ``largest+1`` and up); a step the log marks eager at a size a graph covers ran eagerly
+for another reason (the engine's ``can_run_cuda_graph``). The one flag that would cover the
+eager sizes is the engine's own bound, in the engine's units: SGLang ``--cuda-graph-max-bs``
+(requests) for decode, vLLM ``--max-cudagraph-capture-size`` (tokens).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from cgconfig.errors import InputError
+from cgconfig.plan import Plan
+from cgconfig.verify.record import LogRecord
+from cgconfig.verify.text import decimal, open_log
+
+FLAG = {("sglang", "decode"): "--cuda-graph-max-bs", ("sglang", "prefill"):
+        "--cuda-graph-max-bs-prefill", ("vllm", "mixed"): "--max-cudagraph-capture-size"}
+_PLAN_PHASE = {"decode": "decode", "prefill": "prefill", "mixed": "prefill"}
+
+
+@dataclass
+class EagerReport:
+    """One phase's steps."""
+
+    phase: str
+    unit: str
+    steps: int
+    eager_steps: int
+    """Steps the log marks eager, plus unmarked steps above the plan's largest size."""
+    above_plan: int
+    """Steps larger than the plan's largest size (the plan's eager range)."""
+    eager_sizes: tuple[int, int] | None
+    plan_largest: int
+    flag: str | None
+    """The one flag (with its value) that would cover every eager size, when one exists."""
+    marked: bool
+    """Whether the log says per step whether a graph ran (else sizes alone decide)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"phase": self.phase, "unit": self.unit, "steps": self.steps,
+                "eager_steps": self.eager_steps, "above_plan_largest": self.above_plan,
+                "eager_sizes": list(self.eager_sizes) if self.eager_sizes else None,
+                "plan_largest": self.plan_largest, "flag": self.flag}
+
+
+def eager_steps(record: LogRecord, plan: Plan) -> list[EagerReport]:
+    """One report per phase that has per-step lines."""
+    out: list[EagerReport] = []
+    engine = record.engine or "sglang"
+    for phase, steps in record.steps.items():
+        sizes = plan.capture_sizes(_PLAN_PHASE.get(phase, phase))
+        if engine == "vllm":  # one token-counted list covers every step
+            sizes = max((plan.capture_sizes(p) for p in ("decode", "prefill")), key=len)
+        largest = max(sizes, default=0)
+        eager: Counter[int] = Counter(steps.eager)
+        for size, count in steps.unknown.items():
+            if size > largest:
+                eager[size] += count
+        total = sum(steps.total().values())
+        above = sum(c for s, c in steps.total().items() if s > largest)
+        over = [s for s in eager if s > largest]
+        flag_name = FLAG.get((engine, phase))
+        flag = f"{flag_name} {max(over)}" if over and flag_name else None
+        out.append(EagerReport(
+            phase, steps.unit, total, sum(eager.values()), above,
+            (min(eager), max(eager)) if eager else None, largest, flag,
+            marked=bool(steps.graph or steps.eager)))
+    return out
+
+
+def read_metrics(path: str) -> dict[str, float]:
+    """``sglang:cuda_graph_passes_total{mode="..."} N`` from a saved ``/metrics`` scrape:
+    passes per mode (``decode_cuda_graph``, ``decode_none``...), summed over label sets."""
+    where = f"--metrics {path}"
+    out: dict[str, float] = {}
+    for line in open_log(path, where):
+        if not line.startswith("sglang:cuda_graph_passes_total{"):
+            continue
+        at = line.find('mode="')
+        end = line.find('"', at + 6) if at >= 0 else -1
+        close = line.rfind("}")
+        if at < 0 or end < 0 or close < 0:
+            continue
+        value, _ = decimal(line[close + 1:].strip())
+        if value is not None:
+            mode = line[at + 6:end][:40]
+            out[mode] = out.get(mode, 0.0) + value
+    if not out:
+        raise InputError("no sglang:cuda_graph_passes_total samples", where=where,
+                         hint="save the server's /metrics (started with --enable-metrics)")
+    return out
