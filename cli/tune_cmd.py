@@ -179,14 +179,26 @@ def run_tune(argv: list[str]) -> int:
     return 0
 
 
-def run_histogram(log: str, interval: int, output: str | None) -> int:
-    """``cgconfig histogram --sglang-log LOG``: print or write the converted histogram."""
+def run_histogram(log: str | None, interval: int, output: str | None, *,
+                  vllm_log: str | None = None) -> int:
+    """``cgconfig histogram --sglang-log LOG`` (or ``--vllm-log LOG``): print or write the
+    converted histogram."""
     from cgconfig.cli.errors import report
     from cgconfig.tune import histogram as hist_file
-    from cgconfig.tune.sglang_log import histogram_from_log
 
     try:
-        histogram = histogram_from_log(log, interval=interval)
+        if (log is None) == (vllm_log is None):
+            raise InputError("give one log: --sglang-log LOG or --vllm-log LOG",
+                             where="cgconfig histogram")
+        if vllm_log is not None:
+            from cgconfig.tune.vllm_log import histogram_from_log as from_vllm
+
+            histogram = from_vllm(vllm_log)
+        else:
+            from cgconfig.tune.sglang_log import histogram_from_log
+
+            assert log is not None
+            histogram = histogram_from_log(log, interval=interval)
         if output is None:
             sys.stdout.write(hist_file.dumps(histogram))
         else:

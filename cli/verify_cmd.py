@@ -94,7 +94,8 @@ def run_verify(argv: list[str]) -> int:
         metrics = read_metrics(metrics_path) if metrics_path else None
         verdict = verify(record, line, environ=os.environ, metrics=metrics)
     except CgConfigError as error:
-        return report(error, as_json=as_json)
+        code: int = report(error, as_json=as_json)
+        return code
     if fmt == "json":
         import json
 

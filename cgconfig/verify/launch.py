@@ -50,7 +50,7 @@ def _tokens(option: str, nargs: int | str | None, value: Any) -> list[str]:
     if isinstance(value, (list, tuple)):
         if not value:
             return []
-        if nargs in ("+", "*") or isinstance(nargs, int) and nargs > 1:
+        if nargs in ("+", "*") or (isinstance(nargs, int) and nargs > 1):
             return [option, *(_text(v) for v in value)]
         return [option, ",".join(_text(v) for v in value)]
     return [option, _text(value)]

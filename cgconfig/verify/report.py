@@ -69,7 +69,7 @@ def _table(verdict: Verdict) -> list[str]:
     for row in rows:
         lines.append("  " + "  ".join(shown(str(v), 40).ljust(w) if i == 0 else
                                       shown(str(v), 40).rjust(w)
-                                      for i, (v, w) in enumerate(zip(row, widths))).rstrip())
+                                      for i, (v, w) in enumerate(zip(row, widths, strict=False))).rstrip())
     return lines
 
 

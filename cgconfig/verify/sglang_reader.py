@@ -24,7 +24,7 @@ Formats (each checked against the release's source; docs/verify.md lists them):
 * per step (0.5.23 ``managers/scheduler_components/metrics_reporter.py``; older
   ``scheduler_metrics_mixin.py``)::
 
-    Decode batch, #running-req: 18, #token: 16384, token usage: 0.71, cuda graph: True, gen throughput (token/s): 1800.00, #queue-req: 0
+    Decode batch, #running-req: 18, #token: 16384, token usage: 0.71, cuda graph: True, ...
     Prefill batch, #new-seq: 1, #new-token: 512, #cached-token: 0, ..., cuda graph: False, ...
 
   (``Decode batch.`` with a full stop in older releases; ``Decode batch [iter],`` with
@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from cgconfig.verify.args_text import parse_call, parse_mapping
 from cgconfig.verify.record import Capture, LogRecord
-from cgconfig.verify.text import after, float_after, int_after, int_list, word_after
+from cgconfig.verify.text import TOO_LONG, after, float_after, int_list, size_after, word_after
 
 ERA_NEW = "SGLang 0.5.2x"
 ERA_PIECEWISE = "SGLang 0.5.6-era"
@@ -59,6 +59,8 @@ class SglangReader:
         self.interval = interval
         self._era_rank = 0
         self._by_rank: dict[str, dict[str, Capture]] = {}
+        self.last_size: int | None = None
+        """The size the last per-step line gave (:data:`TOO_LONG` for an overlong number)."""
 
     def _era(self, era: str) -> None:
         rank = {ERA_LEGACY: 1, ERA_PIECEWISE: 2, ERA_NEW: 3}[era]
@@ -84,11 +86,18 @@ class SglangReader:
     # -- per-step lines ------------------------------------------------------------------
     def _decode_step(self, rank: str, text: str) -> bool:
         at = text.find("Decode batch")
-        size = int_after(text, "#running-req:", at)
-        if size is None:
+        size = size_after(text, "#running-req:", at)
+        self.last_size = size
+        if size is None or size == TOO_LONG:
             return False
         graph = _bool_after(text, "cuda graph:", at)
-        self.record.steps_of("decode", "requests").add(size, graph, self.interval)
+        steps = self.record.steps_of("decode", "requests")
+        per_dp = after(text, "#running-req per DP:", at)
+        sizes = int_list(text, per_dp) if per_dp >= 0 else None
+        for one in sizes if sizes is not None else [size]:
+            self.last_size = max(self.last_size or 0, one)
+            if one:
+                steps.add(one, graph, self.interval)
         self.record.evidence += 1
         if rank:
             self.record.ranks.add(rank)
@@ -96,11 +105,13 @@ class SglangReader:
 
     def _prefill_step(self, text: str) -> bool:
         at = text.find("Prefill batch")
-        size = int_after(text, "#new-token:", at)
-        if size is None:
+        size = size_after(text, "#new-token:", at)
+        self.last_size = size
+        if size is None or size == TOO_LONG:
             return False
         graph = _bool_after(text, "cuda graph:", at)
-        self.record.steps_of("prefill", "tokens").add(size, graph, 1)
+        if size:
+            self.record.steps_of("prefill", "tokens").add(size, graph, 1)
         self.record.evidence += 1
         return True
 

@@ -125,6 +125,24 @@ def int_after(text: str, marker: str, start: int = 0) -> int | None:
     return number(text, at)[0]
 
 
+TOO_LONG = -1
+"""What :func:`size_after` returns for a run of digits longer than :data:`MAX_DIGITS`."""
+
+
+def size_after(text: str, marker: str, start: int = 0) -> int | None:
+    """Like :func:`int_after`, but :data:`TOO_LONG` when digits follow ``marker`` and are too
+    many to be a size (so a caller can say so instead of skipping the line)."""
+    at = after(text, marker, start)
+    if at < 0:
+        return None
+    while at < len(text) and text[at] == " ":
+        at += 1
+    value, end = number(text, at)
+    if value is None and end > at:
+        return TOO_LONG
+    return value
+
+
 def float_after(text: str, marker: str, start: int = 0) -> float | None:
     """The decimal right after ``marker`` (spaces skipped), or ``None``."""
     at = after(text, marker, start)

@@ -148,14 +148,19 @@ class VllmReader:
 
     def _tqdm(self, line: int, text: str) -> bool:
         if "Capturing cudagraphs for decoding" in text:
-            return self._seen()  # 0.6-0.9 V0's announcement; the shapes bar follows
+            self._v1 = False  # V0's worker/model_runner.py announcement; the shapes bar follows
+            return self._seen()
         done_total = _progress(text)
         if "Capturing CUDA graphs (" in text:
             at = after(text, "Capturing CUDA graphs (")
             close = text.find(")", at)
             if close < 0:
                 return False
-            kind, _, mode = text[at:close].partition(", ")
+            kind, comma, mode = text[at:close].partition(", ")
+            if not comma:  # Model Runner V2: "Capturing CUDA graphs (FULL)"
+                kind, mode = "mixed", kind
+            if mode.strip() not in _MODES:
+                return False
             group = f"{'decode' if kind.strip() == 'decode' else 'mixed'} {mode.strip()}"
             self.record.era = self.record.era or ERA_V1
         elif "Capturing CUDA graph shapes" in text:
@@ -166,7 +171,7 @@ class VllmReader:
         capture = self.record.capture(group, line)
         capture.backend = _backend(group.split()[-1])
         if done_total is not None:
-            done, total = done_total
+            _done, total = done_total
             capture.count = max(capture.count or 0, total)
         return self._seen()
 
@@ -220,8 +225,8 @@ class VllmReader:
                 break
             fields = text[i + 1:close].split(",")
             if len(fields) >= 2:
-                size, end = number(fields[0].strip())
-                count, end2 = number(fields[1].strip())
+                size, _end = number(fields[0].strip())
+                count, _end2 = number(fields[1].strip())
                 if size is not None and count is not None:
                     counts[size] += count
             i = text.find("(", close)
