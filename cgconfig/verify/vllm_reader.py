@@ -95,6 +95,8 @@ class VllmReader:
                 "cudagraph" in text.lower() and "Overriding to " in text):
             self.record.downgrades.append((line, text))
             return self._seen()
+        if "CUDA graph memory: " in text and " first-capture + (" in text:
+            return self._mode_estimate(text)
         if "Estimated CUDA graph memory:" in text:
             value = float_after(text, "Estimated CUDA graph memory:")
             if value is not None:
@@ -203,6 +205,26 @@ class VllmReader:
             capture.backend, capture.count, capture.largest = _backend(name), count, largest
             capture.size_source = "Profiling CUDA graph memory"
         self.record.era = self.record.era or ERA_V1
+        return self._seen()
+
+    def _mode_estimate(self, text: str) -> bool:
+        """DEBUG ``Estimated FULL CUDA graph memory: 812.00 MiB first-capture + (35-1) x
+        4.00 MiB per-graph`` (``v1/worker/gpu_model_runner.py``, 0.33.0)."""
+        at = after(text, "Estimated ")
+        mode = text[at:text.find(" ", at)] if at >= 0 else ""
+        first = float_after(text, "CUDA graph memory:")
+        count = int_after(text, "first-capture + (")
+        close = text.find(")", after(text, "first-capture + ("))
+        per = None
+        for sign in (" × ", " x ", " * "):
+            found = text.find(sign, close)
+            if close >= 0 and found >= 0:
+                per = float_after(text, sign, close)
+                break
+        if mode not in _MODES or first is None or per is None or count is None:
+            return False
+        self.record.estimate_gib[f"{mode} first graph"] = first / 1024
+        self.record.estimate_gib[f"{mode} per further graph"] = per / 1024
         return self._seen()
 
     def _args(self, line: int, text: str, parsed: dict[str, object] | None, source: str) -> bool:
