@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cgconfig.errors import InputError
 from cgconfig.verify.compare import Comparison, compare
 from cgconfig.verify.eager import EagerReport, eager_steps
 from cgconfig.verify.launch import argv_from_args
@@ -43,6 +44,25 @@ class Verdict:
         }
 
 
+MAX_DROPPED = 8
+"""Most printed arguments left out (each one cgconfig refuses) before giving up."""
+
+
+def _drop_printed(argv: list[str], error: InputError, printed_end: int,
+                  source: str) -> tuple[list[str], str] | None:
+    """``argv`` without the printed flag ``error`` names (not one the user gave), or ``None``."""
+    if not source.startswith("log line") or not error.where:
+        return None
+    flag = error.where.split(" ", 1)[0].split("=", 1)[0]
+    for i, token in enumerate(argv[:printed_end]):
+        if token == flag and token.startswith("--"):
+            end = i + 1
+            while end < printed_end and not argv[end].startswith("--"):
+                end += 1
+            return [*argv[:i], *argv[end:]], flag
+    return None
+
+
 def has_entry_point(line: list[str]) -> bool:
     """Whether a launch line names an engine (``vllm serve``, ``python -m sglang...``)."""
     from cgconfig.engines import find_entry_point
@@ -76,15 +96,48 @@ def launch_for(record: LogRecord, line: list[str]) -> tuple[list[str], str, list
     return list(line), "the given line", notes
 
 
+def _check_flag(argv: list[str], flag: str, needed: int, phases: tuple[str, ...],
+                environ: Mapping[str, str] | None) -> list[str]:
+    """Resolve again with ``flag`` appended: does the plan then cover ``needed``?"""
+    from cgconfig.api import request_from_argv, resolve_request
+
+    try:
+        plan = resolve_request(request_from_argv([*argv, *flag.split()], environ=environ))
+    except InputError as error:
+        return [f"cgconfig refuses {flag} on this line: {error.what[:160]}"]
+    top = max((max(plan.capture_sizes(p), default=0) for p in phases), default=0)
+    if top >= needed:
+        return [f"checked: with {flag} the plan's largest size is {top}"]
+    return [f"with {flag} the plan's largest size is still {top} (a rule or bound caps it)"]
+
+
 def verify(record: LogRecord, line: list[str], environ: Mapping[str, str] | None = None,
            metrics: dict[str, float] | None = None) -> Verdict:
     """Resolve the plan for ``record`` (arguments from the log, else ``line``) and compare."""
     from cgconfig.api import request_from_argv, resolve_request
 
     argv, source, notes = launch_for(record, line)
-    plan = resolve_request(request_from_argv(argv, environ=environ))
+    plan = None
+    for _ in range(MAX_DROPPED):
+        try:
+            plan = resolve_request(request_from_argv(argv, environ=environ))
+            break
+        except InputError as error:
+            dropped = _drop_printed(argv, error, len(argv) - len(line), source)
+            if dropped is None:
+                raise
+            argv = dropped[0]
+            notes.append(f"left out {dropped[1]} (printed in the log; {error.what[:120]})")
+    if plan is None:
+        raise InputError("too many printed arguments cgconfig cannot take",
+                         where=f"log line {record.args_line}")
     comparison = compare(record, plan, argv, source)
-    verdict = Verdict(record, comparison, eager_steps(record, plan), metrics, notes)
+    eager = eager_steps(record, plan)
+    for report in eager:
+        if report.flag and report.eager_sizes:
+            phases = ("decode", "prefill") if report.phase == "mixed" else (report.phase,)
+            notes.extend(_check_flag(argv, report.flag, report.eager_sizes[1], phases, environ))
+    verdict = Verdict(record, comparison, eager, metrics, notes)
     if record.rank_mismatch:
         verdict.notes.append("ranks disagree: " + "; ".join(record.rank_mismatch[:4]))
     return verdict

@@ -18,7 +18,7 @@ from cgconfig.plan import Plan
 from cgconfig.verify.record import LogRecord
 from cgconfig.verify.text import decimal, open_log
 
-FLAG = {("sglang", "decode"): "--cuda-graph-max-bs", ("sglang", "prefill"):
+FLAG = {("sglang", "decode"): "--cuda-graph-max-bs-decode", ("sglang", "prefill"):
         "--cuda-graph-max-bs-prefill", ("vllm", "mixed"): "--max-cudagraph-capture-size"}
 _PLAN_PHASE = {"decode": "decode", "prefill": "prefill", "mixed": "prefill"}
 

@@ -2,7 +2,7 @@
 
 Only flags that change graph decisions in cgconfig's engine table (``graph_effect``) and whose
 value differs from the table's default are written; SGLang's resolved ``cuda_graph_config``
-(0.5.2x prints it inside ``server_args={...}``) is what the plan is compared with, so it is not
+(0.5.23 prints it inside ``server_args={...}``) is what the plan is compared with, so it is not
 fed back in. Keys the table does not know (an older release's) are listed, not guessed.
 """
 
@@ -32,14 +32,26 @@ def argv_from_args(engine: str, args: dict[str, Any]) -> tuple[list[str], list[s
     for key, value in args.items():
         if key in _NOT_INPUTS or (engine == "vllm" and key == "model"):
             continue
-        flag = table.lookup("--" + key.replace("_", "-")) or by_dest.get(key)
+        spelling = "--" + key.replace("_", "-")
+        flag = table.lookup(spelling) or by_dest.get(key)
         if flag is None:
+            if engine == "sglang" and spelling in _cgconfig_spellings():
+                # An older release's flag that cgconfig still reads (a deprecated alias).
+                if value is not None and value is not False:
+                    argv.extend(_tokens(spelling, 0 if value is True else None, value))
+                continue
             unknown.append(key)
             continue
         if not (flag.graph_effect or flag.modelled) or value is None or value == flag.default:
             continue
         argv.extend(_tokens(flag.options[0], flag.nargs, value))
     return argv, unknown
+
+
+def _cgconfig_spellings() -> frozenset[str]:
+    from cgconfig.fields.flags import known_spellings
+
+    return frozenset(known_spellings())
 
 
 def _tokens(option: str, nargs: int | str | None, value: Any) -> list[str]:

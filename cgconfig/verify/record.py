@@ -80,7 +80,7 @@ class LogRecord:
     """The exact version where the log prints it."""
     version_line: int = 0
     era: str | None = None
-    """The release range whose log format was read (``SGLang 0.5.2x``), from the format."""
+    """The release range whose log format was read (``SGLang 0.5.18+``), from the format."""
     args: dict[str, Any] | None = None
     """Launch arguments as the engine printed them (name → value)."""
     args_line: int = 0

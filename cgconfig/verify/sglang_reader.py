@@ -2,8 +2,9 @@
 
 Formats (each checked against the release's source; docs/verify.md lists them):
 
-* 0.5.2x (``model_executor/model_runner_components/cuda_graph_setup.py``:
-  ``capture_decode_graph`` / ``capture_prefill_graph``; ``speculative/eagle_worker_v2.py``)::
+* 0.5.18+ (``model_executor/model_runner_components/cuda_graph_setup.py``:
+  ``capture_decode_graph`` / ``capture_prefill_graph``; ``speculative/eagle_worker_v2.py``;
+  0.5.18 prints the decode ``bs=[...]`` on the begin line, 0.5.23 on the end line)::
 
     Capture target decode CUDA graph begin. backend=full, num_tokens_per_req=1, avail mem=60.10 GB
     Capture target decode CUDA graph end. bs=[1, 2, 4], elapsed=3.20 s, mem usage=0.51 GB, avail mem=59.59 GB.
@@ -11,8 +12,9 @@ Formats (each checked against the release's source; docs/verify.md lists them):
     Capture target prefill CUDA graph end. elapsed=9.10 s, mem usage=1.20 GB, avail mem=58.39 GB.
     Disable prefill CUDA graph capture because no configured capture size fits backend=...
 
-* 0.5.6-era (``model_executor/cuda_graph_runner.py``, ``piecewise_cuda_graph_runner.py``) and
-  0.4.x (``cuda_graph_runner.py``)::
+* 0.5.6-0.5.17 (``model_executor/model_runner.py``, ``cuda_graph_runner.py``,
+  ``piecewise_cuda_graph_runner.py``; read from 0.5.6 and 0.5.10) and 0.4.x (read from 0.4.10;
+  drafts: ``speculative/eagle_worker.py`` ``Capture draft cuda graph begin/end``)::
 
     Capture cuda graph begin. This can take up to several minutes. avail mem=11.82 GB
     Capture cuda graph bs [1, 2, 4, 8]
@@ -30,8 +32,9 @@ Formats (each checked against the release's source; docs/verify.md lists them):
   (``Decode batch.`` with a full stop in older releases; ``Decode batch [iter],`` with
   ``LOG_FORWARD_ITERS``.) Each decode line stands for ``--decode-log-interval`` steps.
 
-* the launch arguments: ``server_args={...}`` (0.5.2x, ``entrypoints/engine.py``) or
-  ``server_args=ServerArgs(...)`` (older ``entrypoints/http_server.py``).
+* the launch arguments: ``server_args={...}`` (0.5.23 ``entrypoints/engine.py``, the resolved
+  dict) or ``server_args=ServerArgs(...)`` (0.4.10-0.5.18 ``entrypoints/engine.py``,
+  ``logger.info(f"{server_args=}")``).
 
 Every line is scanned with ``str.find`` (linear, no regular expression).
 """
@@ -42,9 +45,14 @@ from cgconfig.verify.args_text import parse_call, parse_mapping
 from cgconfig.verify.record import Capture, LogRecord
 from cgconfig.verify.text import TOO_LONG, after, float_after, int_list, size_after, word_after
 
-ERA_NEW = "SGLang 0.5.2x"
-ERA_PIECEWISE = "SGLang 0.5.6-era"
-ERA_LEGACY = "SGLang 0.4.x-0.5.x"
+ERA_NEW = "SGLang 0.5.18+"
+"""``Capture target decode CUDA graph begin/end``: read from 0.5.18 and 0.5.23."""
+ERA_PIECEWISE = "SGLang 0.5.6-0.5.17"
+"""The legacy lines plus ``Capture piecewise CUDA graph``: read from 0.5.6 and 0.5.10."""
+ERA_LEGACY = "SGLang 0.4-0.5.17"
+"""``Capture cuda graph begin/bs/end`` alone: read from 0.4.10 (and 0.5.6, 0.5.10 without
+piecewise graphs)."""
+_LEGACY_WORDS = ("cuda graph", "cpu graph", "npu graph", "xpu graph", "CUDA graph")
 MARKERS = ("Capture ", "Decode batch", "Prefill batch", "server_args=", "Disable prefill CUDA graph")
 _GRAPH_WORDS = (" CUDA graph ", " CPU graph ", " NPU graph ", " XPU graph ")
 
@@ -121,7 +129,9 @@ class SglangReader:
             self.record.ranks.add(rank)
         if text.startswith("Capture target ") or text.startswith("Capture draft "):
             return self._capture_new(line, rank, text)
-        if text.startswith("Capture cuda graph ") or text.startswith("Capture piecewise CUDA graph "):
+        if text.startswith("Capture piecewise CUDA graph ") or any(
+                text.startswith(f"Capture {w} ") or text.startswith(f"Capture draft {w} ") or
+                text.startswith(f"Capture draft extend {w} ") for w in _LEGACY_WORDS):
             return self._capture_legacy(line, rank, text)
         return False
 
@@ -148,8 +158,9 @@ class SglangReader:
         capture = self._group(rank, group, line)
         if begin:
             capture.backend = word_after(text, "backend=")
-            marker = "num_tokens=" if phase_word == "prefill" else "bs=" if role == "draft" else ""
-            sizes = _list_after(text, marker) if marker else None
+            # 0.5.18 prints the decode list (before the runner's filter) here; 0.5.23 at the end.
+            marker = "num_tokens=" if phase_word == "prefill" else "bs="
+            sizes = _list_after(text, marker)
             if sizes is not None:
                 capture.sizes, capture.size_source = sorted(sizes), marker + "[...]"
         else:
@@ -164,15 +175,20 @@ class SglangReader:
         piecewise = text.startswith("Capture piecewise") or text.startswith(
             "Capture cuda graph num tokens")
         group = "prefill" if piecewise else "decode"
+        if text.startswith("Capture draft extend "):
+            group = "draft extend"
+        elif text.startswith("Capture draft "):
+            group = "draft decode"
         self._era(ERA_PIECEWISE if piecewise else ERA_LEGACY)
         self.record.evidence += 1
         capture = self._group(rank, group, line)
-        for marker in ("Capture cuda graph bs", "Capture cuda graph num tokens"):
-            if text.startswith(marker):
-                sizes = int_list(text, len(marker))
-                if sizes is not None:
-                    capture.sizes = sorted(sizes)
-                    capture.size_source = marker[len("Capture cuda graph "):] + " [...]"
+        for word in _LEGACY_WORDS:
+            for marker in (f"Capture {word} bs", f"Capture {word} num tokens"):
+                if text.startswith(marker):
+                    sizes = int_list(text, len(marker))
+                    if sizes is not None:
+                        capture.sizes = sorted(sizes)
+                        capture.size_source = marker[len(f"Capture {word} "):] + " [...]"
         if " end." in text:
             capture.seconds = float_after(text, "Time elapsed:")
             capture.memory_gib = float_after(text, "mem usage=")

@@ -45,6 +45,16 @@ class TrtllmReader:
             self.record.capture("decode", line).backend = "full"
             self.record.era = ERA
             return self._seen()
+        if "max_num_requests=" in text and "max_num_tokens=" in text:
+            # ``PyExecutor`` creation (``_torch/pyexecutor/py_executor_creator.py``): the
+            # executor's limits, which bound what the warmup captures.
+            args = {"max_batch_size": int_after(text, "max_batch_size=")
+                    or int_after(text, "max_num_requests="),  # older lines lack max_batch_size
+                    "max_num_tokens": int_after(text, "max_num_tokens=")}
+            if self.record.args is None and all(v is not None for v in args.values()):
+                self.record.args, self.record.args_line = dict(args), line
+                self.record.args_source = "max_batch_size=..., max_num_tokens=..."
+            return self._seen()
         if "TensorRT-LLM version:" in text:
             at = after(text, "TensorRT-LLM version:")
             version = text[at:at + 40].strip().split(" ")[0]

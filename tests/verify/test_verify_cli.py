@@ -22,7 +22,7 @@ def _plan_sizes(phase: str) -> list[int]:
 
 
 def _sglang_log(decode: list[int], prefill: list[int], steps: list[tuple[int, bool]]) -> str:
-    """An SGLang 0.5.2x log as cuda_graph_setup.py and metrics_reporter.py print it."""
+    """An SGLang 0.5.23 log as cuda_graph_setup.py and metrics_reporter.py print it."""
     lines = [
         "[2026-11-01 10:00:00 TP0] Capture target decode CUDA graph begin. backend=full, "
         "num_tokens_per_req=1, avail mem=60.00 GB",
@@ -69,7 +69,7 @@ def test_eager_steps_name_the_flag(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["verify", str(log), *LAUNCH]) == 0
     out = capsys.readouterr().out
     assert "80 without a graph (sizes 300..420)" in out
-    assert "--cuda-graph-max-bs 420 would cover them" in out
+    assert "--cuda-graph-max-bs-decode 420 would cover them" in out
 
 
 def test_unknown_format_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
