@@ -66,7 +66,7 @@ def value_of(text: str) -> Any:
     if len(text) > MAX_VALUE:
         return text[:64]
     if text.startswith("<") and ":" in text and text.endswith(">"):
-        return text[text.find(":") + 1:-1].strip() or text  # <CUDAGraphMode.FULL: 2> -> "2"
+        return text[1:text.find(":")].strip()  # <CUDAGraphMode.FULL: 2> -> "CUDAGraphMode.FULL"
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):

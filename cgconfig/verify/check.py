@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cgconfig.errors import InputError
-from cgconfig.verify.compare import Comparison, compare
+from cgconfig.verify.compare import Comparison, Difference, compare, decision_for
 from cgconfig.verify.eager import EagerReport, eager_steps
 from cgconfig.verify.launch import argv_from_args
 from cgconfig.verify.record import LogRecord
@@ -133,6 +133,14 @@ def verify(record: LogRecord, line: list[str], environ: Mapping[str, str] | None
                          where=f"log line {record.args_line}")
     comparison = compare(record, plan, argv, source)
     eager = eager_steps(record, plan)
+    for report in eager:
+        if report.graph_above_plan:
+            count, top = report.graph_above_plan
+            phase = "prefill" if report.phase == "mixed" else report.phase
+            comparison.differences.append(Difference(
+                report.phase, "steps replayed a graph above the plan's largest size",
+                f"{count:,} steps up to {top} {report.unit}", f"largest {report.plan_largest}",
+                decision_for(plan, f"{phase}.max_bs")))
     for report in eager:
         if report.flag and report.eager_sizes:
             phases = ("decode", "prefill") if report.phase == "mixed" else (report.phase,)

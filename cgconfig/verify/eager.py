@@ -40,13 +40,18 @@ class EagerReport:
     """The one flag (with its value) that would cover every eager size, when one exists."""
     marked: bool
     """Whether the log says per step whether a graph ran (else sizes alone decide)."""
+    graph_above_plan: tuple[int, int] | None = None
+    """(steps, largest size) of steps that replayed a graph above the plan's largest size: the
+    server captured more than the plan says."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
         return {"phase": self.phase, "unit": self.unit, "steps": self.steps,
                 "eager_steps": self.eager_steps, "above_plan_largest": self.above_plan,
                 "eager_sizes": list(self.eager_sizes) if self.eager_sizes else None,
-                "plan_largest": self.plan_largest, "flag": self.flag}
+                "plan_largest": self.plan_largest, "flag": self.flag,
+                "graph_above_plan": list(self.graph_above_plan) if self.graph_above_plan
+                else None}
 
 
 def eager_steps(record: LogRecord, plan: Plan) -> list[EagerReport]:
@@ -67,10 +72,12 @@ def eager_steps(record: LogRecord, plan: Plan) -> list[EagerReport]:
         over = [s for s in eager if s > largest]
         flag_name = FLAG.get((engine, phase))
         flag = f"{flag_name} {max(over)}" if over and flag_name else None
+        replayed = {s: c for s, c in steps.graph.items() if s > largest}
         out.append(EagerReport(
             phase, steps.unit, total, sum(eager.values()), above,
             (min(eager), max(eager)) if eager else None, largest, flag,
-            marked=bool(steps.graph or steps.eager)))
+            marked=bool(steps.graph or steps.eager),
+            graph_above_plan=(sum(replayed.values()), max(replayed)) if replayed else None))
     return out
 
 

@@ -43,7 +43,15 @@ from __future__ import annotations
 
 from cgconfig.verify.args_text import parse_call, parse_mapping
 from cgconfig.verify.record import Capture, LogRecord
-from cgconfig.verify.text import TOO_LONG, after, float_after, int_list, size_after, word_after
+from cgconfig.verify.text import (
+    TOO_LONG,
+    after,
+    float_after,
+    int_list,
+    progress,
+    size_after,
+    word_after,
+)
 
 ERA_NEW = "SGLang 0.5.18+"
 """``Capture target decode CUDA graph begin/end``: read from 0.5.18 and 0.5.23."""
@@ -67,6 +75,7 @@ class SglangReader:
         self.interval = interval
         self._era_rank = 0
         self._by_rank: dict[str, dict[str, Capture]] = {}
+        self._last_rank = ""
         self.last_size: int | None = None
         """The size the last per-step line gave (:data:`TOO_LONG` for an overlong number)."""
 
@@ -83,6 +92,9 @@ class SglangReader:
             return self._prefill_step(text)
         if "Capture " in text:
             return self._capture(number_, rank, text[text.find("Capture "):])
+        for bar, group in (("Capturing batches (", "decode"), ("Capturing num tokens (", "prefill")):
+            if bar in text:
+                return self._bar(number_, rank, group, text)
         if "server_args=" in text:
             return self._args(number_, text[text.find("server_args="):])
         if text.startswith("Disable prefill CUDA graph"):
@@ -127,6 +139,7 @@ class SglangReader:
     def _capture(self, line: int, rank: str, text: str) -> bool:
         if rank:
             self.record.ranks.add(rank)
+            self._last_rank = rank
         if text.startswith("Capture target ") or text.startswith("Capture draft "):
             return self._capture_new(line, rank, text)
         if text.startswith("Capture piecewise CUDA graph ") or any(
@@ -134,6 +147,18 @@ class SglangReader:
                 text.startswith(f"Capture draft extend {w} ") for w in _LEGACY_WORDS):
             return self._capture_legacy(line, rank, text)
         return False
+
+    def _bar(self, line: int, rank: str, group: str, text: str) -> bool:
+        """The capture progress bar (``Capturing batches (bs=1 avail_mem=...): 100%|..| 4/4``,
+        ``model_executor/cuda_graph_runner.py``; ``Capturing num tokens (...)`` for the
+        piecewise prefill graphs): the graph count where no list is printed."""
+        counted = progress(text)
+        if counted is None:
+            return False
+        capture = self._group(rank or self._last_rank, group, line)
+        capture.count = max(capture.count or 0, counted[1])
+        self.record.evidence += 1
+        return True
 
     def _group(self, rank: str, group: str, line: int) -> Capture:
         groups = self._by_rank.setdefault(rank, {})
@@ -200,9 +225,11 @@ class SglangReader:
         if not self._by_rank:
             return self.record
 
-        def known(rank: str) -> tuple[int, int, str]:
+        def known(rank: str) -> tuple[int, int, int, bool, str]:
             groups = self._by_rank[rank].values()
-            return (-sum(c.sizes is not None for c in groups), -len(groups), _rank_key(rank))
+            return (-sum(c.sizes is not None for c in groups),
+                    -sum(c.count is not None or c.memory_gib is not None for c in groups),
+                    -len(groups), rank == "", _rank_key(rank))
 
         ranks = sorted(self._by_rank, key=known)
         main = self._by_rank[ranks[0]]

@@ -190,6 +190,19 @@ def word_after(text: str, marker: str, stops: str = " ,)]") -> str | None:
     return text[at:end] or None
 
 
+def progress(text: str) -> tuple[int, int] | None:
+    """``N/M`` of a tqdm bar (``... 100%|####| 35/35 [00:02<00:00]``), from its last ``|``."""
+    bar = text.rfind("|")
+    if bar < 0:
+        return None
+    rest = text[bar + 1:].lstrip()
+    done, end = number(rest)
+    if done is None or not rest.startswith("/", end):
+        return None
+    total, _ = number(rest, end + 1)
+    return None if total is None else (done, total)
+
+
 def shown(text: str, limit: int = 160) -> str:
     """``text`` safe for a terminal: every control character (ESC included, so no escape
     sequence reaches the terminal raw) and every non-printable character as ``\\xNN`` /

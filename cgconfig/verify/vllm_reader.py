@@ -31,7 +31,7 @@ from collections import Counter
 
 from cgconfig.verify.args_text import parse_call, parse_mapping
 from cgconfig.verify.record import LogRecord
-from cgconfig.verify.text import after, float_after, int_after, int_list, number
+from cgconfig.verify.text import after, float_after, int_after, int_list, number, progress
 
 ERA_V1 = "vLLM 0.10-0.33 (V1 engine)"
 ERA_V1_EARLY = "vLLM 0.8-0.9 (V1 engine)"
@@ -81,6 +81,8 @@ class VllmReader:
         for marker in _VERSION_MARKERS:
             if marker in text:
                 return self._version(line, text, marker)
+        if "\u2588  version " in text:  # the start-up banner (0.15+): "█ ▀▄▀ █  version 0.17.0"
+            return self._version(line, text, "\u2588  version ")
         if text.startswith("- Capture sizes:"):
             sizes = int_list(text, len("- Capture sizes:"))
             if sizes and self.record.configured_sizes is None:
@@ -143,6 +145,9 @@ class VllmReader:
         """The front-end's compilation config: the sizes it configured (before the worker)."""
         if not config:
             return
+        mode = config.get("cudagraph_mode")
+        if isinstance(mode, str) and mode.endswith("NONE"):
+            self.record.disabled.setdefault("all", "compilation_config cudagraph_mode NONE")
         sizes = config.get("cudagraph_capture_sizes")
         if isinstance(sizes, list) and all(isinstance(s, int) for s in sizes):
             self.record.configured_sizes = sorted(set(sizes))
@@ -152,7 +157,7 @@ class VllmReader:
         if "Capturing cudagraphs for decoding" in text:
             self._v1 = False  # V0's worker/model_runner.py announcement; the shapes bar follows
             return self._seen()
-        done_total = _progress(text)
+        done_total = progress(text)
         if "Capturing CUDA graphs (" in text:
             at = after(text, "Capturing CUDA graphs (")
             close = text.find(")", at)
@@ -283,19 +288,6 @@ class VllmReader:
                 for size, count in counts.items():
                     steps.add(size, None, count)
         return record
-
-
-def _progress(text: str) -> tuple[int, int] | None:
-    """``N/M`` of the last tqdm segment on the line (a carriage-return-joined bar)."""
-    bar = text.rfind("|")
-    if bar < 0:
-        return None
-    rest = text[bar + 1:].lstrip()
-    done, end = number(rest)
-    if done is None or not rest.startswith("/", end):
-        return None
-    total, _ = number(rest, end + 1)
-    return None if total is None else (done, total)
 
 
 def _backend(mode: str) -> str | None:
