@@ -146,6 +146,10 @@ def verify(record: LogRecord, line: list[str], environ: Mapping[str, str] | None
             phases = ("decode", "prefill") if report.phase == "mixed" else (report.phase,)
             notes.extend(_check_flag(argv, report.flag, report.eager_sizes[1], phases, environ))
     verdict = Verdict(record, comparison, eager, metrics, notes)
+    for phase, steps in record.steps.items():
+        if steps.out_of_range:
+            verdict.notes.append(f"{steps.out_of_range:,} {phase} steps above 1,048,576 "
+                                 f"{steps.unit} were not counted by size")
     if record.rank_mismatch:
         verdict.notes.append("ranks disagree: " + "; ".join(record.rank_mismatch[:4]))
     return verdict

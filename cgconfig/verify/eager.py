@@ -81,24 +81,35 @@ def eager_steps(record: LogRecord, plan: Plan) -> list[EagerReport]:
     return out
 
 
+METRIC_FAMILIES = {"sglang:cuda_graph_passes_total": "mode", "sglang:graph_memory_usage_gb": "phase",
+                   "sglang:startup_cuda_graph_time_seconds": "phase"}
+"""SGLang 0.5.23 ``observability/metrics_collector.py``: the families read, and their label."""
+
+
 def read_metrics(path: str) -> dict[str, float]:
-    """``sglang:cuda_graph_passes_total{mode="..."} N`` from a saved ``/metrics`` scrape:
-    passes per mode (``decode_cuda_graph``, ``decode_none``...), summed over label sets."""
+    """A saved ``/metrics`` scrape: ``passes decode_none`` (forward passes per mode of
+    ``sglang:cuda_graph_passes_total``), ``graph memory GB decode`` and ``capture seconds
+    decode`` (per phase), each summed over its other labels (ranks)."""
     where = f"--metrics {path}"
     out: dict[str, float] = {}
+    names = {"sglang:cuda_graph_passes_total": "passes", "sglang:graph_memory_usage_gb":
+             "graph memory GB", "sglang:startup_cuda_graph_time_seconds": "capture seconds"}
     for line in open_log(path, where):
-        if not line.startswith("sglang:cuda_graph_passes_total{"):
+        family = line.split("{", 1)[0]
+        label = METRIC_FAMILIES.get(family)
+        if label is None or len(out) >= 256:
             continue
-        at = line.find('mode="')
-        end = line.find('"', at + 6) if at >= 0 else -1
+        at = line.find(f'{label}="')
+        end = line.find('"', at + len(label) + 2) if at >= 0 else -1
         close = line.rfind("}")
         if at < 0 or end < 0 or close < 0:
             continue
         value, _ = decimal(line[close + 1:].strip())
         if value is not None:
-            mode = line[at + 6:end][:40]
-            out[mode] = out.get(mode, 0.0) + value
+            key = f"{names[family]} {line[at + len(label) + 2:end][:40]}"
+            out[key] = out.get(key, 0.0) + value
     if not out:
-        raise InputError("no sglang:cuda_graph_passes_total samples", where=where,
+        raise InputError("no sglang:cuda_graph_passes_total or sglang:graph_memory_usage_gb "
+                         "samples", where=where,
                          hint="save the server's /metrics (started with --enable-metrics)")
     return out

@@ -48,6 +48,15 @@ class Capture:
                 "seconds": self.seconds, "line": self.line, "size_source": self.size_source}
 
 
+MAX_STEP_SIZE = 1 << 20
+"""Largest step size counted (requests or tokens, far above any GPU's); larger ones are
+counted as out of range, so a hostile log cannot grow the counters without bound."""
+MAX_RANKS = 1024
+"""Most distinct rank labels kept."""
+MAX_NOTES = 64
+"""Most downgrade lines and rank notes kept."""
+
+
 @dataclass
 class Steps:
     """Batches as the per-step lines report them, for one phase."""
@@ -59,6 +68,8 @@ class Steps:
     unknown: Counter[int] = field(default_factory=Counter)
     """Size → steps whose line does not say (older formats, vLLM's forward-time stats)."""
     unit: str = "requests"
+    out_of_range: int = 0
+    """Steps whose size was above :data:`MAX_STEP_SIZE` (not counted by size)."""
 
     def total(self) -> Counter[int]:
         """Every step counted, whatever ran it."""
@@ -66,6 +77,9 @@ class Steps:
 
     def add(self, size: int, ran_graph: bool | None, weight: int = 1) -> None:
         """Count ``weight`` steps of ``size``."""
+        if size > MAX_STEP_SIZE:
+            self.out_of_range += weight
+            return
         target = self.unknown if ran_graph is None else self.graph if ran_graph else self.eager
         target[size] += weight
 
@@ -103,6 +117,16 @@ class LogRecord:
     lines: int = 0
     evidence: int = 0
     """How many lines this engine's reader recognised."""
+
+    def add_rank(self, rank: str) -> None:
+        """Remember a rank label (at most :data:`MAX_RANKS`)."""
+        if rank and len(self.ranks) < MAX_RANKS:
+            self.ranks.add(rank)
+
+    def note_downgrade(self, line: int, text: str) -> None:
+        """Keep an engine downgrade line (at most :data:`MAX_NOTES`, 300 characters each)."""
+        if len(self.downgrades) < MAX_NOTES:
+            self.downgrades.append((line, text[:300]))
 
     def steps_of(self, phase: str, unit: str) -> Steps:
         """The step counters of ``phase`` (created on first use)."""

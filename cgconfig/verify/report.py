@@ -42,7 +42,12 @@ def render(verdict: Verdict) -> str:
         out.append(_eager_line(report))
     if verdict.metrics:
         parts = ", ".join(f"{shown(k, 40)} {v:,.0f}" for k, v in sorted(verdict.metrics.items()))
-        out.append(f"metrics (sglang:cuda_graph_passes_total): {parts}")
+        out.append(f"metrics (/metrics scrape): {parts}")
+        eager = verdict.metrics.get("passes decode_none")
+        total = eager + verdict.metrics.get("passes decode_cuda_graph", 0.0) if eager else 0.0
+        if eager and total:
+            out.append(f"decode passes without a graph (metrics): {eager:,.0f} of {total:,.0f} "
+                       f"({100 * eager / total:.1f} %)")
     for line, text in record.downgrades[:6]:
         out.append(f"engine downgrade [log line {line}]: {shown(text, 200)}")
     for note in [*c.notes, *verdict.notes]:

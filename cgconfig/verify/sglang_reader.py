@@ -42,7 +42,7 @@ Every line is scanned with ``str.find`` (linear, no regular expression).
 from __future__ import annotations
 
 from cgconfig.verify.args_text import parse_call, parse_mapping
-from cgconfig.verify.record import Capture, LogRecord
+from cgconfig.verify.record import MAX_NOTES, MAX_RANKS, Capture, LogRecord
 from cgconfig.verify.text import (
     TOO_LONG,
     after,
@@ -119,8 +119,7 @@ class SglangReader:
             if one:
                 steps.add(one, graph, self.interval)
         self.record.evidence += 1
-        if rank:
-            self.record.ranks.add(rank)
+        self.record.add_rank(rank)
         return True
 
     def _prefill_step(self, text: str) -> bool:
@@ -138,7 +137,7 @@ class SglangReader:
     # -- capture lines ---------------------------------------------------------------------
     def _capture(self, line: int, rank: str, text: str) -> bool:
         if rank:
-            self.record.ranks.add(rank)
+            self.record.add_rank(rank)
             self._last_rank = rank
         if text.startswith("Capture target ") or text.startswith("Capture draft "):
             return self._capture_new(line, rank, text)
@@ -161,6 +160,8 @@ class SglangReader:
         return True
 
     def _group(self, rank: str, group: str, line: int) -> Capture:
+        if rank not in self._by_rank and len(self._by_rank) >= MAX_RANKS:
+            rank = "(other ranks)"  # a bounded record, whatever the log holds
         groups = self._by_rank.setdefault(rank, {})
         if group not in groups:
             groups[group] = Capture(group=group, line=line)
@@ -238,7 +239,7 @@ class SglangReader:
             for group, capture in self._by_rank[rank].items():
                 mine = main.get(group)
                 if capture.sizes is not None and mine is not None and mine.sizes is not None \
-                        and capture.sizes != mine.sizes:
+                        and capture.sizes != mine.sizes and len(self.record.rank_mismatch) < MAX_NOTES:
                     self.record.rank_mismatch.append(
                         f"{rank} {group}: {len(capture.sizes)} sizes, largest "
                         f"{max(capture.sizes, default=0)}")

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections import Counter
 
 from cgconfig.verify.args_text import parse_call, parse_mapping
-from cgconfig.verify.record import LogRecord
+from cgconfig.verify.record import MAX_STEP_SIZE, LogRecord
 from cgconfig.verify.text import after, float_after, int_after, int_list, number, progress
 
 ERA_V1 = "vLLM 0.10-0.33 (V1 engine)"
@@ -95,7 +95,7 @@ class VllmReader:
             return self._seen()
         if "setting cudagraph_mode=" in text or (
                 "cudagraph" in text.lower() and "Overriding to " in text):
-            self.record.downgrades.append((line, text))
+            self.record.note_downgrade(line, text)
             return self._seen()
         if "CUDA graph memory: " in text and " first-capture + (" in text:
             return self._mode_estimate(text)
@@ -190,7 +190,8 @@ class VllmReader:
             return False
         uniform = "uniform=True" in text or "uniform_decode=True" in text
         group = f"{'decode' if uniform else 'mixed'} {mode}"
-        self._debug_sizes.setdefault(group, set()).add(tokens)
+        if tokens <= MAX_STEP_SIZE:
+            self._debug_sizes.setdefault(group, set()).add(tokens)
         self.record.capture(group, line).backend = _backend(mode)
         return self._seen()
 
@@ -257,7 +258,8 @@ class VllmReader:
                 if size is not None and count is not None:
                     counts[size] += count
             i = text.find("(", close)
-        self._forward[rank] = counts  # cumulative: the last line of a rank is its total
+        if rank in self._forward or len(self._forward) < 1024:
+            self._forward[rank] = counts  # cumulative: the last line of a rank is its total
         return self._seen()
 
     def _metric_row(self, text: str) -> bool:

@@ -156,3 +156,24 @@ def test_hostile_lines_are_linear_and_never_raise(line: str) -> None:
     else:
         assert all(s for steps in record.steps.values() for s in steps.total())
     assert time.perf_counter() - start < 2.0
+
+
+def test_metrics_scrape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """sglang:cuda_graph_passes_total / graph_memory_usage_gb as SGLang 0.5.23's
+    observability/metrics_collector.py exports them (two ranks' label sets add up)."""
+    log = tmp_path / "server.log"
+    log.write_text(_sglang_log(_plan_sizes("decode"), _plan_sizes("prefill"), []))
+    scrape = tmp_path / "metrics.txt"
+    scrape.write_text(
+        "# HELP sglang:cuda_graph_passes_total Total number of forward passes.\n"
+        'sglang:cuda_graph_passes_total{model_name="m",tp_rank="0",mode="decode_cuda_graph"} 900.0\n'
+        'sglang:cuda_graph_passes_total{model_name="m",tp_rank="0",mode="decode_none"} 100.0\n'
+        'sglang:cuda_graph_passes_total{model_name="m",tp_rank="1",mode="decode_none"} 100.0\n'
+        'sglang:graph_memory_usage_gb{model_name="m",phase="decode"} 0.5\n')
+    assert main(["verify", str(log), "--metrics", str(scrape), *LAUNCH, "-o", "json"]) == 0
+    metrics = json.loads(capsys.readouterr().out)["metrics"]
+    assert metrics == {"passes decode_cuda_graph": 900.0, "passes decode_none": 200.0,
+                       "graph memory GB decode": 0.5}
+    empty = tmp_path / "empty.txt"
+    empty.write_text("up 1\n")
+    assert main(["verify", str(log), "--metrics", str(empty), *LAUNCH]) == 2
