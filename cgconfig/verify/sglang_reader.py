@@ -139,8 +139,9 @@ class SglangReader:
         if rank:
             self.record.add_rank(rank)
             self._last_rank = rank
-        if text.startswith("Capture target ") or text.startswith("Capture draft "):
-            return self._capture_new(line, rank, text)
+        if (text.startswith("Capture target ") or text.startswith("Capture draft ")) and \
+                self._capture_new(line, rank, text):
+            return True
         if text.startswith("Capture piecewise CUDA graph ") or any(
                 text.startswith(f"Capture {w} ") or text.startswith(f"Capture draft {w} ") or
                 text.startswith(f"Capture draft extend {w} ") for w in _LEGACY_WORDS):
