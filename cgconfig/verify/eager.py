@@ -40,6 +40,10 @@ class EagerReport:
     """The one flag (with its value) that would cover every eager size, when one exists."""
     marked: bool
     """Whether the log says per step whether a graph ran (else sizes alone decide)."""
+    lines: int = 0
+    """Log lines the steps were read from."""
+    weight: int = 1
+    """Steps one line stands for (SGLang's ``--decode-log-interval``)."""
     graph_above_plan: tuple[int, int] | None = None
     """(steps, largest size) of steps that replayed a graph above the plan's largest size: the
     server captured more than the plan says."""
@@ -49,7 +53,8 @@ class EagerReport:
         return {"phase": self.phase, "unit": self.unit, "steps": self.steps,
                 "eager_steps": self.eager_steps, "above_plan_largest": self.above_plan,
                 "eager_sizes": list(self.eager_sizes) if self.eager_sizes else None,
-                "plan_largest": self.plan_largest, "flag": self.flag,
+                "plan_largest": self.plan_largest, "flag": self.flag, "lines": self.lines,
+                "steps_per_line": self.weight,
                 "graph_above_plan": list(self.graph_above_plan) if self.graph_above_plan
                 else None}
 
@@ -76,7 +81,7 @@ def eager_steps(record: LogRecord, plan: Plan) -> list[EagerReport]:
         out.append(EagerReport(
             phase, steps.unit, total, sum(eager.values()), above,
             (min(eager), max(eager)) if eager else None, largest, flag,
-            marked=bool(steps.graph or steps.eager),
+            marked=bool(steps.graph or steps.eager), lines=steps.lines, weight=steps.weight,
             graph_above_plan=(sum(replayed.values()), max(replayed)) if replayed else None))
     return out
 

@@ -70,6 +70,10 @@ class Steps:
     unit: str = "requests"
     out_of_range: int = 0
     """Steps whose size was above :data:`MAX_STEP_SIZE` (not counted by size)."""
+    lines: int = 0
+    """Log lines (or table rows) the steps were read from."""
+    weight: int = 1
+    """Steps each line stands for (SGLang's ``--decode-log-interval``), 1 when counted exactly."""
 
     def total(self) -> Counter[int]:
         """Every step counted, whatever ran it."""
@@ -77,6 +81,7 @@ class Steps:
 
     def add(self, size: int, ran_graph: bool | None, weight: int = 1) -> None:
         """Count ``weight`` steps of ``size``."""
+        self.lines += 1
         if size > MAX_STEP_SIZE:
             self.out_of_range += weight
             return

@@ -83,8 +83,9 @@ def _eager_line(report: object) -> str:
 
     assert isinstance(report, EagerReport)
     unit = report.unit
-    text = (f"steps ({report.phase}, {unit}): {report.steps:,} logged, {report.eager_steps:,} "
-            f"without a graph")
+    counted = (f"{report.lines:,} lines x {report.weight} (--decode-log-interval) = "
+               f"{report.steps:,} steps" if report.weight > 1 else f"{report.steps:,} steps")
+    text = f"steps ({report.phase}, {unit}): {counted}, {report.eager_steps:,} without a graph"
     if report.eager_sizes:
         low, high = report.eager_sizes
         text += f" (sizes {low}..{high})"

@@ -112,6 +112,7 @@ class SglangReader:
             return False
         graph = _bool_after(text, "cuda graph:", at)
         steps = self.record.steps_of("decode", "requests")
+        steps.weight = self.interval
         per_dp = after(text, "#running-req per DP:", at)
         sizes = int_list(text, per_dp) if per_dp >= 0 else None
         for one in sizes if sizes is not None else [size]:
