@@ -44,6 +44,10 @@ REAL_LOGS = [
                 "steps at 36 and 46 ran eagerly, those at 28 and below on a graph"),
     RealLog("sglang_pr22166.log", "https://github.com/sgl-project/sglang/pull/22166",
             "sglang", "unknown"),
+    RealLog("sglang_qwen3_8b_elided.log",
+            "a public repository document's expected start-up log (code-search file id "
+            "52132052242; repository not resolved): Qwen3-8B, 2026-04, lists elided as [1, 2, 4, ...]",
+            "sglang", "SGLang 0.5.6-0.5.17", counts={"decode": 52, "prefill": 74}),
     RealLog("vllm_v0_pr11349.log", "https://github.com/vllm-project/vllm/pull/11349",
             "vllm", "vLLM 0.6-0.9 (V0 engine)", counts={"decode FULL": 35},
             line=("vllm", "serve", "meta-llama/Llama-3.2-1B-Instruct"), verdict="differs",

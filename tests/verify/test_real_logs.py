@@ -91,3 +91,11 @@ def test_the_measurement_set() -> None:
         assert row["engine"] and row["format"] and row["version"], row
         assert row["lists"] and row["counts"], row
         assert row["verdict"] == row["verdict_expected"], row
+
+
+def test_an_elided_list_is_not_read_as_a_list() -> None:
+    """`Capture cuda graph bs [1, 2, 4, ...]` as a document quoted it: the count comes from the
+    progress bar (52/52), the list is not guessed."""
+    record = read_log(str(LOGS / "sglang_qwen3_8b_elided.log"))
+    decode, prefill = record.captures["decode"], record.captures["prefill"]
+    assert (decode.sizes, decode.graphs, prefill.sizes, prefill.graphs) == (None, 52, None, 74)
