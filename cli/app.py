@@ -94,18 +94,29 @@ def tune(ctx: typer.Context) -> None:
     raise typer.Exit(run_tune(list(ctx.args)))
 
 
+@app.command(context_settings=_PASS_THROUGH, cls=_Command)
+def verify(ctx: typer.Context) -> None:
+    """Check a server against its plan from the server's own log (see `cgconfig verify --help`)."""
+    from cgconfig.cli.verify_cmd import run_verify
+
+    raise typer.Exit(run_verify(list(ctx.args)))
+
+
 @app.command(cls=_Command)
 def histogram(
-    sglang_log: Annotated[str, typer.Option(help="SGLang server log to convert.")],
+    sglang_log: Annotated[str | None, typer.Option(help="SGLang server log to convert.")] = None,
+    vllm_log: Annotated[str | None, typer.Option(
+        help="vLLM server log to convert (--cudagraph-metrics or VLLM_LOG_BATCHSIZE_INTERVAL).")]
+    = None,
     decode_log_interval: Annotated[int, typer.Option(
         help="The server's --decode-log-interval (one decode line per this many steps).")] = 40,
     output: Annotated[str | None, typer.Option("--output", "-o",
                                                help="Write here instead of stdout.")] = None,
 ) -> None:
-    """Convert an SGLang server log into a batch-size histogram file for `cgconfig tune`."""
+    """Convert an SGLang or vLLM server log into a batch-size histogram file for `cgconfig tune`."""
     from cgconfig.cli.tune_cmd import run_histogram
 
-    raise typer.Exit(run_histogram(sglang_log, decode_log_interval, output))
+    raise typer.Exit(run_histogram(sglang_log, decode_log_interval, output, vllm_log=vllm_log))
 
 
 @app.command(context_settings=_PASS_THROUGH, cls=_Command)

@@ -12,7 +12,7 @@ import re
 import sys
 from pathlib import Path
 
-COMMANDS = ("resolve", "explain", "diff", "tune", "histogram", "rules", "schema", "version",
+COMMANDS = ("resolve", "explain", "diff", "tune", "verify", "histogram", "rules", "schema", "version",
             "completion")
 RULES_SUBCOMMANDS = ("list", "show", "validate")
 SCHEMAS = ("config", "deployment", "plan", "rules")

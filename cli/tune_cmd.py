@@ -1,6 +1,7 @@
 """``cgconfig tune``: choose decode capture sizes from a batch-size histogram.
 
-    cgconfig tune --histogram FILE [--max-graphs N | --max-waste PCT] [--cost FILE] [launch line]
+    cgconfig tune --histogram FILE [--max-graphs N | --max-waste PCT |
+                  --max-graph-memory GIB --memory-log LOG] [--cost FILE] [launch line]
 
 The launch line is read exactly as ``cgconfig resolve`` reads it (any dialect, ``-o``, ``--emit``,
 ``--rules``...). ``cgconfig histogram --sglang-log LOG`` converts an SGLang server log.
@@ -18,7 +19,8 @@ from cgconfig.errors import CgConfigError, InputError, did_you_mean
 from cgconfig.tune.optimize import MAX_GRAPHS
 
 USAGE = """\
-Usage: cgconfig tune --histogram FILE [--max-graphs N | --max-waste PCT] [--cost FILE] [FLAGS…]
+Usage: cgconfig tune --histogram FILE [--max-graphs N | --max-waste PCT | --max-graph-memory GIB
+                     --memory-log LOG] [--cost FILE] [FLAGS…]
 
   Choose the decode capture sizes that minimise the expected cost over a histogram of real
   batch sizes, under every rule and alignment constraint of the deployment, and compare them
@@ -28,11 +30,16 @@ Usage: cgconfig tune --histogram FILE [--max-graphs N | --max-waste PCT] [--cost
                      `cgconfig histogram --sglang-log LOG`); format: docs/histogram-format.md
   --max-graphs N     at most N graphs, 1..256 (default: as many as the default list captures)
   --max-waste PCT    the fewest graphs whose padding waste is at most PCT percent
+  --max-graph-memory GIB
+                     as many graphs as fit GIB of graph memory, the memory per graph taken
+                     from --memory-log LOG (the server's start-up log)
+  --memory-log LOG   the log --max-graph-memory reads (SGLang or vLLM)
   --cost FILE        step-time model (graph and eager lines, ms) instead of padded rows
   FLAGS…             the launch line, as for `cgconfig resolve` (-o json|yaml, --emit sglang|vllm)
 """
 
-OWN_FLAGS = ("--histogram", "--max-graphs", "--max-waste", "--cost")
+OWN_FLAGS = ("--histogram", "--max-graphs", "--max-waste", "--cost", "--max-graph-memory",
+             "--memory-log")
 
 
 @dataclass
@@ -44,6 +51,8 @@ class TuneArgs:
     max_waste: float | None = None
     cost: str | None = None
     rest: list[str] | None = None
+    max_graph_memory: float | None = None
+    memory_log: str | None = None
 
 
 def _wants_json(argv: list[str]) -> bool:
@@ -97,6 +106,18 @@ def parse_tune_args(argv: list[str]) -> TuneArgs:
             out.histogram = raw
         elif name == "--cost":
             out.cost = raw
+        elif name == "--memory-log":
+            out.memory_log = raw
+        elif name == "--max-graph-memory":
+            try:
+                gib = float(raw.removesuffix("GiB").removesuffix("G")) if len(raw) < 40 \
+                    else math.nan
+            except ValueError:
+                gib = math.nan
+            if not (math.isfinite(gib) and 0 < gib <= 1 << 20):
+                raise InputError(f"expects GiB of graph memory, got {raw[:40]!r}", where=name,
+                                 allowed="a number above 0, up to 1048576")
+            out.max_graph_memory = gib
         elif name == "--max-graphs":
             if not (raw.isascii() and raw.isdigit() and len(raw) <= 9) or \
                     not 1 <= int(raw) <= MAX_GRAPHS:
@@ -116,9 +137,15 @@ def parse_tune_args(argv: list[str]) -> TuneArgs:
         raise InputError("--histogram FILE is required", where="cgconfig tune",
                          hint="record one with runner.stats.write_histogram(path) or convert a "
                               "server log with `cgconfig histogram --sglang-log LOG`")
-    if out.max_graphs is not None and out.max_waste is not None:
-        raise InputError("--max-graphs and --max-waste are alternatives; give one",
+    chosen = [n for n, v in (("--max-graphs", out.max_graphs), ("--max-waste", out.max_waste),
+                             ("--max-graph-memory", out.max_graph_memory)) if v is not None]
+    if len(chosen) > 1:
+        raise InputError(f"{' and '.join(chosen)} are alternatives; give one",
                          where="cgconfig tune")
+    if (out.max_graph_memory is None) != (out.memory_log is None):
+        raise InputError("--max-graph-memory GIB and --memory-log LOG go together",
+                         where="cgconfig tune",
+                         hint="the log gives the memory per graph (the server's start-up log)")
     return out
 
 
@@ -142,6 +169,12 @@ def run_tune(argv: list[str]) -> int:
         args = parse_tune_args(argv)
         assert args.histogram is not None and args.rest is not None
         histogram = hist_file.load(args.histogram)
+        budget = None
+        if args.max_graph_memory is not None and args.memory_log is not None:
+            from cgconfig.tune.memory import graphs_for_budget
+
+            budget = graphs_for_budget(args.max_graph_memory, args.memory_log)
+            args.max_graphs = budget.graphs
         cost = load_cost(args.cost) if args.cost else None
         split = split_command_line(args.rest, HOST_FLAGS)
         options = parse_options(split.parts.get(HOST_FLAGS.owner))
@@ -157,6 +190,9 @@ def run_tune(argv: list[str]) -> int:
     if emit or fmt != "table":  # the table lists them itself
         for message in result.plan.warnings:
             note("warning", message)
+    if budget is not None and (emit or fmt != "table"):
+        note("memory budget", f"{budget.budget_gib:g} GiB: at most {budget.graphs} graphs "
+                              f"({budget.how})")
     if emit:
         from cgconfig.emit import emit_plan
 
@@ -166,6 +202,8 @@ def run_tune(argv: list[str]) -> int:
         sys.stdout.write(text)
         return 0
     doc: dict[str, Any] = {**result.plan.to_dict(), "tune": result.to_dict()}
+    if budget is not None:
+        doc["tune"]["memory_budget"] = budget.to_dict()
     if fmt == "json":
         from cgconfig.cli.output import compact_json
 
@@ -178,17 +216,32 @@ def run_tune(argv: list[str]) -> int:
         from cgconfig.cli.tune_report import print_report
 
         print_report(result)
+        if budget is not None:
+            sys.stdout.write(f"memory budget {budget.budget_gib:g} GiB: at most {budget.graphs} "
+                             f"graphs ({budget.how})\n")
     return 0
 
 
-def run_histogram(log: str, interval: int, output: str | None) -> int:
-    """``cgconfig histogram --sglang-log LOG``: print or write the converted histogram."""
+def run_histogram(log: str | None, interval: int, output: str | None, *,
+                  vllm_log: str | None = None) -> int:
+    """``cgconfig histogram --sglang-log LOG`` (or ``--vllm-log LOG``): print or write the
+    converted histogram."""
     from cgconfig.cli.errors import report
     from cgconfig.tune import histogram as hist_file
-    from cgconfig.tune.sglang_log import histogram_from_log
 
     try:
-        histogram = histogram_from_log(log, interval=interval)
+        if (log is None) == (vllm_log is None):
+            raise InputError("give one log: --sglang-log LOG or --vllm-log LOG",
+                             where="cgconfig histogram")
+        if vllm_log is not None:
+            from cgconfig.tune.vllm_log import histogram_from_log as from_vllm
+
+            histogram = from_vllm(vllm_log)
+        else:
+            from cgconfig.tune.sglang_log import histogram_from_log
+
+            assert log is not None
+            histogram = histogram_from_log(log, interval=interval)
         if output is None:
             sys.stdout.write(hist_file.dumps(histogram))
         else:

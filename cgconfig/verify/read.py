@@ -1,0 +1,52 @@
+"""One pass over a log: every engine's reader sees each line; the one that recognised most wins.
+
+A log in no known format is an :class:`InputError` naming what was looked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from cgconfig.errors import InputError
+from cgconfig.verify.record import LogRecord, rank_of
+from cgconfig.verify.sglang_reader import SglangReader
+from cgconfig.verify.text import open_log, strip_escapes
+from cgconfig.verify.trtllm_reader import TrtllmReader
+from cgconfig.verify.vllm_reader import VllmReader
+
+LOOKED_FOR = ("SGLang 'Capture ... CUDA graph' / 'Decode batch' / 'server_args='",
+              "vLLM 'Capturing CUDA graphs' / 'Graph capturing finished' / 'non-default args:'",
+              "TensorRT-LLM 'Creating CUDA graph instances' / 'CUDA graph warmup for batch size='")
+ENGINE_NAMES = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "TensorRT-LLM"}
+
+
+def read_lines(lines: Iterable[str], where: str, *, interval: int = 40,
+               engine: str | None = None) -> LogRecord:
+    """Read a log's lines (already split); ``engine`` restricts the readers to one."""
+    readers: list[SglangReader | VllmReader | TrtllmReader] = [
+        SglangReader(interval), VllmReader(), TrtllmReader()]
+    if engine is not None:
+        readers = [r for r in readers if r.engine == engine]
+    count = 0
+    for count, raw in enumerate(lines, 1):
+        line = strip_escapes(raw)
+        rank, start = rank_of(line)
+        text = line[start:].lstrip()
+        for reader in readers:
+            reader.feed(count, rank, text)
+    best = max(readers, key=lambda r: r.record.evidence)
+    record = best.finish()
+    record.lines = count
+    if record.evidence == 0:
+        wanted = [s for s in LOOKED_FOR if engine is None or s.startswith(ENGINE_NAMES[engine])]
+        raise InputError(f"no CUDA-graph lines of a known engine in {count:,} lines", where=where,
+                         allowed="; ".join(wanted),
+                         hint="pass the server's own log (INFO level), from its start")
+    return record
+
+
+def read_log(path: str, *, interval: int = 40, engine: str | None = None,
+             flag: str = "LOG") -> LogRecord:
+    """Read the log file ``path`` (``-`` for stdin), streamed."""
+    where = f"{flag} {path}" if flag else path
+    return read_lines(open_log(path, where), where, interval=interval, engine=engine)
