@@ -67,9 +67,12 @@ def _read_tokens(tokens: list[str]) -> tuple[str | None, str, dict[str, int]]:
         elif name in SIZE_FLAGS:
             check_int_text(value, name)
             try:
-                sizes[name[2:]] = int(value)
+                sizes[name[2:]] = int(value)  # click's INT: int(value)
             except ValueError:
-                raise InputError(f"{value!r} is not a valid integer", where=name) from None
+                from cgconfig.engines.table import load_table
+
+                raise InputError(f"expected int, got {value!r} ({load_table('trtllm').label})",
+                                 where=name) from None
         else:
             path, flag = value, name
     return path, flag, sizes
