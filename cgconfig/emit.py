@@ -223,12 +223,17 @@ def env_lines(plan: Plan) -> list[str]:
 def emit_plan(plan: Plan, target: str, user_config: dict[str, Any] | None = None
               ) -> tuple[str, list[str]]:
     """Text for ``resolve --emit TARGET`` and notes on what the target cannot express;
-    ``user_config`` is the line's own vLLM compilation config (its non-graph keys are kept)."""
+    ``user_config`` is the line's own vLLM compilation config, or for ``trtllm`` its options
+    file (their non-graph keys are kept)."""
     if target == "sglang":
         return shlex.join(sglang_args(plan)) + "\n", sglang_config_notes(plan)[1]
     if target == "vllm":
         args, notes = vllm_args(plan, user_config)
         return shlex.join(args) + "\n", notes
+    if target == "trtllm":
+        from cgconfig.emit_trtllm import trtllm_text
+
+        return trtllm_text(plan, user_config)
     if target == "env":
         return "\n".join(env_lines(plan)) + "\n", sglang_words(plan)[1]
     raise ValueError(f"unknown emit target {target!r}")
