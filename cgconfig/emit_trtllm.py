@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cgconfig.emit import decode_sizes_as
+from cgconfig.emit_units import decode_sizes_as
 from cgconfig.fields.table import default_value
 from cgconfig.plan import Plan
 

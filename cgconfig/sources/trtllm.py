@@ -22,6 +22,7 @@ from cgconfig.dialects.trtllm_llm_args import (
     GraphConfig,
     engine_limits,
     graph_config,
+    lax,
 )
 from cgconfig.docio import LineMap, locate, read_document
 from cgconfig.errors import InputError, did_you_mean
@@ -31,11 +32,13 @@ from cgconfig.resolve.request import DialectDefault, ResolveRequest
 from cgconfig.sources.contribution import Contribution
 from cgconfig.sources.dialect_flags import TRTLLM_FLAGS
 from cgconfig.sources.documents import validate_leaf
+from cgconfig.sources.entry_point import PARALLEL_FACTS
 from cgconfig.sources.trtllm_capture import TrtllmCapture
 
 #: Top-level keys of the options file this source reads (the others do not change the graphs).
 READ_KEYS = ("cuda_graph_config", "torch_compile_config", "max_batch_size", "max_num_tokens",
-             "speculative_config", "enable_attention_dp")
+             "speculative_config", "enable_attention_dp", "tensor_parallel_size",
+             "pipeline_parallel_size")
 PIECEWISE_DEFAULT_TOKENS = [2**i for i in range(8)] + list(range(256, 3073, 256))
 
 
@@ -141,6 +144,13 @@ def _from_options(data: dict[str, Any], lines: LineMap, name: str, flag: str,
         step_warnings += _graph_leaves(graph, out, leaves, origin, source)
     out.notes += _engine_notes(data, limits, graph)
     out.steps.append(TrtllmCapture(limits, step_warnings))
+    for key, fact in PARALLEL_FACTS.items():  # the YAML's layout wins over --tp_size, --pp_size
+        if key in data:
+            try:
+                out.facts[fact] = lax(data[key], "int", (key,))
+            except ConfigProblem as exc:
+                raise _problem(exc, name, lines) from None
+            out.fact_sources[fact] = f"{label}:{key}"
     compile_block = data.get("torch_compile_config")
     compile_block = {} if compile_block is None else compile_block
     if not isinstance(compile_block, dict):

@@ -175,3 +175,32 @@ def test_version_is_named_tensorrt_llm_with_the_commit() -> None:
     with pytest.raises(InputError) as info:
         resolve_args(["trtllm-serve", "MODEL", "--max_batch_size", "x"])
     assert "TensorRT-LLM (main, commit 00209af)" in str(info.value)
+
+
+#: TensorRT-LLM's curated options for Qwen3-Next, verbatim:
+#: https://github.com/NVIDIA/TensorRT-LLM/blob/21c1b298d4dc2166cbe7660b16335dcb4bdb4809/examples/configs/curated/qwen3-next.yaml
+QWEN3_NEXT = """max_batch_size: 16
+max_num_tokens: 4096
+tensor_parallel_size: 4
+moe_expert_parallel_size: 4
+trust_remote_code: true
+cuda_graph_config:
+  enable_padding: true
+  max_batch_size: 720
+moe_config:
+  backend: TRTLLM
+stream_interval: 20
+num_postprocess_workers: 4
+"""
+
+
+def test_curated_qwen3_next_captures_up_to_its_max_batch_size(tmp_path: Path) -> None:
+    # TensorRT-LLM: 29 configured sizes up to 720, captured [1, 2, 4, 8, 16], no warning.
+    plan = _plan(tmp_path, QWEN3_NEXT)
+    assert len(plan.config["decode"]["bs"]) == 29 and plan.config["decode"]["bs"][-1] == 720
+    assert plan.capture["decode"]["sizes"] == [1, 2, 4, 8, 16]
+    assert not any("pad batches" in w for w in plan.warnings)
+    assert plan.facts["tp_size"] == 4 and plan.fact_sources["tp_size"].endswith(
+        ":tensor_parallel_size")
+    ignored = " ".join(plan.ignored_args)
+    assert "max_batch_size" not in ignored and "max_num_tokens" not in ignored
