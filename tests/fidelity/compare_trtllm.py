@@ -30,8 +30,8 @@ KNOWN = HERE / "known_trtllm_differences.json"
 DELIBERATE = "leaves them out"
 
 
-def load() -> list[dict[str, Any]]:
-    return [json.loads(line) for line in CASES.read_text().splitlines() if line.strip()]
+def load(path: Path = CASES) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def known() -> dict[str, str]:
@@ -93,10 +93,11 @@ def classify(answer: dict[str, Any], got: dict[str, Any]) -> str:
     return "agree-deliberate" if nonpositive else "agree"
 
 
-def results(ids: set[int] | None = None) -> dict[int, tuple[str, dict[str, Any], dict[str, Any]]]:
+def results(ids: set[int] | None = None, path: Path = CASES
+            ) -> dict[int, tuple[str, dict[str, Any], dict[str, Any]]]:
     out = {}
     with tempfile.TemporaryDirectory() as folder:
-        for case in load():
+        for case in load(path):
             if ids is not None and case["id"] not in ids:
                 continue
             got = run_cgconfig(case, folder)
@@ -114,8 +115,9 @@ def main() -> int:
     cli = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     cli.add_argument("--ids", type=int, nargs="*")
     cli.add_argument("--update-known", action="store_true")
+    cli.add_argument("--cases", type=Path, default=CASES, help="another recorded set")
     args = cli.parse_args()
-    found = results(set(args.ids) if args.ids else None)
+    found = results(set(args.ids) if args.ids else None, args.cases)
     if args.ids:
         for cid, (kind, case, got) in found.items():
             print(json.dumps({"id": cid, "class": kind, "argv": case["argv"], "yaml": case["yaml"],
@@ -129,7 +131,7 @@ def main() -> int:
     for kind, n in sorted(counts.items(), key=lambda kv: -kv[1]):
         first = next(cid for cid, (k, _, _) in found.items() if k == kind)
         print(f"  {kind}: {n} (first: id {first})")
-    if args.update_known:
+    if args.update_known and args.cases == CASES:
         KNOWN.write_text(json.dumps({str(c): k for c, (k, _, _) in sorted(found.items())
                                      if not k.startswith("agree")}, indent=0, sort_keys=True)
                          + "\n")

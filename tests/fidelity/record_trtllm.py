@@ -134,14 +134,16 @@ def main() -> int:
     cli.add_argument("--oracle", type=Path, required=True)
     cli.add_argument("--n", type=int, default=2400)
     cli.add_argument("--seed", type=int, default=21)
+    cli.add_argument("--out", type=Path, default=OUT, help="a fresh set elsewhere (agreement "
+                     "on unseen cases: compare_trtllm.py --cases FILE)")
     args = cli.parse_args()
     rng = random.Random(args.seed)
     cases = [{"id": i, **rand_case(rng)} for i in range(args.n)]
-    with OUT.open("w") as fh:
+    with args.out.open("w") as fh:
         for case, answer in zip(cases, ask(args.oracle, cases), strict=False):
             case["answer"] = {k: answer.get(k) for k in KEPT}
             fh.write(json.dumps(case) + "\n")
-    print(f"{len(cases)} cases -> {OUT}")
+    print(f"{len(cases)} cases -> {args.out}")
     return 0
 
 
