@@ -234,6 +234,11 @@ def _engine_notes(data: dict[str, Any], limits: EngineLimits,
                   graph: GraphConfig | None) -> list[str]:
     """What the plan says about the engine inputs that bound or shape the list."""
     notes: list[str] = []
+    explicit = [f for f in (limits.max_batch_size_from, limits.max_num_tokens_from)
+                if not f.endswith("default")]
+    if limits.draft_tokens or explicit:
+        notes.append(f"TensorRT-LLM captures decode batches of at most {limits.chain()} "
+                     "requests (model_engine.py _filter_cuda_graph_batch_sizes)")
     if limits.draft_tokens:
         notes.append(
             f"speculative decoding: each decode step carries 1 + {limits.draft_tokens} tokens "
