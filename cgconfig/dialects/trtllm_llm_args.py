@@ -71,19 +71,24 @@ def _strict_ok(value: Any, kind: str) -> bool:
                                        for v in value) and (kind != "pos_list" or bool(value))
 
 
-def lax(value: Any, kind: str, path: tuple[Any, ...]) -> Any:
+def lax(value: Any, kind: str, path: tuple[Any, ...], read: list[str] | None = None) -> Any:
     """``value`` as a pydantic field of ``kind`` takes it in lax mode; ``ConfigProblem`` with
-    pydantic's message when it does not."""
+    pydantic's message when it does not. A value that had to be coerced is recorded in
+    ``read`` (``cuda_graph_config.max_batch_size: '8' read as 8``), so it is never silent."""
     if _strict_ok(value, kind):
         return list(value) if isinstance(value, list) else value
     from pydantic import ValidationError
 
     try:
-        return _adapter(kind).validate_python(value)
+        coerced = _adapter(kind).validate_python(value)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = path + tuple(first.get("loc", ()))
         raise ConfigProblem(f"{first['msg']}, got {value!r}", where) from None
+    if read is not None:
+        read.append(f"{'.'.join(map(str, path))}: {value!r} read as {coerced!r}, as "
+                    "TensorRT-LLM's pydantic models read it (lax mode)")
+    return coerced
 
 
 @dataclass
@@ -97,6 +102,8 @@ class GraphConfig:
     enable_padding: bool
     given: dict[str, Any] = field(default_factory=dict)
     """The keys the file set, with their (coerced) values."""
+    coerced: list[str] = field(default_factory=list)
+    """Each value pydantic's lax mode had to convert, in words."""
 
 
 def infer_mode(block: dict[Any, Any]) -> str:
@@ -121,7 +128,8 @@ def graph_config(block: dict[Any, Any]) -> GraphConfig:
                 if key in ENCODER_KEYS else ""
             raise ConfigProblem(f"unknown key {key!r}{where}", (*at, key), allowed=allowed,
                                 key=str(key))
-    given = {k: lax(v, _KINDS[k], (*at, k)) for k, v in block.items() if k != "mode"}
+    read: list[str] = []
+    given = {k: lax(v, _KINDS[k], (*at, k), read) for k, v in block.items() if k != "mode"}
     for many, most in (("num_tokens", "max_num_token"), ("seq_lens", "max_seq_len")):
         if given.get(many) and given.get(most, 0) not in (0, max(given[many])):
             raise ConfigProblem(f"CudaGraphConfig.{most} is incompatible with "
@@ -143,7 +151,7 @@ def graph_config(block: dict[Any, Any]) -> GraphConfig:
             ordered, chosen = trtllm_sizes.validate(None, given.get("max_batch_size", 0), padding)
     except ValueError as exc:
         raise ConfigProblem(str(exc).replace("\n", " "), at) from None
-    return GraphConfig(mode, ordered, chosen, padding, given)
+    return GraphConfig(mode, ordered, chosen, padding, given, read)
 
 
 @dataclass
@@ -158,6 +166,9 @@ class EngineLimits:
     draft_tokens: int = 0
     draft_from: str = ""
     warnings: list[str] = field(default_factory=list)
+    """TensorRT-LLM's own warnings (``validate_runtime_args``)."""
+    coerced: list[str] = field(default_factory=list)
+    """Each value pydantic's lax mode had to convert, in words."""
 
     @property
     def bound(self) -> int:
@@ -174,7 +185,7 @@ class EngineLimits:
                 f"{per_step})) = {self.bound}")
 
 
-def _draft_tokens(spec: Any) -> tuple[int, str]:
+def _draft_tokens(spec: Any, read: list[str]) -> tuple[int, str]:
     """``spec_config.tokens_per_gen_step - 1``: ``max_total_draft_tokens``, else
     ``max_draft_len``, else MTP's ``num_nextn_predict_layers``."""
     if spec is None:
@@ -185,10 +196,10 @@ def _draft_tokens(spec: Any) -> tuple[int, str]:
     draft_len, name = spec.get("max_draft_len"), "max_draft_len"
     if draft_len is None:
         draft_len, name = spec.get("num_nextn_predict_layers", 0) or 0, "num_nextn_predict_layers"
-    draft_len = lax(draft_len, "int", (*at, name))
+    draft_len = lax(draft_len, "int", (*at, name), read)
     total = spec.get("max_total_draft_tokens")
     if total is not None:
-        return lax(total, "int", (*at, "max_total_draft_tokens")), \
+        return lax(total, "int", (*at, "max_total_draft_tokens"), read), \
             "speculative_config.max_total_draft_tokens"
     return draft_len, f"speculative_config.{name}"
 
@@ -198,19 +209,21 @@ def engine_limits(cli: dict[str, int], data: dict[Any, Any], file_label: str) ->
     ``max_batch_size`` / ``max_num_tokens`` win over the flags), ``validate_runtime_args``'s
     warning and the draft tokens of ``speculative_config``."""
     values: dict[str, tuple[int, str]] = {}
+    read: list[str] = []
     for name, default in SERVE_DEFAULTS.items():
         if name in data:
             value = data[name]
             if value is None:
                 raise ConfigProblem(f"{name}: null leaves the engine without a {name} "
                                     "(TensorRT-LLM's filter compares against it)", (name,))
-            values[name] = (lax(value, "int", (name,)), f"{file_label} {name}")
+            values[name] = (lax(value, "int", (name,), read), f"{file_label} {name}")
         elif name in cli:
             values[name] = (cli[name], f"--{name}")
         else:
             values[name] = (default, "trtllm-serve default")
-    draft, draft_from = _draft_tokens(data.get("speculative_config"))
-    limits = EngineLimits(*values["max_batch_size"], *values["max_num_tokens"], draft, draft_from)
+    draft, draft_from = _draft_tokens(data.get("speculative_config"), read)
+    limits = EngineLimits(*values["max_batch_size"], *values["max_num_tokens"], draft, draft_from,
+                          coerced=read)
     if limits.max_batch_size > limits.max_num_tokens:
         limits.warnings.append(
             f"max_batch_size [{limits.max_batch_size}] should be less than or equal to "

@@ -140,8 +140,9 @@ def _from_options(data: dict[str, Any], lines: LineMap, name: str, flag: str,
             graph = graph_config(block)
     except ConfigProblem as exc:
         raise _problem(exc, name, lines) from None
+    step_warnings += limits.coerced
     if graph is not None:
-        step_warnings += _graph_leaves(graph, out, leaves, origin, source)
+        step_warnings += graph.coerced + _graph_leaves(graph, out, leaves, origin, source)
     out.notes += _engine_notes(data, limits, graph)
     out.steps.append(TrtllmCapture(limits, step_warnings))
     for key, fact in PARALLEL_FACTS.items():  # the YAML's layout wins over --tp_size, --pp_size

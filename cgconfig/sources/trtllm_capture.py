@@ -21,15 +21,16 @@ CAPTURE_KEY = "capture.decode.sizes"
 
 @dataclass
 class TrtllmCapture:
-    """The draft step of one trtllm-serve line: its engine limits and the warnings that
-    TensorRT-LLM logs while it reads the options (``validate_runtime_args``...)."""
+    """The draft step of one trtllm-serve line: its engine limits (with the warnings
+    TensorRT-LLM logs, ``validate_runtime_args``) and cgconfig's own warnings on the options
+    (lax values, sizes of 0 or fewer requests)."""
 
     limits: EngineLimits
     warnings: list[str] = field(default_factory=list)
 
     def __call__(self, draft: Draft) -> None:
-        draft.warnings.extend(f"TensorRT-LLM: {w}" for w in [*self.warnings,
-                                                             *self.limits.warnings])
+        draft.warnings.extend(self.warnings)
+        draft.warnings.extend(f"TensorRT-LLM: {w}" for w in self.limits.warnings)
 
         def decode_filter(configured: list[int]) -> list[int]:
             return self.capture(draft, configured)
