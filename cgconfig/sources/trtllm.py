@@ -203,6 +203,10 @@ def _graph_leaves(graph: GraphConfig, out: Contribution, leaves: list[Leaf],
             f"cuda_graph_config.batch_sizes holds {dropped}: TensorRT-LLM accepts them (its "
             "validator sets no lower bound) and would capture graphs of that many requests; "
             "cgconfig leaves them out (see docs/fidelity.md)")
+    repeats = sorted({s for s in sizes if sizes.count(s) > 1})
+    if repeats:
+        warnings.append(f"cuda_graph_config.batch_sizes repeats {repeats}: TensorRT-LLM keeps "
+                        "each repeat in the list it captures from, and so does the plan")
     at = ("cuda_graph_config", "batch_sizes")
     if given.get("batch_sizes"):
         if sizes:

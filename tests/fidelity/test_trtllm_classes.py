@@ -90,9 +90,10 @@ def test_d_top_level_yaml_max_batch_size_wins_over_the_flag(tmp_path: Path) -> N
     assert plan.capture["decode"]["sizes"] == [1, 2, 3, 4]
 
 
-def test_e_duplicates_are_kept(tmp_path: Path) -> None:
-    assert _lists(_plan(tmp_path, "cuda_graph_config: {batch_sizes: [1, 1, 2]}")) == (
-        [1, 1, 2], [1, 1, 2])
+def test_e_duplicates_are_kept_aloud(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, "cuda_graph_config: {batch_sizes: [1, 1, 2]}")
+    assert _lists(plan) == ([1, 1, 2], [1, 1, 2])
+    assert any("repeats [1]" in w for w in plan.warnings)
 
 
 @pytest.mark.parametrize("entry", ["0", "-1"])
