@@ -247,8 +247,7 @@ def _engine_notes(data: dict[str, Any], limits: EngineLimits,
     if limits.draft_tokens:
         notes.append(
             f"speculative decoding: each decode step carries 1 + {limits.draft_tokens} tokens "
-            f"per request ({limits.draft_from}), so TensorRT-LLM captures decode batches of at "
-            f"most max_num_tokens / {1 + limits.draft_tokens} requests")
+            f"per request ({limits.draft_from}), which divides max_num_tokens in the bound above")
     spec = data.get("speculative_config")
     if isinstance(spec, dict) and spec.get("draft_len_schedule") is not None:
         notes.append("speculative_config.draft_len_schedule: not read by cgconfig (TensorRT-LLM "
