@@ -37,6 +37,9 @@ class Draft:
     size_generator: SizeGenerator | None = None
     policy: LockPolicy = field(default_factory=LockPolicy)
     """How downgrades treat locked keys (``--strict``, ``--allow-override``)."""
+    decode_filter: Callable[[list[int]], list[int]] | None = None
+    """A dialect's own capture filter (TensorRT-LLM's, set by its step): configured decode
+    sizes → captured ones, recording its decisions. ``None``: SGLang's filter."""
 
     def get(self, key: str) -> Any:
         """The current value of a dotted key."""

@@ -21,6 +21,7 @@ import json
 import shlex
 from typing import Any
 
+from cgconfig.emit_units import decode_sizes_as
 from cgconfig.errors import InputError
 from cgconfig.fields.flags import OPTION_FLAGS
 from cgconfig.fields.table import default_value
@@ -55,32 +56,6 @@ _PREFILL_EXTRAS = ("max_context_size", "max_seq_len", "full_prefill_max_req",
                    "full_prefill_prefix_chunk_tokens")
 #: Options ``--emit vllm`` maps (the rest are SGLang-only).
 _VLLM_OPTIONS = ("disable_padding", "enable_torch_compile", "torch_compile_max_bs")
-
-
-def _tokens_per_request(plan: Plan) -> int:
-    return int(plan.units["decode"].get("tokens_per_request") or 1)
-
-
-def decode_sizes_as(plan: Plan, sizes: list[int], unit: str, target: str) -> list[int]:
-    """The plan's decode ``sizes`` counted in ``unit`` (``requests`` or ``tokens``).
-
-    Requests become tokens by multiplying with the tokens per request; tokens become requests
-    only when every size is a whole number of requests, else an :class:`InputError` naming
-    the phase.
-    """
-    have, width = plan.size_unit("decode"), _tokens_per_request(plan)
-    if have == unit or width == 1:
-        return list(sizes)
-    if unit == "tokens":
-        return [size * width for size in sizes]
-    odd = [size for size in sizes if size % width]
-    if odd:
-        raise InputError(
-            f"cannot convert the decode phase: its sizes count tokens ({width} per request "
-            f"under speculative decoding) and {odd[:5]} are not whole numbers of requests, "
-            f"which {target}'s decode sizes count", where=f"--emit {target}",
-            hint=f"give decode capture sizes that are multiples of {width}")
-    return [size // width for size in sizes]
 
 
 def sglang_config_notes(plan: Plan) -> tuple[dict[str, dict[str, Any]], list[str]]:
@@ -223,12 +198,17 @@ def env_lines(plan: Plan) -> list[str]:
 def emit_plan(plan: Plan, target: str, user_config: dict[str, Any] | None = None
               ) -> tuple[str, list[str]]:
     """Text for ``resolve --emit TARGET`` and notes on what the target cannot express;
-    ``user_config`` is the line's own vLLM compilation config (its non-graph keys are kept)."""
+    ``user_config`` is the line's own vLLM compilation config, or for ``trtllm`` its options
+    file (their non-graph keys are kept)."""
     if target == "sglang":
         return shlex.join(sglang_args(plan)) + "\n", sglang_config_notes(plan)[1]
     if target == "vllm":
         args, notes = vllm_args(plan, user_config)
         return shlex.join(args) + "\n", notes
+    if target == "trtllm":
+        from cgconfig.emit_trtllm import trtllm_text
+
+        return trtllm_text(plan, user_config)
     if target == "env":
         return "\n".join(env_lines(plan)) + "\n", sglang_words(plan)[1]
     raise ValueError(f"unknown emit target {target!r}")

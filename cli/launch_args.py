@@ -126,6 +126,24 @@ def user_compilation_config(argv: list[str]) -> dict[str, Any]:
     return docs
 
 
+def user_trtllm_options(argv: list[str]) -> dict[str, Any]:
+    """The user's trtllm-serve options file (the last one the line names; read and checked
+    already by the resolution), for ``--emit trtllm`` to keep its non-graph keys."""
+    from cgconfig.docio import read_document
+    from cgconfig.sources.dialect_flags import TRTLLM_FLAGS
+
+    names = {*TRTLLM_FLAGS.flags, "--config"}  # trtllm-serve's --config names the same file
+    path, flag = None, ""
+    for i, word in enumerate(argv):
+        name, eq, inline = word.partition("=")
+        if name in names:
+            path, flag = (inline if eq else (argv[i + 1] if i + 1 < len(argv) else None)), name
+    if path is None:
+        return {}
+    data = read_document(path, flag)[0]
+    return data if isinstance(data, dict) else {}
+
+
 def vllm_launch_args(argv: list[str], plan: Plan) -> tuple[list[str], list[str]]:
     """The plan's ``--compilation-config`` merged into the user's non-graph keys, and notes on
     what vLLM cannot express."""

@@ -16,7 +16,7 @@ from cgconfig.fields.flags import Flag
 from cgconfig.sources.split import DialectFlags, Part
 
 OutputFormat = Literal["table", "json", "yaml"]
-EmitTarget = Literal["sglang", "vllm", "env"]
+EmitTarget = Literal["sglang", "vllm", "trtllm", "env"]
 
 #: The CLI's own flags, in the shape of the dialect flag table (help and completion list them).
 CLI_FLAGS: tuple[Flag, ...] = (
@@ -27,8 +27,8 @@ CLI_FLAGS: tuple[Flag, ...] = (
          choices=CHECK_LEVELS),
     Flag("--allow", "setting", "repeat", "--check: excuse rule ID (repeatable).",
          metavar="RULE_ID"),
-    Flag("--emit", "setting", "choice", "Print engine flags for the plan instead of the plan.",
-         choices=("sglang", "vllm", "env")),
+    Flag("--emit", "setting", "choice", "Print engine flags for the plan instead of the plan "
+         "(trtllm: the options YAML).", choices=("sglang", "vllm", "trtllm", "env")),
     Flag("--all", "setting", "switch",
          "explain: show every key, not only explicit or changed ones."),
     Flag("--show", "setting", "choice", "Also draw the decode and prefill sizes on a log-scale "

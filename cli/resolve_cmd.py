@@ -37,11 +37,13 @@ def run_resolve(argv: list[str]) -> int:
         for message in plan.warnings:
             note("warning", message)
     if options.emit:
-        from cgconfig.cli.launch_args import user_compilation_config
+        from cgconfig.cli.launch_args import user_compilation_config, user_trtllm_options
         from cgconfig.emit import emit_plan
 
         try:
-            text, notes = emit_plan(plan, options.emit, user_compilation_config(argv))
+            user = (user_trtllm_options(argv) if options.emit == "trtllm"
+                    else user_compilation_config(argv))
+            text, notes = emit_plan(plan, options.emit, user)
             vllm_notes: list[str] = []
             line_notes: list[str] = []
             if options.emit == "env":  # plus what a launch script hands the server

@@ -2,6 +2,9 @@
 ``cuda_graph_config`` validators, per TensorRT-LLM
 ``tensorrt_llm/llmapi/llm_args.py`` (``CudaGraphConfig`` and its validators).
 
+``filter_batch_sizes`` is ``model_engine.py:_filter_cuda_graph_batch_sizes`` (what the engine
+keeps of that list, bounded by its own max batch size, ``max_num_tokens`` and draft tokens).
+
 Two variants: ``"newest"`` (2026 main, ``BaseCudaGraphConfig``; padding grid grows in +64
 steps, PR #12895) and ``"v1.0"`` (plain ``CudaGraphConfig`` validated by
 ``TorchLlmArgs.validate_cuda_graph_config``). Sizes are batch sizes (requests), not tokens.
@@ -18,8 +21,11 @@ from cgconfig.limits import check_decode_batch
 
 __all__ = [
     "DEFAULT_MAX_BATCH_SIZE",
+    "FILTER_SOURCE",
     "VARIANTS",
+    "filter_batch_sizes",
     "generate_batch_sizes",
+    "graph_batch_bound",
     "validate",
 ]
 
@@ -123,3 +129,35 @@ def validate(batch_sizes: Sequence[int] | None, max_batch_size: int = 0,
                          f"CudaGraphConfig.batch_sizes: {ordered}, max(batch_sizes): "
                          f"{derived_max}, CudaGraphConfig.max_batch_size: {max_batch_size}")
     return ordered, max_batch_size
+
+
+#: Where the engine's filter lives (the commit whose text cgconfig's port follows).
+FILTER_SOURCE = ("TensorRT-LLM 603c8a0a tensorrt_llm/_torch/pyexecutor/model_engine.py:"
+                 "_filter_cuda_graph_batch_sizes")
+
+
+def graph_batch_bound(max_batch_size: int, max_num_tokens: int, draft_tokens: int) -> int:
+    """The largest pure-decode batch: ``min(max_batch_size, int(max_num_tokens / (1 +
+    draft_tokens)))``, TensorRT-LLM's own float division kept."""
+    return min(max_batch_size, int(max_num_tokens / (1 + draft_tokens)))
+
+
+def filter_batch_sizes(batch_sizes: Sequence[int], bound: int,
+                       enable_padding: bool) -> tuple[list[int], str | None]:
+    """The sizes the engine captures from a sorted ``batch_sizes`` (duplicates kept), and the
+    warning TensorRT-LLM logs when padding makes it capture ``bound`` itself.
+
+    Sizes up to ``bound`` are kept; at the first larger one the list stops, except that with
+    padding ``bound`` is appended (once) so that batches still pad to a graph."""
+    result: list[int] = []
+    for i, size in enumerate(batch_sizes):
+        if size <= bound:
+            result.append(size)
+            continue
+        if enable_padding and (i == 0 or result[i - 1] != bound):
+            result.append(bound)
+            return result, ("CUDA graph padding is enabled, but one of the given CUDA graph "
+                            f"batch sizes ({size}) is larger than the executor's max batch size "
+                            f"({bound}). We will pad batches to {bound}.")
+        break
+    return result, None

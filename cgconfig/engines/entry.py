@@ -31,6 +31,19 @@ SCRIPTS: dict[tuple[str, str | None], str] = {
 }
 
 
+#: trtllm-serve's subcommands other than ``serve`` (the ``main`` group of
+#: ``tensorrt_llm/commands/serve.py`` at 00209af), each with what it starts.
+TRTLLM_OTHER_COMMANDS: dict[str, str] = {
+    "disaggregated": "starts the disaggregated-serving front end; "
+                     "the context and generation servers that its -c file lists are not read",
+    "disaggregated_mpi_worker": "is an MPI worker of disaggregated serving; its -c file is "
+                                "not read",
+    "grpc": "serves a model over gRPC, with options of its own",
+    "mm_embedding_serve": "serves a multimodal encoder, whose encoder graphs cgconfig does not "
+                          "plan",
+}
+
+
 class EntryPoint(NamedTuple):
     """Where a launch line starts the engine and what the engine receives."""
 
@@ -91,6 +104,12 @@ def _match(words: list[str], i: int) -> tuple[str, str, int] | None:
     if (base, nxt) in SCRIPTS:
         return SCRIPTS[(base, nxt)], f"{base} {nxt}", i + 2
     if (base, None) in SCRIPTS:
+        if base == "trtllm-serve" and nxt in TRTLLM_OTHER_COMMANDS:
+            raise InputError(
+                f"this subcommand {TRTLLM_OTHER_COMMANDS[nxt]}; cgconfig reads only the serve subcommand (a "
+                "model, its size flags and its --extra_llm_api_options file)",
+                where=f"trtllm-serve {nxt}",
+                hint="plan each server's own line: trtllm-serve MODEL --extra_llm_api_options FILE")
         skip = 1 if nxt == "serve" else 0
         return SCRIPTS[(base, None)], base + (" serve" if skip else ""), i + 1 + skip
     return None

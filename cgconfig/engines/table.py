@@ -21,7 +21,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 ENGINES: dict[str, tuple[str, str]] = {
     "sglang": ("sglang", "SGLang"),
     "vllm": ("vllm", "vLLM"),
-    "trtllm": ("trtllm-serve", "trtllm-serve"),
+    "trtllm": ("trtllm-serve", "TensorRT-LLM"),
 }
 
 
@@ -86,7 +86,11 @@ class EngineTable:
 
     @property
     def label(self) -> str:
-        """The engine and version as messages name them: ``SGLang 0.5.23``."""
+        """The engine and version as messages name them: ``SGLang 0.5.23``, or for a table
+        read from a commit of the main branch ``TensorRT-LLM (main, commit 00209af)``."""
+        branch, _, commit = self.version.partition("-")
+        if branch == "main" and commit:
+            return f"{ENGINES[self.engine][1]} (main, commit {commit})"
         return f"{ENGINES[self.engine][1]} {self.version}"
 
     @property

@@ -27,11 +27,14 @@ def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
     # SGLang 0.5.23 creates no CPU decode runner without torch.compile: configured, not
     # captured (rule platform.cpu-decode-needs-torch-compile says why).
     no_runner = facts.device == "cpu" and not draft.get("options.enable_torch_compile")
-    sizes = (sz.filter_capture_sizes(configured, alignment)
-             if dec_backend != "disabled" and not no_runner else [])
-    if dec_backend != "disabled" and not no_runner:
-        _record_filter(draft, configured, sizes, alignment)
-    if dec_backend != "disabled" and not sizes and not no_runner:
+    runs = dec_backend != "disabled" and not no_runner
+    if draft.decode_filter is not None:  # the dialect's own filter (TensorRT-LLM's)
+        sizes = draft.decode_filter(configured) if runs else []
+    else:
+        sizes = sz.filter_capture_sizes(configured, alignment) if runs else []
+        if runs:
+            _record_filter(draft, configured, sizes, alignment)
+    if runs and not sizes and draft.decode_filter is None:
         draft.warnings.append(
             "decode: no configured size survives the capture filter (alignment "
             f"{alignment.multiple}, width {alignment.request_width}); decode runs eagerly")

@@ -52,5 +52,7 @@ def engine_flags(engine: str) -> DialectFlags:
 
 
 #: Flags a dialect's source reads only on a line with an entry point (trtllm-serve's own
-#: ``--config`` names the same options file as ``--extra_llm_api_options``).
-ENTRY_ONLY_FLAGS: dict[str, dict[str, Arity]] = {"trtllm": {"--config": 1}}
+#: ``--config`` names the same options file as ``--extra_llm_api_options``; its max batch
+#: size and token budget bound the captured list; ``--backend`` picks the runtime).
+ENTRY_ONLY_FLAGS: dict[str, dict[str, Arity]] = {
+    "trtllm": {"--config": 1, "--max_batch_size": 1, "--max_num_tokens": 1, "--backend": 1}}

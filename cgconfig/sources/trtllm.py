@@ -1,45 +1,84 @@
-"""The TensorRT-LLM dialect: an ``--extra-llm-api-options`` YAML file.
+"""The TensorRT-LLM dialect: a trtllm-serve line's options YAML and its size flags.
 
-Reads ``cuda_graph_config`` (``batch_sizes``, ``max_batch_size``, ``enable_padding``; ``null``
-disables decode graphs) and ``torch_compile_config`` (``enable_piecewise_cuda_graph``,
-``capture_num_tokens``: TensorRT-LLM's piecewise prefill graphs). TensorRT-LLM's defaults
-apply where the file is silent: decode graphs on, max batch 128, padding off, no prefill graphs.
+Reads ``cuda_graph_config`` (validated as TensorRT-LLM's ``DecodeCudaGraphConfig`` /
+``EncodeCudaGraphConfig``; ``null`` disables decode graphs), the engine limits that bound what
+is captured (``--max_batch_size``, ``--max_num_tokens``, their top-level YAML keys, which win,
+and ``speculative_config``'s draft tokens) and ``torch_compile_config``
+(``enable_piecewise_cuda_graph``, ``capture_num_tokens``: TensorRT-LLM's piecewise prefill
+graphs). TensorRT-LLM's defaults apply where the inputs are silent: decode graphs on, the list
+of max batch 128, padding off, engine max batch 2048 and 8192 tokens, no prefill graphs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cgconfig.dialects import trtllm_sizes
+from cgconfig.dialects.trtllm_llm_args import (
+    SOURCE_ARGS,
+    ConfigProblem,
+    EngineLimits,
+    GraphConfig,
+    engine_limits,
+    graph_config,
+    lax,
+)
 from cgconfig.docio import LineMap, locate, read_document
 from cgconfig.errors import InputError, did_you_mean
-from cgconfig.limits import check_decode_batch, check_prefill_tokens, quote, quote_key
+from cgconfig.limits import check_int_text, check_prefill_tokens, quote
 from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.resolve.request import DialectDefault, ResolveRequest
 from cgconfig.sources.contribution import Contribution
 from cgconfig.sources.dialect_flags import TRTLLM_FLAGS
 from cgconfig.sources.documents import validate_leaf
+from cgconfig.sources.entry_point import PARALLEL_FACTS
+from cgconfig.sources.trtllm_capture import TrtllmCapture
 
-GRAPH_KEYS = ("batch_sizes", "max_batch_size", "enable_padding")
+#: Top-level keys of the options file this source reads (the others do not change the graphs).
+READ_KEYS = ("cuda_graph_config", "torch_compile_config", "max_batch_size", "max_num_tokens",
+             "speculative_config", "enable_attention_dp", "tensor_parallel_size",
+             "pipeline_parallel_size")
 PIECEWISE_DEFAULT_TOKENS = [2**i for i in range(8)] + list(range(256, 3073, 256))
 
 
-def _find_file(tokens: list[str]) -> tuple[str | None, str]:
-    """The options file the tokens name (the last one wins) and the flag that named it."""
+#: trtllm-serve's own flags this source reads besides the options file.
+SIZE_FLAGS = ("--max_batch_size", "--max_num_tokens")
+
+
+def _read_tokens(tokens: list[str]) -> tuple[str | None, str, dict[str, int]]:
+    """The options file the tokens name (the last one wins), the flag that named it, and
+    ``--max_batch_size`` / ``--max_num_tokens`` (click ``int``: the last one wins)."""
     path = None
     flag = next(iter(TRTLLM_FLAGS.flags))
+    sizes: dict[str, int] = {}
     i = 0
     while i < len(tokens):
         name, eq, inline = tokens[i].partition("=")
-        flag = name
         if eq:
-            path, i = inline, i + 1
+            value, i = inline, i + 1
         elif i + 1 < len(tokens):
-            path, i = tokens[i + 1], i + 2
+            value, i = tokens[i + 1], i + 2
         else:
-            raise InputError(f"{name} expects a YAML file", where=name)
-    return path, flag
+            raise InputError(f"{name} expects a value", where=name)
+        if name == "--backend":
+            if value != "pytorch":
+                raise InputError(
+                    f"cgconfig plans the CUDA graphs of the pytorch backend only, not {value!r}",
+                    where=name, allowed=("pytorch",),
+                    hint="cgconfig's port is of the pytorch runtime (PyTorchModelEngine)")
+        elif name in SIZE_FLAGS:
+            check_int_text(value, name)
+            try:
+                sizes[name[2:]] = int(value)  # click's INT: int(value)
+            except ValueError:
+                from cgconfig.engines.table import load_table
+
+                raise InputError(f"expected int, got {value!r} ({load_table('trtllm').label})",
+                                 where=name) from None
+        else:
+            path, flag = value, name
+    return path, flag, sizes
 
 
 @dataclass
@@ -54,91 +93,65 @@ class TrtllmOptions:
     def contribute(self, so_far: ResolveRequest) -> Contribution:
         """Read the options file once and map it onto cgconfig's keys and TRT-LLM defaults."""
         del so_far  # nothing here depends on other sources
-        path, flag = _find_file(self.tokens)
+        path, flag, sizes = _read_tokens(self.tokens)
         if path is None and not self.needs_file:
-            return _from_options({}, {}, "", flag)
-        return _contribution(path, flag)
+            return _from_options({}, {}, "", flag, sizes)
+        if path is None:
+            raise InputError("the TensorRT-LLM dialect needs an options file",
+                             where="--dialect trtllm", hint=f"pass {flag} FILE.yaml")
+        data, lines, name = read_document(path, flag)
+        # An empty file is {} (TensorRT-LLM's update_llm_args_with_extra_options maps None to {}).
+        data = {} if data is None else data
+        if not isinstance(data, dict):
+            raise InputError(f"Configuration file root must be a mapping, got "
+                             f"{type(data).__name__}", where=name)
+        return _from_options(data, lines, name, flag, sizes)
 
 
-def _check_sizes(block: dict[str, Any], name: str, lines: LineMap) -> None:
-    """``max_batch_size`` an int, ``batch_sizes`` a list of ints, all within the limits,
-    before anything is generated from them (booleans are not numbers here)."""
-    for key in ("max_batch_size", "batch_sizes"):
-        if key not in block:
-            continue
-        value = block[key]
-        at = locate(name, lines, ("cuda_graph_config", key))
-        if key == "batch_sizes" and not isinstance(value, list):
-            raise InputError(f"batch_sizes must be a list of ints, got {quote(value)}", where=at)
-        for item in value if key == "batch_sizes" else [value]:
-            if isinstance(item, bool) or not isinstance(item, int):
-                raise InputError(f"{key} must hold ints, got {quote(item)}", where=at)
-            check_decode_batch(item, at)
+def _problem(exc: ConfigProblem, name: str, lines: LineMap) -> InputError:
+    """TensorRT-LLM's refusal as one line at the file position."""
+    where = locate(name, lines, exc.path) if name else "trtllm-serve"
+    suggestion = did_you_mean(exc.key, exc.allowed) if exc.key and exc.allowed else None
+    return InputError(str(exc), where=where, allowed=exc.allowed, suggestion=suggestion)
 
 
-def _contribution(path: str | None, flag: str) -> Contribution:
-    if path is None:
-        raise InputError("the TensorRT-LLM dialect needs an options file",
-                         where="--dialect trtllm", hint=f"pass {flag} FILE.yaml")
-    data, lines, name = read_document(path, flag)
-    data = data or {}
-    if not isinstance(data, dict):
-        raise InputError(f"must be a mapping, got {type(data).__name__}", where=name)
-    return _from_options(data, lines, name, flag)
-
-
-def _from_options(data: dict[str, Any], lines: LineMap, name: str, flag: str) -> Contribution:
+def _from_options(data: dict[str, Any], lines: LineMap, name: str, flag: str,
+                  sizes: dict[str, int]) -> Contribution:
     """The contribution of an options document (empty: TensorRT-LLM's defaults)."""
     out = Contribution(dialect="trtllm")
+    label = name or "options"
 
     def origin(*parts: Any) -> Origin:
         return Origin(Layer.CONFIG, f"{flag} {name}", locate(name, lines, parts))
 
     leaves: list[Leaf] = []
     source = "TensorRT-LLM default"
-    # null, false (and YAML's off/no) all switch decode graphs off, as no config object does.
-    if "cuda_graph_config" in data and data["cuda_graph_config"] in (None, False):
-        leaves.append(Leaf("decode.backend", "disabled", origin("cuda_graph_config")))
-    else:
-        block = data.get("cuda_graph_config")
-        block = {} if block is None else block
-        if not isinstance(block, dict):
-            raise InputError(f"cuda_graph_config must be a mapping, null or false, got "
-                             f"{quote(block)}",
-                             where=locate(name, lines, ("cuda_graph_config",)))
-        _check_sizes(block, name, lines)
-        for key in block:
-            if key not in GRAPH_KEYS:
-                raise InputError(f"unknown key {quote_key(key)}",
-                                 where=locate(name, lines, ("cuda_graph_config", key)),
-                                 allowed=GRAPH_KEYS, suggestion=did_you_mean(str(key),
-                                                                              GRAPH_KEYS))
-        padding = block.get("enable_padding", False)
-        if not isinstance(padding, bool):
-            raise InputError(f"enable_padding must be true or false, got {quote(padding)}",
-                             where=locate(name, lines, ("cuda_graph_config", "enable_padding")))
-        try:
-            sizes, max_bs = trtllm_sizes.validate(block.get("batch_sizes"),
-                                                  block.get("max_batch_size", 0), padding)
-        except (ValueError, TypeError) as exc:
-            raise InputError(str(exc).replace("\n", " "),
-                             where=locate(name, lines, ("cuda_graph_config",))) from None
-        if "batch_sizes" in block:
-            leaves.append(Leaf("decode.bs", sizes, origin("cuda_graph_config", "batch_sizes")))
+    step_warnings: list[str] = []
+    try:
+        limits = engine_limits(sizes, data, label)
+        block = data.get("cuda_graph_config", {})
+        if block is None:  # only null turns decode graphs off; false is a validation error
+            leaves.append(Leaf("decode.backend", "disabled", origin("cuda_graph_config")))
+            graph = None
+        elif not isinstance(block, dict):
+            raise ConfigProblem(f"cuda_graph_config must be a mapping or null (null turns decode "
+                                f"graphs off), got {quote(block)}", ("cuda_graph_config",))
         else:
-            why = (f"generated for max_batch_size={max_bs}, enable_padding={padding} "
-                   "(TensorRT-LLM _generate_cuda_graph_batch_sizes)")
-            out.defaults.append(DialectDefault("decode.bs", sizes, source, why))
-        if "max_batch_size" in block:
-            leaves.append(Leaf("decode.max_bs", max_bs,
-                               origin("cuda_graph_config", "max_batch_size")))
-        if "enable_padding" in block:
-            leaves.append(Leaf("options.disable_padding", not padding,
-                               origin("cuda_graph_config", "enable_padding")))
-        else:
-            out.defaults.append(DialectDefault(
-                "options.disable_padding", True, source,
-                "TensorRT-LLM pads to a captured size only with enable_padding: true"))
+            graph = graph_config(block)
+    except ConfigProblem as exc:
+        raise _problem(exc, name, lines) from None
+    step_warnings += limits.coerced
+    if graph is not None:
+        step_warnings += graph.coerced + _graph_leaves(graph, out, leaves, origin, source)
+    out.notes += _engine_notes(data, limits, graph)
+    out.steps.append(TrtllmCapture(limits, step_warnings))
+    for key, fact in PARALLEL_FACTS.items():  # the YAML's layout wins over --tp_size, --pp_size
+        if key in data:
+            try:
+                out.facts[fact] = lax(data[key], "int", (key,))
+            except ConfigProblem as exc:
+                raise _problem(exc, name, lines) from None
+            out.fact_sources[fact] = f"{label}:{key}"
     compile_block = data.get("torch_compile_config")
     compile_block = {} if compile_block is None else compile_block
     if not isinstance(compile_block, dict):
@@ -174,6 +187,74 @@ def _from_options(data: dict[str, Any], lines: LineMap, name: str, flag: str) ->
     for leaf in leaves:
         validate_leaf(leaf.key, leaf.value, leaf.origin.describe())
     out.leaves = leaves
-    known = {"cuda_graph_config", "torch_compile_config"}
-    out.ignored = [f"{name}:{k}" for k in data if k not in known]
+    out.ignored = [f"{name}:{k}" for k in data if k not in READ_KEYS]
     return out
+
+
+def _graph_leaves(graph: GraphConfig, out: Contribution, leaves: list[Leaf],
+                  origin: Callable[..., Origin], source: str) -> list[str]:
+    """Leaves and defaults of a validated ``cuda_graph_config``; the warnings it earns."""
+    warnings: list[str] = []
+    given = graph.given
+    sizes = [s for s in graph.batch_sizes if s > 0]
+    dropped = [s for s in graph.batch_sizes if s <= 0]
+    if dropped:
+        warnings.append(
+            f"cuda_graph_config.batch_sizes holds {dropped}: TensorRT-LLM accepts them (its "
+            "validator sets no lower bound) and would capture graphs of that many requests; "
+            "cgconfig leaves them out (see docs/fidelity.md)")
+    repeats = sorted({s for s in sizes if sizes.count(s) > 1})
+    if repeats:
+        warnings.append(f"cuda_graph_config.batch_sizes repeats {repeats}: TensorRT-LLM keeps "
+                        "each repeat in the list it captures from, and so does the plan")
+    at = ("cuda_graph_config", "batch_sizes")
+    if given.get("batch_sizes"):
+        if sizes:
+            leaves.append(Leaf("decode.bs", sizes, origin(*at)))
+        else:
+            leaves.append(Leaf("decode.backend", "disabled", origin(*at)))
+    else:
+        why = (f"generated for max_batch_size={graph.max_batch_size}, enable_padding="
+               f"{graph.enable_padding} ({SOURCE_ARGS}:_generate_cuda_graph_batch_sizes)")
+        out.defaults.append(DialectDefault("decode.bs", graph.batch_sizes, source, why))
+    if "max_batch_size" in given and graph.max_batch_size > 0:
+        leaves.append(Leaf("decode.max_bs", graph.max_batch_size,
+                           origin("cuda_graph_config", "max_batch_size")))
+    if "enable_padding" in given:
+        leaves.append(Leaf("options.disable_padding", not graph.enable_padding,
+                           origin("cuda_graph_config", "enable_padding")))
+    else:
+        out.defaults.append(DialectDefault(
+            "options.disable_padding", True, source,
+            "TensorRT-LLM pads to a captured size only with enable_padding: true"))
+    if graph.mode == "encode":
+        out.notes.append(
+            "cuda_graph_config sets encoder keys, so TensorRT-LLM reads it as an "
+            "EncodeCudaGraphConfig; for a decoder-only model its batch_sizes and enable_padding "
+            "still drive the decode graphs, and its encoder token/length buckets are not planned")
+    return warnings
+
+
+def _engine_notes(data: dict[str, Any], limits: EngineLimits,
+                  graph: GraphConfig | None) -> list[str]:
+    """What the plan says about the engine inputs that bound or shape the list."""
+    notes: list[str] = []
+    explicit = [f for f in (limits.max_batch_size_from, limits.max_num_tokens_from)
+                if not f.endswith("default")]
+    if limits.draft_tokens or explicit:
+        notes.append(f"TensorRT-LLM captures decode batches of at most {limits.chain()} "
+                     "requests (model_engine.py _filter_cuda_graph_batch_sizes)")
+    if limits.draft_tokens:
+        notes.append(
+            f"speculative decoding: each decode step carries 1 + {limits.draft_tokens} tokens "
+            f"per request ({limits.draft_from}), which divides max_num_tokens in the bound above")
+    spec = data.get("speculative_config")
+    if isinstance(spec, dict) and spec.get("draft_len_schedule") is not None:
+        notes.append("speculative_config.draft_len_schedule: not read by cgconfig (TensorRT-LLM "
+                     "adds its batch-size keys to the captured list; unverified)")
+    if data.get("enable_attention_dp") and graph is not None:
+        notes.append(
+            "enable_attention_dp: every rank captures this same list (TensorRT-LLM's "
+            "PyTorchModelEngine does not divide it per rank); the ranks agree on the graph a "
+            "step replays at run time, which cgconfig does not plan")
+    return notes

@@ -58,4 +58,4 @@ def test_cli_flags_are_not_core_flags() -> None:
 def test_emit_without_a_value_names_the_choices(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["resolve", *VLLM_LINE, "--emit"]) == 2
     err = capsys.readouterr().err
-    assert "--emit expects a value" in err and "sglang, vllm, env" in err
+    assert "--emit expects a value" in err and "sglang, vllm, trtllm, env" in err

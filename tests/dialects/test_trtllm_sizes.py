@@ -134,3 +134,47 @@ def test_generated_sizes_properties(max_bs: int, padding: bool, variant: str) ->
         above = [s for s in sizes if s > 128]
         steps = [b - a for a, b in zip([128, *above], above, strict=False)]
         assert all(step == 64 for step in steps[:-1]) and all(0 < s <= 64 for s in steps)
+
+
+# model_engine.py:_filter_cuda_graph_batch_sizes (TensorRT-LLM 603c8a0a), worked by hand.
+def test_filter_keeps_sizes_up_to_the_bound_without_padding() -> None:
+    from cgconfig.dialects.trtllm_sizes import filter_batch_sizes
+
+    assert filter_batch_sizes([1, 2, 4, 8, 16], 6, False) == ([1, 2, 4], None)
+
+
+def test_filter_pads_to_the_bound_once_with_padding() -> None:
+    from cgconfig.dialects.trtllm_sizes import filter_batch_sizes
+
+    sizes, warning = filter_batch_sizes([1, 2, 4, 8, 16], 6, True)
+    assert sizes == [1, 2, 4, 6] and warning is not None and "(8)" in warning
+    assert filter_batch_sizes([1, 2, 6, 8], 6, True) == ([1, 2, 6], None)  # the bound is there
+    assert filter_batch_sizes([4, 8], 0, True)[0] == [0]  # before the first size: the bound
+
+
+def test_filter_keeps_duplicates_and_the_bound_uses_float_division() -> None:
+    from cgconfig.dialects.trtllm_sizes import filter_batch_sizes, graph_batch_bound
+
+    assert filter_batch_sizes([1, 1, 2], 8, False) == ([1, 1, 2], None)
+    assert graph_batch_bound(2048, 16, 3) == 4 and graph_batch_bound(2048, 17, 3) == 4
+    assert graph_batch_bound(20, 8192, 0) == 20
+
+
+@given(st.one_of(st.integers(-5, 5), st.booleans(), st.lists(st.integers(-3, 300), max_size=4),
+                 st.none()))
+def test_lax_fast_path_is_pydantic(value: object) -> None:
+    """Values cgconfig checks itself (already of the field's type) come out as pydantic has them."""
+    from pydantic import ValidationError
+
+    from cgconfig.dialects.trtllm_llm_args import ConfigProblem, _adapter, lax
+
+    for kind in ("int", "nonneg", "bool", "int_list", "pos_list"):
+        try:
+            want: object = _adapter(kind).validate_python(value)
+        except ValidationError:
+            want = "refused"
+        try:
+            got: object = lax(value, kind, ("k",))
+        except ConfigProblem:
+            got = "refused"
+        assert got == want and type(got) is type(want), (kind, value)

@@ -118,7 +118,7 @@ def test_trtllm_click_rules() -> None:
     assert split.errors == []
     assert split.modelled == ["--config", "opts.yaml"]
     (error,) = split_line("trtllm", ["M", "--tp", "8"]).errors[:1]
-    assert "unknown option" in str(error) and "trtllm-serve" in str(error)
+    assert "unknown option" in str(error) and "TensorRT-LLM (main, commit 00209af)" in str(error)
     (error,) = split_line("trtllm", ["M", "--backend", "onnx"]).errors
     assert "invalid choice" in str(error)
 

@@ -17,13 +17,22 @@ def test_cudagraph_mode_null_is_vllms_default() -> None:
     assert null.backend("decode") != "disabled"
 
 
-@pytest.mark.parametrize("value", ["false", "off", "no", "null"])
-def test_trtllm_cuda_graph_config_false_disables_decode(tmp_path: Path, value: str) -> None:
+def test_trtllm_cuda_graph_config_null_disables_decode(tmp_path: Path) -> None:
     options = tmp_path / "t.yaml"
-    options.write_text(f"cuda_graph_config: {value}\n", encoding="utf-8")
+    options.write_text("cuda_graph_config: null\n", encoding="utf-8")
     plan = resolve_args(["--dialect", "trtllm", "--extra-llm-api-options", str(options)])
     assert plan.backend("decode") == "disabled"
     assert plan.capture_sizes("decode") == []
+
+
+@pytest.mark.parametrize("value", ["false", "off", "no"])
+def test_trtllm_cuda_graph_config_false_is_refused_as_tensorrt_llm_does(tmp_path: Path,
+                                                                       value: str) -> None:
+    # TensorRT-LLM 603c8a0a: only null turns decode graphs off; false fails its validation.
+    options = tmp_path / "t.yaml"
+    options.write_text(f"cuda_graph_config: {value}\n", encoding="utf-8")
+    with pytest.raises(InputError, match="mapping or null"):
+        resolve_args(["--dialect", "trtllm", "--extra-llm-api-options", str(options)])
 
 
 @pytest.mark.parametrize("argv", [
@@ -39,11 +48,13 @@ def test_booleans_non_ascii_digits_and_non_finite_numbers_are_refused(argv: list
         resolve_args(argv)
 
 
-def test_trtllm_boolean_batch_size_is_not_one(tmp_path: Path) -> None:
+def test_trtllm_boolean_batch_size_is_one_aloud(tmp_path: Path) -> None:
+    # TensorRT-LLM's pydantic (lax mode) reads true as 1; the plan follows it and says so.
     options = tmp_path / "t.yaml"
     options.write_text("cuda_graph_config: {max_batch_size: true}\n", encoding="utf-8")
-    with pytest.raises(InputError, match="max_batch_size"):
-        resolve_args(["--dialect", "trtllm", "--extra-llm-api-options", str(options)])
+    plan = resolve_args(["--dialect", "trtllm", "--extra-llm-api-options", str(options)])
+    assert plan.capture_sizes("decode") == [1]
+    assert any("max_batch_size: True read as 1" in w for w in plan.warnings)
 
 
 def test_json_plan_is_strict_json_and_ascii_safe() -> None:
