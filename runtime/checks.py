@@ -70,13 +70,13 @@ def check_tensor(slot: Slot, value: Any, rows: int) -> None:
     if not isinstance(value, torch.Tensor):
         raise TypeError(f"slot {slot.name!r}: expected a torch.Tensor, got "
                         f"{type(value).__name__}")
-    if not _lossless(value.dtype, slot.dtype):
+    if value.dtype != slot.dtype and not _lossless(value.dtype, slot.dtype):
         raise ValueError(
             f"slot {slot.name!r}: batch tensor is {value.dtype}, the slot holds {slot.dtype}; "
             f"copying would {'truncate or wrap' if _kind(slot.dtype) == 'int' else 'round'} "
             f"values: pass {slot.dtype} (or a {_kind(slot.dtype)} type it holds exactly)")
     want = slot.shape(rows)
-    if tuple(value.shape) != want:
+    if value.shape != want:  # torch.Size is a tuple: no conversion needed to compare
         axis = slot.axis.value
         raise ValueError(f"slot {slot.name!r}: batch tensor has shape {tuple(value.shape)}, "
                          f"expected {want} ({rows} {axis} rows)")

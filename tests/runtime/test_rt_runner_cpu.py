@@ -194,3 +194,18 @@ def test_stats_reset_and_dict() -> None:
     assert d["padded_rows"] == 1 and d["padding_ratio"] == pytest.approx(1 / 3, abs=1e-4)
     r.stats.reset()
     assert r.stats.to_dict()["real_rows"] == 0
+
+
+def test_recapture_replays_the_new_buckets() -> None:
+    # run() looks buckets up by size; after release and recapture the lookup must point at
+    # the new graphs, and a release alone must leave nothing to replay.
+    r, toy = _runner(sizes=(2, 4))
+    r.run(_batch(3), 3)
+    r.release()
+    with pytest.raises(RuntimeError, match="before capture"):
+        r.run(_batch(3), 3)
+    r.capture()
+    toy.calls.clear()
+    batch = _batch(3, seed=5)
+    torch.testing.assert_close(r.run(batch, 3)["y"], _expected(batch))
+    assert toy.calls == [4]
