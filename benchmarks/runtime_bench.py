@@ -65,10 +65,11 @@ def time_many(steps: Mapping[str, Callable[[], Any]], iters: int,
 
     Back-to-back calls measure what a serving loop sees: host overhead and device time overlap
     and the longer one sets the pace. The variants are timed round-robin within each repeat,
-    in reversed order every other repeat, so drift of the host or the clocks during the run
-    affects them alike; :func:`paired` turns two variants' samples into a ratio per repeat.
-    Every step runs under ``torch.no_grad()`` (the runner's own mode), with the garbage
-    collector off so that a collection lands on no variant in particular.
+    the order rotated by one and reversed every other repeat, so drift of the host or the
+    clocks during the run and the position in the round affect them alike; :func:`paired`
+    turns two variants' samples into a ratio per repeat. Every step runs under
+    ``torch.no_grad()`` (the runner's own mode), with the garbage collector off so that a
+    collection lands on no variant in particular.
     """
     was_enabled = gc.isenabled()
     gc.collect()
@@ -82,7 +83,9 @@ def time_many(steps: Mapping[str, Callable[[], Any]], iters: int,
             samples: dict[str, list[float]] = {name: [] for name in steps}
             order = list(steps)
             for repeat in range(repeats):
-                for name in order if repeat % 2 == 0 else reversed(order):
+                # Every variant takes every position: rotate, and reverse every other repeat.
+                turn = order[repeat % len(order):] + order[:repeat % len(order)]
+                for name in turn if repeat % 2 == 0 else reversed(turn):
                     step = steps[name]
                     start = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
                     end = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
@@ -391,11 +394,15 @@ def decode_table(work: Workload, decode_plan: PhaseCapture, budget: CompileBudge
                 "breakable": partial(breakable.run, batch, bs),
                 "raw_graph": hand_graph(model.decode_forward, batch),
                 "hand_segments": hand_segments(work, batch, decode=True),
+                # A second, identical hand-made build: its ratio to the first is the spread
+                # of the method itself (an A/A test).
+                "hand_again": hand_segments(work, batch, decode=True),
             }
             samples = time_many(steps, iters, repeats)
             row: dict[str, Any] = {"bs": bs, **medians(samples),
                                    "full_raw": paired(samples, "full", "raw_graph"),
                                    "brk_hand": paired(samples, "breakable", "hand_segments"),
+                                   "a_a": paired(samples, "hand_again", "hand_segments"),
                                    "samples": samples}
             # Spot check of the runtime against eager on this batch.
             want = model.decode_forward(batch).float()
@@ -430,10 +437,12 @@ def prefill_table(work: Workload, prefill_plan: PhaseCapture, budget: CompileBud
                 "eager": partial(model.prefill_forward, batch),
                 "breakable": partial(runner.run, batch, tokens),
                 "hand_segments": hand_segments(work, batch, decode=False),
+                "hand_again": hand_segments(work, batch, decode=False),
             }
             samples = time_many(steps, iters, repeats)
             row: dict[str, Any] = {"tokens": tokens, **medians(samples),
                                    "brk_hand": paired(samples, "breakable", "hand_segments"),
+                                   "a_a": paired(samples, "hand_again", "hand_segments"),
                                    "samples": samples}
             rows.append(row)
     for row in rows:
@@ -574,7 +583,7 @@ def print_tables(result: dict[str, Any]) -> None:
     print("\nDecode step, ms (fill + replay + slice for the runtime; medians over repeats; "
           "full/raw and brk/hand: median of the per-repeat ratio)")
     head = ("bs", "eager", "full", "breakable", "raw graph", "hand segs", "compile",
-            "full/raw", "brk/hand", "eager/full")
+            "full/raw", "brk/hand", "A/A hand", "eager/full")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for row in result["decode"]:
@@ -582,7 +591,7 @@ def print_tables(result: dict[str, Any]) -> None:
             continue
         cells = [str(row["bs"]), fmt(row["eager"]), fmt(row["full"]), fmt(row["breakable"]),
                  fmt(row["raw_graph"]), fmt(row["hand_segments"]), fmt(row["compile"]),
-                 f"{row['full_raw']:.3f}x", f"{row['brk_hand']:.3f}x",
+                 f"{row['full_raw']:.3f}x", f"{row['brk_hand']:.3f}x", f"{row['a_a']:.3f}x",
                  ratio(row["eager"], row["full"])]
         print("| " + " | ".join(cells) + " |")
     notes = {r["compile_note"] for r in result["decode"] if "compile_note" in r}
@@ -591,7 +600,8 @@ def print_tables(result: dict[str, Any]) -> None:
         for line in row.get("compile_top_kernels", []):
             print(f"  compiled bs {row['bs']} top kernel: {line}")
     print("\nPrefill, ms (full graph and raw graph: n/a, prefill attention reads host metadata)")
-    head2 = ("tokens", "eager", "breakable", "hand segs", "compile", "brk/hand", "eager/brk")
+    head2 = ("tokens", "eager", "breakable", "hand segs", "compile", "brk/hand", "A/A hand",
+             "eager/brk")
     print("| " + " | ".join(head2) + " |")
     print("|" + "---|" * len(head2))
     for row in result["prefill"]:
@@ -599,7 +609,7 @@ def print_tables(result: dict[str, Any]) -> None:
             continue
         cells = [str(row["tokens"]), fmt(row["eager"]), fmt(row["breakable"]),
                  fmt(row["hand_segments"]), fmt(row["compile"]), f"{row['brk_hand']:.3f}x",
-                 ratio(row["eager"], row["breakable"])]
+                 f"{row['a_a']:.3f}x", ratio(row["eager"], row["breakable"])]
         print("| " + " | ".join(cells) + " |")
     notes = {r["compile_note"] for r in result["prefill"] if "compile_note" in r}
     print("compile: " + "; ".join(sorted(notes)))

@@ -170,6 +170,7 @@ class StaticBuffers:
                 self._pad_sources[slot.name] = torch.full(shape, slot.fill_value,
                                                           dtype=slot.dtype, device=self.device)
         self._copied = [s for s in self.slots.values() if s.policy is not PaddingPolicy.KEEP]
+        self._names = frozenset(s.name for s in self._copied)
         self._view_cache: dict[tuple[int, int], dict[str, torch.Tensor]] = {}
         self._plans: dict[RowCounts, tuple[_CopyGroup, ...]] = {}
 
@@ -223,7 +224,7 @@ class StaticBuffers:
                              f"expected {want}")
 
     def _check_keys(self, batch: Mapping[str, torch.Tensor]) -> None:
-        if len(batch) == len(self._copied) and all(s.name in batch for s in self._copied):
+        if batch.keys() == self._names:
             return
         missing = sorted(s.name for s in self._copied if s.name not in batch)
         unknown = sorted(set(batch) - {s.name for s in self._copied})

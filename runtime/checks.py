@@ -103,5 +103,10 @@ def check_batch(slots: Mapping[str, Slot] | None, batch: Any, size: Any, num_req
             continue  # missing and unexpected names get the buffers' own KeyError
         rows = 0 if slot.axis is Axis.NONE else (
             size_i if slot.axis is Axis.TOKENS else requests)
-        check_tensor(slot, batch[slot.name], rows)
+        value = batch[slot.name]
+        # The usual batch (the slot's own dtype, the right shape) passes without a call; any
+        # other value goes through check_tensor, which accepts or explains it.
+        if not (isinstance(value, torch.Tensor) and value.dtype == slot.dtype
+                and value.shape == slot.shape(rows)):
+            check_tensor(slot, value, rows)
     return size_i, requests_i

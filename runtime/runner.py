@@ -358,7 +358,7 @@ class PhaseRunner:
             launches = self.buffers.fill(batch, counts, check_shapes=False)
             out = self._by_size[padded].replay()
             self.stats.record_replay(size, padded, launches)
-            return slice_rows(out, size)
+            return out if size == padded else slice_rows(out, size)
 
     # -- reporting -----------------------------------------------------------------------
 
