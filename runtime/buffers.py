@@ -142,7 +142,8 @@ class _CopyGroup(NamedTuple):
     pad_srcs: list[torch.Tensor]
     """Pad-value sources of the tails, in the order of their ``dsts``."""
     dtype: torch.dtype
-    device: torch.device
+    device_index: int
+    """``get_device()`` of the buffers: the CUDA index, or -1 on the CPU."""
 
 
 class StaticBuffers:
@@ -252,8 +253,8 @@ class StaticBuffers:
         for group in plan:
             srcs = [batch[name] for name in group.names]
             same = True
-            for src in srcs:
-                if src.dtype != group.dtype or src.device != group.device:
+            for src in srcs:  # get_device() is an int (-1 on the CPU): cheaper than .device
+                if src.dtype is not group.dtype or src.get_device() != group.device_index:
                     same = False
                     break
             if same:
@@ -294,7 +295,7 @@ class StaticBuffers:
                 pad_srcs.append(self._pad_sources[slot.name].narrow(slot.dim, real, padded - real))
         # Each group's device is its buffers' own (cuda:0 where the runner said "cuda").
         plan = tuple(_CopyGroup(tuple(names), dsts + pad_dsts, pad_srcs, dtype,
-                                (dsts + pad_dsts)[0].device)
+                                (dsts + pad_dsts)[0].get_device())
                      for dtype, (names, dsts, pad_dsts, pad_srcs) in groups.items()
                      if dsts or pad_dsts)
         if len(self._plans) >= _PLAN_CACHE_LIMIT:
