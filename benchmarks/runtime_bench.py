@@ -512,11 +512,12 @@ def hand_capture(work: Workload, sizes: tuple[int, ...], *, freeze_gc: bool) -> 
             "capture_seconds_by_size": {str(k): round(v, 4) for k, v in sorted(by_size.items())}}
 
 
-def capture_table(work: Workload, sizes: tuple[int, ...], rounds: int = 3) -> dict[str, Any]:
+def capture_table(work: Workload, sizes: tuple[int, ...], rounds: int = 6) -> dict[str, Any]:
     """Capture time and memory: the runner against hand-made loops, separate pools, largest alone.
 
     The runner (shared pool, largest first) and the two hand-made loops run ``rounds`` times,
-    alternating, so drift affects them alike; per-size times are the medians over rounds.
+    alternating, each round starting with the next variant, so drift and first-use costs affect
+    them alike; per-size times are the medians over rounds.
     """
     def plan(s: tuple[int, ...]) -> PhaseCapture:
         return PhaseCapture("decode", "full", s)
@@ -531,12 +532,19 @@ def capture_table(work: Workload, sizes: tuple[int, ...], rounds: int = 3) -> di
     alone.release()
     runs: dict[str, list[dict[str, Any]]] = {"shared_largest_first": [], "hand_loop": [],
                                              "hand_loop_frozen_gc": []}
-    for _ in range(rounds):
-        shared = runner_for(work, plan(sizes), decode=True)
-        runs["shared_largest_first"].append(shared.report())
-        shared.release()
-        runs["hand_loop"].append(hand_capture(work, sizes, freeze_gc=False))
-        runs["hand_loop_frozen_gc"].append(hand_capture(work, sizes, freeze_gc=True))
+    def one(name: str) -> dict[str, Any]:
+        if name == "shared_largest_first":
+            shared = runner_for(work, plan(sizes), decode=True)
+            report = shared.report()
+            shared.release()
+            return report
+        return hand_capture(work, sizes, freeze_gc=name == "hand_loop_frozen_gc")
+
+    names = list(runs)
+    for index in range(rounds):
+        # Rotate who goes first: the first capture of a round pays first-use costs per shape.
+        for name in names[index % len(names):] + names[:index % len(names)]:
+            runs[name].append(one(name))
     for name, reports in runs.items():
         entry = dict(reports[-1])
         entry["capture_seconds"] = statistics.median(r["capture_seconds"] for r in reports)
