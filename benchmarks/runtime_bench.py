@@ -535,7 +535,7 @@ def capture_table(work: Workload, sizes: tuple[int, ...], rounds: int = 6) -> di
     def one(name: str) -> dict[str, Any]:
         if name == "shared_largest_first":
             shared = runner_for(work, plan(sizes), decode=True)
-            report = shared.report()
+            report: dict[str, Any] = shared.report()
             shared.release()
             return report
         return hand_capture(work, sizes, freeze_gc=name == "hand_loop_frozen_gc")
