@@ -361,7 +361,9 @@ class PhaseRunner:
             launches = self.buffers.fill(batch, counts, check_shapes=False)
             out = self._by_size[padded].replay()
             self.stats.record_replay(size, padded, launches)
-            return out if size == padded else slice_rows(out, size)
+            # Always fresh views (and containers): a caller that pops from a dict output or
+            # reshapes a tensor in place must not change what the next replay returns.
+            return slice_rows(out, size)
 
     # -- reporting -----------------------------------------------------------------------
 
