@@ -8,17 +8,20 @@ One run prints three tables on the example Llama-shaped decoder (24 layers, hidd
 * prefill latency at 128 / 512 / 2048 tokens: eager, the breakable backend, hand-made segments
   and torch.compile (full graphs and raw graphs do not apply: prefill attention reads
   per-request host metadata, which a whole-forward graph would freeze at capture);
-* capture time and memory for SGLang's default decode list at max_bs 256, largest first into
-  one pool versus smallest first into separate pools, against the largest graph alone.
+* capture time and memory for SGLang's default decode list at max_bs 256: the runner (largest
+  first into one pool) against hand-made loops doing the same, and smallest first into separate
+  pools, against the largest graph alone.
 
-Usage: ``python benchmarks/runtime_bench.py [--quick] [--json out.json]``. ``--quick`` shrinks
-the model and iteration counts to check the script itself in a few seconds.
+Usage: ``python benchmarks/runtime_bench.py [--quick] [--json out.json] [--compile-budget S]``.
+``--quick`` shrinks the model (4 layers, hidden 256) and the capture list (6 sizes) and gives
+torch.compile 20 s instead of 130 s; the timing method is the same.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import importlib.util
 import json
 import statistics
@@ -53,33 +56,63 @@ def load_example() -> ModuleType:
 
 def time_ms(step: Callable[[], Any], iters: int, repeats: int) -> float:
     """Median per-step milliseconds of one step function (see :func:`time_many`)."""
-    return time_many({"step": step}, iters, repeats)["step"]
+    return statistics.median(time_many({"step": step}, iters, repeats)["step"])
 
 
 def time_many(steps: Mapping[str, Callable[[], Any]], iters: int,
-              repeats: int) -> dict[str, float]:
-    """Median over ``repeats`` of the mean time of ``iters`` back-to-back calls, per step.
+              repeats: int) -> dict[str, list[float]]:
+    """Per repeat, the mean milliseconds of ``iters`` back-to-back calls, for every step.
 
     Back-to-back calls measure what a serving loop sees: host overhead and device time overlap
     and the longer one sets the pace. The variants are timed round-robin within each repeat,
-    so clock or thermal drift during the run affects them alike.
+    the order rotated by one and reversed every other repeat, so drift of the host or the
+    clocks during the run and the position in the round affect them alike; :func:`paired`
+    turns two variants' samples into a ratio per repeat. Every step runs under
+    ``torch.no_grad()`` (the runner's own mode), with the garbage collector off so that a
+    collection lands on no variant in particular.
     """
-    for step in steps.values():
-        for _ in range(3):
-            step()
-    torch.cuda.synchronize()
-    samples: dict[str, list[float]] = {name: [] for name in steps}
-    for _ in range(repeats):
-        for name, step in steps.items():
-            start = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
-            end = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
-            start.record()
-            for _ in range(iters):
-                step()
-            end.record()
-            end.synchronize()
-            samples[name].append(start.elapsed_time(end) / iters)
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        with torch.no_grad():
+            for step in steps.values():
+                for _ in range(3):
+                    step()
+            torch.cuda.synchronize()
+            samples: dict[str, list[float]] = {name: [] for name in steps}
+            order = list(steps)
+            for repeat in range(repeats):
+                # Every variant takes every position: rotate, and reverse every other repeat.
+                turn = order[repeat % len(order):] + order[:repeat % len(order)]
+                for name in turn if repeat % 2 == 0 else reversed(turn):
+                    step = steps[name]
+                    start = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
+                    end = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
+                    start.record()
+                    for _ in range(iters):
+                        step()
+                    end.record()
+                    end.synchronize()
+                    samples[name].append(start.elapsed_time(end) / iters)
+    finally:
+        if was_enabled:
+            gc.enable()
+    return samples
+
+
+def medians(samples: Mapping[str, list[float]]) -> dict[str, float]:
+    """Median milliseconds per variant."""
     return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def paired(samples: Mapping[str, list[float]], a: str, b: str) -> float:
+    """Median over repeats of ``a``'s time over ``b``'s time in the same repeat.
+
+    The two were timed next to each other, so a slow stretch of the host inflates both; the
+    ratio of medians can mix a fast repeat of one with a slow repeat of the other.
+    """
+    return statistics.median(x / y for x, y in zip(samples[a], samples[b], strict=True))
 
 
 def top_kernels(step: Callable[[], Any], count: int = 4) -> list[str]:
@@ -275,6 +308,7 @@ class CompileBudget:
     """
 
     def __init__(self, seconds: float) -> None:
+        self.total = seconds
         self.left = seconds
         self.longest = 0.0
         self.compiled: dict[str, Any] = {}
@@ -282,8 +316,12 @@ class CompileBudget:
     def step(self, name: str, fn: Callable[[Any], Any],
              batch: Any) -> tuple[Callable[[], Any] | None, str]:
         """A timed step for ``fn(batch)`` under reduce-overhead, or None and why not."""
+        if self.total <= 0:
+            return None, "n/a: not compiled (--compile-budget 0)"
         if self.left <= max(self.longest, 1.0):
-            return None, f"n/a: compile budget spent (longest compile {self.longest:.0f} s)"
+            return None, (f"n/a: not compiled: {max(self.left, 0.0):.0f} s of the "
+                          f"{self.total:.0f} s --compile-budget left, less than the longest "
+                          f"compile so far ({self.longest:.0f} s)")
         compiled = self.compiled.get(name)
         if compiled is None:
             compiled = self.compiled[name] = torch.compile(fn, mode="reduce-overhead",
@@ -356,8 +394,16 @@ def decode_table(work: Workload, decode_plan: PhaseCapture, budget: CompileBudge
                 "breakable": partial(breakable.run, batch, bs),
                 "raw_graph": hand_graph(model.decode_forward, batch),
                 "hand_segments": hand_segments(work, batch, decode=True),
+                # A second, identical hand-made build: its ratio to the first is the spread
+                # of the method itself (an A/A test).
+                "hand_again": hand_segments(work, batch, decode=True),
             }
-            row: dict[str, Any] = {"bs": bs, **time_many(steps, iters, repeats)}
+            samples = time_many(steps, iters, repeats)
+            row: dict[str, Any] = {"bs": bs, **medians(samples),
+                                   "full_raw": paired(samples, "full", "raw_graph"),
+                                   "brk_hand": paired(samples, "breakable", "hand_segments"),
+                                   "a_a": paired(samples, "hand_again", "hand_segments"),
+                                   "samples": samples}
             # Spot check of the runtime against eager on this batch.
             want = model.decode_forward(batch).float()
             got = full.run(batch, bs).float()
@@ -391,8 +437,13 @@ def prefill_table(work: Workload, prefill_plan: PhaseCapture, budget: CompileBud
                 "eager": partial(model.prefill_forward, batch),
                 "breakable": partial(runner.run, batch, tokens),
                 "hand_segments": hand_segments(work, batch, decode=False),
+                "hand_again": hand_segments(work, batch, decode=False),
             }
-            row: dict[str, Any] = {"tokens": tokens, **time_many(steps, iters, repeats)}
+            samples = time_many(steps, iters, repeats)
+            row: dict[str, Any] = {"tokens": tokens, **medians(samples),
+                                   "brk_hand": paired(samples, "breakable", "hand_segments"),
+                                   "a_a": paired(samples, "hand_again", "hand_segments"),
+                                   "samples": samples}
             rows.append(row)
     for row in rows:
         batch, meta = work.prefill_batch(row["tokens"])
@@ -406,21 +457,106 @@ def prefill_table(work: Workload, prefill_plan: PhaseCapture, budget: CompileBud
     return rows
 
 
-def capture_table(work: Workload, sizes: tuple[int, ...]) -> dict[str, Any]:
-    """Capture time and memory: largest alone, shared pool largest first, separate pools."""
+def hand_capture(work: Workload, sizes: tuple[int, ...], *, freeze_gc: bool) -> dict[str, Any]:
+    """A hand-made capture loop: largest first, one shared pool, two warm-ups per size.
+
+    The graphs' outputs are dropped (their blocks go back to the pool, as the runner's weak
+    views let them), so the memory matches the runner's. ``freeze_gc`` adds the runner's (and
+    SGLang's) garbage-collector handling: one collection, then freeze and disable.
+    """
+    model = work.model
+    slots = work.llama.decode_slots()
+    bufs = {s.name: torch.full((sizes[-1],), s.fill_value, dtype=s.dtype, device="cuda")
+            for s in slots}
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()
+    reserved0 = torch.cuda.memory_reserved()
+    graphs: list[torch.cuda.CUDAGraph] = []
+    by_size: dict[int, float] = {}
+    was_enabled = gc.isenabled()
+    t0 = time.perf_counter()
+    if freeze_gc:
+        gc.collect()
+        gc.freeze()
+        gc.disable()
+    try:
+        pool = torch.cuda.graph_pool_handle()
+        stream = torch.cuda.Stream()  # type: ignore[no-untyped-call]
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream), torch.no_grad():
+            for size in reversed(sizes):
+                t_size = time.perf_counter()
+                views = {name: buf[:size] for name, buf in bufs.items()}
+                for _ in range(2):
+                    model.decode_forward(views)
+                graph = torch.cuda.CUDAGraph()
+                graph.capture_begin(pool=pool)
+                model.decode_forward(views)
+                graph.capture_end()
+                graphs.append(graph)
+                by_size[size] = time.perf_counter() - t_size
+        torch.cuda.current_stream().wait_stream(stream)
+        torch.cuda.synchronize()
+        seconds = time.perf_counter() - t0
+    finally:
+        if freeze_gc:
+            if was_enabled:
+                gc.enable()
+            gc.unfreeze()
+    torch.cuda.empty_cache()
+    reserved = torch.cuda.memory_reserved() - reserved0
+    del graphs
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()
+    return {"capture_seconds": round(seconds, 4), "reserved_bytes": reserved,
+            "capture_seconds_by_size": {str(k): round(v, 4) for k, v in sorted(by_size.items())}}
+
+
+def capture_table(work: Workload, sizes: tuple[int, ...], rounds: int = 6) -> dict[str, Any]:
+    """Capture time and memory: the runner against hand-made loops, separate pools, largest alone.
+
+    The runner (shared pool, largest first) and the two hand-made loops run ``rounds`` times,
+    alternating, each round starting with the next variant, so drift and first-use costs affect
+    them alike; per-size times are the medians over rounds.
+    """
     def plan(s: tuple[int, ...]) -> PhaseCapture:
         return PhaseCapture("decode", "full", s)
 
-    out: dict[str, Any] = {"sizes": len(sizes), "max": sizes[-1]}
-    # One throwaway capture first: the capture stream's cuBLAS workspace and other one-time
-    # allocations would otherwise be charged to whichever variant runs first.
+    out: dict[str, Any] = {"sizes": len(sizes), "max": sizes[-1], "rounds": rounds}
+    # One throwaway capture of each kind first: the capture streams' cuBLAS workspaces and
+    # other one-time allocations would otherwise be charged to whichever variant runs first.
     runner_for(work, plan((sizes[0],)), decode=True).release()
+    hand_capture(work, (sizes[0],), freeze_gc=False)
     alone = runner_for(work, plan((sizes[-1],)), decode=True)
     out["largest_alone"] = alone.report()
     alone.release()
-    shared = runner_for(work, plan(sizes), decode=True)
-    out["shared_largest_first"] = shared.report()
-    shared.release()
+    runs: dict[str, list[dict[str, Any]]] = {"shared_largest_first": [], "hand_loop": [],
+                                             "hand_loop_frozen_gc": []}
+    def one(name: str) -> dict[str, Any]:
+        if name == "shared_largest_first":
+            shared = runner_for(work, plan(sizes), decode=True)
+            report: dict[str, Any] = shared.report()
+            shared.release()
+            return report
+        return hand_capture(work, sizes, freeze_gc=name == "hand_loop_frozen_gc")
+
+    names = list(runs)
+    for index in range(rounds):
+        # Rotate who goes first: the first capture of a round pays first-use costs per shape.
+        for name in names[index % len(names):] + names[:index % len(names)]:
+            runs[name].append(one(name))
+    for name, reports in runs.items():
+        entry = dict(reports[-1])
+        entry["capture_seconds"] = statistics.median(r["capture_seconds"] for r in reports)
+        entry["rounds_seconds"] = [r["capture_seconds"] for r in reports]
+        entry["capture_seconds_by_size"] = {
+            key: statistics.median(r["capture_seconds_by_size"][key] for r in reports)
+            for key in reports[0]["capture_seconds_by_size"]}
+        out[name] = entry
+    for hand in ("hand_loop", "hand_loop_frozen_gc"):
+        out[f"shared_vs_{hand}"] = statistics.median(
+            a["capture_seconds"] / b["capture_seconds"]
+            for a, b in zip(runs["shared_largest_first"], runs[hand], strict=True))
     separate = []
     for size in sizes:  # smallest first, one pool each (each runner owns its own pool)
         separate.append(runner_for(work, plan((size,)), decode=True))
@@ -452,9 +588,10 @@ def print_tables(result: dict[str, Any]) -> None:
     """The human-readable summary (the JSON holds everything)."""
     print(f"\n# {result['device']} | torch {result['torch']} | model {result['model']}")
     print(f"# plan: {result['plan_source']}")
-    print("\nDecode step, ms (fill + replay + slice for the runtime)")
+    print("\nDecode step, ms (fill + replay + slice for the runtime; medians over repeats; "
+          "full/raw and brk/hand: median of the per-repeat ratio)")
     head = ("bs", "eager", "full", "breakable", "raw graph", "hand segs", "compile",
-            "full/raw", "brk/hand", "eager/full")
+            "full/raw", "brk/hand", "A/A hand", "eager/full")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for row in result["decode"]:
@@ -462,8 +599,7 @@ def print_tables(result: dict[str, Any]) -> None:
             continue
         cells = [str(row["bs"]), fmt(row["eager"]), fmt(row["full"]), fmt(row["breakable"]),
                  fmt(row["raw_graph"]), fmt(row["hand_segments"]), fmt(row["compile"]),
-                 ratio(row["full"], row["raw_graph"]),
-                 ratio(row["breakable"], row["hand_segments"]),
+                 f"{row['full_raw']:.3f}x", f"{row['brk_hand']:.3f}x", f"{row['a_a']:.3f}x",
                  ratio(row["eager"], row["full"])]
         print("| " + " | ".join(cells) + " |")
     notes = {r["compile_note"] for r in result["decode"] if "compile_note" in r}
@@ -472,16 +608,16 @@ def print_tables(result: dict[str, Any]) -> None:
         for line in row.get("compile_top_kernels", []):
             print(f"  compiled bs {row['bs']} top kernel: {line}")
     print("\nPrefill, ms (full graph and raw graph: n/a, prefill attention reads host metadata)")
-    head2 = ("tokens", "eager", "breakable", "hand segs", "compile", "brk/hand", "eager/brk")
+    head2 = ("tokens", "eager", "breakable", "hand segs", "compile", "brk/hand", "A/A hand",
+             "eager/brk")
     print("| " + " | ".join(head2) + " |")
     print("|" + "---|" * len(head2))
     for row in result["prefill"]:
         if "tokens" not in row:
             continue
         cells = [str(row["tokens"]), fmt(row["eager"]), fmt(row["breakable"]),
-                 fmt(row["hand_segments"]), fmt(row["compile"]),
-                 ratio(row["breakable"], row["hand_segments"]),
-                 ratio(row["eager"], row["breakable"])]
+                 fmt(row["hand_segments"]), fmt(row["compile"]), f"{row['brk_hand']:.3f}x",
+                 f"{row['a_a']:.3f}x", ratio(row["eager"], row["breakable"])]
         print("| " + " | ".join(cells) + " |")
     notes = {r["compile_note"] for r in result["prefill"] if "compile_note" in r}
     print("compile: " + "; ".join(sorted(notes)))
@@ -491,10 +627,19 @@ def print_tables(result: dict[str, Any]) -> None:
     print("| variant | seconds | reserved MiB | vs largest alone |")
     print("|---|---|---|---|")
     base = cap["largest_alone"]["reserved_bytes"]
-    for name in ("largest_alone", "shared_largest_first", "separate_smallest_first"):
+    for name in ("largest_alone", "shared_largest_first", "hand_loop", "hand_loop_frozen_gc",
+                 "separate_smallest_first"):
         entry = cap[name]
         print(f"| {name} | {entry['capture_seconds']:.2f} | {entry['reserved_bytes'] / mib:.1f} "
               f"| {ratio(entry['reserved_bytes'], base)} |")
+    print(f"runner / hand loop {cap['shared_vs_hand_loop']:.3f}x, runner / hand loop with "
+          f"frozen gc {cap['shared_vs_hand_loop_frozen_gc']:.3f}x (median of {cap['rounds']} "
+          "alternated rounds; seconds are medians too)")
+    per = [cap[n]["capture_seconds_by_size"]
+           for n in ("shared_largest_first", "hand_loop", "hand_loop_frozen_gc")]
+    print("per size, ms (runner / hand / hand frozen gc): " + ", ".join(
+        f"{key}: {per[0][key] * 1e3:.0f}/{per[1][key] * 1e3:.0f}/{per[2][key] * 1e3:.0f}"
+        for key in sorted(per[0], key=int)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -502,8 +647,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small model, few iterations")
     parser.add_argument("--json", type=Path, help="write the raw results here")
-    parser.add_argument("--compile-budget", type=float, default=130.0,
-                        help="seconds torch.compile may spend in total")
+    parser.add_argument("--compile-budget", type=float, default=None,
+                        help="seconds torch.compile may spend in total (default 130, with "
+                        "--quick 20); 0 skips it")
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
         print("runtime_bench needs CUDA; nothing to measure here.", file=sys.stderr)
@@ -512,15 +658,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         cfg = llama.ModelConfig(hidden=256, heads=4, mlp=704, layers=4, vocab=4096,
                                 max_context=256, max_requests=129)
-        iters, repeats, capture_sizes = 10, 3, (1, 2, 4, 8, 16, 32)
+        iters, repeats, capture_sizes = 20, 9, (1, 2, 4, 8, 16, 32)
     else:
         cfg = llama.ModelConfig()
-        iters, repeats, capture_sizes = 50, 5, DEFAULT_DECODE_256
+        iters, repeats, capture_sizes = 50, 9, DEFAULT_DECODE_256
     t0 = time.perf_counter()
     warm_gpu(1.0 if args.quick else 3.0)
     work = Workload(llama, cfg)
     decode_plan, prefill_plan, source = resolved_plans(max(DECODE_BS), PREFILL_TOKENS)
-    budget = CompileBudget(0.0 if args.quick else args.compile_budget)
+    default_budget = 20.0 if args.quick else 130.0
+    budget = CompileBudget(default_budget if args.compile_budget is None
+                           else args.compile_budget)
     result: dict[str, Any] = {
         "device": torch.cuda.get_device_name(),
         "torch": torch.__version__,
@@ -532,7 +680,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     result["capture"] = capture_table(work, capture_sizes)
     result["decode"] = decode_table(work, decode_plan, budget, iters, repeats)
-    result["prefill"] = prefill_table(work, prefill_plan, budget, max(iters // 5, 3), repeats)
+    result["prefill"] = prefill_table(work, prefill_plan, budget, max(iters // 5, 5), repeats)
     result["seconds"] = round(time.perf_counter() - t0, 1)
     print_tables(result)
     print(f"\ntotal {result['seconds']} s")

@@ -70,8 +70,9 @@ def single_gpu(llama: ModuleType, cfg: Any, plan: Any, iters: int,
     for bs in bench.DECODE_BS:
         batch = work.decode_batch(bs)
         with torch.no_grad():
-            out[bs] = bench.time_many({"eager": partial(work.model.decode_forward, batch),
-                                       "full": partial(runner.run, batch, bs)}, iters, repeats)
+            out[bs] = bench.medians(bench.time_many(
+                {"eager": partial(work.model.decode_forward, batch),
+                 "full": partial(runner.run, batch, bs)}, iters, repeats))
     runner.release()
     del work
     torch.cuda.empty_cache()
@@ -98,7 +99,10 @@ def tp_rows(work: Any, runner: PhaseRunner, votes: Any, iters: int,
                 "full_vote_gloo": partial(with_vote, votes),
                 "full_vote_nccl": partial(with_vote, world),
             }
-            row: dict[str, Any] = {"bs": bs, **bench.time_many(steps, iters, repeats)}
+            # Every rank runs the same variant at the same time: time_many's order is a
+            # function of the repeat index only.
+            row: dict[str, Any] = {"bs": bs,
+                                   **bench.medians(bench.time_many(steps, iters, repeats))}
             want = model.decode_forward(batch).float()
             got = runner.run(batch, bs).float()
             row["full_rel_err"] = ((got - want).norm() / want.norm()).item()

@@ -73,6 +73,22 @@ def build_runners(model: LlamaDecoder, plan: Any, device: torch.device,
     }
 
 
+def shard_problem(cfg: ModelConfig, tp: int, dp_attention: bool) -> str | None:
+    """Why ``cfg`` cannot be split over ``tp`` ranks (None when it can), as ``shard_`` splits it.
+
+    The MLP is always sharded; heads, hidden width and vocabulary only without
+    ``--dp-attention``.
+    """
+    dims = [("mlp", cfg.mlp)]
+    if tp > 1 and not dp_attention:
+        dims += [("heads", cfg.heads), ("hidden", cfg.hidden), ("vocab", cfg.vocab)]
+    for what, n in dims:
+        if n % tp:
+            small = " (--small has 4 heads: add --dp-attention)" if what == "heads" else ""
+            return f"--tp {tp}: {what} ({n}) is not divisible by the tensor-parallel size{small}"
+    return None
+
+
 def resolve_plan(max_bs: int, prefill_sizes: Sequence[int]) -> tuple[Any, str]:
     """The plan from cgconfig's resolver, or a built-in one (with the reason) without it."""
     argv = ["--cuda-graph-max-bs-decode", str(max_bs),
@@ -287,6 +303,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--tp must be at least 1, got {args.tp}")
     if args.dp_attention and args.tp < 2:
         parser.error("--dp-attention needs --tp 2 or more")
+    cuda = torch.cuda.is_available() and not args.cpu
+    problem = shard_problem(ModelConfig.small() if args.small or not cuda else ModelConfig(),
+                            args.tp, args.dp_attention)
+    if problem:  # refused here, on every rank, before any process group exists
+        parser.error(problem)
     rank = int(os.environ.get("RANK", "0"))
     if rank == 0:  # capture progress, one line per size off a terminal
         logging.basicConfig(level=logging.INFO, format="%(message)s")

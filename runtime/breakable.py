@@ -149,6 +149,11 @@ class BreakableGraph:
         self.segments = segments
         self.breaks = breaks
         self.output = output
+        # Replay order flattened once: segment 0, break 0, segment 1, ..., last segment.
+        self._steps: list[Callable[[], None]] = []
+        for segment, brk in zip(segments, breaks, strict=False):
+            self._steps += [segment.replay, brk]
+        self._steps.append(segments[-1].replay)
 
     @property
     def num_breaks(self) -> int:
@@ -157,10 +162,8 @@ class BreakableGraph:
 
     def replay(self) -> Any:
         """Replay every segment, running each break in between; returns the static output."""
-        for segment, brk in zip(self.segments, self.breaks, strict=False):
-            segment.replay()
-            brk()
-        self.segments[-1].replay()
+        for step in self._steps:
+            step()
         return self.output
 
 
@@ -202,9 +205,10 @@ class _BreakableCapture:
         weak_args = _weak_arg(args)
         weak_kwargs = _weak_arg(kwargs)
         name = getattr(fn, "__qualname__", repr(fn))
+        call = functools.partial(fn, *weak_args, **weak_kwargs)  # bound once, called per step
 
         def replay_break() -> None:
-            fresh = tensors(fn(*weak_args, **weak_kwargs))
+            fresh = tensors(call())
             if len(fresh) != len(targets):
                 raise RuntimeError(f"eager function {name} returned {len(fresh)} tensors at "
                                    f"replay but {len(targets)} at capture")
@@ -217,7 +221,7 @@ class _BreakableCapture:
             target = bridged
 
             def replay_one() -> None:
-                fresh = fn(*weak_args, **weak_kwargs)
+                fresh = call()
                 if not isinstance(fresh, torch.Tensor):
                     raise RuntimeError(f"eager function {name} returned {type(fresh).__name__} "
                                        "at replay but a tensor at capture")

@@ -29,7 +29,9 @@ cache. The policies:
 :meth:`StaticBuffers.fill` issues one ``torch._foreach_copy_`` per (dtype, source dtype,
 source device) group, covering both the real-row copies and the padding resets (which copy
 from a constant tensor of pad values), so a batch costs a few launches however many slots there
-are.
+are. Which views each batch shape writes is worked out once per row counts and kept: a decode
+step pays a dictionary lookup, not a ``narrow`` per slot (``benchmarks/runtime_profile.py``
+measured the uncached fill at 25 to 50 us of host time per step).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 import torch
 
@@ -103,12 +106,13 @@ class Slot:
         """Full shape of this slot holding ``rows`` rows."""
         if self.axis is Axis.NONE:
             return self.trailing
+        if not self.trailing:  # the usual 1-D slot, checked on every batch
+            return (rows,)
         return (*self.trailing[: self.dim], rows, *self.trailing[self.dim:])
 
 
-@dataclass(frozen=True)
-class RowCounts:
-    """Real and padded row counts of one batch, per axis."""
+class RowCounts(NamedTuple):
+    """Real and padded row counts of one batch, per axis (a tuple: cheap to build and hash)."""
 
     tokens: int
     padded_tokens: int
@@ -122,6 +126,24 @@ class RowCounts:
     def padded(self, axis: Axis) -> int:
         """Padded rows on ``axis`` (the graph's static row count)."""
         return self.padded_tokens if axis is Axis.TOKENS else self.padded_requests
+
+
+_PLAN_CACHE_LIMIT = 4096
+"""Row-count combinations whose copy plans are kept (decode has at most max_bs of them)."""
+
+
+class _CopyGroup(NamedTuple):
+    """One ``_foreach_copy_`` of a fill: the slots copied, their views, the padding resets."""
+
+    names: tuple[str, ...]
+    """Slots whose real rows this group copies, in the order of ``dsts``."""
+    dsts: list[torch.Tensor]
+    """Real-row views of ``names``, then the padded tails to reset."""
+    pad_srcs: list[torch.Tensor]
+    """Pad-value sources of the tails, in the order of their ``dsts``."""
+    dtype: torch.dtype
+    device_index: int
+    """``get_device()`` of the buffers: the CUDA index, or -1 on the CPU."""
 
 
 class StaticBuffers:
@@ -149,7 +171,9 @@ class StaticBuffers:
                 self._pad_sources[slot.name] = torch.full(shape, slot.fill_value,
                                                           dtype=slot.dtype, device=self.device)
         self._copied = [s for s in self.slots.values() if s.policy is not PaddingPolicy.KEEP]
+        self._names = frozenset(s.name for s in self._copied)
         self._view_cache: dict[tuple[int, int], dict[str, torch.Tensor]] = {}
+        self._plans: dict[RowCounts, tuple[_CopyGroup, ...]] = {}
 
     def capacity(self, axis: Axis) -> int:
         """Rows allocated on ``axis``."""
@@ -201,47 +225,83 @@ class StaticBuffers:
                              f"expected {want}")
 
     def _check_keys(self, batch: Mapping[str, torch.Tensor]) -> None:
-        if len(batch) == len(self._copied) and all(s.name in batch for s in self._copied):
+        if batch.keys() == self._names:
             return
         missing = sorted(s.name for s in self._copied if s.name not in batch)
         unknown = sorted(set(batch) - {s.name for s in self._copied})
         raise KeyError(f"batch does not match the slots: missing {missing}, unexpected {unknown} "
                        "(keep slots are written in place, not passed in the batch)")
 
-    def fill(self, batch: Mapping[str, torch.Tensor], counts: RowCounts) -> int:
+    def fill(self, batch: Mapping[str, torch.Tensor], counts: RowCounts, *,
+             check_shapes: bool = True) -> int:
         """Copy a batch into the buffers and apply every padding policy; returns launches used.
 
         Rows past ``counts.padded(axis)`` are not touched: the graph of that size never reads
-        them.
+        them. ``check_shapes=False`` skips the per-slot shape check for a caller that has
+        already made it (``PhaseRunner.run`` checks every batch first); slot names are always
+        checked.
         """
         self._check_keys(batch)
-        groups: dict[tuple[torch.dtype, torch.dtype, torch.device],
-                     tuple[list[torch.Tensor], list[torch.Tensor]]] = {}
+        plan = self._plans.get(counts)
+        if plan is None:
+            plan = self._plan(counts)
+        if check_shapes:
+            for slot in self._copied:
+                rows = 0 if slot.axis is Axis.NONE else counts.real(slot.axis)
+                self._check(slot.name, batch[slot.name], rows)
+        launches = 0
+        for group in plan:
+            srcs = [batch[name] for name in group.names]
+            same = True
+            for src in srcs:  # get_device() is an int (-1 on the CPU): cheaper than .device
+                if src.dtype is not group.dtype or src.get_device() != group.device_index:
+                    same = False
+                    break
+            if same:
+                torch._foreach_copy_(group.dsts, srcs + group.pad_srcs)
+                launches += 1
+                continue
+            # Sources of another dtype or device: one launch per (source dtype, device).
+            split: dict[tuple[torch.dtype, torch.device],
+                        tuple[list[torch.Tensor], list[torch.Tensor]]] = {}
+            for dst, src in zip(group.dsts, srcs + group.pad_srcs, strict=True):
+                dsts, sources = split.setdefault((src.dtype, src.device), ([], []))
+                dsts.append(dst)
+                sources.append(src)
+            for dsts, sources in split.values():
+                torch._foreach_copy_(dsts, sources)
+            launches += len(split)
+        return launches
 
-        def add(dst: torch.Tensor, src: torch.Tensor) -> None:
-            dsts, srcs = groups.setdefault((dst.dtype, src.dtype, src.device), ([], []))
-            dsts.append(dst)
-            srcs.append(src)
-
+    def _plan(self, counts: RowCounts) -> tuple[_CopyGroup, ...]:
+        """The destination views of a batch with ``counts``, grouped by dtype; kept for reuse."""
+        groups: dict[torch.dtype, tuple[list[str], list[torch.Tensor], list[torch.Tensor],
+                                        list[torch.Tensor]]] = {}
         for slot in self._copied:
-            src = batch[slot.name]
+            names, dsts, pad_dsts, pad_srcs = groups.setdefault(slot.dtype, ([], [], [], []))
             if slot.axis is Axis.NONE:
-                self._check(slot.name, src, 0)
-                add(self._buffers[slot.name], src)
+                names.append(slot.name)
+                dsts.append(self._buffers[slot.name])
                 continue
             real, padded = counts.real(slot.axis), counts.padded(slot.axis)
             if padded > self.capacity(slot.axis) or real > padded:
                 raise ValueError(f"slot {slot.name!r}: {real} rows padded to {padded} do not fit "
                                  f"{self.capacity(slot.axis)} allocated")
-            self._check(slot.name, src, real)
             if real:
-                add(self._rows(slot.name, 0, real), src)
+                names.append(slot.name)
+                dsts.append(self._rows(slot.name, 0, real))
             if slot.policy in _RESETS_TAIL and padded > real:
-                pad_src = self._pad_sources[slot.name].narrow(slot.dim, real, padded - real)
-                add(self._rows(slot.name, real, padded - real), pad_src)
-        for dsts, srcs in groups.values():
-            torch._foreach_copy_(dsts, srcs)
-        return len(groups)
+                pad_dsts.append(self._rows(slot.name, real, padded - real))
+                pad_srcs.append(self._pad_sources[slot.name].narrow(slot.dim, real, padded - real))
+        # Each group's device is its buffers' own (cuda:0 where the runner said "cuda").
+        plan = tuple(_CopyGroup(tuple(names), dsts + pad_dsts, pad_srcs, dtype,
+                                (dsts + pad_dsts)[0].get_device())
+                     for dtype, (names, dsts, pad_dsts, pad_srcs) in groups.items()
+                     if dsts or pad_dsts)
+        if len(self._plans) >= _PLAN_CACHE_LIMIT:
+            self._plans.clear()
+        self._plans[counts] = plan
+        return plan
 
     def eager_inputs(self, batch: Mapping[str, torch.Tensor],
                      counts: RowCounts) -> dict[str, torch.Tensor]:

@@ -70,13 +70,13 @@ def check_tensor(slot: Slot, value: Any, rows: int) -> None:
     if not isinstance(value, torch.Tensor):
         raise TypeError(f"slot {slot.name!r}: expected a torch.Tensor, got "
                         f"{type(value).__name__}")
-    if not _lossless(value.dtype, slot.dtype):
+    if value.dtype != slot.dtype and not _lossless(value.dtype, slot.dtype):
         raise ValueError(
             f"slot {slot.name!r}: batch tensor is {value.dtype}, the slot holds {slot.dtype}; "
             f"copying would {'truncate or wrap' if _kind(slot.dtype) == 'int' else 'round'} "
             f"values: pass {slot.dtype} (or a {_kind(slot.dtype)} type it holds exactly)")
     want = slot.shape(rows)
-    if tuple(value.shape) != want:
+    if value.shape != want:  # torch.Size is a tuple: no conversion needed to compare
         axis = slot.axis.value
         raise ValueError(f"slot {slot.name!r}: batch tensor has shape {tuple(value.shape)}, "
                          f"expected {want} ({rows} {axis} rows)")
@@ -87,21 +87,55 @@ def check_batch(slots: Mapping[str, Slot] | None, batch: Any, size: Any, num_req
     """Check a whole batch; returns ``(size, num_requests)`` as ints.
 
     ``slots`` is ``None`` for a runner without buffers (a disabled phase): only the counts are
-    checked, since the forward receives the batch as given.
+    checked, since the forward receives the batch as given. A runner keeps a
+    :class:`BatchCheck` instead, which does the per-slot set-up once.
     """
-    size_i = check_count(size, "size")
-    requests_i = check_count(num_requests, "num_requests", optional=True)
-    assert size_i is not None
-    if not isinstance(batch, Mapping):
-        raise TypeError(f"batch must be a mapping of slot name to tensor, got "
-                        f"{type(batch).__name__}")
-    if slots is None:
+    return BatchCheck(slots, decode=decode)(batch, size, num_requests)
+
+
+_NO_ROWS, _TOKEN_ROWS, _REQUEST_ROWS = 0, 1, 2
+
+
+class BatchCheck:
+    """:func:`check_batch` for one runner's slots, with what depends only on them worked out once.
+
+    Every batch of every step passes through here, so the common case (a dict of tensors of
+    the slots' own dtypes and shapes, plain int counts) takes no function call per slot and no
+    enum lookup; anything else falls through to the full checks and their messages.
+    """
+
+    def __init__(self, slots: Mapping[str, Slot] | None, *, decode: bool) -> None:
+        self.slots = slots
+        self.decode = decode
+        self._specs: list[tuple[str, torch.dtype, int, bool, Slot]] = []
+        for slot in (slots or {}).values():
+            if slot.policy is PaddingPolicy.KEEP:
+                continue
+            kind = (_NO_ROWS if slot.axis is Axis.NONE else
+                    _TOKEN_ROWS if slot.axis is Axis.TOKENS else _REQUEST_ROWS)
+            flat = slot.axis is not Axis.NONE and not slot.trailing
+            self._specs.append((slot.name, slot.dtype, kind, flat, slot))
+
+    def __call__(self, batch: Any, size: Any, num_requests: Any) -> tuple[int, int | None]:
+        """Check one batch; returns ``(size, num_requests)`` as ints."""
+        size_i = size if type(size) is int and size >= 0 else check_count(size, "size")
+        requests_i = (num_requests if num_requests is None or (type(num_requests) is int
+                                                               and num_requests >= 0)
+                      else check_count(num_requests, "num_requests", optional=True))
+        assert size_i is not None
+        if type(batch) is not dict and not isinstance(batch, Mapping):
+            raise TypeError(f"batch must be a mapping of slot name to tensor, got "
+                            f"{type(batch).__name__}")
+        if self.slots is None:
+            return size_i, requests_i
+        requests = size_i if self.decode else (requests_i or 0)
+        for name, dtype, kind, flat, slot in self._specs:
+            if name not in batch:
+                continue  # missing and unexpected names get the buffers' own KeyError
+            rows = size_i if kind == _TOKEN_ROWS else requests if kind == _REQUEST_ROWS else 0
+            value = batch[name]
+            if (isinstance(value, torch.Tensor) and value.dtype == dtype
+                    and value.shape == ((rows,) if flat else slot.shape(rows))):
+                continue
+            check_tensor(slot, value, rows)  # accepts a lossless dtype, or explains the problem
         return size_i, requests_i
-    requests = size_i if decode else (requests_i or 0)
-    for slot in slots.values():
-        if slot.policy is PaddingPolicy.KEEP or slot.name not in batch:
-            continue  # missing and unexpected names get the buffers' own KeyError
-        rows = 0 if slot.axis is Axis.NONE else (
-            size_i if slot.axis is Axis.TOKENS else requests)
-        check_tensor(slot, batch[slot.name], rows)
-    return size_i, requests_i

@@ -13,6 +13,7 @@ not capturing.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import gc
@@ -26,7 +27,7 @@ import torch
 from . import distributed
 from .breakable import BridgePool, SegmentFactory
 from .buffers import Axis, RowCounts, Slot, StaticBuffers
-from .checks import check_batch
+from .checks import BatchCheck
 from .gc_freeze import frozen_gc
 from .graphs import Backend, Replayable, capture
 from .guards import Guards, Route
@@ -145,6 +146,8 @@ class PhaseRunner:
             self.buffers = StaticBuffers(slots, max_tokens=plan.max_size,
                                          max_requests=max(self.max_requests, 1),
                                          device=self.device)
+        self._check = BatchCheck(self.buffers.slots if self.buffers else None,
+                                 decode=self.decode)
         self.guards = Guards(
             sizes=(),
             disable_padding=plan.disable_padding,
@@ -154,6 +157,8 @@ class PhaseRunner:
             disabled=not plan.enabled,
         )
         self.graphs: GraphRegistry[Replayable] = GraphRegistry()
+        # The default-key graphs by size: what run() looks up every batch (no key object).
+        self._by_size: dict[int, Replayable] = {}
         self.bridges = BridgePool()
         self.stats = RunnerStats(phase=plan.phase)
         self.cost: CaptureCost | None = None
@@ -270,10 +275,12 @@ class PhaseRunner:
         graph = capture(self.backend, call, pool=self._pool, bridges=self.bridges,
                         new_segment=self.new_segment)
         self.graphs.add(key, graph)
+        self._by_size[size] = graph
 
     def release(self) -> None:
         """Drop every graph and bridge and hand their memory back to the device."""
         self.graphs.clear()
+        self._by_size.clear()
         self.bridges.clear()
         self._pool = None
         self.guards = dataclasses.replace(self.guards, sizes=())
@@ -334,13 +341,13 @@ class PhaseRunner:
         support sends the batch eagerly. ``vote`` (from :meth:`vote`) replaces this rank's own
         routing with the group's decision.
         """
-        size, num_requests = check_batch(self.buffers.slots if self.buffers else None, batch,
-                                         size, num_requests, decode=self.decode)
+        size, num_requests = self._check(batch, size, num_requests)
         requests = size if self.decode else (num_requests or 0)
-        if self.backend is not None and not len(self.graphs):
+        if self.backend is not None and not self._by_size:
             raise RuntimeError(f"{self.plan.phase} runner used before capture()")
         route = self._route(size, requests, features, vote)
-        with torch.no_grad():
+        # A serving loop usually runs without autograd already; entering no_grad costs ~1 us.
+        with torch.no_grad() if torch.is_grad_enabled() else contextlib.nullcontext():
             if route.reason is not None:
                 self.stats.record_fallback(route.reason, size)
                 if self.buffers is None:
@@ -350,9 +357,12 @@ class PhaseRunner:
             assert self.buffers is not None and route.padded is not None
             padded = route.padded
             counts = RowCounts(size, padded, requests, self.request_rows(padded))
-            launches = self.buffers.fill(batch, counts)
-            out = self.graphs.get(ShapeKey(padded)).replay()
+            # self._check has checked every shape already.
+            launches = self.buffers.fill(batch, counts, check_shapes=False)
+            out = self._by_size[padded].replay()
             self.stats.record_replay(size, padded, launches)
+            # Always fresh views (and containers): a caller that pops from a dict output or
+            # reshapes a tensor in place must not change what the next replay returns.
             return slice_rows(out, size)
 
     # -- reporting -----------------------------------------------------------------------

@@ -11,6 +11,7 @@ import copy
 import importlib.util
 import random
 import sys
+import time
 import traceback
 from pathlib import Path
 from types import ModuleType
@@ -114,6 +115,50 @@ def vote_scenarios(rank: int, world: int, device: torch.device) -> dict[str, Any
     out["routes"] = routes
     out["max_error"] = worst
     return out
+
+
+def vote_any_world(rank: int, world: int, device: torch.device) -> dict[str, Any]:
+    """For any number of ranks: one rank over the largest size sends every rank eager.
+
+    Then the last rank idles while the others replay the largest rank's bucket.
+    """
+    group = dist.group.WORLD
+    runner = toy_runner(device, group)
+    runner.capture()
+    out: dict[str, Any] = {}
+    over = [3 + r for r in range(world)]
+    over[world // 2] = 60  # TOY_SIZES stop at 48
+    ordinary = [5 + 3 * r for r in range(world)]
+    ordinary[-1] = 0
+    for name, sizes in (("over", over), ("ordinary", ordinary)):
+        runner.stats.reset()
+        n = sizes[rank]
+        vote = runner.vote(n, group)
+        got = runner.run({"x": toy_x(7, rank, n).float().to(device)}, n, vote=vote)
+        total = sum(toy_x(7, r, sizes[r]).sum(0) for r in range(world))
+        error = float((got.double().cpu() - (toy_x(7, rank, n) + total)).abs().max()) if n else 0.0
+        out[name] = {"padded": vote.padded, "reason": vote.reason, "error": error,
+                     "replays": dict(runner.stats.replays),
+                     "fallbacks": dict(runner.stats.fallbacks)}
+    return out
+
+
+def vote_latency(rank: int, world: int, device: torch.device) -> float:
+    """Microseconds per vote, back to back with no other work (median of 5 chunks of 200).
+
+    Not a test: ``benchmarks/RESULTS.md`` records how it was run (through ``dist_harness``).
+    """
+    group = dist.group.WORLD
+    runner = toy_runner(device, group)
+    runner.capture()
+    chunks = []
+    for _ in range(5):
+        dist.barrier(group)
+        t0 = time.perf_counter()
+        for _ in range(200):
+            runner.vote(4, group)
+        chunks.append((time.perf_counter() - t0) / 200 * 1e6)
+    return sorted(chunks)[2]
 
 
 # -- agreement: plan digest and settings --------------------------------------------------

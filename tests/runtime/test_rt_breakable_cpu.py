@@ -163,3 +163,19 @@ def test_error_during_capture_closes_the_open_segment() -> None:
     # The capture context is gone: the marked function is a plain call again.
     calls.clear()
     torch.testing.assert_close(scale(torch.ones(1), 2.0), torch.full((1,), 2.0))
+
+
+def test_break_reads_its_arguments_at_replay_time_keywords_included() -> None:
+    # Each break's call is bound once at capture; at replay it must still read the current
+    # contents of its (static) arguments and pass keyword arguments through.
+    @eager_on_graph
+    def affine(x: Any, *, scale: float, shift: Any) -> Any:
+        return x * scale + shift
+
+    x, shift = torch.arange(3.0), torch.ones(3)
+    graph = capture_breakable(lambda: affine(x, scale=2.0, shift=shift), pool=None,
+                              bridges=BridgePool(), new_segment=FakeSegment)
+    x.copy_(torch.tensor([5.0, 6.0, 7.0]))
+    shift.fill_(10.0)
+    out = graph.replay()
+    torch.testing.assert_close(out, torch.tensor([20.0, 22.0, 24.0]))

@@ -161,3 +161,53 @@ def test_slot_declaration_errors(kwargs: dict[str, Any], match: str) -> None:
 def test_duplicate_slot_names_rejected() -> None:
     with pytest.raises(ValueError, match="twice"):
         _buffers(Slot("x", I64), Slot("x", I64))
+
+
+def test_kept_fill_plans_stay_right_as_batch_sizes_alternate() -> None:
+    # The views a row count writes are worked out once and reused: going back to a count seen
+    # before must still copy the new batch and reset the tail the earlier, larger batch wrote.
+    buf = _buffers(Slot("loc", I64, policy=PaddingPolicy.ZERO),
+                   Slot("lens", I64, axis=Axis.REQUESTS, policy=PaddingPolicy.FILL_SENTINEL,
+                        pad_value=1))
+    for n, start in ((3, 10), (8, 20), (3, 30), (5, 40), (3, 50)):
+        buf.fill({"loc": _rows(n, start), "lens": _rows(n, start)}, _counts(n, 8))
+        assert buf["loc"].tolist() == [*range(start, start + n)] + [0] * (8 - n)
+        assert buf["lens"].tolist() == [*range(start, start + n)] + [1] * (8 - n)
+
+
+def test_kept_plan_splits_a_source_of_another_dtype() -> None:
+    # Same row counts, so the same kept plan: a batch whose source dtype differs still lands
+    # (cast exactly) and takes its own launch.
+    buf = _buffers(Slot("a", I64, policy=PaddingPolicy.ZERO), Slot("b", I64))
+    assert buf.fill({"a": _rows(2), "b": _rows(2, 7)}, _counts(2, 4)) == 1
+    launches = buf.fill({"a": _rows(2, 3), "b": torch.arange(2, dtype=torch.int32)},
+                        _counts(2, 4))
+    assert launches == 2
+    assert buf["a"][:4].tolist() == [3, 4, 0, 0] and buf["b"][:2].tolist() == [0, 1]
+
+
+def test_fill_without_shape_checks_still_checks_names_and_room() -> None:
+    buf = _buffers(Slot("ids", I64))
+    buf.fill({"ids": _rows(2)}, _counts(2, 4), check_shapes=False)
+    assert buf["ids"][:2].tolist() == [100, 101]
+    with pytest.raises(KeyError, match="missing \\['ids'\\]"):
+        buf.fill({}, _counts(2, 4), check_shapes=False)
+    with pytest.raises(ValueError, match="do not fit"):
+        buf.fill({"ids": _rows(2)}, _counts(2, 16), check_shapes=False)
+
+
+def test_kept_plans_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cgconfig.runtime import buffers as buffers_module
+
+    monkeypatch.setattr(buffers_module, "_PLAN_CACHE_LIMIT", 4)
+    buf = _buffers(Slot("ids", I64, policy=PaddingPolicy.ZERO), max_tokens=16)
+    for n in range(1, 13):
+        buf.fill({"ids": _rows(n)}, _counts(n, 16))
+        assert buf["ids"].tolist() == [*range(100, 100 + n)] + [0] * (16 - n)
+    assert len(buf._plans) <= 4
+
+
+def test_row_counts_is_a_tuple_with_axis_lookups() -> None:
+    counts = RowCounts(tokens=3, padded_tokens=4, requests=2, padded_requests=8)
+    assert counts == (3, 4, 2, 8) and hash(counts) == hash((3, 4, 2, 8))
+    assert counts.real(Axis.TOKENS) == 3 and counts.padded(Axis.REQUESTS) == 8

@@ -128,3 +128,23 @@ def test_a_broken_forward_fails_at_capture_on_cpu() -> None:
     with pytest.raises(RuntimeError, match="shape mismatch inside the model"):
         r.capture()
     assert calls == [4]  # largest first, and it ran at capture, not at the first batch
+
+
+def test_any_mapping_is_a_batch_and_other_types_are_refused() -> None:
+    # The per-step check takes a shortcut for dicts; other mappings still pass, and a list of
+    # pairs still gets the one-line refusal.
+    from types import MappingProxyType
+
+    batch = _batch(3)
+    torch.testing.assert_close(_runner().run(MappingProxyType(batch), 3), forward(batch))
+    with pytest.raises(TypeError, match="batch must be a mapping"):
+        _runner().run(list(batch.items()), 3)
+
+
+def test_check_batch_function_matches_the_runner() -> None:
+    from cgconfig.runtime.checks import check_batch
+
+    slots = {s.name: s for s in SLOTS}
+    assert check_batch(slots, _batch(3), 3, None, decode=True) == (3, None)
+    with pytest.raises(ValueError, match=r"slot 'x'.*expected \(3, 2\)"):
+        check_batch(slots, _batch(3) | {"x": torch.ones(3, 3)}, 3, None, decode=True)

@@ -147,6 +147,27 @@ def test_dp_vote_on_two_ranks(two_ranks: Any) -> None:
 
 
 @needs_gloo
+def test_one_rank_over_the_max_sends_all_eight_ranks_eager(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue #26 at the world size most deployments use: the over-max rank counts its own
+    # reason, the seven others the peer reason, and none of them replays; then every rank
+    # replays the largest rank's bucket while one idles.
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    outs = dist_harness.values(dist_harness.run_ranks(dist_workers.vote_any_world, world=8,
+                                                      timeout=300))
+    for rank, out in enumerate(outs):
+        over, ordinary = out["over"], out["ordinary"]
+        assert over["padded"] is None and over["replays"] == {}
+        want = "over_max_size" if rank == 4 else "peer_over_max_size"
+        assert over["reason"] == want and over["fallbacks"] == {want: 1}
+        # The largest rank holds 5 + 3 * 6 = 23 rows: everyone replays bucket 24, the idle
+        # rank too (the graph's collective needs every rank).
+        assert ordinary["padded"] == 24 and ordinary["reason"] is None
+        assert ordinary["replays"] == {24: 1}
+        assert over["error"] < 1e-4 and ordinary["error"] < 1e-4
+
+
+@needs_gloo
 def test_plan_mismatch_is_an_error_on_every_rank(two_ranks: Any) -> None:
     outs = _scenario(two_ranks, "plan_mismatch")
     for out in outs:

@@ -103,3 +103,16 @@ def test_serving_demo_runs_on_cpu(llama: ModuleType) -> None:
         assert report["plan_source"] == "builtin"
     else:
         assert report["plan_source"].startswith("resolver")
+
+
+def test_a_tensor_parallel_size_the_model_cannot_split_is_one_line(
+        llama: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+    # Refused before any process group starts (was a ValueError traceback on every rank).
+    with pytest.raises(SystemExit) as stop:
+        llama.main(["--cpu", "--small", "--tp", "8"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "--tp 8: heads (4) is not divisible by the tensor-parallel size" in err
+    assert "--dp-attention" in err and "Traceback" not in err
+    assert llama.shard_problem(llama.ModelConfig.small(), 8, True) is None
+    assert llama.shard_problem(llama.ModelConfig(), 8, False) is None

@@ -60,3 +60,11 @@ def test_tree_helpers_cover_containers() -> None:
     assert len(tensors(tree)) == 3
     doubled = map_tensors(lambda t: t * 2, (torch.ones(1),))
     assert isinstance(doubled, tuple) and doubled[0].item() == 2
+
+
+def test_slice_rows_of_a_bare_tensor() -> None:
+    t = torch.arange(10).view(5, 2)
+    assert slice_rows(t, 3).tolist() == [[0, 1], [2, 3], [4, 5]]
+    assert slice_rows(t, 3).data_ptr() == t.data_ptr()
+    scalar = torch.tensor(2.0)
+    assert slice_rows(scalar, 1) is scalar

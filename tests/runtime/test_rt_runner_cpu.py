@@ -194,3 +194,39 @@ def test_stats_reset_and_dict() -> None:
     assert d["padded_rows"] == 1 and d["padding_ratio"] == pytest.approx(1 / 3, abs=1e-4)
     r.stats.reset()
     assert r.stats.to_dict()["real_rows"] == 0
+
+
+def test_recapture_replays_the_new_buckets() -> None:
+    # run() looks buckets up by size; after release and recapture the lookup must point at
+    # the new graphs, and a release alone must leave nothing to replay.
+    r, toy = _runner(sizes=(2, 4))
+    r.run(_batch(3), 3)
+    r.release()
+    with pytest.raises(RuntimeError, match="before capture"):
+        r.run(_batch(3), 3)
+    r.capture()
+    toy.calls.clear()
+    batch = _batch(3, seed=5)
+    torch.testing.assert_close(r.run(batch, 3)["y"], _expected(batch))
+    assert toy.calls == [4]
+
+
+def test_outputs_are_fresh_views_even_at_an_exact_bucket() -> None:
+    # A caller may pop from a dict output or reshape a tensor in place; the next batch of the
+    # same size must still get the whole output.
+    # A real graph returns the same output objects at every replay; stand one in for size 4.
+    from cgconfig.runtime.graphs import FullGraph
+
+    class Replay:
+        def replay(self) -> None:
+            pass
+
+    r, _ = _runner()
+    fixed = {"y": torch.ones(4, 2), "pair": (torch.zeros(4), torch.arange(4))}
+    r._by_size[4] = FullGraph(Replay(), fixed)  # type: ignore[arg-type]
+    out = r.run(_batch(4, seed=1), 4)
+    out.pop("y")
+    out["pair"][0].unsqueeze_(0)
+    again = r.run(_batch(4, seed=2), 4)
+    assert set(again) == {"y", "pair"} and again["pair"][0].shape == (4,)
+    assert set(fixed) == {"y", "pair"} and fixed["pair"][0].shape == (4,)
