@@ -56,6 +56,21 @@ def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
     return capture
 
 
+def capture_listed(draft: Draft) -> dict[str, dict[str, Any]]:
+    """vLLM and TensorRT-LLM: each enabled phase captures its listed sizes, sorted (their own
+    dialect steps already applied the engine's caps); no SGLang capture filter."""
+    capture: dict[str, dict[str, Any]] = {}
+    for phase in ("decode", "prefill"):
+        backend = draft.get(f"{phase}.backend")
+        sizes = sorted(set(draft.get(f"{phase}.bs") or [])) if backend != "disabled" else []
+        if backend != "disabled" and not sizes:
+            draft.warnings.append(f"{phase}: no capture sizes; {phase} runs eagerly")
+        capture[phase] = {"backend": backend if sizes else "disabled", "sizes": sizes}
+    capture["decode"].update(compile_sizes=[], alignment={"multiple": 1, "request_width": 1,
+                                                          "pool_size": None})
+    return capture
+
+
 #: SGLang 0.5.23's capture filter, cited by its decisions.
 FILTER_SOURCE = ("sglang 0.5.23 python/sglang/srt/model_executor/runner/base_cuda_graph_runner.py:"
                  "get_batch_sizes_to_capture")

@@ -53,7 +53,10 @@ class ResolveRequest:
 
 
 class RuleSetLike(Protocol):
-    """What the pipeline needs of a rule set: apply yourself to a draft."""
+    """What the pipeline needs of a rule set: the rules for one engine, applied to a draft."""
+
+    def for_engine(self, engine: str) -> RuleSetLike:
+        """The rules that run on ``engine``'s lines (its packs' and the core packs')."""
 
     def apply(self, draft: Draft, *, disabled: list[str], apply_advice: list[str]) -> None:
         """Run the rules over ``draft`` to a fixpoint under ``draft.policy``; advice rules
