@@ -9,7 +9,9 @@
 
 A line runs its own engine's steps (:data:`ENGINE_STEPS`, keyed by the request's dialect) and
 only the rules of its engine's packs and the core packs (``RuleSetLike.for_engine``): a vLLM or
-TensorRT-LLM plan runs no SGLang sizing step and no SGLang rule. Nothing flows backwards: the locked set is frozen from the user's inputs before any default or
+TensorRT-LLM plan runs no SGLang sizing step and no SGLang rule.
+
+Nothing flows backwards: the locked set is frozen from the user's inputs before any default or
 rule runs, and each step records what it did in the draft, so the plan can explain itself. The
 rule set is an argument: this package never imports the rule engine.
 """

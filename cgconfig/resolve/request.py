@@ -50,6 +50,9 @@ class ResolveRequest:
     hooks: list[DraftStep] = field(default_factory=list)
     """Dialect steps run after defaults and before the rules (e.g. vLLM's mode resolution)."""
     dialect: str = "sglang"
+    engine_args: list[tuple[str, str, list[str]]] = field(default_factory=list)
+    """The engine flags of an entry-point line that no dialect table claims, as (dest, spelling,
+    values), in line order (vLLM's dialect reads the ones that change its plan)."""
 
 
 class RuleSetLike(Protocol):

@@ -53,7 +53,10 @@ class LaunchLine:
             out.fact_sources["model_path"] = f"{self.entry.program} MODEL"
         for name, values in _runs(self.known):
             found = lookup_option(table, name)
-            if found is None or found[0].dest not in PARALLEL_FACTS:
+            if found is not None and found[0].status == "modelled":
+                # the dialect's source reads it
+                out.engine_args.append((found[0].dest, name, [found[1]] if found[1] else values))
+            elif found is None or found[0].dest not in PARALLEL_FACTS:
                 out.ignored.append(name)
             if found is None:  # a dotted JSON key (--speculative-config.method): vLLM merges it
                 continue

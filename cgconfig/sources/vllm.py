@@ -22,6 +22,12 @@ from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.resolve.request import DialectDefault, ResolveRequest
 from cgconfig.sources.contribution import Contribution
 from cgconfig.sources.vllm_argv import COMPILATION_MODES, CcValue, VllmInput, parse_vllm_argv
+from cgconfig.sources.vllm_engine_args import (
+    BATCHED_DP_MAX_NUM_BATCHED_TOKENS,
+    LEVEL_DEFAULTS,
+    EngineArgs,
+    read_engine_args,
+)
 from cgconfig.sources.vllm_stage_b import CapturePlan, stage_b_step
 
 
@@ -59,18 +65,42 @@ class VllmArgv:
 
     tokens: list[str]
     positions: list[int]
+    whole_engine: bool = False
+    """A `vllm serve` line: the worker is vLLM 0.33.0's default Model Runner V2 (no B7
+    rounding); otherwise the V1 runner that ``CompilationConfig`` alone is modelled with."""
 
     def contribute(self, so_far: ResolveRequest) -> Contribution:
         """Parse the tokens once; map them onto cgconfig's keys, vLLM's grid and Stage B."""
-        return _contribution(parse_vllm_argv(self.tokens, self.positions), so_far.facts)
+        engine = read_engine_args(so_far.engine_args)
+        vin = parse_vllm_argv(self.tokens, self.positions)
+        if vin.attention_backend is None:
+            vin.attention_backend = engine.attention_backend
+        _speculative(vin, engine)
+        return _contribution(vin, so_far.facts, engine, v2_runner=self.whole_engine)
 
 
-def _contribution(vin: VllmInput, facts: dict[str, Any]) -> Contribution:
+def _speculative(vin: VllmInput, engine: EngineArgs) -> None:
+    """The ``--spec-*`` shorthands as vLLM 0.33.0's ``EngineArgs`` folds them into the
+    speculative config; ``--spec-tokens`` without a method or model is ``SpeculativeConfig``'s
+    refusal."""
+    if engine.spec_tokens is None:
+        return
+    if engine.spec_method is None and engine.spec_model is None:
+        raise InputError("num_speculative_tokens was provided but without speculative model "
+                         "(vLLM 0.33.0 SpeculativeConfig)", where="--spec-tokens",
+                         hint="add --spec-method (e.g. ngram) or --spec-model")
+    vin.num_speculative_tokens = engine.spec_tokens
+
+
+def _contribution(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs | None = None,
+                  *, v2_runner: bool = False) -> Contribution:
     """Follows vLLM 0.33.0's order: ``VllmConfig.__post_init__`` (enforce_eager, the default
     mode, piecewise needs VLLM_COMPILE, then the capture sizes, then
     ``set_splitting_ops_for_v1``) and the worker's ``resolve_cudagraph_mode_and_sizes``
     (Stage B, spec-decode rounding), the last ones as one dialect step."""
     out = Contribution(dialect="vllm")
+    engine = engine or EngineArgs()
+    level_mode, level_graphs = LEVEL_DEFAULTS[engine.optimization_level]
     mode_chain = vin.effective("cudagraph_mode")
     for cc in mode_chain:
         mode = _mode_of(cc)
@@ -98,51 +128,80 @@ def _contribution(vin: VllmInput, facts: dict[str, Any]) -> Contribution:
     # VllmConfig.__post_init__: enforce_eager turns compilation and graphs off (vllm.A1); an
     # unset mode takes the -O2 default (vllm.A5); piecewise graphs need VLLM_COMPILE (vllm.A8).
     # Only then are the sizes computed, and only when graphs are still on (vllm.A12/A13).
-    vllm_compile = vin.compilation_mode() == COMPILATION_MODES["VLLM_COMPILE"]
+    vllm_compile = vin.compilation_mode(level_mode) == COMPILATION_MODES["VLLM_COMPILE"]
+    default_mode = modes.CudaGraphMode[level_graphs]
     requested = (modes.CudaGraphMode.NONE if vin.enforce_eager is not None
                  else _mode_of(mode_chain[-1]) if mode_chain
-                 else modes.CudaGraphMode.FULL_AND_PIECEWISE)
+                 else default_mode)
     at_sizes = requested if vllm_compile else requested.without_piecewise()
     if at_sizes is modes.CudaGraphMode.NONE:
         capture = CapturePlan([], 0, f"cudagraph_mode is NONE when vLLM sets the capture sizes "
                                      f"(requested {requested.name}): no sizes, no size checks")
     else:
         capture = _capture_plan(vin, facts, user_sizes,
-                                user_max.value if user_max is not None else None)
+                                user_max.value if user_max is not None else None, engine)
         out.notes += capture.notes
         if user_sizes is None and capture.sizes:
             out.defaults += [DialectDefault(f"{phase}.bs", capture.sizes, "vLLM default grid",
                                             capture.why) for phase in ("decode", "prefill")]
+    if v2_runner:  # a whole `vllm serve` line: SchedulerConfig validates what it was given
+        _check_scheduler(vin, facts, engine)
     if not mode_chain and vin.enforce_eager is None:
-        decode, prefill = modes.mode_to_phases(modes.CudaGraphMode.FULL_AND_PIECEWISE)
-        why_mode = (f"vLLM default cudagraph_mode FULL_AND_PIECEWISE (-O2) → decode {decode}, "
+        decode, prefill = modes.mode_to_phases(default_mode)
+        why_mode = (f"vLLM default cudagraph_mode {default_mode.name} at optimization level "
+                    f"{engine.optimization_level} ({engine.level_source}) → decode {decode}, "
                     f"prefill {prefill}")
         out.defaults += [DialectDefault("decode.backend", decode, "vLLM default", why_mode),
                          DialectDefault("prefill.backend", prefill, "vLLM default", why_mode)]
     out.steps.append(stage_b_step(_support(vin), vin.attention_backend or "",
                                   vin.num_speculative_tokens, vllm_compile, vin.splitting_ops(),
-                                  capture))
+                                  capture, deepep_off=engine.deepep_high_throughput_off,
+                                  v2_runner=v2_runner))
     return out
 
 
-def _capture_plan(vin: VllmInput, facts: dict[str, Any], user_sizes: list[int] | None,
-                  user_max: int | None) -> CapturePlan:
-    """``VllmConfig._set_cudagraph_sizes`` with graphs on: user sizes capped by
-    ``max_num_batched_tokens``, else the default grid (1024 ceiling on the SM100 family)."""
+def _scheduler(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs) -> tuple[int, int, str]:
+    """max_num_seqs and max_num_batched_tokens as ``EngineArgs._set_default_max_num_seqs_and_
+    batched_tokens_args`` leaves them (usage context OPENAI_API_SERVER), and why."""
     seqs, tokens, basis = _engine_defaults(_number_fact(facts, "gpu_memory_gib"))
+    if engine.batched_dp_moe:
+        tokens, basis = BATCHED_DP_MAX_NUM_BATCHED_TOKENS, (
+            f"{basis}; {engine.all2all_backend} with expert parallelism and DP "
+            f"{engine.data_parallel_size}: {BATCHED_DP_MAX_NUM_BATCHED_TOKENS} batched tokens")
+    if engine.performance_mode == "throughput":
+        seqs, tokens, basis = seqs * 2, tokens * 2, f"{basis}, doubled (--performance-mode throughput)"
     if vin.max_num_seqs and vin.max_num_batched_tokens:
         basis = "both given"
     elif vin.max_num_seqs or vin.max_num_batched_tokens:
         given = "max_num_seqs" if vin.max_num_seqs else "max_num_batched_tokens"
         basis = f"{given} given, the other from the {basis}"
-    max_num_seqs = vin.max_num_seqs or seqs
-    max_num_batched_tokens = vin.max_num_batched_tokens or tokens
+    tokens = vin.max_num_batched_tokens or tokens
+    # A defaulted max_num_seqs never exceeds the token budget.
+    return vin.max_num_seqs or min(seqs, tokens), tokens, basis
+
+
+def _check_scheduler(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs) -> None:
+    """``SchedulerConfig``'s refusal: fewer batched tokens than sequences."""
+    seqs, tokens, _ = _scheduler(vin, facts, engine)
+    if tokens < seqs:
+        raise InputError(f"max_num_batched_tokens ({tokens}) must be greater than or equal to "
+                         f"max_num_seqs ({seqs}) (vLLM 0.33.0 SchedulerConfig)",
+                         where="--max-num-batched-tokens" if vin.max_num_batched_tokens
+                         else "--max-num-seqs")
+
+
+def _capture_plan(vin: VllmInput, facts: dict[str, Any], user_sizes: list[int] | None,
+                  user_max: int | None, engine: EngineArgs) -> CapturePlan:
+    """``VllmConfig._set_cudagraph_sizes`` with graphs on: user sizes capped by
+    ``max_num_batched_tokens``, else the default grid (1024 ceiling on the SM100 family)."""
+    max_num_seqs, max_num_batched_tokens, basis = _scheduler(vin, facts, engine)
     sm = _number_fact(facts, "gpu_sm")
     try:
         result = default_capture_sizes(
             max_num_seqs, max_num_batched_tokens,
             num_speculative_tokens=vin.num_speculative_tokens, max_capture_size=user_max,
-            capture_sizes=user_sizes, blackwell=sm is not None and sm // 10 == 10)
+            capture_sizes=user_sizes, blackwell=sm is not None and sm // 10 == 10,
+            performance_mode=engine.performance_mode)
     except ValueError as exc:
         raise InputError(str(exc), where="--compilation-config") from None
     gpu = (f"--gpu-sm {sm}" if sm is not None else

@@ -73,14 +73,14 @@ class VllmInput:
         chain = sorted(self.cc.get(key, []), key=lambda c: c.position)
         return [] if chain and chain[-1].value is None else [c for c in chain if c.value is not None]
 
-    def compilation_mode(self) -> int:
-        """``compilation_config.mode`` as a number: 0 under ``--enforce-eager``; unset is
-        VLLM_COMPILE (vLLM 0.33.0's default at -O1 and above)."""
+    def compilation_mode(self, default: str = "VLLM_COMPILE") -> int:
+        """``compilation_config.mode`` as a number: 0 under ``--enforce-eager``; unset is the
+        optimization level's ``default`` (VLLM_COMPILE at -O1 and above, NONE at -O0)."""
         if self.enforce_eager is not None:
             return COMPILATION_MODES["NONE"]
         cc = self.final("mode")
         if cc is None:
-            return COMPILATION_MODES["VLLM_COMPILE"]
+            return COMPILATION_MODES[default]
         name = str(cc.value).upper()
         number = COMPILATION_MODES.get(name, cc.value)
         if isinstance(number, bool) or number not in COMPILATION_MODES.values():

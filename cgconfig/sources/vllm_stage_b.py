@@ -35,7 +35,8 @@ class CapturePlan:
 
 
 def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile: bool,
-                 splitting_ops: list[str] | None, capture: CapturePlan) -> DraftStep:
+                 splitting_ops: list[str] | None, capture: CapturePlan, *,
+                 deepep_off: bool = False, v2_runner: bool = False) -> DraftStep:
     """vLLM's mode resolution after the user's input: A8, the sizes, A19-A22, Stage B, B7.
 
     ``support`` is the attention capability (a level name) or None when unknown: then no
@@ -64,11 +65,19 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
         if fixup.rule:
             _apply(draft, f"vllm.{fixup.rule}", mode, fixup.mode, fixup.message,
                    "CompilationConfig.set_splitting_ops_for_v1")
+        mode = fixup.mode
+        if deepep_off and mode is not modes.CudaGraphMode.NONE:
+            _apply(draft, "vllm.deepep-high-throughput", mode, modes.CudaGraphMode.NONE,
+                   "DeepEP: Disabling CUDA Graphs since DeepEP high-throughput kernels are "
+                   "optimized for prefill and are incompatible with CUDA Graphs.",
+                   "CompilationConfig.set_splitting_ops_for_v1")
+            mode = modes.CudaGraphMode.NONE
         try:
             resolution = resolution_rules.resolve_mode(
-                fixup.mode, modes.parse_level(support or "ALWAYS"),
+                mode, modes.parse_level(support or "ALWAYS"),
                 num_speculative_tokens=num_spec, compilation_mode_is_vllm_compile=vllm_compile,
-                attention_split=fixup.attention_split, backend_name=backend)
+                attention_split=fixup.attention_split, backend_name=backend,
+                use_v2_model_runner=v2_runner)
         except resolution_rules.VllmModeError as exc:
             raise InputError(str(exc), where="vLLM cudagraph_mode") from None
         for step in resolution.steps:

@@ -1,0 +1,46 @@
+"""cgconfig's plans for whole `vllm serve` lines against vLLM 0.33.0's own engine path.
+
+The corpus (``vllm_engine_cases.jsonl``, recorded by ``record_vllm_engine.py``) holds random
+lines answered by vLLM's unmodified ``EngineArgs.from_cli_args`` → ``create_engine_config()``
+→ ``VllmConfig.__post_init__`` → the worker's ``resolve_cudagraph_mode_and_sizes``. The open
+differences are listed in ``known_vllm_engine_differences.json``: a ratchet, like the SGLang
+corpus (any new difference fails, and so does a listed one that now agrees).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import compare_vllm_engine as cve
+
+
+def test_whole_engine_corpus_matches_recorded_answers() -> None:
+    found = cve.mismatches()
+    listed = cve.known()
+    new = {cid: why for cid, why in found.items() if cid not in listed}
+    fixed = sorted(cid for cid in listed if cid not in found)
+    assert not new, (f"{len(new)} cases now differ from vLLM (first: {sorted(new.items())[:10]});"
+                     " inspect with: python tests/fidelity/compare_vllm_engine.py --ids ID")
+    assert not fixed, (f"{len(fixed)} listed differences now agree {fixed[:10]}: run "
+                       "python tests/fidelity/compare_vllm_engine.py --update-known")
+    moved = {cid: (listed[cid], why) for cid, why in found.items()
+             if cid in listed and listed[cid] != why}
+    assert not moved, f"{len(moved)} listed differences changed category: {list(moved.items())[:5]}"
+
+
+def test_whole_engine_corpus_size_and_coverage() -> None:
+    cases = cve.load()
+    assert len(cases) >= 3000
+    words = {w.split("=")[0] for c in cases for w in c["argv"]}
+    for flag in ("-O0", "-O1", "--optimization-level", "--enforce-eager", "--attention-backend",
+                 "--all2all-backend", "--data-parallel-size", "--enable-expert-parallel",
+                 "--pipeline-parallel-size", "--speculative-config", "--spec-method",
+                 "--spec-tokens", "--max-num-seqs", "--max-num-batched-tokens",
+                 "--performance-mode", "--cudagraph-capture-sizes",
+                 "--max-cudagraph-capture-size", "--async-scheduling", "--compilation-config"):
+        assert flag in words, flag
+    assert {c["platform"] for c in cases} == {"cuda", "rocm"}
+    assert len({c["sm"] for c in cases}) >= 5 and len({c["model"] for c in cases}) >= 6
+    assert any(c["env"] for c in cases)
