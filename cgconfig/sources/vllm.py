@@ -11,9 +11,11 @@ dialect step (:mod:`.vllm_stage_b`), each change a decision ``vllm.<id>``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from cgconfig.dialects import vllm_attention
 from cgconfig.dialects import vllm_modes as modes
 from cgconfig.dialects.vllm_sizes import default_capture_sizes
 from cgconfig.errors import InputError, did_you_mean
@@ -156,7 +158,8 @@ def _contribution(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs | No
     out.steps.append(stage_b_step(_support(vin), vin.attention_backend or "",
                                   vin.num_speculative_tokens, vllm_compile, vin.splitting_ops(),
                                   capture, deepep_off=engine.deepep_high_throughput_off,
-                                  v2_runner=v2_runner))
+                                  v2_runner=v2_runner,
+                                  attention=_attention(vin) if v2_runner else None))
     return out
 
 
@@ -212,6 +215,25 @@ def _capture_plan(vin: VllmInput, facts: dict[str, Any], user_sizes: list[int] |
     if dropped:
         why += f"; sizes above max_num_batched_tokens dropped: {dropped}"
     return CapturePlan(result.sizes, result.max_size, why, notes=result.notes)
+
+
+def _attention(vin: VllmInput) -> Callable[[dict[str, Any]], tuple[str, str]] | None:
+    """A whole `vllm serve` line: the backend the model's layers select and its level, once the
+    model's facts are known (``--cudagraph-support`` still wins)."""
+    if vin.support is not None:
+        return None
+    requested = vin.attention_backend
+
+    def pick(facts: dict[str, Any]) -> tuple[str, str]:
+        try:
+            choice = vllm_attention.choose(
+                requested, rocm=facts.get("device") == "hip", sm=_number_fact(facts, "gpu_sm"),
+                mla=bool(facts.get("use_mla")), model_arch=facts.get("model_arch"))
+        except vllm_attention.AttentionRefusal as exc:
+            raise InputError(f"{exc} (vLLM 0.33.0)", where="--attention-backend") from None
+        return choice.level.name, choice.backend
+
+    return pick
 
 
 def _support(vin: VllmInput) -> str | None:

@@ -9,7 +9,9 @@ constraints do: it overrides a locked backend with a warning, or under ``--stric
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from cgconfig.dialects import vllm_mode_resolution as resolution_rules
 from cgconfig.dialects import vllm_modes as modes
@@ -36,7 +38,9 @@ class CapturePlan:
 
 def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile: bool,
                  splitting_ops: list[str] | None, capture: CapturePlan, *,
-                 deepep_off: bool = False, v2_runner: bool = False) -> DraftStep:
+                 deepep_off: bool = False, v2_runner: bool = False,
+                 attention: Callable[[dict[str, Any]], tuple[str, str]] | None = None
+                 ) -> DraftStep:
     """vLLM's mode resolution after the user's input: A8, the sizes, A19-A22, Stage B, B7.
 
     ``support`` is the attention capability (a level name) or None when unknown: then no
@@ -45,6 +49,9 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
     """
 
     def hook(draft: Draft) -> None:
+        nonlocal support, backend
+        if attention is not None:  # the backend the model's layers select (model facts known)
+            support, backend = attention(draft.facts)
         # vLLM's sizes count tokens: a decode step takes 1 + num_spec per request (plan units).
         draft.derived["vllm_tokens_per_request"] = 1 + num_spec
         mode = modes.phases_to_mode(draft.get("decode.backend"),
