@@ -132,6 +132,7 @@ def _contribution(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs | No
     # Only then are the sizes computed, and only when graphs are still on (vllm.A12/A13).
     vllm_compile = vin.compilation_mode(level_mode) == COMPILATION_MODES["VLLM_COMPILE"]
     default_mode = modes.CudaGraphMode[level_graphs]
+
     requested = (modes.CudaGraphMode.NONE if vin.enforce_eager is not None
                  else _mode_of(mode_chain[-1]) if mode_chain
                  else default_mode)
@@ -157,10 +158,29 @@ def _contribution(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs | No
                          DialectDefault("prefill.backend", prefill, "vLLM default", why_mode)]
     out.steps.append(stage_b_step(_support(vin), vin.attention_backend or "",
                                   vin.num_speculative_tokens, vllm_compile, vin.splitting_ops(),
-                                  capture, deepep_off=engine.deepep_high_throughput_off,
+                                  capture, graphs_off=_graphs_off(vin, engine, level_mode,
+                                                                  v2_runner),
                                   v2_runner=v2_runner,
+                                  fuse_attn_quant=vin.pass_config.get("fuse_attn_quant") is True,
                                   attention=_attention(vin) if v2_runner else None))
     return out
+
+
+def _graphs_off(vin: VllmInput, engine: EngineArgs, level_mode: str,
+                v2_runner: bool) -> list[tuple[str, str, str]]:
+    """vLLM's steps that turn every graph off after the mode is chosen: (rule, message,
+    function)."""
+    off = []
+    if v2_runner and vin.compilation_mode(level_mode) == COMPILATION_MODES["STOCK_TORCH_COMPILE"]:
+        off.append(("vllm.v2-stock-torch-compile",
+                    "CUDA graphs are not supported with stock torch.compile in Model Runner V2.",
+                    "VllmConfig._disable_cudagraphs_for_v2_stock_torch_compile"))
+    if engine.deepep_high_throughput_off:
+        off.append(("vllm.deepep-high-throughput",
+                    "DeepEP: Disabling CUDA Graphs since DeepEP high-throughput kernels are "
+                    "optimized for prefill and are incompatible with CUDA Graphs.",
+                    "CompilationConfig.set_splitting_ops_for_v1"))
+    return off
 
 
 def _scheduler(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs) -> tuple[int, int, str]:

@@ -28,11 +28,18 @@ MODELLED_KEYS = ("cudagraph_mode", "cudagraph_capture_sizes", "max_cudagraph_cap
 #: CompilationConfig keys accepted and ignored (no effect on which graphs are captured).
 PASSTHROUGH_KEYS = (
     "backend", "cudagraph_num_of_warmups", "cudagraph_copy_inputs",
-    "cudagraph_specialize_lora", "use_inductor_graph_partition", "compile_sizes", "pass_config",
+    "cudagraph_specialize_lora", "use_inductor_graph_partition", "compile_sizes",
     "inductor_compile_config", "inductor_passes", "custom_ops", "debug_dump_path",
     "cache_dir", "compile_cache_save_format", "compile_mm_encoder", "cudagraph_mm_encoder",
     "fast_moe_cold_start", "static_forward_context", "dynamic_shapes_config",
 )
+#: vLLM 0.33.0 ``PassConfig`` fields (``config/compilation.py``): a nested key not listed is
+#: pydantic's ``unexpected_keyword_argument``.
+PASS_CONFIG_KEYS = ("fuse_norm_quant", "fuse_act_quant", "fuse_attn_quant", "eliminate_noops",
+                    "fuse_allreduce_rms", "enable_qk_norm_rope_fusion", "fuse_rope_kvcache_cat_mla",
+                    "fuse_act_padding", "fuse_mla_dual_rms_norm", "fuse_rope_kvcache",
+                    "fuse_qk_norm_rope_kvcache", "rope_kvcache_fusion_max_token_num",
+                    "fi_allreduce_fusion_max_size_mb")
 COMPILATION_MODES = {"NONE": 0, "STOCK_TORCH_COMPILE": 1, "DYNAMO_TRACE_ONCE": 2,
                      "VLLM_COMPILE": 3}
 
@@ -58,6 +65,8 @@ class VllmInput:
     num_speculative_tokens: int = 0
     support: str | None = None
     attention_backend: str | None = None
+    pass_config: dict[str, Any] = field(default_factory=dict)
+    """``compilation_config.pass_config``, validated against vLLM's ``PassConfig``."""
 
     def final(self, key: str) -> CcValue | None:
         """The winning value of a compilation-config key, if any input set it."""
@@ -109,7 +118,27 @@ def _parse_value(text: str, where: str) -> Any:
         return parse_human_int(text, where) if looks_human_int(text) else text
 
 
+def _pass_config(out: VllmInput, key: str, value: Any, source: str) -> None:
+    """``pass_config`` (a document) or ``pass_config.KEY`` (a dotted key), as pydantic
+    validates it when vLLM builds ``CompilationConfig``."""
+    items = value.items() if key == "pass_config" and isinstance(value, dict) else \
+        [(key.split(".", 1)[1], value)] if "." in key else None
+    if items is None:
+        raise InputError(f"1 validation error for CompilationConfig: pass_config must be a "
+                         f"mapping, got {quote(value)} (vLLM 0.33.0)", where=source)
+    for name, item in items:
+        if name not in PASS_CONFIG_KEYS:
+            raise InputError(f"1 validation error for CompilationConfig: pass_config.{name}: "
+                             "Unexpected keyword argument (vLLM 0.33.0 PassConfig)",
+                             where=f"{source} at /pass_config/{name}", allowed=PASS_CONFIG_KEYS,
+                             suggestion=did_you_mean(name, PASS_CONFIG_KEYS))
+        out.pass_config[name] = item
+
+
 def _record(out: VllmInput, key: str, value: Any, source: str, at: str, position: int) -> None:
+    if key.split(".", 1)[0] == "pass_config":
+        _pass_config(out, key, value, source)
+        return
     allowed = MODELLED_KEYS + PASSTHROUGH_KEYS
     if "." in key and key.split(".", 1)[0] in PASSTHROUGH_KEYS:
         return  # a nested key of a block without graph effect (-cc.pass_config.fuse_x=true)

@@ -38,7 +38,8 @@ class CapturePlan:
 
 def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile: bool,
                  splitting_ops: list[str] | None, capture: CapturePlan, *,
-                 deepep_off: bool = False, v2_runner: bool = False,
+                 graphs_off: list[tuple[str, str, str]] | None = None, v2_runner: bool = False,
+                 fuse_attn_quant: bool = False,
                  attention: Callable[[dict[str, Any]], tuple[str, str]] | None = None
                  ) -> DraftStep:
     """vLLM's mode resolution after the user's input: A8, the sizes, A19-A22, Stage B, B7.
@@ -68,17 +69,16 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                    f"vLLM's capture sizes: {capture.why}",
                    "vLLM 0.33.0 VllmConfig._set_cudagraph_sizes",
                    "choose sizes up to max_num_batched_tokens")
-        fixup = splitting_fixup(mode, splitting_ops, vllm_compile)
+        fixup = splitting_fixup(mode, splitting_ops, vllm_compile,
+                                fuse_attn_quant=fuse_attn_quant)
         if fixup.rule:
             _apply(draft, f"vllm.{fixup.rule}", mode, fixup.mode, fixup.message,
                    "CompilationConfig.set_splitting_ops_for_v1")
         mode = fixup.mode
-        if deepep_off and mode is not modes.CudaGraphMode.NONE:
-            _apply(draft, "vllm.deepep-high-throughput", mode, modes.CudaGraphMode.NONE,
-                   "DeepEP: Disabling CUDA Graphs since DeepEP high-throughput kernels are "
-                   "optimized for prefill and are incompatible with CUDA Graphs.",
-                   "CompilationConfig.set_splitting_ops_for_v1")
-            mode = modes.CudaGraphMode.NONE
+        for rule, message, function in graphs_off or []:
+            if mode is not modes.CudaGraphMode.NONE:
+                _apply(draft, rule, mode, modes.CudaGraphMode.NONE, message, function)
+                mode = modes.CudaGraphMode.NONE
         try:
             resolution = resolution_rules.resolve_mode(
                 mode, modes.parse_level(support or "ALWAYS"),
