@@ -90,9 +90,9 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
 
 
 def _check(argv: list[str], engine: str, seen: dict[str, Any]) -> None:
-    request = request_from_argv(argv, environ={})
-    assert request.dialect == engine
     try:
+        request = request_from_argv(argv, environ={})
+        assert request.dialect == engine
         plan = resolve_request(request)
     except CgConfigError:
         plan = None  # a refusal: the steps that ran before it are still recorded
