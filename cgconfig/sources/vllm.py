@@ -137,10 +137,15 @@ def _contribution(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs | No
                  else _mode_of(mode_chain[-1]) if mode_chain
                  else default_mode)
     at_sizes = requested if vllm_compile else requested.without_piecewise()
+    replan = None
     if at_sizes is modes.CudaGraphMode.NONE:
         capture = CapturePlan([], 0, f"cudagraph_mode is NONE when vLLM sets the capture sizes "
                                      f"(requested {requested.name}): no sizes, no size checks")
     else:
+        if v2_runner:
+            def replan(model_facts: dict[str, Any]) -> CapturePlan:
+                return _capture_plan(vin, model_facts, user_sizes,
+                                     user_max.value if user_max is not None else None, engine)
         capture = _capture_plan(vin, facts, user_sizes,
                                 user_max.value if user_max is not None else None, engine)
         out.notes += capture.notes
@@ -162,7 +167,8 @@ def _contribution(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs | No
                                                                   v2_runner),
                                   v2_runner=v2_runner,
                                   fuse_attn_quant=vin.pass_config.get("fuse_attn_quant") is True,
-                                  attention=_attention(vin) if v2_runner else None))
+                                  attention=_attention(vin) if v2_runner else None,
+                                  replan=replan))
     return out
 
 
@@ -219,6 +225,12 @@ def _capture_plan(vin: VllmInput, facts: dict[str, Any], user_sizes: list[int] |
     ``max_num_batched_tokens``, else the default grid (1024 ceiling on the SM100 family)."""
     max_num_seqs, max_num_batched_tokens, basis = _scheduler(vin, facts, engine)
     sm = _number_fact(facts, "gpu_sm")
+    model_note = ""
+    if user_max is None and user_sizes is None and facts.get("model_arch") in GPT_OSS_ARCHS:
+        # GptOssForCausalLMConfig.verify_and_update_config: a 1024 ceiling unless the user
+        # set the sizes or their maximum.
+        user_max, model_note = GPT_OSS_MAX_CAPTURE_SIZE, (
+            f"; GPT-OSS raises max_cudagraph_capture_size to {GPT_OSS_MAX_CAPTURE_SIZE}")
     try:
         result = default_capture_sizes(
             max_num_seqs, max_num_batched_tokens,
@@ -231,7 +243,7 @@ def _capture_plan(vin: VllmInput, facts: dict[str, Any], user_sizes: list[int] |
            "GPU compute capability unknown (--gpu-sm): not Blackwell assumed")
     dropped = sorted(set(user_sizes or []) - set(result.sizes))
     why = (f"max_num_seqs={max_num_seqs}, max_num_batched_tokens={max_num_batched_tokens} "
-           f"({basis}), num_speculative_tokens={vin.num_speculative_tokens}, {gpu}")
+           f"({basis}), num_speculative_tokens={vin.num_speculative_tokens}, {gpu}{model_note}")
     if dropped:
         why += f"; sizes above max_num_batched_tokens dropped: {dropped}"
     return CapturePlan(result.sizes, result.max_size, why, notes=result.notes)
@@ -270,6 +282,10 @@ def _support(vin: VllmInput) -> str | None:
     return modes.backend_support(
         backend_name, num_speculative_tokens=vin.num_speculative_tokens).name
 
+
+#: vLLM 0.33.0 ``model_executor/models/config.py:GptOssForCausalLMConfig``.
+GPT_OSS_ARCHS = ("GptOssForCausalLM",)
+GPT_OSS_MAX_CAPTURE_SIZE = 1024
 
 #: vLLM's OpenAI-server engine defaults by GPU memory (arg_utils): (at least GiB,
 #: max_num_seqs, max_num_batched_tokens), first match wins.

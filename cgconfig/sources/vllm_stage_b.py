@@ -40,8 +40,8 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                  splitting_ops: list[str] | None, capture: CapturePlan, *,
                  graphs_off: list[tuple[str, str, str]] | None = None, v2_runner: bool = False,
                  fuse_attn_quant: bool = False,
-                 attention: Callable[[dict[str, Any]], tuple[str, str]] | None = None
-                 ) -> DraftStep:
+                 attention: Callable[[dict[str, Any]], tuple[str, str]] | None = None,
+                 replan: Callable[[dict[str, Any]], CapturePlan] | None = None) -> DraftStep:
     """vLLM's mode resolution after the user's input: A8, the sizes, A19-A22, Stage B, B7.
 
     ``support`` is the attention capability (a level name) or None when unknown: then no
@@ -50,7 +50,9 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
     """
 
     def hook(draft: Draft) -> None:
-        nonlocal support, backend
+        nonlocal support, backend, capture
+        if replan is not None:  # the sizes again, now that the model's facts are known
+            capture = replan(draft.facts)
         if attention is not None:  # the backend the model's layers select (model facts known)
             support, backend = attention(draft.facts)
         # vLLM's sizes count tokens: a decode step takes 1 + num_spec per request (plan units).
