@@ -28,6 +28,7 @@ from cgconfig.sources.vllm_engine_args import (
     BATCHED_DP_MAX_NUM_BATCHED_TOKENS,
     LEVEL_DEFAULTS,
     EngineArgs,
+    check_speculative,
     read_engine_args,
 )
 from cgconfig.sources.vllm_stage_b import CapturePlan, stage_b_step
@@ -85,12 +86,11 @@ def _speculative(vin: VllmInput, engine: EngineArgs) -> None:
     """The ``--spec-*`` shorthands as vLLM 0.33.0's ``EngineArgs`` folds them into the
     speculative config; ``--spec-tokens`` without a method or model is ``SpeculativeConfig``'s
     refusal."""
+    if vin.speculative is not None:
+        check_speculative(*vin.speculative, "--speculative-config")
     if engine.spec_tokens is None:
         return
-    if engine.spec_method is None and engine.spec_model is None:
-        raise InputError("num_speculative_tokens was provided but without speculative model "
-                         "(vLLM 0.33.0 SpeculativeConfig)", where="--spec-tokens",
-                         hint="add --spec-method (e.g. ngram) or --spec-model")
+    check_speculative(engine.spec_method, engine.spec_model, True, "--spec-tokens")
     vin.num_speculative_tokens = engine.spec_tokens
 
 
@@ -181,7 +181,8 @@ def _graphs_off(vin: VllmInput, engine: EngineArgs, level_mode: str,
         off.append(("vllm.v2-stock-torch-compile",
                     "CUDA graphs are not supported with stock torch.compile in Model Runner V2.",
                     "VllmConfig._disable_cudagraphs_for_v2_stock_torch_compile"))
-    if engine.deepep_high_throughput_off:
+    if engine.deepep_high_throughput_off and vin.compilation_mode(level_mode) == \
+            COMPILATION_MODES["VLLM_COMPILE"]:  # set_splitting_ops_for_v1 runs only then
         off.append(("vllm.deepep-high-throughput",
                     "DeepEP: Disabling CUDA Graphs since DeepEP high-throughput kernels are "
                     "optimized for prefill and are incompatible with CUDA Graphs.",
@@ -249,14 +250,16 @@ def _capture_plan(vin: VllmInput, facts: dict[str, Any], user_sizes: list[int] |
     return CapturePlan(result.sizes, result.max_size, why, notes=result.notes)
 
 
-def _attention(vin: VllmInput) -> Callable[[dict[str, Any]], tuple[str, str]] | None:
+def _attention(vin: VllmInput) -> Callable[[dict[str, Any]], tuple[str, str]]:
     """A whole `vllm serve` line: the backend the model's layers select and its level, once the
     model's facts are known (``--cudagraph-support`` still wins)."""
-    if vin.support is not None:
-        return None
     requested = vin.attention_backend
+    given = vin.support
 
     def pick(facts: dict[str, Any]) -> tuple[str, str]:
+        _check_world_size(facts)
+        if given is not None:
+            return given, requested or ""
         try:
             choice = vllm_attention.choose(
                 requested, rocm=facts.get("device") == "hip", sm=_number_fact(facts, "gpu_sm"),
@@ -266,6 +269,19 @@ def _attention(vin: VllmInput) -> Callable[[dict[str, Any]], tuple[str, str]] | 
         return choice.level.name, choice.backend
 
     return pick
+
+
+def _check_world_size(facts: dict[str, Any]) -> None:
+    """``ParallelConfig``'s refusal on CUDA: more ranks per node than GPUs (when the count is
+    known; the multiprocessing executor, one node)."""
+    if facts.get("device", "cuda") != "cuda":
+        return
+    gpus = _number_fact(facts, "gpu_count")
+    world = (_number_fact(facts, "tp_size") or 1) * (_number_fact(facts, "pp_size") or 1)
+    if gpus is not None and world > gpus:
+        raise InputError(f"World size ({world}) is larger than the number of available GPUs "
+                         f"({gpus}) in this node (vLLM 0.33.0 ParallelConfig)",
+                         where="--tensor-parallel-size × --pipeline-parallel-size")
 
 
 def _support(vin: VllmInput) -> str | None:

@@ -65,6 +65,8 @@ class VllmInput:
     num_speculative_tokens: int = 0
     support: str | None = None
     attention_backend: str | None = None
+    speculative: tuple[Any, Any, bool] | None = None
+    """``--speculative-config``'s method, model and whether it gave num_speculative_tokens."""
     pass_config: dict[str, Any] = field(default_factory=dict)
     """``compilation_config.pass_config``, validated against vLLM's ``PassConfig``."""
 
@@ -221,6 +223,9 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None) -> Vllm
                 raise InputError("num_speculative_tokens must be a non-negative integer",
                                  where=f"{name} at /num_speculative_tokens")
             out.num_speculative_tokens = tokens
+            if isinstance(spec, dict):
+                out.speculative = (spec.get("method"), spec.get("model"),
+                                   "num_speculative_tokens" in spec)
         elif name == "--cudagraph-capture-sizes":
             sizes = [value or ""]
             while i < len(argv) and not argv[i].startswith("-"):

@@ -106,3 +106,27 @@ def read_engine_args(args: list[tuple[str, str, list[str]]]) -> EngineArgs:
         elif dest == "performance_mode" and values:
             out.performance_mode = value
     return out
+
+
+#: ``SpeculativeConfig`` methods that need no draft model (``config/speculative.py``): the
+#: n-gram family and friends name their own proposer; MTP and DSpark use the target model.
+_NO_DRAFT_MODEL = ("ngram", "[ngram]", "ngram_gpu", "suffix", "extract_hidden_states", "mtp",
+                   "dspark")
+
+
+def check_speculative(method: object, model: object, tokens_given: bool, where: str) -> None:
+    """``SpeculativeConfig.__post_init__``'s refusal: speculative tokens without a draft model
+    for a method that needs one (EAGLE, EAGLE-3, draft_model...)."""
+    if model is not None or not tokens_given:
+        return
+    if method is None:
+        method = "draft_model"
+    name = str(method)
+    if name in _NO_DRAFT_MODEL or name.endswith("_mtp"):
+        return
+    if name == "custom_class":
+        raise InputError("method='custom_class' requires 'model' to contain the custom proposer "
+                         "module path (vLLM 0.33.0 SpeculativeConfig)", where=where)
+    raise InputError("num_speculative_tokens was provided but without speculative model "
+                     f"(method {name}; vLLM 0.33.0 SpeculativeConfig)", where=where,
+                     hint="name the draft model (\"model\" / --spec-model)")

@@ -54,7 +54,8 @@ def _local(word: str) -> str:
 
 def cgconfig_argv(case: dict[str, Any]) -> list[str]:
     """The machine as facts, the environment as ``VAR=value`` words, then the line."""
-    facts = ["--gpu-memory-gib", str(case["gpu_memory_gib"]), "--gpu-sm", str(case["sm"])]
+    facts = ["--gpu-memory-gib", str(case["gpu_memory_gib"]), "--gpu-sm", str(case["sm"]),
+             "--gpu-count", "8"]  # the oracle's machine has 8 GPUs
     if case["platform"] == "rocm":
         facts += ["--device", "hip"]
     env = [f"{k}={v}" for k, v in sorted(case["env"].items())]
