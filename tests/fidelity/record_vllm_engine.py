@@ -30,6 +30,11 @@ from vllm_engine_generate import generate
 
 HERE = Path(__file__).parent
 CASES = HERE / "vllm_engine_cases.jsonl"
+ABLATIONS = HERE / "vllm_engine_ablations.jsonl"
+#: Flags of the corpus lines that cgconfig lists as having no graph effect: each is removed from
+#: recorded lines to show (``--ablate``) whether vLLM's answer changes without it.
+ABLATED = ("--max-model-len", "--kv-cache-dtype", "--async-scheduling", "--no-async-scheduling",
+           "--max-num-seqs", "--tensor-parallel-size")
 KEPT = ("cudagraph_mode", "cudagraph_mode_engine", "compilation_mode", "optimization_level",
         "cudagraph_capture_sizes", "max_cudagraph_capture_size", "max_num_seqs",
         "max_num_batched_tokens", "attention_backend", "cg_support", "enforce_eager",
@@ -82,6 +87,21 @@ def _keep_models(answers: dict[int, dict[str, Any]], cases: list[dict[str, Any]]
             shutil.copyfile(Path(model) / "config.json", target)
 
 
+def ablations(cases: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """Twins of recorded cases, each without one :data:`ABLATED` flag (and its value)."""
+    twins: list[dict[str, Any]] = []
+    for case in cases:
+        argv = case["argv"]
+        for i, word in enumerate(argv):
+            if word in ABLATED and len(twins) < limit:
+                takes_value = word not in ("--async-scheduling", "--no-async-scheduling")
+                rest = argv[:i] + argv[i + 1 + takes_value:]
+                twins.append({**{k: v for k, v in case.items() if k != "answer"},
+                              "id": 100_000 + len(twins), "of": case["id"], "removed": word,
+                              "argv": rest})
+    return twins
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--oracle", type=Path, required=True)
@@ -89,7 +109,18 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=2033)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--append", action="store_true", help="add to the recorded corpus")
+    parser.add_argument("--ablate", type=int, default=0,
+                        help="record this many twins of recorded cases without one flag")
     args = parser.parse_args()
+    if args.ablate:
+        recorded = [json.loads(line) for line in CASES.read_text().splitlines()]
+        twins = sorted(ablations(recorded, args.ablate), key=_zygote_key)
+        answers: dict[int, dict[str, Any]] = {}
+        _run(args.oracle, twins, answers, threading.Lock())
+        ABLATIONS.write_text("".join(json.dumps(dict(t, answer=_trim(answers[t["id"]])),
+                                                sort_keys=True) + "\n"
+                                     for t in twins if t["id"] in answers))
+        return 0
     old = ([json.loads(line) for line in CASES.read_text().splitlines()]
            if args.append and CASES.exists() else [])
     start = max((c["id"] for c in old), default=-1) + 1
