@@ -63,7 +63,7 @@ class LaunchLine:
                 out.notes.append(f"not modelled: {name} changes {table.label}'s CUDA graphs "
                                  f"({found[0].note or 'see its table entry'}); the plan does "
                                  "not account for it")
-            elif found is None or found[0].dest not in PARALLEL_FACTS:
+            elif found is None or found[0].dest not in (*PARALLEL_FACTS, *_MODEL_DESTS):
                 out.ignored.append(name)
             if found is None:  # a dotted JSON key (--speculative-config.method): vLLM merges it
                 continue

@@ -78,15 +78,15 @@ class VllmArgv:
         vin = parse_vllm_argv(self.tokens, self.positions)
         if vin.attention_backend is None:
             vin.attention_backend = engine.attention_backend
-        _speculative(vin, engine)
+        _speculative(vin, engine, whole_engine=self.whole_engine)
         return _contribution(vin, so_far.facts, engine, v2_runner=self.whole_engine)
 
 
-def _speculative(vin: VllmInput, engine: EngineArgs) -> None:
+def _speculative(vin: VllmInput, engine: EngineArgs, *, whole_engine: bool) -> None:
     """The ``--spec-*`` shorthands as vLLM 0.33.0's ``EngineArgs`` folds them into the
     speculative config; ``--spec-tokens`` without a method or model is ``SpeculativeConfig``'s
     refusal."""
-    if vin.speculative is not None:
+    if vin.speculative is not None and whole_engine:
         check_speculative(*vin.speculative, "--speculative-config")
     if engine.spec_tokens is None:
         return
