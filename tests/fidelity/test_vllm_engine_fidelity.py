@@ -9,11 +9,14 @@ corpus (any new difference fails, and so does a listed one that now agrees).
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 import compare_vllm_engine as cve
+
+ABLATIONS = Path(__file__).parent / "vllm_engine_ablations.jsonl"
 
 
 def test_whole_engine_corpus_matches_recorded_answers() -> None:
@@ -44,3 +47,30 @@ def test_whole_engine_corpus_size_and_coverage() -> None:
     assert {c["platform"] for c in cases} == {"cuda", "rocm"}
     assert len({c["sm"] for c in cases}) >= 5 and len({c["model"] for c in cases}) >= 6
     assert any(c["env"] for c in cases)
+
+
+def test_no_flag_listed_as_ignored_changes_vllms_plan() -> None:
+    """"Ignored (no effect on CUDA graphs)" tells the truth. Each ablation twin
+    (``vllm_engine_ablations.jsonl``, ``record_vllm_engine.py --ablate``) is a recorded line
+    without one flag, answered by vLLM's whole engine: where dropping the flag changes vLLM's
+    answer, cgconfig must not list the flag as ignored on the original line."""
+    from cgconfig.api import request_from_argv, resolve_request
+    from cgconfig.errors import CgConfigError
+
+    by_id = {c["id"]: c for c in cve.load()}
+    twins = [json.loads(line) for line in ABLATIONS.read_text().splitlines() if line.strip()]
+    changing = 0
+    wrongly_ignored = []
+    for twin in twins:
+        original = by_id[twin["of"]]
+        if cve.expected(original) == cve.expected(twin):
+            continue
+        changing += 1
+        try:
+            plan = resolve_request(request_from_argv(cve.cgconfig_argv(original), environ={}))
+        except CgConfigError:
+            continue
+        if twin["removed"] in plan.ignored_args:
+            wrongly_ignored.append((twin["of"], twin["removed"]))
+    assert changing >= 50  # the twins do show flags that change the plan (--max-num-seqs...)
+    assert not wrongly_ignored, f"listed as ignored but vLLM's plan changes: {wrongly_ignored}"
