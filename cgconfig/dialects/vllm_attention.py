@@ -64,22 +64,39 @@ def _level(backend: str, sm: int) -> SupportLevel:
     return _S.ALWAYS  # TRITON_ATTN, FLEX_ATTENTION, ROCM_ATTN, ROCM_AITER_UNIFIED_ATTN, FI MLA
 
 
-def _default(rocm: bool, sm: int, mla: bool, sinks: bool) -> str:
+def _default(rocm: bool, sm: int, mla: bool, sinks: bool, fp8: bool) -> str:
     """The platform's priority list, first valid backend."""
     if rocm:
         return "TRITON_MLA" if mla else "ROCM_AITER_UNIFIED_ATTN" if sinks else "ROCM_ATTN"
     if mla:
-        return {100: "FLASHINFER_MLA", 103: "FLASHINFER_MLA", 90: "FLASH_ATTN_MLA"}.get(
-            sm, "TRITON_MLA")
+        hopper = "FLASHMLA" if fp8 else "FLASH_ATTN_MLA"
+        return {100: "FLASHINFER_MLA", 103: "FLASHINFER_MLA", 90: hopper}.get(sm, "TRITON_MLA")
     if sm in (100, 103):
         return "FLASHINFER"
     if sinks:
         return "FLASH_ATTN" if sm == 90 else "FLASHINFER" if sm >= 120 else "TRITON_ATTN"
-    return "FLASH_ATTN"
+    # FlashAttention 2 has no FP8 KV cache: below Hopper an FP8 cache picks FlashInfer.
+    return "FLASHINFER" if fp8 and sm != 90 else "FLASH_ATTN"
 
 
-def _reasons(backend: str, sm: int, mla: bool, sinks: bool) -> list[str]:
+def _fp8_refusal(backend: str, sm: int) -> str | None:
+    """Where an FP8 KV cache is refused for the backend (``validate_configuration`` and the
+    Triton backend's own check)."""
+    if backend == "FLEX_ATTENTION":
+        return "kv_cache_dtype not supported"
+    if backend == "FLASH_ATTN" and sm not in (90, 100, 103):
+        return "kv_cache_dtype not supported"
+    if backend == "TRITON_ATTN" and sm < 89:
+        return "FP8 KV cache is not supported by the Triton attention backend below compute " \
+               "capability 8.9"
+    return None
+
+
+def _reasons(backend: str, sm: int, mla: bool, sinks: bool, fp8: bool) -> list[str]:
     reasons = []
+    refusal = _fp8_refusal(backend, sm) if fp8 else None
+    if refusal:
+        reasons.append(refusal)
     if backend in _SM_ONLY and sm not in _SM_ONLY[backend]:
         reasons.append("compute capability not supported")
     if mla and backend not in MLA_BACKENDS:
@@ -94,18 +111,22 @@ def _reasons(backend: str, sm: int, mla: bool, sinks: bool) -> list[str]:
 
 
 def choose(requested: str | None, *, rocm: bool, sm: int | None, mla: bool,
-           model_arch: str | None) -> AttentionChoice:
+           model_arch: str | None, fp8_kv_cache: bool = False) -> AttentionChoice:
     """The backend and level for a line; raises :class:`AttentionRefusal` where vLLM does.
 
     ``sm`` unknown is taken as Hopper (90), as the rest of cgconfig assumes."""
     sm = sm if sm is not None else 90
     sinks = model_arch in SINK_ARCHS
     if requested is None:
-        backend = _default(rocm, sm, mla, sinks)
+        backend = _default(rocm, sm, mla, sinks, fp8_kv_cache)
         why = f"vLLM's default for {'ROCm' if rocm else f'SM {sm}'}" + (", MLA" if mla else "")
+        refusal = _fp8_refusal(backend, sm) if fp8_kv_cache and not rocm else None
+        if refusal:  # the default itself cannot hold an FP8 cache (GPT-OSS below Ada)
+            raise AttentionRefusal(f"{refusal} (the default backend {backend}, "
+                                   "--kv-cache-dtype fp8)")
     else:
         backend = requested.upper()
-        reasons = _reasons(backend, sm, mla, sinks)
+        reasons = _reasons(backend, sm, mla, sinks, fp8_kv_cache and not rocm)
         if reasons:
             raise AttentionRefusal(f"Selected backend AttentionBackendEnum.{backend} is not "
                                    f"valid for this configuration. Reason: {reasons}")

@@ -167,7 +167,7 @@ def _contribution(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs | No
                                                                   v2_runner),
                                   v2_runner=v2_runner,
                                   fuse_attn_quant=vin.pass_config.get("fuse_attn_quant") is True,
-                                  attention=_attention(vin) if v2_runner else None,
+                                  attention=_attention(vin, engine) if v2_runner else None,
                                   replan=replan))
     return out
 
@@ -250,7 +250,8 @@ def _capture_plan(vin: VllmInput, facts: dict[str, Any], user_sizes: list[int] |
     return CapturePlan(result.sizes, result.max_size, why, notes=result.notes)
 
 
-def _attention(vin: VllmInput) -> Callable[[dict[str, Any]], tuple[str, str]]:
+def _attention(vin: VllmInput, engine: EngineArgs
+               ) -> Callable[[dict[str, Any]], tuple[str, str]]:
     """A whole `vllm serve` line: the backend the model's layers select and its level, once the
     model's facts are known (``--cudagraph-support`` still wins)."""
     requested = vin.attention_backend
@@ -258,17 +259,29 @@ def _attention(vin: VllmInput) -> Callable[[dict[str, Any]], tuple[str, str]]:
 
     def pick(facts: dict[str, Any]) -> tuple[str, str]:
         _check_world_size(facts)
+        _check_max_model_len(facts, engine)
         if given is not None:
             return given, requested or ""
         try:
             choice = vllm_attention.choose(
                 requested, rocm=facts.get("device") == "hip", sm=_number_fact(facts, "gpu_sm"),
-                mla=bool(facts.get("use_mla")), model_arch=facts.get("model_arch"))
+                mla=bool(facts.get("use_mla")), model_arch=facts.get("model_arch"),
+                fp8_kv_cache=engine.kv_cache_dtype.startswith("fp8"))
         except vllm_attention.AttentionRefusal as exc:
             raise InputError(f"{exc} (vLLM 0.33.0)", where="--attention-backend") from None
         return choice.level.name, choice.backend
 
     return pick
+
+
+def _check_max_model_len(facts: dict[str, Any], engine: EngineArgs) -> None:
+    """``ModelConfig``'s refusal: a ``--max-model-len`` above the model's context length."""
+    derived = _number_fact(facts, "model_context_length")
+    if engine.max_model_len is not None and derived is not None \
+            and engine.max_model_len > derived:
+        raise InputError(f"User-specified max_model_len ({engine.max_model_len}) is greater than "
+                         f"the derived max_model_len ({derived}) (vLLM 0.33.0 ModelConfig)",
+                         where="--max-model-len")
 
 
 def _check_world_size(facts: dict[str, Any]) -> None:

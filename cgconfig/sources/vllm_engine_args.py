@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cgconfig.errors import InputError
-from cgconfig.fields.values import parse_int
+from cgconfig.fields.values import looks_human_int, parse_human_int, parse_int
 from cgconfig.limits import quote
 
 #: ``VllmConfig`` optimization levels: (compilation mode, default cudagraph_mode).
@@ -56,6 +56,8 @@ class EngineArgs:
     spec_tokens: int | None = None
     spec_model: str | None = None
     performance_mode: str = "balanced"
+    kv_cache_dtype: str = "auto"
+    max_model_len: int | None = None
 
     @property
     def deepep_high_throughput_off(self) -> bool:
@@ -105,6 +107,11 @@ def read_engine_args(args: list[tuple[str, str, list[str]]]) -> EngineArgs:
             out.spec_model = value
         elif dest == "performance_mode" and values:
             out.performance_mode = value
+        elif dest == "kv_cache_dtype" and values:
+            out.kv_cache_dtype = value
+        elif dest == "max_model_len" and values:
+            out.max_model_len = parse_human_int(value, name) if looks_human_int(value) \
+                else parse_int(value, name)
     return out
 
 
