@@ -85,6 +85,8 @@ def main() -> int:
     parser.add_argument("--oracle", type=Path)
     parser.add_argument("--summary", action="store_true")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--every", type=int, default=5,
+                        help="round-trip every N-th eligible case (deterministic sample)")
     args = parser.parse_args()
     by_id = {c["id"]: c for c in cve.load()}
     if args.summary or args.oracle is None:
@@ -93,10 +95,15 @@ def main() -> int:
               f"{sum(1 for p, _ in checked if p)} broken;",
               Counter(p.split(":")[0] for p, _ in checked if p).most_common(5))
         return 0
-    cases = round_trip_cases()
+    cases = round_trip_cases()[::args.every]
+    print(f"{len(cases)} round trips", file=sys.stderr)
     emitted = {c["id"]: emission(c) for c in cases}
-    lines = sorted((_as_case(c, emitted[c["id"]][0]) for c in cases), key=_zygote_key)
-    shares: list[list[dict[str, Any]]] = [lines[i::args.jobs] for i in range(args.jobs)]
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for c in cases:
+        groups.setdefault(_zygote_key(c), []).append(_as_case(c, emitted[c["id"]][0]))
+    shares: list[list[dict[str, Any]]] = [[] for _ in range(args.jobs)]
+    for group in sorted(groups.values(), key=len, reverse=True):
+        min(shares, key=len).extend(group)
     answers: dict[int, dict[str, Any]] = {}
     lock = threading.Lock()
     threads = [threading.Thread(target=_run, args=(args.oracle, s, answers, lock)) for s in shares]
