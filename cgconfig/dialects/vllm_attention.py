@@ -132,6 +132,6 @@ def choose(requested: str | None, *, rocm: bool, sm: int | None, mla: bool,
                                    f"valid for this configuration. Reason: {reasons}")
         why = "--attention-backend"
     level = _level(backend, sm)
-    if model_arch in HYBRID_ARCHS and MAMBA_LEVEL < level:
+    if model_arch in HYBRID_ARCHS and level > MAMBA_LEVEL:
         level, why = MAMBA_LEVEL, f"{why}; the model's Mamba layers support {MAMBA_LEVEL.name}"
     return AttentionChoice(backend, level, why)
