@@ -74,3 +74,18 @@ def test_no_flag_listed_as_ignored_changes_vllms_plan() -> None:
             wrongly_ignored.append((twin["of"], twin["removed"]))
     assert changing >= 50  # the twins do show flags that change the plan (--max-num-seqs...)
     assert not wrongly_ignored, f"listed as ignored but vLLM's plan changes: {wrongly_ignored}"
+
+
+def test_emit_vllm_round_trips_through_the_whole_engine() -> None:
+    """``--emit vllm`` on every fifth agreeing corpus line, handed to vLLM's whole engine
+    (``emit_roundtrip_vllm_engine.py``): vLLM resolves cgconfig's plan from the emitted line,
+    or the emitter's notes name what vLLM cannot express."""
+    import emit_roundtrip_vllm_engine as rt
+
+    by_id = {c["id"]: c for c in cve.load()}
+    rows = rt.recorded()
+    checked = {cid: rt.check_row(row, by_id[cid]) for cid, row in rows.items()}
+    failed = {cid: why for cid, (why, _) in checked.items() if why}
+    assert not failed, f"{len(failed)} round trips fail; first: {next(iter(failed.items()))}"
+    assert len(rows) >= 600
+    assert sum(exact for _, exact in checked.values()) >= 0.98 * len(rows)
