@@ -18,6 +18,7 @@ from typing import Any
 from cgconfig.dialects import vllm_attention
 from cgconfig.dialects import vllm_modes as modes
 from cgconfig.dialects.vllm_sizes import default_capture_sizes
+from cgconfig.draft import Draft
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.limits import quote
 from cgconfig.provenance import Layer, Leaf, Origin
@@ -250,16 +251,23 @@ def _capture_plan(vin: VllmInput, facts: dict[str, Any], user_sizes: list[int] |
     return CapturePlan(result.sizes, result.max_size, why, notes=result.notes)
 
 
-def _attention(vin: VllmInput, engine: EngineArgs
-               ) -> Callable[[dict[str, Any]], tuple[str, str]]:
+def _attention(vin: VllmInput, engine: EngineArgs) -> Callable[[Draft], tuple[str, str]]:
     """A whole `vllm serve` line: the backend the model's layers select and its level, once the
     model's facts are known (``--cudagraph-support`` still wins)."""
     requested = vin.attention_backend
     given = vin.support
 
-    def pick(facts: dict[str, Any]) -> tuple[str, str]:
+    def pick(draft: Draft) -> tuple[str, str]:
+        facts = draft.facts
         _check_world_size(facts)
         _check_max_model_len(facts, engine)
+        if facts.get("model_arch") is None and facts.get("model_path") and given is None \
+                and not facts.get("use_mla"):
+            draft.warnings.append(
+                f"the architecture of {facts['model_path']} is unknown (no config.json found): "
+                "vLLM's attention backend and its CUDA-graph support depend on it (MLA, "
+                "attention sinks, Mamba layers); a standard attention model is assumed; give "
+                "--model-arch NAME or a local model folder")
         if given is not None:
             return given, requested or ""
         try:

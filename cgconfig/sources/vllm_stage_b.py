@@ -40,7 +40,7 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                  splitting_ops: list[str] | None, capture: CapturePlan, *,
                  graphs_off: list[tuple[str, str, str]] | None = None, v2_runner: bool = False,
                  fuse_attn_quant: bool = False,
-                 attention: Callable[[dict[str, Any]], tuple[str, str]] | None = None,
+                 attention: Callable[[Draft], tuple[str, str]] | None = None,
                  replan: Callable[[dict[str, Any]], CapturePlan] | None = None) -> DraftStep:
     """vLLM's mode resolution after the user's input: A8, the sizes, A19-A22, Stage B, B7.
 
@@ -54,7 +54,7 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
         if replan is not None:  # the sizes again, now that the model's facts are known
             capture = replan(draft.facts)
         if attention is not None:  # the backend the model's layers select (model facts known)
-            support, backend = attention(draft.facts)
+            support, backend = attention(draft)
         # vLLM's sizes count tokens: a decode step takes 1 + num_spec per request (plan units).
         draft.derived["vllm_tokens_per_request"] = 1 + num_spec
         mode = modes.phases_to_mode(draft.get("decode.backend"),
