@@ -153,3 +153,27 @@ def test_every_shipped_pack_declares_its_engine() -> None:
             continue
         pack = load_pack_file(path)
         assert "engine" in pack.model_fields_set, f"{path.name} declares no engine:"
+
+
+def test_trtllm_plan_has_no_sglang_prefill_grid(tmp_path: Path) -> None:
+    # Issue #18: a trtllm-serve plan showed SGLang's 58-size prefill grid as configured sizes.
+    options = tmp_path / "options.yaml"
+    options.write_text("")
+    plan = resolve_request(request_from_argv(
+        ["trtllm-serve", "m", "--extra_llm_api_options", str(options)], environ={})).to_dict()
+    assert plan["config"]["prefill"]["backend"] == "disabled"
+    assert not plan["config"]["prefill"]["bs"]
+    assert plan["capture"]["prefill"]["sizes"] == []
+
+
+def test_vllm_plan_has_no_llama2_prefill_cap(tmp_path: Path) -> None:
+    # Issue #18: SGLang's llama-2 path cap (prefill max_bs 4096 for a "llama-2" model path)
+    # appeared in vLLM plans.
+    model = tmp_path / "llama-2-7b"
+    model.mkdir()
+    model.joinpath("config.json").write_text(
+        (DATA.parent / "fidelity" / "models" / "engine-llama-2.json").read_text())
+    plan = resolve_request(request_from_argv(
+        ["--gpu-memory-gib", "80", "vllm", "serve", str(model)], environ={})).to_dict()
+    assert {d["rule"] for d in plan["decisions"]} == {"vllm.sizes"}
+    assert plan["config"]["prefill"]["max_bs"] == 512
