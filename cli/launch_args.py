@@ -67,11 +67,23 @@ def _skip(tokens: list[str], i: int, takes_value: bool, is_list: bool) -> int:
     return i + 1 if i < len(tokens) and not _is_flag(tokens[i]) else i
 
 
+def _vllm_entry(argv: list[str]) -> int | None:
+    """Where ``vllm serve`` starts in ``argv``, if it does."""
+    return next((i for i in range(len(argv) - 1) if argv[i] == "vllm" and argv[i + 1] == "serve"),
+                None)
+
+
 def server_argv(argv: list[str], dialect: str) -> list[str]:
-    """``argv`` without the flags cgconfig owns for ``dialect`` (see the module doc)."""
+    """``argv`` without the flags cgconfig owns for ``dialect`` (see the module doc). On a
+    ``vllm serve`` line the flags before the entry point are cgconfig's (``--device hip``,
+    ``--gpu-sm``): only its ``VAR=value`` words are kept there."""
     owned = _owned_sglang()
     kept: list[str] = []
     i = 0
+    entry = _vllm_entry(argv) if dialect == "vllm" else None
+    if entry is not None:
+        kept = [w for w in argv[:entry] if re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w)]
+        i = entry
     while i < len(argv):
         token = argv[i]
         name = token.split("=", 1)[0]

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from cgconfig import __version__
-from cgconfig.fields.constants import CAPABILITY_LEVELS
+from cgconfig.fields.constants import CAPABILITY_LEVELS, DIALECTS
 
 PACK_DIR = Path(__file__).resolve().parent / "packs"
 CAPABILITIES_FILE = PACK_DIR / "capabilities.yaml"
@@ -46,6 +46,7 @@ MAX_CACHE_BYTES = 4 * 1024 * 1024
 
 _KINDS = ("policy", "constraint")
 _LEVELS = CAPABILITY_LEVELS
+_ENGINES = (*DIALECTS, "core")
 _COMPARE = ("eq", "ne", "gt", "ge", "lt", "le")
 _warned: list[str] = []
 
@@ -249,6 +250,8 @@ def _valid_pack(pack: Any) -> bool:
     if not isinstance(pack, dict) or not _is_str(pack.get("pack")):
         return False
     rules = pack.get("rules")
+    if pack.get("engine", "core") not in _ENGINES:
+        return False
     return (_is_str(pack.get("title")) and isinstance(rules, list)
             and all(_valid_rule(r) for r in rules))
 

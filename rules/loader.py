@@ -225,4 +225,6 @@ def load_rule_set(extra_files: list[str] | None = None, *, shipped: bool = True)
                                  f"and {pack.pack!r})", where="--rules")
             pack_of[rule.id] = pack.pack
             rules.append(rule)
-    return RuleSet(rules=rules, pack_of=pack_of, capabilities=caps, pack_titles=titles)
+    engines: dict[str, str] = {pack.pack: pack.engine for pack in packs}
+    return RuleSet(rules=rules, pack_of=pack_of, capabilities=caps, pack_titles=titles,
+                   pack_engines=engines)

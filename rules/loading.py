@@ -28,12 +28,14 @@ def load_rules_for_resolve(extra_files: list[str] | None = None) -> RuleSet:
     rules: list[CompiledRule] = []
     pack_of: dict[str, str] = {}
     titles: dict[str, str] = {}
+    engines: dict[str, str] = {}
     for pack in raw["packs"]:
         titles[pack["pack"]] = pack["title"]
+        engines[pack["pack"]] = pack.get("engine", "core")
         for data in pack["rules"]:
             pack_of[data["id"]] = pack["pack"]
             rules.append(CompiledRule.from_dict(data))
     rule_set = RuleSet(rules=rules, pack_of=pack_of, capabilities=raw["capabilities"],
-                       pack_titles=titles)
+                       pack_titles=titles, pack_engines=engines)
     _SHIPPED.append(rule_set)
     return rule_set

@@ -71,7 +71,28 @@ class RuleSet:
     capabilities: Any
     """A ``CapabilityTable``, its JSON form, or ``None``."""
     pack_titles: dict[str, str] = field(default_factory=dict)
+    pack_engines: dict[str, str] = field(default_factory=dict)
+    """Pack → the engine its rules run on (``core``: every engine; a pack not listed: core)."""
     _compiled: list[CompiledRule] | None = field(default=None, repr=False, compare=False)
+    _per_engine: dict[str, RuleSet] = field(default_factory=dict, repr=False, compare=False)
+
+    def engine_of(self, rule_id: str) -> str:
+        """The engine whose lines the rule runs on (``core``: every engine)."""
+        return self.pack_engines.get(self.pack_of[rule_id], "core")
+
+    def for_engine(self, engine: str) -> RuleSet:
+        """The rules that run on ``engine``'s lines: its own packs' and the core packs', in
+        order. A vLLM or TensorRT-LLM line never runs an SGLang rule."""
+        cached = self._per_engine.get(engine)
+        if cached is not None:
+            return cached
+        keep = [r for r in self.rules if self.engine_of(r.id) in (engine, "core")]
+        subset = RuleSet(rules=keep, pack_of=self.pack_of,  # type: ignore[arg-type]
+                         capabilities=self.capabilities, pack_titles=self.pack_titles,
+                         pack_engines=self.pack_engines)
+        subset._per_engine[engine] = subset
+        self._per_engine[engine] = subset
+        return subset
 
     def compiled(self) -> list[CompiledRule]:
         """The rules as plain data, compiled once."""

@@ -12,9 +12,13 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from cgconfig.fields.constants import CAPABILITY_LEVELS
+from cgconfig.fields.constants import CAPABILITY_LEVELS, DIALECTS
 
 _STRICT = ConfigDict(extra="forbid")
+
+#: What a pack's ``engine:`` may name: one engine (``fields.constants.DIALECTS``) or ``core``.
+Engine = Literal["sglang", "vllm", "trtllm", "core"]
+assert get_args(Engine) == (*DIALECTS, "core")
 
 CapabilityLevel = Literal["NEVER", "UNIFORM_SINGLE_TOKEN_DECODE", "UNIFORM_BATCH", "ALWAYS"]
 assert get_args(CapabilityLevel) == CAPABILITY_LEVELS
@@ -301,6 +305,10 @@ class RulePack(BaseModel):
     model_config = _STRICT
     pack: str
     title: str
+    engine: Engine = "core"
+    """Whose lines the pack's rules run on: ``sglang``, ``vllm`` or ``trtllm`` (that engine's
+    lines only), or ``core`` (every line). Every shipped pack names it; a user pack that does
+    not applies to every engine."""
     rules: list[Rule] = Field(min_length=1)
 
 

@@ -43,14 +43,23 @@ class SplitFixup(NamedTuple):
 
 
 def splitting_fixup(mode: CudaGraphMode, splitting_ops: Sequence[str] | None,
-                    vllm_compile: bool) -> SplitFixup:
+                    vllm_compile: bool, *, fuse_attn_quant: bool = False) -> SplitFixup:
     """vLLM 0.33.0's ``CompilationConfig.set_splitting_ops_for_v1`` (cgconfig's rules A19-A22).
 
     Outside VLLM_COMPILE an unset list becomes ``[]`` and the mode is kept (rule vllm.A19).
     Under it an unset list becomes the attention ops (vllm.A21); an explicit empty list turns
     PIECEWISE into NONE and FULL_AND_PIECEWISE into FULL (vllm.A22). Any other list is kept as
-    given. Not modelled: ``fuse_attn_quant`` (vllm.A20) and DeepEP high-throughput (vllm.A23).
+    given. ``pass_config.fuse_attn_quant`` with an unset list (vllm.A20,
+    ``set_splitting_ops_for_attn_fusion``) makes it ``[]`` and any piecewise mode FULL.
+    DeepEP high-throughput (vllm.A23) is the caller's step.
     """
+    if fuse_attn_quant and vllm_compile and splitting_ops is None:
+        if mode.requires_piecewise():
+            return SplitFixup(CudaGraphMode.FULL, False, "A20", (
+                "fuse_attn_quant is incompatible with piecewise cudagraph when "
+                "use_inductor_graph_partition is off. In this case, splitting_ops will be set "
+                "to empty list, and cudagraph_mode will be set to FULL."))
+        return SplitFixup(mode, False)
     if splitting_ops is None:
         return SplitFixup(mode, vllm_compile)
     split = all(op in splitting_ops for op in VLLM_ATTENTION_OPS)

@@ -28,13 +28,10 @@ def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
     # captured (rule platform.cpu-decode-needs-torch-compile says why).
     no_runner = facts.device == "cpu" and not draft.get("options.enable_torch_compile")
     runs = dec_backend != "disabled" and not no_runner
-    if draft.decode_filter is not None:  # the dialect's own filter (TensorRT-LLM's)
-        sizes = draft.decode_filter(configured) if runs else []
-    else:
-        sizes = sz.filter_capture_sizes(configured, alignment) if runs else []
-        if runs:
-            _record_filter(draft, configured, sizes, alignment)
-    if runs and not sizes and draft.decode_filter is None:
+    sizes = sz.filter_capture_sizes(configured, alignment) if runs else []
+    if runs:
+        _record_filter(draft, configured, sizes, alignment)
+    if runs and not sizes:
         draft.warnings.append(
             "decode: no configured size survives the capture filter (alignment "
             f"{alignment.multiple}, width {alignment.request_width}); decode runs eagerly")
@@ -56,6 +53,31 @@ def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
                               "chunked prefill disabled); prefill runs eagerly")
     capture["prefill"] = {"backend": pre_backend if psizes else "disabled", "sizes": psizes}
     _coverage(draft, facts, sizes, dec_backend)
+    return capture
+
+
+def capture_listed(draft: Draft) -> dict[str, dict[str, Any]]:
+    """vLLM and TensorRT-LLM: each enabled phase captures its listed sizes, sorted (their own
+    dialect steps already applied the engine's caps); no SGLang capture filter. A dialect that
+    filters the decode list itself (TensorRT-LLM's ``_filter_cuda_graph_batch_sizes``, which
+    keeps repeats) sets ``draft.decode_filter``."""
+    capture: dict[str, dict[str, Any]] = {}
+    for phase in ("decode", "prefill"):
+        backend = draft.get(f"{phase}.backend")
+        listed = list(draft.get(f"{phase}.bs") or [])
+        if backend == "disabled":
+            sizes: list[int] = []
+        elif phase == "decode" and draft.decode_filter is not None:
+            sizes = draft.decode_filter(listed)
+        else:
+            sizes = sorted(set(listed))
+        # TensorRT-LLM's own filter states its own bound (the plan's capture-bound note).
+        filtered = phase == "decode" and draft.decode_filter is not None
+        if backend != "disabled" and not sizes and not filtered:
+            draft.warnings.append(f"{phase}: no capture sizes; {phase} runs eagerly")
+        capture[phase] = {"backend": backend if sizes else "disabled", "sizes": sizes}
+    capture["decode"].update(compile_sizes=[], alignment={"multiple": 1, "request_width": 1,
+                                                          "pool_size": None})
     return capture
 
 

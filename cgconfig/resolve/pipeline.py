@@ -1,7 +1,15 @@
-"""Resolution as a list of named steps, each a function of the run so far.
+"""Resolution as a list of named steps per engine, each a function of the run so far.
 
-    validate facts → lock inputs → derive facts → decode sizes → prefill sizes → dialect steps
-    → rules → capture → engine → plan
+    sglang:  validate facts → lock inputs → derive facts → decode sizes → prefill sizes
+             → dialect steps → rules → capture → engine → plan
+    vllm:    validate facts → lock inputs → derive facts → dialect steps → listed sizes
+             → rules → capture → plan
+    trtllm:  validate facts → lock inputs → derive facts → dialect steps → listed sizes
+             → rules → capture → plan
+
+A line runs its own engine's steps (:data:`ENGINE_STEPS`, keyed by the request's dialect) and
+only the rules of its engine's packs and the core packs (``RuleSetLike.for_engine``): a vLLM or
+TensorRT-LLM plan runs no SGLang sizing step and no SGLang rule.
 
 Nothing flows backwards: the locked set is frozen from the user's inputs before any default or
 rule runs, and each step records what it did in the draft, so the plan can explain itself. The
@@ -22,11 +30,11 @@ from cgconfig.fields.table import all_config_keys, keys_per_phase
 from cgconfig.locks import LockPolicy
 from cgconfig.model_note import unknown_model_note
 from cgconfig.plan import Plan, phase_units
-from cgconfig.resolve.capture import capture
+from cgconfig.resolve.capture import capture, capture_listed
 from cgconfig.resolve.engine import draft_at_memory_hook, engine_block
 from cgconfig.resolve.request import ResolveRequest, RuleSetLike
 from cgconfig.resolve.sglang_sizing import fill_prefill_sizes
-from cgconfig.resolve.steps import fill_decode_sizes, memory, start_draft
+from cgconfig.resolve.steps import fill_decode_sizes, fill_listed_sizes, memory, start_draft
 
 
 @dataclass
@@ -40,6 +48,10 @@ class Run:
     capture: dict[str, dict[str, Any]] = field(default_factory=dict)
     engine: dict[str, dict[str, Any]] = field(default_factory=dict)
     plan: Plan | None = None
+
+    def __post_init__(self) -> None:
+        if self.rules is not None:
+            self.rules = self.rules.for_engine(self.request.dialect)
 
     def checked(self) -> tuple[Draft, Facts]:
         """The draft and facts, which every step after ``lock-inputs`` may rely on."""
@@ -73,6 +85,10 @@ def _prefill_sizes(run: Run) -> None:
     fill_prefill_sizes(*run.checked())
 
 
+def _listed_sizes(run: Run) -> None:
+    fill_listed_sizes(run.checked()[0])
+
+
 def _dialect_steps(run: Run) -> None:
     draft, _ = run.checked()
     for hook in run.request.hooks:
@@ -90,6 +106,10 @@ def _capture(run: Run) -> None:
     run.capture = capture(*run.checked())
 
 
+def _capture_listed(run: Run) -> None:
+    run.capture = capture_listed(run.checked()[0])
+
+
 def _engine(run: Run) -> None:
     draft, facts = run.checked()
     memory_draft = draft
@@ -102,7 +122,7 @@ def _engine(run: Run) -> None:
 def _draft_before_rules(request: ResolveRequest, rules: RuleSetLike | None) -> Draft:
     """A fresh draft as the rules step finds it (the steps before ``rules`` run again)."""
     run = Run(request, rules)
-    for name, step in STEPS:
+    for name, step in ENGINE_STEPS[request.dialect]:
         if name == "rules":
             break
         step(run)
@@ -135,19 +155,27 @@ def _plan(run: Run) -> None:
     )
 
 
-#: The pipeline, in order: one place to read what a resolution does.
-STEPS: tuple[tuple[str, Callable[[Run], None]], ...] = (
+Step = tuple[str, Callable[[Run], None]]
+_HEAD: tuple[Step, ...] = (
     ("validate-facts", _validate_facts),
     ("lock-inputs", _lock_inputs),
     ("derive-facts", _derive_facts),
-    ("decode-sizes", _decode_sizes),
-    ("prefill-sizes", _prefill_sizes),
-    ("dialect-steps", _dialect_steps),
-    ("rules", _rules),
-    ("capture", _capture),
-    ("engine", _engine),
-    ("plan", _plan),
 )
+#: Each engine's pipeline, in order: one place to read what a resolution of its lines does.
+#: SGLang sizes the draft itself (its memory hook's defaults) before its dialect steps; vLLM
+#: and TensorRT-LLM take their sizes from their own dialect (vLLM's grid and Stage B,
+#: TensorRT-LLM's batch sizes) and capture exactly the listed sizes.
+ENGINE_STEPS: dict[str, tuple[Step, ...]] = {
+    "sglang": (*_HEAD, ("decode-sizes", _decode_sizes), ("prefill-sizes", _prefill_sizes),
+               ("dialect-steps", _dialect_steps), ("rules", _rules), ("capture", _capture),
+               ("engine", _engine), ("plan", _plan)),
+    "vllm": (*_HEAD, ("dialect-steps", _dialect_steps), ("listed-sizes", _listed_sizes),
+             ("rules", _rules), ("capture", _capture_listed), ("plan", _plan)),
+    "trtllm": (*_HEAD, ("dialect-steps", _dialect_steps), ("listed-sizes", _listed_sizes),
+               ("rules", _rules), ("capture", _capture_listed), ("plan", _plan)),
+}
+#: SGLang's pipeline (the default dialect).
+STEPS = ENGINE_STEPS["sglang"]
 
 
 def resolve(request: ResolveRequest, rules: RuleSetLike | None) -> Plan:
@@ -156,7 +184,7 @@ def resolve(request: ResolveRequest, rules: RuleSetLike | None) -> Plan:
     Raises :class:`~cgconfig.errors.InputError` for bad input.
     """
     run = Run(request, rules)
-    for _, step in STEPS:
+    for _, step in ENGINE_STEPS[request.dialect]:
         step(run)
     assert run.plan is not None
     return run.plan

@@ -50,10 +50,16 @@ class ResolveRequest:
     hooks: list[DraftStep] = field(default_factory=list)
     """Dialect steps run after defaults and before the rules (e.g. vLLM's mode resolution)."""
     dialect: str = "sglang"
+    engine_args: list[tuple[str, str, list[str]]] = field(default_factory=list)
+    """The engine flags of an entry-point line that no dialect table claims, as (dest, spelling,
+    values), in line order (vLLM's dialect reads the ones that change its plan)."""
 
 
 class RuleSetLike(Protocol):
-    """What the pipeline needs of a rule set: apply yourself to a draft."""
+    """What the pipeline needs of a rule set: the rules for one engine, applied to a draft."""
+
+    def for_engine(self, engine: str) -> RuleSetLike:
+        """The rules that run on ``engine``'s lines (its packs' and the core packs')."""
 
     def apply(self, draft: Draft, *, disabled: list[str], apply_advice: list[str]) -> None:
         """Run the rules over ``draft`` to a fixpoint under ``draft.policy``; advice rules

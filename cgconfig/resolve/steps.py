@@ -47,7 +47,8 @@ def start_draft(request: ResolveRequest, facts: Facts) -> Draft:
     for key in all_config_keys():
         value = default_value(key)
         why = None
-        if key == "prefill.backend" and facts.device not in PREFILL_GRAPH_PLATFORMS:
+        if key == "prefill.backend" and request.dialect == "sglang" \
+                and facts.device not in PREFILL_GRAPH_PLATFORMS:
             value, why = "disabled", f"prefill graphs are not validated on {facts.device}"
         values[key] = value
         chains[key] = [ChainEntry("default", value, "default", why=why)]
@@ -82,6 +83,15 @@ def _max_bs_from_list(draft: Draft, phase: str, sizes: list[int]) -> None:
                           why=f"a {phase}.bs list sets max_bs = max(bs)")
     resolver_decision(draft, "sizes.max-bs-from-bs",
                        f"a {phase}.bs list decides {phase}.max_bs (max_bs = max(bs))", [change])
+
+
+def fill_listed_sizes(draft: Draft) -> None:
+    """vLLM and TensorRT-LLM: each phase's max_bs is its listed sizes' maximum when nobody set
+    it; nothing is generated here (the engine's own dialect chose the lists)."""
+    for phase in ("decode", "prefill"):
+        bs = draft.get(f"{phase}.bs")
+        if bs and draft.get(f"{phase}.max_bs") is None:
+            _max_bs_from_list(draft, phase, bs)
 
 
 def fill_decode_sizes(draft: Draft, facts: Facts) -> None:

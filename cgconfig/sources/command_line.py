@@ -31,8 +31,9 @@ from cgconfig.sources.split import ArgvSplit, DialectFlags, Part, split_argv
 def _vllm(part: Part, entry_point: bool) -> Source:
     from cgconfig.sources.vllm import VllmArgv  # only a vLLM line pays for vLLM's tables
 
-    del entry_point  # the same flags either way
-    return VllmArgv(part.tokens, part.positions)
+    # A `vllm serve` line is read as vLLM's whole engine reads it (Model Runner V2, its
+    # default in 0.33.0); `--dialect vllm` alone models CompilationConfig as the V1 runner.
+    return VllmArgv(part.tokens, part.positions, whole_engine=entry_point)
 
 
 def _trtllm(part: Part, entry_point: bool) -> Source:

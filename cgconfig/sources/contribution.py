@@ -41,6 +41,8 @@ class Contribution:
     settings: Settings | None = None
     dialect: str | None = None
     """Set by a dialect's source: the plan records which dialect it read."""
+    engine_args: list[tuple[str, str, list[str]]] = field(default_factory=list)
+    """An entry-point line's engine flags with their values (``ResolveRequest.engine_args``)."""
 
 
 class Source(Protocol):
@@ -64,6 +66,7 @@ def add(request: ResolveRequest, part: Contribution, *, facts_win: bool = True) 
     request.deprecations += part.deprecations
     request.notes += part.notes
     request.ignored_args += part.ignored
+    request.engine_args += part.engine_args
     if part.settings is not None:
         request.strict = part.settings.strict
         request.rule_files = list(part.settings.rule_files)

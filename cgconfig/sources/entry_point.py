@@ -53,7 +53,17 @@ class LaunchLine:
             out.fact_sources["model_path"] = f"{self.entry.program} MODEL"
         for name, values in _runs(self.known):
             found = lookup_option(table, name)
-            if found is None or found[0].dest not in PARALLEL_FACTS:
+            if found is not None and found[0].status == "modelled":
+                # the dialect's source reads it
+                out.engine_args.append((found[0].dest, name, [found[1]] if found[1] else values))
+            elif found is not None and found[0].graph_effect and found[0].dest not in (
+                    *PARALLEL_FACTS, *_MODEL_DESTS):
+                # Not "no effect on CUDA graphs": the engine reads it for them (its table says
+                # where); cgconfig does not model it, so the plan may differ.
+                out.notes.append(f"not modelled: {name} changes {table.label}'s CUDA graphs "
+                                 f"({found[0].note or 'see its table entry'}); the plan does "
+                                 "not account for it")
+            elif found is None or found[0].dest not in (*PARALLEL_FACTS, *_MODEL_DESTS):
                 out.ignored.append(name)
             if found is None:  # a dotted JSON key (--speculative-config.method): vLLM merges it
                 continue

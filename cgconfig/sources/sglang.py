@@ -42,6 +42,12 @@ class SglangArgv:
         del so_far  # the first source: nothing gathered before it
         parsed = parse_argv(self.tokens, ignore_unknown=self.ignore_unknown,
                             engine=self.engine)
+        if parsed.positionals and not self.allow_positionals and self.engine == "vllm":
+            # As vLLM's own parser says it; a vLLM line's error names vLLM's flags only.
+            raise InputError(f"unrecognized arguments: {parsed.positionals[0]} (vLLM 0.33.0 "
+                             "vllm serve)", where="vllm serve",
+                             hint="vllm serve takes one positional, the model; a boolean flag "
+                                  "takes no value (--enforce-eager, or --no-enforce-eager)")
         if parsed.positionals and not self.allow_positionals:
             raise InputError(f"unexpected argument {parsed.positionals[0]!r}",
                              where="command line", hint=_POSITIONAL_HINTS.get(

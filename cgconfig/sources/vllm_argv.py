@@ -28,11 +28,18 @@ MODELLED_KEYS = ("cudagraph_mode", "cudagraph_capture_sizes", "max_cudagraph_cap
 #: CompilationConfig keys accepted and ignored (no effect on which graphs are captured).
 PASSTHROUGH_KEYS = (
     "backend", "cudagraph_num_of_warmups", "cudagraph_copy_inputs",
-    "cudagraph_specialize_lora", "use_inductor_graph_partition", "compile_sizes", "pass_config",
+    "cudagraph_specialize_lora", "use_inductor_graph_partition", "compile_sizes",
     "inductor_compile_config", "inductor_passes", "custom_ops", "debug_dump_path",
     "cache_dir", "compile_cache_save_format", "compile_mm_encoder", "cudagraph_mm_encoder",
     "fast_moe_cold_start", "static_forward_context", "dynamic_shapes_config",
 )
+#: vLLM 0.33.0 ``PassConfig`` fields (``config/compilation.py``): a nested key not listed is
+#: pydantic's ``unexpected_keyword_argument``.
+PASS_CONFIG_KEYS = ("fuse_norm_quant", "fuse_act_quant", "fuse_attn_quant", "eliminate_noops",
+                    "fuse_allreduce_rms", "enable_qk_norm_rope_fusion", "fuse_rope_kvcache_cat_mla",
+                    "fuse_act_padding", "fuse_mla_dual_rms_norm", "fuse_rope_kvcache",
+                    "fuse_qk_norm_rope_kvcache", "rope_kvcache_fusion_max_token_num",
+                    "fi_allreduce_fusion_max_size_mb")
 COMPILATION_MODES = {"NONE": 0, "STOCK_TORCH_COMPILE": 1, "DYNAMO_TRACE_ONCE": 2,
                      "VLLM_COMPILE": 3}
 
@@ -58,6 +65,10 @@ class VllmInput:
     num_speculative_tokens: int = 0
     support: str | None = None
     attention_backend: str | None = None
+    speculative: tuple[Any, Any, bool] | None = None
+    """``--speculative-config``'s method, model and whether it gave num_speculative_tokens."""
+    pass_config: dict[str, Any] = field(default_factory=dict)
+    """``compilation_config.pass_config``, validated against vLLM's ``PassConfig``."""
 
     def final(self, key: str) -> CcValue | None:
         """The winning value of a compilation-config key, if any input set it."""
@@ -73,14 +84,14 @@ class VllmInput:
         chain = sorted(self.cc.get(key, []), key=lambda c: c.position)
         return [] if chain and chain[-1].value is None else [c for c in chain if c.value is not None]
 
-    def compilation_mode(self) -> int:
-        """``compilation_config.mode`` as a number: 0 under ``--enforce-eager``; unset is
-        VLLM_COMPILE (vLLM 0.33.0's default at -O1 and above)."""
+    def compilation_mode(self, default: str = "VLLM_COMPILE") -> int:
+        """``compilation_config.mode`` as a number: 0 under ``--enforce-eager``; unset is the
+        optimization level's ``default`` (VLLM_COMPILE at -O1 and above, NONE at -O0)."""
         if self.enforce_eager is not None:
             return COMPILATION_MODES["NONE"]
         cc = self.final("mode")
         if cc is None:
-            return COMPILATION_MODES["VLLM_COMPILE"]
+            return COMPILATION_MODES[default]
         name = str(cc.value).upper()
         number = COMPILATION_MODES.get(name, cc.value)
         if isinstance(number, bool) or number not in COMPILATION_MODES.values():
@@ -109,7 +120,27 @@ def _parse_value(text: str, where: str) -> Any:
         return parse_human_int(text, where) if looks_human_int(text) else text
 
 
+def _pass_config(out: VllmInput, key: str, value: Any, source: str) -> None:
+    """``pass_config`` (a document) or ``pass_config.KEY`` (a dotted key), as pydantic
+    validates it when vLLM builds ``CompilationConfig``."""
+    items = value.items() if key == "pass_config" and isinstance(value, dict) else \
+        [(key.split(".", 1)[1], value)] if "." in key else None
+    if items is None:
+        raise InputError(f"1 validation error for CompilationConfig: pass_config must be a "
+                         f"mapping, got {quote(value)} (vLLM 0.33.0)", where=source)
+    for name, item in items:
+        if name not in PASS_CONFIG_KEYS:
+            raise InputError(f"1 validation error for CompilationConfig: pass_config.{name}: "
+                             "Unexpected keyword argument (vLLM 0.33.0 PassConfig)",
+                             where=f"{source} at /pass_config/{name}", allowed=PASS_CONFIG_KEYS,
+                             suggestion=did_you_mean(name, PASS_CONFIG_KEYS))
+        out.pass_config[name] = item
+
+
 def _record(out: VllmInput, key: str, value: Any, source: str, at: str, position: int) -> None:
+    if key.split(".", 1)[0] == "pass_config":
+        _pass_config(out, key, value, source)
+        return
     allowed = MODELLED_KEYS + PASSTHROUGH_KEYS
     if "." in key and key.split(".", 1)[0] in PASSTHROUGH_KEYS:
         return  # a nested key of a block without graph effect (-cc.pass_config.fuse_x=true)
@@ -192,6 +223,9 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None) -> Vllm
                 raise InputError("num_speculative_tokens must be a non-negative integer",
                                  where=f"{name} at /num_speculative_tokens")
             out.num_speculative_tokens = tokens
+            if isinstance(spec, dict):
+                out.speculative = (spec.get("method"), spec.get("model"),
+                                   "num_speculative_tokens" in spec)
         elif name == "--cudagraph-capture-sizes":
             sizes = [value or ""]
             while i < len(argv) and not argv[i].startswith("-"):

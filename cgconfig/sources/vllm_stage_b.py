@@ -9,7 +9,9 @@ constraints do: it overrides a locked backend with a warning, or under ``--stric
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from cgconfig.dialects import vllm_mode_resolution as resolution_rules
 from cgconfig.dialects import vllm_modes as modes
@@ -35,7 +37,11 @@ class CapturePlan:
 
 
 def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile: bool,
-                 splitting_ops: list[str] | None, capture: CapturePlan) -> DraftStep:
+                 splitting_ops: list[str] | None, capture: CapturePlan, *,
+                 graphs_off: list[tuple[str, str, str]] | None = None, v2_runner: bool = False,
+                 fuse_attn_quant: bool = False,
+                 attention: Callable[[Draft], tuple[str, str]] | None = None,
+                 replan: Callable[[dict[str, Any]], CapturePlan] | None = None) -> DraftStep:
     """vLLM's mode resolution after the user's input: A8, the sizes, A19-A22, Stage B, B7.
 
     ``support`` is the attention capability (a level name) or None when unknown: then no
@@ -44,6 +50,11 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
     """
 
     def hook(draft: Draft) -> None:
+        nonlocal support, backend, capture
+        if replan is not None:  # the sizes again, now that the model's facts are known
+            capture = replan(draft.facts)
+        if attention is not None:  # the backend the model's layers select (model facts known)
+            support, backend = attention(draft)
         # vLLM's sizes count tokens: a decode step takes 1 + num_spec per request (plan units).
         draft.derived["vllm_tokens_per_request"] = 1 + num_spec
         mode = modes.phases_to_mode(draft.get("decode.backend"),
@@ -60,15 +71,22 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                    f"vLLM's capture sizes: {capture.why}",
                    "vLLM 0.33.0 VllmConfig._set_cudagraph_sizes",
                    "choose sizes up to max_num_batched_tokens")
-        fixup = splitting_fixup(mode, splitting_ops, vllm_compile)
+        fixup = splitting_fixup(mode, splitting_ops, vllm_compile,
+                                fuse_attn_quant=fuse_attn_quant)
         if fixup.rule:
             _apply(draft, f"vllm.{fixup.rule}", mode, fixup.mode, fixup.message,
                    "CompilationConfig.set_splitting_ops_for_v1")
+        mode = fixup.mode
+        for rule, message, function in graphs_off or []:
+            if mode is not modes.CudaGraphMode.NONE:
+                _apply(draft, rule, mode, modes.CudaGraphMode.NONE, message, function)
+                mode = modes.CudaGraphMode.NONE
         try:
             resolution = resolution_rules.resolve_mode(
-                fixup.mode, modes.parse_level(support or "ALWAYS"),
+                mode, modes.parse_level(support or "ALWAYS"),
                 num_speculative_tokens=num_spec, compilation_mode_is_vllm_compile=vllm_compile,
-                attention_split=fixup.attention_split, backend_name=backend)
+                attention_split=fixup.attention_split, backend_name=backend,
+                use_v2_model_runner=v2_runner)
         except resolution_rules.VllmModeError as exc:
             raise InputError(str(exc), where="vLLM cudagraph_mode") from None
         for step in resolution.steps:

@@ -98,10 +98,11 @@ def test_vllm_short_forms_dotted_and_underscores() -> None:
                                 "-cc.cudagraph_mode=FULL_DECODE_ONLY", "-cc.cudagraph_capture_sizes+",
                                 "1,2", "--enforce-eager"])
     assert split.errors == []
-    assert split.ignored[:4] == ["meta-llama/Llama-3.1-8B", "-tp", "2", "--optimization-level"]
-    assert split.modelled[:3] == ["--max-num-seqs", "16", "--enforce-eager"]
-    assert split.modelled[3] == "--compilation-config"
-    assert json.loads(split.modelled[4]) == {"cudagraph_mode": "FULL_DECODE_ONLY",
+    assert split.ignored == ["meta-llama/Llama-3.1-8B", "-tp", "2"]
+    assert split.modelled[:5] == ["--optimization-level", "3", "--max-num-seqs", "16",
+                                  "--enforce-eager"]
+    assert split.modelled[5] == "--compilation-config"
+    assert json.loads(split.modelled[6]) == {"cudagraph_mode": "FULL_DECODE_ONLY",
                                              "cudagraph_capture_sizes": ["1", "2"]}
 
 

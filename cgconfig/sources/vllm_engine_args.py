@@ -1,0 +1,139 @@
+"""The `vllm serve` engine flags that change vLLM 0.33.0's capture plan, read as vLLM reads them.
+
+The entry-point source hands over every engine flag whose table entry is ``modelled``
+(``ResolveRequest.engine_args``); this module reads them into :class:`EngineArgs`:
+
+* ``-O<n>`` / ``--optimization-level``: ``VllmConfig`` (``config/vllm.py``) takes the
+  compilation mode and the default ``cudagraph_mode`` from the level: 0 → NONE / NONE,
+  1 → VLLM_COMPILE / PIECEWISE, 2 and 3 → VLLM_COMPILE / FULL_AND_PIECEWISE; values the user
+  gives in the compilation config win;
+* ``--attention-backend``: the backend whose ``AttentionCGSupport`` Stage B reads;
+* ``--all2all-backend``, ``--data-parallel-size``, ``--enable-expert-parallel``:
+  ``CompilationConfig.set_splitting_ops_for_v1`` turns graphs off for DeepEP high-throughput
+  with DP > 1; ``ParallelConfig.use_batched_dp_moe`` (DeepEP low-latency or nixl_ep, EP, DP > 1)
+  defaults ``max_num_batched_tokens`` to 256 (``EngineArgs._set_default_max_num_seqs_and_
+  batched_tokens_args``);
+* ``--spec-method`` / ``--spec-tokens`` / ``--spec-model``: the shorthands of
+  ``--speculative-config``;
+* ``--performance-mode``: ``throughput`` doubles the defaulted max_num_seqs and
+  max_num_batched_tokens; ``interactivity`` densifies the size grid.
+
+Standard library only: this module sits on the CLI's start-up path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cgconfig.errors import InputError
+from cgconfig.fields.values import looks_human_int, parse_human_int, parse_int
+from cgconfig.limits import quote
+
+#: ``VllmConfig`` optimization levels: (compilation mode, default cudagraph_mode).
+LEVEL_DEFAULTS: dict[int, tuple[str, str]] = {
+    0: ("NONE", "NONE"), 1: ("VLLM_COMPILE", "PIECEWISE"),
+    2: ("VLLM_COMPILE", "FULL_AND_PIECEWISE"), 3: ("VLLM_COMPILE", "FULL_AND_PIECEWISE"),
+}
+DEFAULT_LEVEL = 2
+#: ``ParallelConfig.use_batched_dp_moe`` backends and the token budget they default to
+#: (``SchedulerConfig.DEFAULT_MAX_NUM_BATCHED_TOKENS_FOR_BATCHED_DP``).
+BATCHED_DP_BACKENDS = ("deepep_low_latency", "nixl_ep")
+BATCHED_DP_MAX_NUM_BATCHED_TOKENS = 256
+_FALSE_SPELLINGS = ("--no-enable-expert-parallel", "--disable-expert-parallel")
+
+
+@dataclass
+class EngineArgs:
+    """What the line's modelled engine flags said (vLLM's defaults where it said nothing)."""
+
+    optimization_level: int = DEFAULT_LEVEL
+    level_source: str = "vLLM default -O2"
+    attention_backend: str | None = None
+    all2all_backend: str = "allgather_reducescatter"
+    data_parallel_size: int = 1
+    enable_expert_parallel: bool = False
+    spec_method: str | None = None
+    spec_tokens: int | None = None
+    spec_model: str | None = None
+    performance_mode: str = "balanced"
+    kv_cache_dtype: str = "auto"
+    max_model_len: int | None = None
+
+    @property
+    def deepep_high_throughput_off(self) -> bool:
+        """``set_splitting_ops_for_v1``: DeepEP high-throughput with DP > 1 has no graphs."""
+        return self.all2all_backend == "deepep_high_throughput" and self.data_parallel_size > 1
+
+    @property
+    def batched_dp_moe(self) -> bool:
+        """``ParallelConfig.use_batched_dp_moe``."""
+        return (self.all2all_backend in BATCHED_DP_BACKENDS and self.enable_expert_parallel
+                and self.data_parallel_size > 1)
+
+
+def _level(text: str, name: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value not in LEVEL_DEFAULTS:
+        raise InputError(f"optimization level must be one of 0, 1, 2, 3, got {quote(text)} "
+                         "(vLLM 0.33.0 VllmConfig)", where=name, allowed="0, 1, 2, 3")
+    return value
+
+
+def read_engine_args(args: list[tuple[str, str, list[str]]]) -> EngineArgs:
+    """``args`` as (dest, spelling, values) in line order; the last one of a flag wins."""
+    out = EngineArgs()
+    for dest, name, values in args:
+        value = values[-1] if values else ""
+        if dest == "optimization_level":
+            out.optimization_level = _level(value, name)
+            out.level_source = f"{name} {value}" if not name.startswith("-O") or \
+                name in ("-O", "--optimization-level") else name
+        elif dest == "attention_backend" and values:
+            out.attention_backend = value
+        elif dest == "all2all_backend" and values:
+            out.all2all_backend = value
+        elif dest == "data_parallel_size" and values:
+            out.data_parallel_size = parse_int(value, name)
+        elif dest == "enable_expert_parallel":
+            out.enable_expert_parallel = name not in _FALSE_SPELLINGS
+        elif dest == "spec_method" and values:
+            out.spec_method = value
+        elif dest == "spec_tokens" and values:
+            out.spec_tokens = parse_int(value, name)
+        elif dest == "spec_model" and values:
+            out.spec_model = value
+        elif dest == "performance_mode" and values:
+            out.performance_mode = value
+        elif dest == "kv_cache_dtype" and values:
+            out.kv_cache_dtype = value
+        elif dest == "max_model_len" and values:
+            out.max_model_len = parse_human_int(value, name) if looks_human_int(value) \
+                else parse_int(value, name)
+    return out
+
+
+#: ``SpeculativeConfig`` methods that need no draft model (``config/speculative.py``): the
+#: n-gram family and friends name their own proposer; MTP and DSpark use the target model.
+_NO_DRAFT_MODEL = ("ngram", "[ngram]", "ngram_gpu", "suffix", "extract_hidden_states", "mtp",
+                   "dspark")
+
+
+def check_speculative(method: object, model: object, tokens_given: bool, where: str) -> None:
+    """``SpeculativeConfig.__post_init__``'s refusal: speculative tokens without a draft model
+    for a method that needs one (EAGLE, EAGLE-3, draft_model...)."""
+    if model is not None or not tokens_given:
+        return
+    if method is None:
+        method = "draft_model"
+    name = str(method)
+    if name in _NO_DRAFT_MODEL or name.endswith("_mtp"):
+        return
+    if name == "custom_class":
+        raise InputError("method='custom_class' requires 'model' to contain the custom proposer "
+                         "module path (vLLM 0.33.0 SpeculativeConfig)", where=where)
+    raise InputError("num_speculative_tokens was provided but without speculative model "
+                     f"(method {name}; vLLM 0.33.0 SpeculativeConfig)", where=where,
+                     hint="name the draft model (\"model\" / --spec-model)")

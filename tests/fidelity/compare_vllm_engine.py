@@ -1,0 +1,137 @@
+"""Replay the vLLM whole-engine corpus (``vllm_engine_cases.jsonl``) through cgconfig.
+
+Each case is a whole `vllm serve` line answered by vLLM 0.33.0's engine-configuration path
+(``record_vllm_engine.py``). cgconfig is given the same line, the machine as deployment facts
+(``--gpu-memory-gib``, ``--gpu-sm``, ``--device hip`` on ROCm) and the model's ``config.json``
+in a local folder, as a user's local model. Compared: the final ``cudagraph_mode`` (from the
+plan's captured backends), the capture sizes, and whether vLLM refused the line.
+
+    python tests/fidelity/compare_vllm_engine.py               # agreement and categories
+    python tests/fidelity/compare_vllm_engine.py --ids 17 42   # cases in full
+    python tests/fidelity/compare_vllm_engine.py --update-known
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tempfile
+from collections import Counter
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from cgconfig.api import request_from_argv, resolve_request
+from cgconfig.dialects.vllm_modes import phases_to_mode
+from cgconfig.errors import CgConfigError
+
+HERE = Path(__file__).parent
+CASES = HERE / "vllm_engine_cases.jsonl"
+KNOWN = HERE / "known_vllm_engine_differences.json"
+_AT = re.compile(r"@([A-Za-z0-9_.\-]+)")
+
+
+@lru_cache(maxsize=1)
+def load() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in CASES.read_text().splitlines() if line.strip()]
+
+
+@lru_cache(maxsize=1)
+def model_root() -> Path:
+    """A folder with one ``<template>/config.json`` per recorded template."""
+    root = Path(tempfile.mkdtemp(prefix="cgconfig-vllm-engine-"))
+    for path in (HERE / "models").glob("engine-*.json"):
+        folder = root / path.stem.removeprefix("engine-")
+        folder.mkdir()
+        (folder / "config.json").write_text(path.read_text())
+    return root
+
+
+def _local(word: str) -> str:
+    return _AT.sub(lambda m: str(model_root() / m.group(1)), word)
+
+
+def cgconfig_argv(case: dict[str, Any]) -> list[str]:
+    """The machine as facts, the environment as ``VAR=value`` words, then the line."""
+    facts = ["--gpu-memory-gib", str(case["gpu_memory_gib"]), "--gpu-sm", str(case["sm"]),
+             "--gpu-count", "8"]  # the oracle's machine has 8 GPUs
+    if case["platform"] == "rocm":
+        facts += ["--device", "hip"]
+    env = [f"{k}={v}" for k, v in sorted(case["env"].items())]
+    return facts + env + [_local(w) for w in case["argv"]]
+
+
+def expected(case: dict[str, Any]) -> dict[str, Any]:
+    answer = case["answer"]
+    if answer["error"]:
+        return {"refused": True}
+    mode = answer["cudagraph_mode"]
+    return {"refused": False, "mode": mode,
+            "sizes": [] if mode == "NONE" else answer["cudagraph_capture_sizes"]}
+
+
+def outcome(case: dict[str, Any]) -> dict[str, Any]:
+    try:
+        plan = resolve_request(request_from_argv(cgconfig_argv(case), environ={})).to_dict()
+    except CgConfigError as exc:
+        return {"refused": True, "error": str(exc)}
+    capture = plan["capture"]
+    mode = phases_to_mode(capture["decode"]["backend"], capture["prefill"]["backend"]).mode.name
+    sizes = capture["decode"]["sizes"] or capture["prefill"]["sizes"]
+    return {"refused": False, "mode": mode, "sizes": [] if mode == "NONE" else sizes}
+
+
+def mismatch(case: dict[str, Any]) -> str | None:
+    """The category of the difference, or None when cgconfig agrees."""
+    want, got = expected(case), outcome(case)
+    if want["refused"] != got["refused"]:
+        return "refused-by-vllm" if want["refused"] else "refused-by-cgconfig"
+    if want["refused"]:
+        return None
+    if want["mode"] != got["mode"]:
+        return f"mode {want['mode']} != {got['mode']}"
+    if want["sizes"] != got["sizes"]:
+        return "sizes"
+    return None
+
+
+def mismatches() -> dict[int, str]:
+    found = {}
+    for case in load():
+        why = mismatch(case)
+        if why:
+            found[case["id"]] = why
+    return found
+
+
+def known() -> dict[int, str]:
+    if not KNOWN.exists():
+        return {}
+    return {int(k): v for k, v in json.loads(KNOWN.read_text()).items()}
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--update-known"]:
+        KNOWN.write_text(json.dumps({str(k): v for k, v in sorted(mismatches().items())},
+                                    indent=1) + "\n")
+        return 0
+    if argv[:1] == ["--ids"]:
+        by_id = {c["id"]: c for c in load()}
+        for cid in argv[1:]:
+            case = by_id[int(cid)]
+            print("line:", " ".join(case["argv"]), case["env"], case["gpu"])
+            print("cgconfig argv:", " ".join(cgconfig_argv(case)))
+            print("vLLM:", json.dumps(expected(case)), case["answer"]["error"] or "")
+            print("cgconfig:", json.dumps(outcome(case)))
+        return 0
+    found = mismatches()
+    total = len(load())
+    print(f"vLLM whole engine: {total - len(found)}/{total} agree")
+    for why, n in Counter(found.values()).most_common():
+        print(f"  {n:5d}  {why}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
