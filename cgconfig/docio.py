@@ -192,15 +192,36 @@ def _construct(loader: Any, node: Any, path: tuple[Any, ...], lines: LineMap,
         budget.ancestors.discard(id(node))
 
 
+_YAML_INT_TAG, _YAML_FLOAT_TAG = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+_YAML11_INT_TEXT = re.compile(r"[-+]?[0-9][0-9a-fA-FxXoObB_:]*")
+
+
 def _scalar(loader: Any, node: Any, at: str) -> Any:
-    if node.tag == "tag:yaml.org,2002:int":
-        digits = node.value.lstrip("+-").replace("_", "")
-        if len(digits) > limits.MAX_INT_DIGITS:
-            raise InputError(f"integer with {len(digits)} digits is too long "
-                             f"(at most {limits.MAX_INT_DIGITS})", where=at)
-    value = loader.construct_object(node, deep=True)
+    """One scalar: numbers as YAML 1.2's core schema reads them (the one parser in
+    :mod:`cgconfig.fields.values`), any other standard tag through PyYAML's constructor; a
+    value a tag cannot take (``!!int`` with nothing after it) is one error line."""
+    from cgconfig.fields.values import yaml_float, yaml_int
+
+    text = node.value
+    if node.tag == _YAML_INT_TAG:
+        value = yaml_int(text, at)
+        if isinstance(value, str) and not _YAML11_INT_TEXT.fullmatch(text):
+            raise InputError(f"YAML tag !!int needs an integer, got {limits.quote(text)}",
+                             where=at)
+        return value
+    if node.tag == _YAML_FLOAT_TAG and yaml_float(text) is not None:
+        if not any(char in "0123456789" for char in text):
+            raise InputError(f"YAML tag !!float needs a number, got {limits.quote(text)}",
+                             where=at)
+        return text  # 1_0.5 and 1:30.0 are text in YAML 1.2
+    try:
+        value = loader.construct_object(node, deep=True)
+    except (ValueError, IndexError, KeyError, TypeError, AttributeError):
+        tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+        raise InputError(f"YAML tag {limits.short(tag, 40)} cannot take the value "
+                         f"{limits.quote(text)}", where=at) from None
     if isinstance(value, float) and not math.isfinite(value):
-        raise InputError(f"expected a finite number, got {limits.short(node.value, 40)}",
+        raise InputError(f"expected a finite number, got {limits.short(text, 40)}",
                          where=at)
     return value
 

@@ -154,7 +154,11 @@ def run_diff(argv: list[str]) -> int:
     if fmt == "table":
         from cgconfig.cli.diff_render import render_diff
 
-        sys.stdout.write(render_diff(result, color=_use_color()))
+        from cgconfig.terminal import safe_data, unsafe
+
+        # the plans' text is escaped first; the colour codes are diff's own
+        text = render_diff(safe_data(result), color=_use_color())  # type: ignore[arg-type]
+        unsafe(sys.stdout).write(text)
     else:
         from cgconfig.cli.output import write_data
 

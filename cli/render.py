@@ -36,17 +36,30 @@ def console() -> Any:
     ``soft_wrap=True`` and is never hard-wrapped."""
     import os
 
+    import sys
+
     from rich.console import Console
+    from rich.segment import Segment
+
+    from cgconfig.terminal import safe_text, unsafe
 
     class PipeConsole(Console):
-        """rich exits 1 when the reader leaves; the CLI treats that as a quiet success."""
+        """rich exits 1 when the reader leaves; the CLI treats that as a quiet success.
+        Every text segment passes the one terminal escaper before rich adds its styles."""
 
         def on_broken_pipe(self) -> None:
             raise BrokenPipeError
 
-    terminal = PipeConsole(highlight=False, soft_wrap=False)
+        def _render_buffer(self, buffer: Any) -> str:
+            return str(super()._render_buffer(
+                Segment(safe_text(text, keep_newlines=True), style, control)
+                if not control else Segment(text, style, control)
+                for text, style, control in buffer))
+
+    stream = unsafe(sys.stdout)
+    terminal = PipeConsole(highlight=False, soft_wrap=False, file=stream)
     if not terminal.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
-        return PipeConsole(highlight=False, soft_wrap=False, width=160)
+        return PipeConsole(highlight=False, soft_wrap=False, width=160, file=stream)
     return terminal
 
 

@@ -64,13 +64,12 @@ def dumps(histogram: Histogram) -> str:
     return json.dumps(histogram.to_dict(), indent=1) + "\n"
 
 
-def write(path: str | os.PathLike[str], histogram: Histogram) -> None:
-    """Write ``histogram`` to ``path`` (replaced atomically, so a reader never sees half)."""
-    target = os.fspath(path)
-    tmp = f"{target}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(dumps(histogram))
-    os.replace(tmp, target)
+def write(path: str | os.PathLike[str], histogram: Histogram, where: str = "histogram") -> None:
+    """Write ``histogram`` to ``path`` through :func:`cgconfig.safe_write.write_text` (replaced
+    atomically; a planted symlink, a device or a FIFO is refused, an InputError on failure)."""
+    from cgconfig.safe_write import write_text
+
+    write_text(path, dumps(histogram), where=where)
 
 
 def read_text(path: str, where: str) -> str:
