@@ -153,7 +153,6 @@ def run_diff(argv: list[str]) -> int:
     result = {"a": _describe(*sides[0]), "b": _describe(*sides[1]), **result}
     if fmt == "table":
         from cgconfig.cli.diff_render import render_diff
-
         from cgconfig.terminal import safe_data, unsafe
 
         # the plans' text is escaped first; the colour codes are diff's own

@@ -35,7 +35,6 @@ def console() -> Any:
     ``COLUMNS``, 160 columns so a plan table is not squeezed for a log. Prose is printed with
     ``soft_wrap=True`` and is never hard-wrapped."""
     import os
-
     import sys
 
     from rich.console import Console

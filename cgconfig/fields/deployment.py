@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import (BaseModel, ConfigDict, NonNegativeFloat, PositiveFloat, PositiveInt,
-                      field_validator)
+from pydantic import BaseModel, ConfigDict, NonNegativeFloat, PositiveFloat, PositiveInt, field_validator
 
 Device = Literal["cuda", "hip", "npu", "xpu", "cpu", "mps", "hpu", "musa"]
 DisaggregationMode = Literal["null", "prefill", "decode"]

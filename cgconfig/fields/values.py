@@ -12,7 +12,6 @@ integers are read as YAML 1.2's core schema reads them (:func:`yaml_int`), never
 from __future__ import annotations
 
 import re
-
 from typing import TypeVar
 
 from cgconfig.errors import InputError
