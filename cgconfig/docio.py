@@ -237,7 +237,7 @@ def read_text_file(path_text: str, where: str) -> str:
     shown = display_name(path_text)
     if "\0" in path_text:
         raise InputError("a file name cannot contain a NUL byte", where=where)
-    path = Path(path_text).expanduser()
+    path = Path(os.path.expanduser(path_text))  # ~nosuchuser stays as written
     try:
         info = os.stat(path)  # follows symlinks: the target is what must be regular
     except FileNotFoundError:
@@ -263,6 +263,31 @@ def read_text_file(path_text: str, where: str) -> str:
         raise InputError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})",
                          where=shown) from None
     return text.removeprefix("\ufeff")
+
+
+def read_stdin(where: str = "stdin") -> str:
+    """Standard input as strict UTF-8 text under the same cap as a file: ``< /dev/zero`` or
+    ``< /dev/urandom`` stop after :data:`~cgconfig.limits.MAX_FILE_BYTES` + 1 bytes, a closed
+    stdin (``<&-``) is one error line."""
+    import sys
+
+    stream = sys.stdin
+    if stream is None:
+        raise InputError("standard input is closed", where=where)
+    try:
+        buffer = getattr(stream, "buffer", None)
+        raw = buffer.read(limits.MAX_FILE_BYTES + 1) if buffer is not None else \
+            stream.read(limits.MAX_FILE_BYTES + 1)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read standard input: {_reason(exc)}", where=where) from None
+    if isinstance(raw, str):
+        raw = raw.encode("utf-8", "surrogateescape")
+    limits.check_file_size(len(raw), where=where)
+    try:
+        return raw.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})",
+                         where=where) from None
 
 
 def _reason(exc: BaseException) -> str:

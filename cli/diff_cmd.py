@@ -117,10 +117,10 @@ def load_side(kind: str, text: str, label: str) -> dict[str, Any]:
             return resolve_args(argv, environ=os.environ).to_dict()
         except CgConfigError as error:
             raise InputError(str(error), where=label) from None
-    from cgconfig.docio import load_json_text, load_yaml_text, read_document
+    from cgconfig.docio import load_json_text, load_yaml_text, read_document, read_stdin
 
     if kind == "stdin":
-        body = sys.stdin.read()
+        body = read_stdin("stdin")
         data = load_json_text(body, "stdin") if body.lstrip().startswith("{") else (
             load_yaml_text(body, "stdin")[0])
         return _validated(data, "stdin")

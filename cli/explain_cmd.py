@@ -69,10 +69,16 @@ def capture_settings(plan: Plan) -> dict[str, dict[str, Any]]:
     """``capture.decode.sizes`` when SGLang's capture filter changed the configured decode
     list (``--max-running-requests``, alignment): the configured list, then each filter step."""
     steps = [d for d in plan.decisions if any(c.key == CAPTURE_KEY for c in d.changes)]
-    if not steps:
+    decode = plan.capture.get("decode")
+    if not isinstance(decode, dict) or "sizes" not in decode:
         return {}
-    chain = [{"source": "decode.bs", "layer": "default", "value": plan.config["decode"]["bs"],
+    chain = [{"source": "decode.bs", "layer": "default",
+              "value": plan.config.get("decode", {}).get("bs"),
               "why": "the configured decode sizes"}]
+    if not steps:
+        return {CAPTURE_KEY: {"value": decode["sizes"], "default": None, "explicit": False,
+                              "locked": False, "status": "as configured (no filter changed it)",
+                              "chain": chain}}
     for d in steps:
         change = next(c for c in d.changes if c.key == CAPTURE_KEY)
         chain.append({"source": d.rule, "layer": "resolver", "value": change.after,
@@ -102,7 +108,7 @@ def interesting(key: str, info: dict[str, Any]) -> bool:
     if key.startswith("engine."):
         return False
     if key == CAPTURE_KEY:
-        return True
+        return str(info["status"]).startswith("changed")
     return bool(info["explicit"]) or (len(info["chain"]) > 1 and info["status"] != "default")
 
 
@@ -175,6 +181,12 @@ def run_explain(argv: list[str]) -> int:
     table = settings(plan)
     table.update(capture_settings(plan))
     table.update(engine_settings(plan))
+    missing = [k for k in keys if k not in table]
+    if missing:
+        return report(InputError(f"{missing[0]} is not part of this plan", where="explain",
+                                 hint="the engine block (engine.*) and capture.decode.sizes "
+                                      "describe SGLang 0.5.23 lines only"),
+                      as_json=options.as_json)
     chosen = keys or [k for k, info in table.items() if options.show_all
                       or interesting(k, info)]
     fmt = options.output
