@@ -8,7 +8,6 @@ the architecture names in it, as ``configs/model_config.py`` does.
 from __future__ import annotations
 
 import math
-
 from collections.abc import Mapping
 from typing import Any
 

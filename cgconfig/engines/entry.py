@@ -83,7 +83,7 @@ def _env_before(words: list[str], start: int) -> tuple[dict[str, str], int, bool
         word, before = words[j - 1], words[j - 2] if j >= 2 else None
         if _ASSIGNMENT.match(word) or (word == "env" and not (before or "x").startswith("-")):
             j -= 1  # after a flag, "env" is that flag's value (--emit env)
-        elif word in _ENV_OPTIONS or word.startswith(("--unset=", "-u")) and len(word) > 2:
+        elif word in _ENV_OPTIONS or (word.startswith(("--unset=", "-u")) and len(word) > 2):
             j -= 1
         elif before in ("-u", "--unset") and _NAME.fullmatch(word):
             j -= 2

@@ -101,9 +101,7 @@ def _split_launcher(argv: list[str]) -> tuple[list[str], list[str]]:
     ``python python`` is not a launcher (its words stay, and are reported as unexpected)."""
     start = 1 if argv[:1] and argv[0].rsplit("/", 1)[-1] in ("python", "python3") else 0
     word = argv[start:start + 2]
-    if word[:1] == ["-m"] and word[1:] and word[1] in _LAUNCHER_MODULES:
-        end = start + 2
-    elif word == ["sglang", "serve"]:
+    if (word[:1] == ["-m"] and word[1:] and word[1] in _LAUNCHER_MODULES) or word == ["sglang", "serve"]:
         end = start + 2
     elif word[:1] and word[0] in _LAUNCHER_MODULES:
         end = start + 1
