@@ -243,4 +243,8 @@ def _setting(out: ParsedArgs, name: str, values: list[str]) -> None:
     elif name == "--apply-advice":
         settings.apply_advice.append(values[0])
     elif name == "--deployment":
+        if out.deployment is not None:
+            raise InputError("--deployment given twice; one deployment file describes the "
+                             "machine", where="--deployment",
+                             hint="merge the files, or keep the one you mean")
         out.deployment = values[0]

@@ -147,6 +147,8 @@ def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
         claim = exact.get(name)
         if claim is None and name.startswith(prefixes):
             claim = next((o, 1) for p, o in prefixed if name.startswith(p))
+        if claim is None and host is not None and _attached_short(name, host):
+            claim = (host.owner, 0)  # -ojson: the host's -o with its value attached
         if claim is None:
             if name.startswith("--"):
                 refuse_own_abbreviation(name, host, dialect or named or "sglang")
@@ -163,6 +165,12 @@ def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
     chosen = dialect or named or (seen[0] if seen else "sglang")
     return ArgvSplit(dialect=chosen, dialect_named=named is not None or dialect is not None,
                      parts=_parts(argv, segments, (chosen, host_owner, *also_kept)))
+
+
+def _attached_short(name: str, host: DialectFlags) -> bool:
+    """Whether ``name`` is one of the host's short options with its value attached
+    (``-ojson`` is ``-o json``, as argparse reads it)."""
+    return (len(name) > 2 and name[1] != "-" and host.flags.get(name[:2]) == 1)
 
 
 def refuse_own_abbreviation(name: str, host: DialectFlags | None, engine: str) -> None:
