@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from cgconfig.errors import MAX_MESSAGE_CHARS, InputError
+from cgconfig.fields.constants import MAX_CAPTURE_SIZE
 
 #: Largest input file read (config, deployment, TensorRT-LLM options, rule pack), in bytes.
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -25,7 +26,7 @@ MAX_DECODE_BATCH = 65_536
 
 #: Largest prefill size or token budget, in tokens (chunked-prefill size, prefill max_bs,
 #: vLLM's max_num_batched_tokens and capture sizes).
-MAX_PREFILL_TOKENS = 4_194_304
+MAX_PREFILL_TOKENS = MAX_CAPTURE_SIZE
 
 #: Largest context or sequence length, in tokens.
 MAX_CONTEXT_TOKENS = 1 << 32

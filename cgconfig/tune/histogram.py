@@ -102,14 +102,13 @@ def _count(value: Any, where: str) -> int:
     return value
 
 
-def _size(key: str, where: str) -> int:
-    if not (key.isascii() and key.isdigit()) or len(key) > 8:
+def _size(key: Any, where: str) -> int:
+    if not isinstance(key, str) or not (key.isascii() and key.isdigit()) or len(key) > 8:
         raise InputError(f"a size must be a decimal integer, got {_short(key)}", where=where,
                          allowed=f"1..{MAX_SIZE}")
-    size = int(key)
-    if not 1 <= size <= MAX_SIZE:
-        raise InputError(f"size {size} is out of range", where=where, allowed=f"1..{MAX_SIZE}")
-    return size
+    from cgconfig.fields.values import read_int
+
+    return read_int(key, where, minimum=1, maximum=MAX_SIZE)
 
 
 def _short(value: Any) -> str:
