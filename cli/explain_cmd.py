@@ -174,10 +174,6 @@ def run_explain(argv: list[str]) -> int:
         plan = resolve_request(request)
     except CgConfigError as error:
         return report(error, as_json=options.as_json)
-    for message in plan.deprecations:
-        note("deprecated", message)
-    for message in plan.notes:
-        note("note", message)
     table = settings(plan)
     table.update(capture_settings(plan))
     table.update(engine_settings(plan))
@@ -187,6 +183,10 @@ def run_explain(argv: list[str]) -> int:
                                  hint="the engine block (engine.*) and capture.decode.sizes "
                                       "describe SGLang 0.5.23 lines only"),
                       as_json=options.as_json)
+    for message in plan.deprecations:
+        note("deprecated", message)
+    for message in plan.notes:
+        note("note", message)
     chosen = keys or [k for k, info in table.items() if options.show_all
                       or interesting(k, info)]
     fmt = options.output
