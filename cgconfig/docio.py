@@ -214,6 +214,9 @@ def _scalar(loader: Any, node: Any, at: str) -> Any:
             raise InputError(f"YAML tag !!float needs a number, got {limits.quote(text)}",
                              where=at)
         return text  # 1_0.5 and 1:30.0 are text in YAML 1.2
+    if node.tag == "tag:yaml.org,2002:null" and text not in ("", "~", "null", "Null", "NULL"):
+        raise InputError(f"YAML tag !!null cannot take the value {limits.quote(text)}",
+                         where=at)
     try:
         value = loader.construct_object(node, deep=True)
     except (ValueError, IndexError, KeyError, TypeError, AttributeError):
