@@ -42,7 +42,7 @@ def test_safe_write_temporary_is_o_excl_o_nofollow(tmp_path: Path,
     victim.write_text("secret")
     monkeypatch.setattr("cgconfig.safe_write.temporary_name", lambda name: f".{name}.tmp")
     (tmp_path / ".out.json.tmp").symlink_to(victim)  # the name another user guessed
-    with pytest.raises(InputError, match="cannot create a file beside out.json"):
+    with pytest.raises(InputError, match=r"cannot create a file beside out\.json"):
         write_text(tmp_path / "out.json", "x", where="-o")
     assert victim.read_text() == "secret" and not (tmp_path / "out.json").exists()
 
@@ -146,7 +146,7 @@ def test_nvidia_smi_capability_must_be_a_plain_number(cap: str,
 def test_rocm_smi_vram_must_be_ascii_positive(vram: str,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CGCONFIG_NO_GPU_PROBE", raising=False)
-    out = '{"card0": {"VRAM Total Memory (B)": %s}}' % vram
+    out = f'{{"card0": {{"VRAM Total Memory (B)": {vram}}}}}'
     reading = probe_gpu("hip", run=_smi(out), which=lambda name: "/bin/" + name)
     assert reading.memory_gib is None
 
