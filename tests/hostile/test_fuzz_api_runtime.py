@@ -71,9 +71,8 @@ def test_resolve_args_raises_only_the_input_error_family(argv: list[str], enviro
                         st.dictionaries(st.text(max_size=2), st.integers(), max_size=2)))
 def test_to_json_indent(indent: Any) -> None:
     plan = resolve_args([])
-    with Bounded():
-        with contextlib.suppress(InputError):
-            json.loads(plan.to_json(indent=indent))
+    with Bounded(), contextlib.suppress(InputError):
+        json.loads(plan.to_json(indent=indent))
 
 
 @fuzz(120)
@@ -81,9 +80,8 @@ def test_to_json_indent(indent: Any) -> None:
 def test_histogram_from_document(doc: Any) -> None:
     from cgconfig.tune.histogram import from_document
 
-    with Bounded():
-        with contextlib.suppress(InputError):
-            from_document(doc, "doc")
+    with Bounded(), contextlib.suppress(InputError):
+        from_document(doc, "doc")
 
 
 @fuzz(120)
@@ -102,9 +100,8 @@ def test_phase_capture_raises_value_error_only(doc: Any, phase: str) -> None:
     from cgconfig.runtime import phase_capture
 
     plan = {"schema_version": 1, "capture": doc} if not isinstance(doc, dict) else doc
-    with Bounded():
-        with contextlib.suppress(ValueError, TypeError):  # TypeError: not a plan (documented)
-            phase_capture(plan, phase)
+    with Bounded(), contextlib.suppress(ValueError, TypeError):  # TypeError: not a plan (documented)
+        phase_capture(plan, phase)
 
 
 @fuzz(150)
