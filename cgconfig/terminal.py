@@ -99,8 +99,8 @@ def unsafe(stream: Any) -> Any:
 def guarded_streams() -> Iterator[None]:
     """Escape everything written to ``sys.stdout`` and ``sys.stderr`` inside the block."""
     saved = sys.stdout, sys.stderr
-    sys.stdout = SafeStream(unsafe(saved[0]))  # type: ignore[assignment]
-    sys.stderr = SafeStream(unsafe(saved[1]))  # type: ignore[assignment]
+    sys.stdout = SafeStream(unsafe(saved[0]))
+    sys.stderr = SafeStream(unsafe(saved[1]))
     try:
         yield
     finally:
