@@ -154,6 +154,8 @@ def run_case(case: cc.Case, plan: str, keep: Path) -> tuple[str, str]:
                               timeout=TIMEOUT_S, preexec_fn=_limits, check=False, **feed)
     except subprocess.TimeoutExpired:
         return "hang", f"past {TIMEOUT_S} s"
+    except OSError as exc:  # the line does not fit the kernel's ARG_MAX: not an input
+        return "skipped", f"cannot start: {exc.strerror}"
     finally:
         if handle is not None:
             handle.close()
@@ -269,8 +271,21 @@ def main() -> int:
     print(f"seed {seed}: {len(cases)} CLI cases, {opts.api} API calls, {opts.runtime} runtime "
           f"calls, {opts.workers} workers; failing cases kept in {keep}", flush=True)
     started = time.monotonic()
+    done: list[int] = []
+
+    def one(case: cc.Case) -> tuple[cc.Case, str, str]:
+        verdict = run_case(case, plan, keep)
+        done.append(1)
+        if len(done) % 250 == 0:
+            print(f"  {len(done)}/{len(cases)} CLI cases, {time.monotonic() - started:.0f} s",
+                  flush=True)
+        if verdict[0] not in ("clean", "skipped"):
+            print(f"  {verdict[0]}: {case.family}: {' '.join(case.args)[:150]!r}: {verdict[1]}",
+                  flush=True)
+        return (case, *verdict)
+
     with ThreadPoolExecutor(max_workers=opts.workers) as pool:
-        cli = list(pool.map(lambda c: (c, *run_case(c, plan, keep)), cases))
+        cli = list(pool.map(one, cases))
     rows = [(f"{c.family}: {' '.join(a[:60] for a in c.args[:8])[:160]}", v, why)
             for c, v, why in cli]
     families = Counter(c.family for c in cases)

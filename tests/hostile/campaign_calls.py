@@ -111,7 +111,10 @@ def runtime_call(rng: random.Random) -> Call:
 
     from cgconfig.runtime import PhaseCapture, Slot, StaticBuffers, phase_capture
 
-    roll = rng.randrange(4)
+    roll = rng.randrange(5)
+    if roll == 4:
+        # run() raises TypeError for a size that is not an int (docs/runtime.md)
+        return "PhaseRunner", _runner_call(rng), (ValueError, TypeError)
     if roll == 0:
         doc = rng.choice([_doc(rng), {"schema_version": 1, "capture": _doc(rng),
                                       "config": _doc(rng)},
@@ -137,3 +140,32 @@ def runtime_call(rng: random.Random) -> Call:
         device = rng.choice(["cpu", "nope", "cuda:x", "", 3])
         StaticBuffers([slot], max_tokens=rows, max_requests=4, device=device)  # type: ignore[arg-type]
     return "StaticBuffers", buffers, (ValueError,)
+
+
+def _runner_call(rng: random.Random) -> Callable[[], Any]:
+    """Capture a tiny decode runner on the CPU build and serve batches of hostile sizes."""
+    import torch
+
+    from cgconfig.runtime import PaddingPolicy, PhaseCapture, PhaseRunner, Slot
+
+    sizes = tuple(sorted(set(rng.sample([1, 2, 3, 4, 8, 16], rng.randrange(1, 4)))))
+    backend = rng.choice(["full", "breakable"])
+    slots = [Slot("ids", torch.int64),
+             Slot("lens", torch.int64, axis="requests", policy=PaddingPolicy.FILL_SENTINEL,
+                  pad_value=rng.choice([1, 0, -1, 2**62]))]
+
+    def forward(inputs: Any) -> Any:
+        return inputs["ids"] + inputs["lens"]
+
+    def run() -> None:
+        runner = PhaseRunner(PhaseCapture("decode", backend, sizes), forward, slots,
+                             device="cpu", progress=False)
+        runner.capture()
+        for _ in range(3):
+            n = rng.choice([0, 1, 3, 5, 17, -1, 2**40, True, 2.0])
+            rows = n if type(n) is int and 0 <= n <= 64 else 2
+            batch = {"ids": rng.choice([torch.arange(rows), torch.ones(rows),
+                                        torch.arange(rows + 1)]),
+                     "lens": torch.full((rows,), 3)}
+            runner.run(batch, n)
+    return run

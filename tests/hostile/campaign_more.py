@@ -17,8 +17,6 @@ def model_configs(rng: random.Random) -> Iterator[Case]:
     for pos in positions:
         for factor in factors:
             for kind in ('"rope_type": "yarn"', '"type": "linear"', '"type": "dynamic"'):
-                if rng.random() < 0.5:
-                    continue
                 cfg = ('{"architectures": ["LlamaForCausalLM"], "max_position_embeddings": '
                        f'{pos}, "rope_scaling": {{"factor": {factor}, {kind}}}}}')
                 yield Case("config.json", ["resolve", "--model-path", "{d}/m"],
