@@ -158,7 +158,7 @@ def _match(words: list[str], i: int) -> tuple[str, str, int] | None:
     base = word.rsplit("/", 1)[-1]
     if word[:1] != "-" and _PYTHON.fullmatch(base):
         j = _after_interpreter_options(words, i + 1)
-        if j is not None and j + 1 < len(words) and words[j] == "-m" \
+        if j + 1 < len(words) and words[j] == "-m" \
                 and words[j + 1] in PYTHON_MODULES:
             return PYTHON_MODULES[words[j + 1]], f"{base} -m {words[j + 1]}", j + 2
         return None
@@ -177,10 +177,10 @@ _PY_SWITCHES = frozenset("bBdEhiIOPqRsSuvVx")
 _PY_VALUED = frozenset("WX")
 
 
-def _after_interpreter_options(words: list[str], j: int) -> int | None:
+def _after_interpreter_options(words: list[str], j: int) -> int:
     """Index of the first word after CPython's own options starting at ``j`` (``-u``, ``-X dev``,
-    ``-Wignore``, ``-OO``), or ``None`` when a word there is no interpreter option (so the word
-    is not ``-m``). Each word is looked at once: the search stays linear in the line."""
+    ``-Wignore``, ``-OO``): ``-m`` when an entry point follows, else where the options stop (a
+    word that is no interpreter option stops them too)."""
     while j < len(words):
         word = words[j]
         if word == "-m" or word[:1] != "-" or word in ("-", "--"):
@@ -193,7 +193,7 @@ def _after_interpreter_options(words: list[str], j: int) -> int | None:
             j += 1 if len(letters) > 1 else 2
             continue
         if not set(letters) <= _PY_SWITCHES:
-            return None
+            return j
         j += 1
     return j
 
@@ -220,21 +220,34 @@ def _drop_model_type(rest: list[str]) -> list[str]:
     return out
 
 
+def _next_candidate(words: list[str], i: int) -> int:
+    """Where to look next after no entry point starts at ``i``: past the interpreter options
+    of a Python word (a Python word among them is an option's value, ``-X python3``, and would
+    stop at the same place), so the search looks at each word a bounded number of times."""
+    word = words[i]
+    if word[:1] != "-" and _PYTHON.fullmatch(word.rsplit("/", 1)[-1]):
+        return max(i + 1, _after_interpreter_options(words, i + 1))
+    return i + 1
+
+
 def find_entry_point(line: str | Sequence[str]) -> EntryPoint | None:
     """The first engine entry point in ``line`` (a string or shell words), or ``None``."""
     words = tokenize(line)
-    for i in range(len(words)):
+    i = 0
+    while i < len(words):
         found = _match(words, i)
-        if found:
-            dialect, program, start = found
-            env, first, inherit, unset = _env_before(words, i)
-            container = _container_env(words[:first])
-            passed: tuple[str, ...] = ()
-            if container is not None:  # a fresh environment: -e words, then the prefixes
-                env, passed, inherit = {**container[0], **env}, container[1], False
-            return EntryPoint(dialect=dialect, program=program, env=env,
-                              argv=_engine_argv(dialect, program, words[start:]), start=first,
-                              inherit=inherit, unset=unset, passed=passed)
+        if not found:
+            i = _next_candidate(words, i)
+            continue
+        dialect, program, start = found
+        env, first, inherit, unset = _env_before(words, i)
+        container = _container_env(words[:first])
+        passed: tuple[str, ...] = ()
+        if container is not None:  # a fresh environment: -e words, then the prefixes
+            env, passed, inherit = {**container[0], **env}, container[1], False
+        return EntryPoint(dialect=dialect, program=program, env=env,
+                          argv=_engine_argv(dialect, program, words[start:]), start=first,
+                          inherit=inherit, unset=unset, passed=passed)
     return None
 
 

@@ -90,6 +90,7 @@ def test_bad_inputs_are_one_line_exit_2(tmp_path: Path, env: dict[str, str]) -> 
         "dialect-empty": ["resolve", "--dialect="],
         "python-100000": ["resolve", *["python"] * 100_000],
         "entry-search-20000": ["resolve", *["-/python"] * 20_000, "python"],
+        "entry-search-python-X": ["resolve", *["python3", "-X"] * 10_000],
         "tune-on-vllm-line": ["tune", "--histogram", hist, "vllm", "serve", "m"],
         "validate-300-clamps": ["rules", "validate", _write(d / "p300.yaml", _pack(300))],
         "validate-17-examples": ["rules", "validate", _write(d / "p17.yaml", _pack(1, 17))],
