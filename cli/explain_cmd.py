@@ -65,9 +65,10 @@ ENGINE_KEYS = tuple(f"engine.{name}" for name in (
 CAPTURE_KEY = "capture.decode.sizes"
 
 
-def capture_settings(plan: Plan) -> dict[str, dict[str, Any]]:
+def capture_settings(plan: Plan, *, named: bool = False) -> dict[str, dict[str, Any]]:
     """``capture.decode.sizes`` when SGLang's capture filter changed the configured decode
-    list (``--max-running-requests``, alignment): the configured list, then each filter step."""
+    list (``--max-running-requests``, alignment), or when ``named``: the configured list, then
+    each filter step."""
     steps = [d for d in plan.decisions if any(c.key == CAPTURE_KEY for c in d.changes)]
     decode = plan.capture.get("decode")
     if not isinstance(decode, dict) or "sizes" not in decode:
@@ -75,7 +76,9 @@ def capture_settings(plan: Plan) -> dict[str, dict[str, Any]]:
     chain = [{"source": "decode.bs", "layer": "default",
               "value": plan.config.get("decode", {}).get("bs"),
               "why": "the configured decode sizes"}]
-    if not steps:
+    if not steps and not named:
+        return {}
+    if not steps:  # asked for by name: the configured list, unchanged
         return {CAPTURE_KEY: {"value": decode["sizes"], "default": None, "explicit": False,
                               "locked": False, "status": "as configured (no filter changed it)",
                               "chain": chain}}
@@ -175,7 +178,7 @@ def run_explain(argv: list[str]) -> int:
     except CgConfigError as error:
         return report(error, as_json=options.as_json)
     table = settings(plan)
-    table.update(capture_settings(plan))
+    table.update(capture_settings(plan, named=CAPTURE_KEY in keys))
     table.update(engine_settings(plan))
     missing = [k for k in keys if k not in table]
     if missing:

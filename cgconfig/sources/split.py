@@ -181,7 +181,9 @@ def refuse_own_abbreviation(name: str, host: DialectFlags | None, engine: str) -
     from cgconfig.fields.flags import known_spellings
 
     spellings = (*(host.flags if host is not None else ()), *known_spellings())
-    candidates = sorted({s for s in spellings if s.startswith(name) and s != name})
+    if name in spellings:
+        return  # one of cgconfig's own flags, exactly (--tp, next to --tp-size)
+    candidates = sorted({s for s in spellings if s.startswith(name)})
     if not candidates:
         return  # the common case, decided without loading an engine table
     from cgconfig.engines.table import load_table

@@ -108,7 +108,10 @@ def _size(key: Any, where: str) -> int:
                          allowed=f"1..{MAX_SIZE}")
     from cgconfig.fields.values import read_int
 
-    return read_int(key, where, minimum=1, maximum=MAX_SIZE)
+    size = read_int(key, where)
+    if not 1 <= size <= MAX_SIZE:
+        raise InputError(f"size {size} is out of range", where=where, allowed=f"1..{MAX_SIZE}")
+    return size
 
 
 def _short(value: Any) -> str:
