@@ -47,7 +47,24 @@ def request_from_argv(argv: list[str], *, ignore_unknown: bool | None = None,
     named by ``--dialect`` or by an entry point such as ``vllm serve``); ``environ`` holds the
     engine environment variables to read (the CLI passes ``os.environ``; default: none)."""
     return request_from_split(split_command_line(check_argv(argv)),
-                              ignore_unknown=ignore_unknown, environ=environ)[0]
+                              ignore_unknown=ignore_unknown,
+                              environ=check_environ(environ))[0]
+
+
+def check_environ(environ: Any, where: str = "environ") -> Mapping[str, str] | None:
+    """``environ`` as a mapping of strings to strings (``None`` stays ``None``); a set, a
+    number or non-string keys or values are an :class:`~cgconfig.errors.InputError`."""
+    if environ is None:
+        return None
+    if not isinstance(environ, Mapping):
+        raise InputError(f"expected a mapping of names to values, got {type(environ).__name__}",
+                         where=where, hint="pass os.environ or a dict of strings")
+    for key, value in environ.items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            bad = key if not isinstance(key, str) else value
+            raise InputError(f"names and values must be strings, got {type(bad).__name__} "
+                             f"{quote(bad)}", where=f"{where}[{quote(key)}]")
+    return environ
 
 
 def check_argv(argv: Any, where: str = "argv") -> list[str]:
@@ -88,7 +105,7 @@ def resolve_args(argv: list[str], *, ignore_unknown: bool | None = None,
     """
     return resolve_request(request_from_argv(check_argv(argv),
                                              ignore_unknown=ignore_unknown or None,
-                                             environ=environ))
+                                             environ=check_environ(environ)))
 
 
 def resolve_dict(config: dict[str, Any] | CudaGraphConfig | None = None,
@@ -168,7 +185,13 @@ def resolve_namespace(namespace: argparse.Namespace, *, facts: dict[str, Any] | 
         argv.append(flag.name)
         if flag.value == "switch":
             continue
-        argv.extend(value if isinstance(value, list) else [str(value)])
+        items = value if isinstance(value, (list, tuple)) else [value]
+        for index, item in enumerate(items):
+            if not isinstance(item, (str, int, float)) or isinstance(item, bool):
+                raise InputError(f"expected a string, got {type(item).__name__} {quote(item)}",
+                                 where=f"namespace.{_dest(flag)}"
+                                       + (f"[{index}]" if items is value else ""))
+        argv.extend(str(item) for item in items)
     sources: list[Source] = [SglangArgv(argv), FactValues(_check_mapping(facts, "facts"), fill_only=True),
                              MachineFacts(), ModelConfigFile(),
                              SettingValues(Settings(strict=strict))]

@@ -192,15 +192,39 @@ def _construct(loader: Any, node: Any, path: tuple[Any, ...], lines: LineMap,
         budget.ancestors.discard(id(node))
 
 
+_YAML_INT_TAG, _YAML_FLOAT_TAG = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+_YAML11_INT_TEXT = re.compile(r"[-+]?[0-9][0-9a-fA-FxXoObB_:]*")
+
+
 def _scalar(loader: Any, node: Any, at: str) -> Any:
-    if node.tag == "tag:yaml.org,2002:int":
-        digits = node.value.lstrip("+-").replace("_", "")
-        if len(digits) > limits.MAX_INT_DIGITS:
-            raise InputError(f"integer with {len(digits)} digits is too long "
-                             f"(at most {limits.MAX_INT_DIGITS})", where=at)
-    value = loader.construct_object(node, deep=True)
+    """One scalar: numbers as YAML 1.2's core schema reads them (the one parser in
+    :mod:`cgconfig.fields.values`), any other standard tag through PyYAML's constructor; a
+    value a tag cannot take (``!!int`` with nothing after it) is one error line."""
+    from cgconfig.fields.values import yaml_float, yaml_int
+
+    text = node.value
+    if node.tag == _YAML_INT_TAG:
+        value = yaml_int(text, at)
+        if isinstance(value, str) and not _YAML11_INT_TEXT.fullmatch(text):
+            raise InputError(f"YAML tag !!int needs an integer, got {limits.quote(text)}",
+                             where=at)
+        return value
+    if node.tag == _YAML_FLOAT_TAG and yaml_float(text) is not None:
+        if not any(char in "0123456789" for char in text):
+            raise InputError(f"YAML tag !!float needs a number, got {limits.quote(text)}",
+                             where=at)
+        return text  # 1_0.5 and 1:30.0 are text in YAML 1.2
+    if node.tag == "tag:yaml.org,2002:null" and text not in ("", "~", "null", "Null", "NULL"):
+        raise InputError(f"YAML tag !!null cannot take the value {limits.quote(text)}",
+                         where=at)
+    try:
+        value = loader.construct_object(node, deep=True)
+    except (ValueError, IndexError, KeyError, TypeError, AttributeError):
+        tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+        raise InputError(f"YAML tag {limits.short(tag, 40)} cannot take the value "
+                         f"{limits.quote(text)}", where=at) from None
     if isinstance(value, float) and not math.isfinite(value):
-        raise InputError(f"expected a finite number, got {limits.short(node.value, 40)}",
+        raise InputError(f"expected a finite number, got {limits.short(text, 40)}",
                          where=at)
     return value
 
@@ -216,7 +240,7 @@ def read_text_file(path_text: str, where: str) -> str:
     shown = display_name(path_text)
     if "\0" in path_text:
         raise InputError("a file name cannot contain a NUL byte", where=where)
-    path = Path(path_text).expanduser()
+    path = Path(os.path.expanduser(path_text))  # ~nosuchuser stays as written
     try:
         info = os.stat(path)  # follows symlinks: the target is what must be regular
     except FileNotFoundError:
@@ -242,6 +266,31 @@ def read_text_file(path_text: str, where: str) -> str:
         raise InputError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})",
                          where=shown) from None
     return text.removeprefix("\ufeff")
+
+
+def read_stdin(where: str = "stdin") -> str:
+    """Standard input as strict UTF-8 text under the same cap as a file: ``< /dev/zero`` or
+    ``< /dev/urandom`` stop after :data:`~cgconfig.limits.MAX_FILE_BYTES` + 1 bytes, a closed
+    stdin (``<&-``) is one error line."""
+    import sys
+
+    stream = sys.stdin
+    if stream is None:
+        raise InputError("standard input is closed", where=where)
+    try:
+        buffer = getattr(stream, "buffer", None)
+        raw = buffer.read(limits.MAX_FILE_BYTES + 1) if buffer is not None else \
+            stream.read(limits.MAX_FILE_BYTES + 1)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read standard input: {_reason(exc)}", where=where) from None
+    if isinstance(raw, str):
+        raw = raw.encode("utf-8", "surrogateescape")
+    limits.check_file_size(len(raw), where=where)
+    try:
+        return raw.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})",
+                         where=where) from None
 
 
 def _reason(exc: BaseException) -> str:

@@ -17,7 +17,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from cgconfig.errors import InputError
+from cgconfig.fields.values import read_float, read_int
+
 PROBE_TIMEOUT_S = 2.0
+#: Largest memory reading taken as real (1 TiB per GPU, in MiB) and largest compute capability:
+#: a tool printing more is read as "unknown", never as a number.
+MAX_GPU_MIB = 1 << 20
+MAX_SM = 100.0
 DISABLE_ENV = "CGCONFIG_NO_GPU_PROBE"
 
 #: ``run(argv, timeout_s) -> (exit status, stdout)``; raises ``OSError`` or ``TimeoutError``.
@@ -49,6 +56,12 @@ def run_tool(argv: list[str], timeout_s: float) -> tuple[int, str]:
     return done.returncode, done.stdout
 
 
+def _shown(text: str) -> str:
+    from cgconfig.limits import quote
+
+    return quote(text, 60)
+
+
 def _unknown(why: str) -> GpuReading:
     return GpuReading(None, None, None, f"unknown ({why})")
 
@@ -66,12 +79,13 @@ def _nvidia(exe: str, run: Runner, timeout_s: float) -> GpuReading:
     if code != 0 or not rows:
         return _unknown("nvidia-smi gave no memory reading")
     try:
-        mib = float(rows[0][0].strip())
-    except ValueError:
-        return _unknown(f"nvidia-smi printed {out.strip().splitlines()[0][:60]!r}")
+        mib = read_float(rows[0][0], "nvidia-smi", positive=True, maximum=MAX_GPU_MIB)
+    except InputError:
+        return _unknown(f"nvidia-smi printed {_shown(out.strip().splitlines()[0])}")
     try:
-        sm = round(float(rows[0][1].strip()) * 10) if len(rows[0]) > 1 else None
-    except ValueError:  # "[N/A]" on some virtualised GPUs: the memory still counts
+        sm = (round(read_float(rows[0][1], "nvidia-smi", positive=True, maximum=MAX_SM) * 10)
+              if len(rows[0]) > 1 else None)
+    except InputError:  # "[N/A]" on some virtualised GPUs: the memory still counts
         sm = None
     return GpuReading(round(mib / 1024, 2), sm, len(rows), "nvidia-smi")
 
@@ -80,7 +94,6 @@ def _rocm(exe: str, run: Runner, timeout_s: float) -> GpuReading:
     """``rocm-smi --showmeminfo vram --json``: ``{"card0": {"VRAM Total Memory (B)": "…"}}``.
     AMD GPUs have no compute capability in NVIDIA's sense: the SM stays unknown."""
     from cgconfig.docio import loads_bounded
-    from cgconfig.errors import InputError
 
     code, out = run([exe, "--showmeminfo", "vram", "--json"], timeout_s)
     try:
@@ -94,9 +107,9 @@ def _rocm(exe: str, run: Runner, timeout_s: float) -> GpuReading:
     first = data[cards[0]]
     text = first.get("VRAM Total Memory (B)") if isinstance(first, dict) else None
     try:
-        total = int(str(text))
-    except ValueError:
-        return _unknown(f"rocm-smi printed {str(text)[:60]!r} for the VRAM total")
+        total = read_int(str(text), "rocm-smi", minimum=1, maximum=MAX_GPU_MIB * 1024**2)
+    except InputError:
+        return _unknown(f"rocm-smi printed {_shown(str(text))} for the VRAM total")
     return GpuReading(round(total / 1024**3, 2), None, len(cards), "rocm-smi")
 
 

@@ -33,10 +33,10 @@ def hub_cache(env: Mapping[str, str]) -> Path:
     """The Hugging Face hub cache folder that ``env`` selects."""
     explicit = env.get("HF_HUB_CACHE") or env.get("HUGGINGFACE_HUB_CACHE")
     if explicit:
-        return Path(explicit).expanduser()
+        return Path(os.path.expanduser(explicit))  # never raises for ~nosuchuser
     home = env.get("HF_HOME") or os.path.join(env.get("XDG_CACHE_HOME") or "~/.cache",
                                               "huggingface")
-    return Path(home).expanduser() / "hub"
+    return Path(os.path.expanduser(home)) / "hub"
 
 
 def _is_dir(path: Path) -> bool:
@@ -87,7 +87,7 @@ def find_config(model_path: str, env: Mapping[str, str] | None = None) -> Config
     env = os.environ if env is None else env
     if "\0" in model_path:
         return ConfigLookup(None, "a path with a NUL byte is not read")
-    local = Path(model_path).expanduser()
+    local = Path(os.path.expanduser(model_path))
     if _is_dir(local):
         found = local / "config.json"
         return ConfigLookup(found if _is_file(found) else None,

@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from cgconfig.errors import MAX_MESSAGE_CHARS, InputError
+from cgconfig.fields.constants import MAX_CAPTURE_SIZE
 
 #: Largest input file read (config, deployment, TensorRT-LLM options, rule pack), in bytes.
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -25,7 +26,7 @@ MAX_DECODE_BATCH = 65_536
 
 #: Largest prefill size or token budget, in tokens (chunked-prefill size, prefill max_bs,
 #: vLLM's max_num_batched_tokens and capture sizes).
-MAX_PREFILL_TOKENS = 4_194_304
+MAX_PREFILL_TOKENS = MAX_CAPTURE_SIZE
 
 #: Largest context or sequence length, in tokens.
 MAX_CONTEXT_TOKENS = 1 << 32
@@ -62,6 +63,13 @@ MAX_DOCUMENT_NODES = 50_000
 
 #: Most rules in one rule pack.
 MAX_RULES_PER_PACK = 1_000
+
+#: ``cgconfig rules validate``: most examples one rule may carry, most in one pack, and most
+#: example runs × rules in the pack (each example is a whole resolution under every rule of the
+#: pack: 4,096 keeps the worst pack within about 3 s of CPU).
+MAX_EXAMPLES_PER_RULE = 16
+MAX_EXAMPLES_PER_PACK = 256
+MAX_EXAMPLE_WORK = 4_096
 
 #: Most characters of an input an error line quotes; longer input is cut with "…".
 MAX_QUOTE_CHARS = 80
@@ -164,6 +172,22 @@ def check_file_size(size: int, where: str) -> None:
     if size > MAX_FILE_BYTES:
         raise InputError(f"file is larger than the {MAX_FILE_BYTES // (1024 * 1024)} MiB limit "
                          f"({size} bytes)", where=where)
+
+
+def check_examples(per_rule: dict[str, int], where: str) -> None:
+    """A pack's examples (rule id → count) within the ``rules validate`` bounds."""
+    worst = max(per_rule, key=lambda r: per_rule[r], default=None)
+    if worst is not None and per_rule[worst] > MAX_EXAMPLES_PER_RULE:
+        raise InputError(f"rule {quote(worst)} has {per_rule[worst]} examples (at most "
+                         f"{MAX_EXAMPLES_PER_RULE} per rule)", where=where)
+    total = sum(per_rule.values())
+    if total > MAX_EXAMPLES_PER_PACK:
+        raise InputError(f"{total} examples in one pack (at most {MAX_EXAMPLES_PER_PACK})",
+                         where=where, hint="split the pack into smaller ones")
+    if total * len(per_rule) > MAX_EXAMPLE_WORK:
+        raise InputError(f"{total} examples × {len(per_rule)} rules is more than "
+                         f"{MAX_EXAMPLE_WORK} rule runs", where=where,
+                         hint="split the pack into smaller ones, or give fewer examples")
 
 
 def check_rule_count(count: int, where: str) -> None:

@@ -7,6 +7,7 @@ the architecture names in it, as ``configs/model_config.py`` does.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -143,5 +144,8 @@ def context_length(config: Mapping[str, Any]) -> tuple[int, str | None, str]:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError(f"{key} must be a number")
         how = key if factor == 1 else f"{key} {value:g} × rope_scaling.factor {factor:g}"
-        return int(factor * value), key, how
+        product = factor * value
+        if not math.isfinite(product):  # 1e300 × 1e10: beyond a float, let alone a context
+            raise ValueError(f"{how} is not a finite number")
+        return int(product), key, how
     return DEFAULT_CONTEXT_LENGTH, None, f"SGLang's default (none of {', '.join(CONTEXT_LENGTH_KEYS)})"

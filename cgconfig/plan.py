@@ -113,6 +113,10 @@ def phase_units(derived: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {"decode": decode, "prefill": {"counts": "tokens"}}
 
 
+#: Widest indent :meth:`Plan.to_json` takes (a million spaces per level is no layout).
+MAX_INDENT = 16
+
+
 @dataclass
 class Plan:
     """A resolved CUDA-graph plan: configured values, capture lists and their provenance."""
@@ -164,7 +168,16 @@ class Plan:
         }
 
     def to_json(self, indent: int | None = 2) -> str:
-        """Deterministic JSON text of :meth:`to_dict`."""
+        """Deterministic JSON text of :meth:`to_dict`; ``indent`` is ``None`` (one line) or
+        0 to :data:`MAX_INDENT` spaces (anything else is an
+        :class:`~cgconfig.errors.InputError`)."""
+        if indent is not None and (isinstance(indent, bool) or not isinstance(indent, int)
+                                   or not 0 <= indent <= MAX_INDENT):
+            from cgconfig.errors import InputError
+            from cgconfig.limits import quote
+
+            raise InputError(f"indent must be None or 0..{MAX_INDENT}, got {quote(indent)}",
+                             where="Plan.to_json")
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
     def capture_sizes(self, phase: str) -> list[int]:

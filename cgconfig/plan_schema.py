@@ -11,7 +11,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-_DOC = ConfigDict(extra="forbid", use_attribute_docstrings=True, populate_by_name=True)
+# strict: a plan file whose sizes are ["1", "2"] or [true, false] is not a plan (no coercion)
+_DOC = ConfigDict(extra="forbid", use_attribute_docstrings=True, populate_by_name=True,
+                  strict=True)
 
 
 class ChangeDoc(BaseModel):

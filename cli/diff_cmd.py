@@ -117,10 +117,10 @@ def load_side(kind: str, text: str, label: str) -> dict[str, Any]:
             return resolve_args(argv, environ=os.environ).to_dict()
         except CgConfigError as error:
             raise InputError(str(error), where=label) from None
-    from cgconfig.docio import load_json_text, load_yaml_text, read_document
+    from cgconfig.docio import load_json_text, load_yaml_text, read_document, read_stdin
 
     if kind == "stdin":
-        body = sys.stdin.read()
+        body = read_stdin("stdin")
         data = load_json_text(body, "stdin") if body.lstrip().startswith("{") else (
             load_yaml_text(body, "stdin")[0])
         return _validated(data, "stdin")
@@ -155,8 +155,11 @@ def run_diff(argv: list[str]) -> int:
     result = {"a": _describe(*sides[0]), "b": _describe(*sides[1]), **result}
     if fmt == "table":
         from cgconfig.cli.diff_render import render_diff
+        from cgconfig.terminal import safe_data, unsafe
 
-        sys.stdout.write(render_diff(result, color=_use_color()))
+        # the plans' text is escaped first; the colour codes are diff's own
+        text = render_diff(safe_data(result), color=_use_color())  # type: ignore[arg-type]
+        unsafe(sys.stdout).write(text)
     else:
         from cgconfig.cli.output import write_data
 

@@ -12,7 +12,9 @@ def report(error: CgConfigError, *, as_json: bool = False) -> int:
     """Print ``error`` (as one stderr line, plus a JSON object on stdout under ``-o json``)
     and return its exit code."""
     if as_json:
-        sys.stdout.write(json.dumps(error.to_dict(), ensure_ascii=False) + "\n")
+        from cgconfig.terminal import json_text
+
+        sys.stdout.write(json_text(json.dumps(error.to_dict(), ensure_ascii=False)) + "\n")
     # Every error is one line, whatever text a rule pack or a library put in it.
     sys.stderr.write(f"cgconfig: error: {one_line(str(error))}\n")
     return error.exit_code

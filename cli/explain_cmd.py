@@ -65,14 +65,23 @@ ENGINE_KEYS = tuple(f"engine.{name}" for name in (
 CAPTURE_KEY = "capture.decode.sizes"
 
 
-def capture_settings(plan: Plan) -> dict[str, dict[str, Any]]:
+def capture_settings(plan: Plan, *, named: bool = False) -> dict[str, dict[str, Any]]:
     """``capture.decode.sizes`` when SGLang's capture filter changed the configured decode
-    list (``--max-running-requests``, alignment): the configured list, then each filter step."""
+    list (``--max-running-requests``, alignment), or when ``named``: the configured list, then
+    each filter step."""
     steps = [d for d in plan.decisions if any(c.key == CAPTURE_KEY for c in d.changes)]
-    if not steps:
+    decode = plan.capture.get("decode")
+    if not isinstance(decode, dict) or "sizes" not in decode:
         return {}
-    chain = [{"source": "decode.bs", "layer": "default", "value": plan.config["decode"]["bs"],
+    chain = [{"source": "decode.bs", "layer": "default",
+              "value": plan.config.get("decode", {}).get("bs"),
               "why": "the configured decode sizes"}]
+    if not steps and not named:
+        return {}
+    if not steps:  # asked for by name: the configured list, unchanged
+        return {CAPTURE_KEY: {"value": decode["sizes"], "default": None, "explicit": False,
+                              "locked": False, "status": "as configured (no filter changed it)",
+                              "chain": chain}}
     for d in steps:
         change = next(c for c in d.changes if c.key == CAPTURE_KEY)
         chain.append({"source": d.rule, "layer": "resolver", "value": change.after,
@@ -102,7 +111,7 @@ def interesting(key: str, info: dict[str, Any]) -> bool:
     if key.startswith("engine."):
         return False
     if key == CAPTURE_KEY:
-        return True
+        return str(info["status"]).startswith("changed")
     return bool(info["explicit"]) or (len(info["chain"]) > 1 and info["status"] != "default")
 
 
@@ -170,13 +179,19 @@ def run_explain(argv: list[str]) -> int:
         plan = resolve_request(request)
     except CgConfigError as error:
         return report(error, as_json=options.as_json)
+    table = settings(plan)
+    table.update(capture_settings(plan, named=CAPTURE_KEY in keys))
+    table.update(engine_settings(plan))
+    missing = [k for k in keys if k not in table]
+    if missing:
+        return report(InputError(f"{missing[0]} is not part of this plan", where="explain",
+                                 hint="the engine block (engine.*) and capture.decode.sizes "
+                                      "describe SGLang 0.5.23 lines only"),
+                      as_json=options.as_json)
     for message in plan.deprecations:
         note("deprecated", message)
     for message in plan.notes:
         note("note", message)
-    table = settings(plan)
-    table.update(capture_settings(plan))
-    table.update(engine_settings(plan))
     chosen = keys or [k for k, info in table.items() if options.show_all
                       or interesting(k, info)]
     fmt = options.output

@@ -41,7 +41,17 @@ def _argv_error(args: list[str]) -> int | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit code (the console script exits with it)."""
+    """Run the CLI; returns the exit code (the console script exits with it).
+
+    Everything the command writes to stdout and stderr passes :mod:`cgconfig.terminal`'s
+    escaper: text from input files never reaches the terminal as control codes."""
+    from cgconfig.terminal import guarded_streams
+
+    with guarded_streams():
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "__complete":
         from cgconfig.cli.complete import run_complete

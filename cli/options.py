@@ -94,6 +94,8 @@ def parse_options(part: Part | None) -> CliOptions:
     i = 0
     while i < len(tokens):
         spelling, eq, inline = tokens[i].partition("=")
+        if spelling not in _BY_SPELLING and spelling[:2] in _BY_SPELLING:  # -ojson
+            spelling, eq, inline = spelling[:2], "=", tokens[i][2:]
         flag = _BY_SPELLING[spelling]
         given.append(spelling)
         key = flag.name.lstrip("-")

@@ -26,8 +26,11 @@ def compact_json(data: Any) -> str:
     # Only a UTF-8 stream takes raw non-ASCII text; elsewhere JSON's \u escapes keep it valid.
     text = json.dumps(data, indent=2, ensure_ascii=encoding not in ("utf8", "utf8sig"),
                       allow_nan=False)
-    return re.sub(r"\[\s+((?:-?\d+,\s+)*-?\d+)\s+\]",
-                  lambda m: "[" + re.sub(r",\s+", ", ", m.group(1)) + "]", text)
+    from cgconfig.terminal import json_text
+
+    # controls, bidi overrides and lone surrogates as \u escapes: still the same JSON
+    return json_text(re.sub(r"\[\s+((?:-?\d+,\s+)*-?\d+)\s+\]",
+                            lambda m: "[" + re.sub(r",\s+", ", ", m.group(1)) + "]", text))
 
 def pop_output(argv: list[str], allowed: tuple[str, ...] = FORMATS) -> tuple[str, list[str]]:
     """Take ``-o FMT`` / ``--output FMT`` / ``--output=FMT`` / ``-oFMT`` out of ``argv``.

@@ -33,19 +33,31 @@ def render_plan(plan: Plan, fmt: str) -> None:
 def console() -> Any:
     """A console for tables: the width of :func:`cgconfig.cli.width.width` (valid ``COLUMNS``,
     else the terminal's); piped without ``COLUMNS``, 160 columns so a plan table is not
-    squeezed for a log. rich never reads ``COLUMNS`` itself (it crashes on ``COLUMNS=²``)."""
+    squeezed for a log. rich never reads ``COLUMNS`` itself (it crashes on ``COLUMNS=²``).
+    Every text segment passes the one terminal escaper (:mod:`cgconfig.terminal`)."""
+    import sys
+
     from rich.console import Console
+    from rich.segment import Segment
 
     from cgconfig.cli.width import clean_environ, width
+    from cgconfig.terminal import safe_text, unsafe
 
     class PipeConsole(Console):
-        """rich exits 1 when the reader leaves; the CLI treats that as a quiet success."""
+        """rich exits 1 when the reader leaves; the CLI treats that as a quiet success.
+        Every text segment passes the one terminal escaper before rich adds its styles."""
 
         def on_broken_pipe(self) -> None:
             raise BrokenPipeError
 
+        def _render_buffer(self, buffer: Any) -> str:
+            return str(super()._render_buffer(
+                Segment(safe_text(text, keep_newlines=True), style, control)
+                if not control else Segment(text, style, control)
+                for text, style, control in buffer))
+
     return PipeConsole(highlight=False, soft_wrap=False, width=width(160),
-                       _environ=clean_environ())
+                       _environ=clean_environ(), file=unsafe(sys.stdout))
 
 
 def prose_width() -> int | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from cgconfig.errors import EXIT_INPUT, CgConfigError
+from cgconfig.errors import EXIT_INPUT, CgConfigError, one_line
 
 
 def list_rules(extra: list[str], fmt: str = "table") -> int:
@@ -63,12 +63,17 @@ def show_rule(rule_id: str, extra: list[str], fmt: str = "table") -> int:
     return 0
 
 
+#: Failing examples ``rules validate`` prints one line each; the rest are counted.
+MAX_FAILURE_LINES = 20
+
+
 def validate_pack(path: str, fmt: str = "table") -> int:
     """Validate a pack and run its examples with the shipped packs; returns the exit code
     (0 valid, 2 invalid pack or failing example)."""
     from pathlib import Path
 
     from cgconfig.cli.output import check_format, fail, write_data
+    from cgconfig.limits import check_examples
     from cgconfig.rules.cache import shipped_pack_files
     from cgconfig.rules.examples import run_example
     from cgconfig.rules.loader import load_pack_file, load_rule_set
@@ -78,13 +83,14 @@ def validate_pack(path: str, fmt: str = "table") -> int:
     try:
         check_format(fmt, ("table", "json"))
         pack = load_pack_file(path)
-        load_rule_set(extra)  # a user pack's ids must not clash with the shipped ones
+        check_examples({r.id: len(r.examples) for r in pack.rules}, where=path)
+        rule_set = load_rule_set(extra)  # a user pack's ids must not clash with the shipped ones
         failures = []
         count = 0
         for rule in pack.rules:
             for index, example in enumerate(rule.examples):
                 count += 1
-                problem = run_example(rule, example, extra_packs=extra)
+                problem = run_example(rule, example, extra_packs=extra, rules=rule_set)
                 if problem:
                     failures.append(f"{rule.id} example {index}: {problem}")
     except CgConfigError as error:
@@ -92,8 +98,11 @@ def validate_pack(path: str, fmt: str = "table") -> int:
     if fmt == "json":
         write_data({"path": path, "valid": not failures, "rules": len(pack.rules),
                     "examples": count, "failures": failures}, fmt)
-    for failure in failures:
-        sys.stderr.write(f"cgconfig: error: {path}: example failed: {failure}\n")
+    for failure in failures[:MAX_FAILURE_LINES]:
+        sys.stderr.write(f"cgconfig: error: {path}: example failed: {one_line(failure)}\n")
+    if len(failures) > MAX_FAILURE_LINES:
+        sys.stderr.write(f"cgconfig: error: {path}: … and {len(failures) - MAX_FAILURE_LINES} "
+                         "more failing examples (-o json lists them all)\n")
     if failures:
         return EXIT_INPUT
     if fmt == "table":

@@ -245,10 +245,7 @@ def run_histogram(log: str | None, interval: int, output: str | None, *,
         if output is None:
             sys.stdout.write(hist_file.dumps(histogram))
         else:
-            hist_file.write(output, histogram)
+            hist_file.write(output, histogram, where=f"--output {output}")
     except CgConfigError as error:
         return report(error)
-    except OSError as exc:
-        return report(InputError(f"cannot write the file ({exc.strerror or exc})",
-                                 where=f"--output {output}"))
     return 0

@@ -24,15 +24,17 @@ import contextlib
 import hashlib
 import json
 import os
-import secrets
+import re
 import stat
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from cgconfig import __version__
+from cgconfig import __version__, limits
+from cgconfig.errors import InputError
 from cgconfig.fields.constants import CAPABILITY_LEVELS, DIALECTS
+from cgconfig.safe_write import write_text
 
 PACK_DIR = Path(__file__).resolve().parent / "packs"
 CAPABILITIES_FILE = PACK_DIR / "capabilities.yaml"
@@ -49,6 +51,8 @@ _LEVELS = CAPABILITY_LEVELS
 _ENGINES = (*DIALECTS, "core")
 _COMPARE = ("eq", "ne", "gt", "ge", "lt", "le")
 _warned: list[str] = []
+#: The names :func:`write_cache` creates (cache files and their temporaries): all prune touches.
+_OURS = re.compile(r"\.?packs-[0-9A-Za-z.+_-]{1,40}-[0-9a-f]{32}\.json(?:\.[0-9]+\.[0-9a-f]{16}\.tmp)?")
 
 
 def shipped_pack_files() -> list[Path]:
@@ -99,6 +103,12 @@ def _open_dir(create: bool) -> int | None:
     base = cache_dir_path()
     if base is None:
         return None
+    foreign = foreign_symlink(base)
+    if foreign is not None:
+        _warn_once(f"rule-pack cache directory {shown(base)} goes through {shown(foreign)}, a "
+                   "symlink another user owns; running without the cache (set "
+                   "CGCONFIG_CACHE_DIR to a private directory)")
+        return None
     if create:
         try:
             base.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -118,10 +128,35 @@ def _open_dir(create: bool) -> int | None:
         problem = "is writable by other users"
     if problem:
         os.close(fd)
-        _warn_once(f"rule-pack cache directory {base} {problem}; running without the cache "
+        _warn_once(f"rule-pack cache directory {shown(base)} {problem}; running without the cache "
                    "(set CGCONFIG_CACHE_DIR to a private directory)")
         return None
     return fd
+
+
+def shown(path: Path) -> str:
+    """A path for a warning: one line, terminal controls escaped."""
+    from cgconfig.terminal import safe_text
+
+    return safe_text(limits.short(str(path), 200))
+
+
+def foreign_symlink(path: Path) -> Path | None:
+    """The first component of ``path`` that is a symlink owned by someone other than the user
+    or root (following it would let that user choose where the cache goes), else ``None``."""
+    if not hasattr(os, "geteuid"):
+        return None
+    trusted = (os.geteuid(), 0)
+    current = Path(path.anchor) if path.is_absolute() else Path()
+    for part in path.parts[1 if path.is_absolute() else 0:]:
+        current = current / part
+        try:
+            info = os.lstat(current)
+        except OSError:
+            return None  # the rest does not exist yet: mkdir creates it, owned by the user
+        if stat.S_ISLNK(info.st_mode) and info.st_uid not in trusted:
+            return current
+    return None
 
 
 def read_cache() -> dict[str, Any] | None:
@@ -174,22 +209,13 @@ def write_cache(payload: dict[str, Any]) -> None:
     fd = _open_dir(create=True)
     if fd is None:
         return
-    tmp = f"{path.name}.{os.getpid()}.{secrets.token_hex(8)}.tmp"
     text = json.dumps({"version": __version__, "key": key, **payload})
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
-        try:
-            out = os.open(tmp, flags, 0o600, dir_fd=fd)
-        except OSError:
-            return
-        try:
-            with os.fdopen(out, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, path.name, src_dir_fd=fd, dst_dir_fd=fd)
-        except OSError:
-            _unlink(tmp, fd)
-            return
+        write_text(path.name, text, where="rule-pack cache", mode=0o600, dir_fd=fd,
+                   replace_special=True)
         prune(fd)
+    except (InputError, OSError):
+        return
     finally:
         os.close(fd)
 
@@ -204,11 +230,13 @@ def prune(dir_fd: int) -> None:
     now = time.time()
     files: list[tuple[float, str]] = []
     for name in os.listdir(dir_fd):
-        if not name.startswith("packs-"):
-            continue
+        if not _OURS.fullmatch(name):
+            continue  # only names this module writes: never a user's packs-report.json
         try:
             info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
         except OSError:
+            continue
+        if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
             continue
         if name.endswith(".tmp"):
             if now - info.st_mtime > STALE_TMP_SECONDS:

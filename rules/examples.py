@@ -4,17 +4,28 @@
 from __future__ import annotations
 
 from cgconfig.errors import CgConfigError, RuleRefusal
+from cgconfig.resolve.request import RuleSetLike
 from cgconfig.rules.schema import Example, Rule
 
 
-def run_example(rule: Rule, example: Example, extra_packs: list[str] | None = None) -> str | None:
-    """``None`` when the example behaves as stated, else what went wrong (one line)."""
-    from cgconfig.api import request_from_argv, resolve_request
+def run_example(rule: Rule, example: Example, extra_packs: list[str] | None = None,
+                rules: RuleSetLike | None = None) -> str | None:
+    """``None`` when the example behaves as stated, else what went wrong (one line).
 
-    request = request_from_argv(list(example.args))
+    ``rules``: the rule set of the shipped packs and ``extra_packs``, loaded once by a caller
+    that runs many examples (used unless the example's own line names more packs)."""
+    from cgconfig.api import request_from_argv, resolve_request
+    from cgconfig.resolve.pipeline import resolve
+
+    try:
+        request = request_from_argv(list(example.args))
+    except CgConfigError as error:
+        return f"error: {error}"
+    own = bool(request.rule_files)
     request.rule_files = [*request.rule_files, *(extra_packs or [])]
     try:
-        plan = resolve_request(request)
+        plan = (resolve(request, rules) if rules is not None and not own and request.use_rules
+                else resolve_request(request))
     except RuleRefusal as refusal:
         fired = f"[rule {rule.id}]" in str(refusal)
         if example.fires and fired and example.outcome in (None, "refused"):

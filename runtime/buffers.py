@@ -43,6 +43,10 @@ from typing import NamedTuple
 
 import torch
 
+from cgconfig.fields.constants import MAX_CAPTURE_SIZE
+
+from .devices import as_device
+
 Scalar = int | float | bool
 
 
@@ -86,6 +90,7 @@ class Slot:
     dim: int = 0
 
     def __post_init__(self) -> None:
+        _check_declaration(self)
         if self.policy in _NEEDS_VALUE and self.pad_value is None:
             raise ValueError(f"slot {self.name!r}: {self.policy.value} needs a pad_value")
         if self.policy is PaddingPolicy.ZERO and self.pad_value not in (None, 0):
@@ -109,6 +114,60 @@ class Slot:
         if not self.trailing:  # the usual 1-D slot, checked on every batch
             return (rows,)
         return (*self.trailing[: self.dim], rows, *self.trailing[self.dim:])
+
+
+#: Most elements one slot may allocate (rows included): 2**33, 32 GiB of float32; a declaration
+#: past it is a mistake (a trailing dim of 2**40), refused before the allocator sees it.
+MAX_SLOT_ELEMENTS = 1 << 33
+
+
+def _check_declaration(slot: Slot) -> None:
+    """Every field of a :class:`Slot` of the right kind and in range: ``ValueError`` otherwise
+    (``Slot(axis=3)``, a negative trailing dim, a pad value the dtype cannot hold)."""
+    if not isinstance(slot.name, str) or not slot.name:
+        raise ValueError(f"slot name must be a non-empty string, got {slot.name!r:.40}")
+    if not isinstance(slot.dtype, torch.dtype):
+        raise ValueError(f"slot {slot.name!r}: dtype must be a torch.dtype, got {slot.dtype!r:.40}")
+    for field_name, kind in (("axis", Axis), ("policy", PaddingPolicy)):
+        value = getattr(slot, field_name)
+        try:
+            object.__setattr__(slot, field_name, kind(value))
+        except (ValueError, TypeError):
+            allowed = ", ".join(m.value for m in kind)
+            raise ValueError(f"slot {slot.name!r}: {field_name} {value!r:.40} is not one of "
+                             f"{allowed}") from None
+    trailing = slot.trailing
+    if not isinstance(trailing, tuple) or not all(
+            isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in trailing):
+        raise ValueError(f"slot {slot.name!r}: trailing must be a tuple of non-negative "
+                         f"integers, got {trailing!r:.60}")
+    if isinstance(slot.dim, bool) or not isinstance(slot.dim, int):
+        raise ValueError(f"slot {slot.name!r}: dim must be an integer, got {slot.dim!r:.40}")
+    elements = 1
+    for d in trailing:
+        elements *= d
+        if elements > MAX_SLOT_ELEMENTS:
+            raise ValueError(f"slot {slot.name!r}: trailing shape {trailing!r:.60} holds more "
+                             f"than {MAX_SLOT_ELEMENTS} elements")
+    _check_pad_value(slot)
+
+
+def _check_pad_value(slot: Slot) -> None:
+    value = slot.pad_value
+    if value is None:
+        return
+    if not isinstance(value, (int, float, bool)):
+        raise ValueError(f"slot {slot.name!r}: pad_value must be a number, got {value!r:.40}")
+    if slot.dtype == torch.bool:
+        ok = value in (0, 1)
+    elif slot.dtype.is_floating_point or slot.dtype.is_complex:
+        ok = not isinstance(value, int) or abs(value) < 2**1000  # float() of it must not raise
+    else:
+        info = torch.iinfo(slot.dtype)
+        ok = (float(value).is_integer() if isinstance(value, float) else True) and \
+            info.min <= value <= info.max
+    if not ok:
+        raise ValueError(f"slot {slot.name!r}: pad_value {value!r:.40} does not fit {slot.dtype}")
 
 
 class RowCounts(NamedTuple):
@@ -156,9 +215,21 @@ class StaticBuffers:
             if slot.name in self.slots:
                 raise ValueError(f"slot {slot.name!r} registered twice")
             self.slots[slot.name] = slot
+        for name, rows in (("max_tokens", max_tokens), ("max_requests", max_requests)):
+            if isinstance(rows, bool) or not isinstance(rows, int) or not \
+                    0 <= rows <= MAX_CAPTURE_SIZE:
+                raise ValueError(f"{name} must be an integer in 0..{MAX_CAPTURE_SIZE}, got "
+                                 f"{rows!r:.40}")
         self.max_tokens = max_tokens
         self.max_requests = max_requests
-        self.device = torch.device(device)
+        self.device = as_device(device)
+        for slot in self.slots.values():
+            total = 1
+            for d in slot.shape(self.capacity(slot.axis)):
+                total *= d
+            if total > MAX_SLOT_ELEMENTS:
+                raise ValueError(f"slot {slot.name!r} would hold {total} elements (at most "
+                                 f"{MAX_SLOT_ELEMENTS})")
         self._buffers: dict[str, torch.Tensor] = {}
         # Per-slot tensors full of the pad value: padding resets copy from them, which lets the
         # resets ride in the same foreach launch as the real-row copies.

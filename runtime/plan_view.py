@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from cgconfig.fields.constants import BACKENDS, PHASES
+from cgconfig.fields.constants import BACKENDS, MAX_CAPTURE_SIZE, PHASES
 
 # Where each graph option may sit: the plan's ``options`` block first, then the SGLang field
 # names, in case a plan keeps them inside ``config``.
@@ -54,6 +54,14 @@ class PhaseCapture:
         if self.backend not in BACKENDS:
             raise ValueError(f"unknown backend {self.backend!r} for {self.phase}; "
                              f"expected one of {BACKENDS}")
+        for name in ("sizes", "compile_sizes"):
+            values = getattr(self, name)
+            if not isinstance(values, tuple) or not all(
+                    isinstance(v, int) and not isinstance(v, bool) for v in values):
+                raise ValueError(f"{self.phase} {name} must be a tuple of integers")
+        if any(s > MAX_CAPTURE_SIZE for s in self.sizes):
+            raise ValueError(f"{self.phase} sizes go past {MAX_CAPTURE_SIZE} (the largest "
+                             "capture size a plan can hold)")
         if list(self.sizes) != sorted(set(self.sizes)) or any(s < 1 for s in self.sizes):
             raise ValueError(f"{self.phase} sizes must be sorted, unique and positive: "
                              f"{list(self.sizes)}")
@@ -84,12 +92,30 @@ def _as_dict(plan: Mapping[str, Any] | HasToDict) -> Mapping[str, Any]:
     return doc
 
 
+def _mapping(value: Any, where: str) -> Mapping[str, Any]:
+    """A plan section: a mapping, or empty when absent; anything else is a ValueError."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ValueError(f"plan {where} must be a mapping, got {type(value).__name__}")
+    return value
+
+
 def _int_list(values: Iterable[Any], where: str) -> tuple[int, ...]:
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, (list, tuple)):
+        raise ValueError(f"{where} must be a list of sizes, got {type(values).__name__}")
+    if len(values) > MAX_CAPTURE_SIZE:
+        raise ValueError(f"{where} has {len(values)} sizes (at most {MAX_CAPTURE_SIZE})")
     out: list[int] = []
     for v in values:
         # bool is an int subclass; a true/false in a size list is a malformed plan, not 1/0.
         if isinstance(v, bool) or not isinstance(v, int):
-            raise ValueError(f"{where} must hold integers, got {v!r}")
+            raise ValueError(f"{where} must hold integers, got {v!r:.40}")
+        if v < 1:
+            raise ValueError(f"{where} must be positive, got {v:.3g}")
+        if v > MAX_CAPTURE_SIZE:  # [2**40] must not reach the allocator
+            raise ValueError(f"{where}: size {v:.3g} is above {MAX_CAPTURE_SIZE}, the largest "
+                             "capture size a plan can hold")
         out.append(v)
     return tuple(sorted(set(out)))
 
@@ -122,10 +148,13 @@ def phase_capture(plan: Mapping[str, Any] | HasToDict, phase: str) -> PhaseCaptu
     version = doc.get("schema_version", 1)
     if version != 1:
         raise ValueError(f"unsupported plan schema_version {version!r}; this runtime reads 1")
-    capture = doc.get("capture") or {}
-    config = doc.get("config") or {}
-    section = capture.get(phase) or {}
-    backend = section.get("backend") or (config.get(phase) or {}).get("backend") or "disabled"
+    capture = _mapping(doc.get("capture"), "capture")
+    config = _mapping(doc.get("config"), "config")
+    section = _mapping(capture.get(phase), f"capture.{phase}")
+    backend = section.get("backend") or _mapping(config.get(phase), f"config.{phase}").get(
+        "backend") or "disabled"
+    if not isinstance(backend, str):
+        raise ValueError(f"capture.{phase}.backend must be a string, got {backend!r:.40}")
     sizes = _int_list(section.get("sizes") or (), f"capture.{phase}.sizes")
     compile_sizes = _int_list(section.get("compile_sizes") or (), f"capture.{phase}.compile_sizes")
     if backend == "disabled":

@@ -28,6 +28,7 @@ from . import distributed
 from .breakable import BridgePool, SegmentFactory
 from .buffers import Axis, RowCounts, Slot, StaticBuffers
 from .checks import BatchCheck
+from .devices import as_device
 from .gc_freeze import frozen_gc
 from .graphs import Backend, Replayable, capture
 from .guards import Guards, Route
@@ -118,8 +119,8 @@ class PhaseRunner:
     ) -> None:
         self.plan = plan
         self.forward = forward
-        self.device = torch.device(device if device is not None else
-                                   ("cuda" if torch.cuda.is_available() else "cpu"))
+        self.device = as_device(device if device is not None else
+                                ("cuda" if torch.cuda.is_available() else "cpu"))
         self.decode = plan.phase == "decode"
         if max_padding_factor is _DEFAULT:
             max_padding_factor = None if self.decode else PREFILL_MAX_PADDING_FACTOR

@@ -9,13 +9,13 @@ what the engine's own parser receives: ``sglang serve MODEL`` becomes ``--model-
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from cgconfig.errors import InputError
 
 _ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
-_PYTHON = re.compile(r"^(?:.*/)?python(?:3(?:\.\d+)?)?$")
+_PYTHON = re.compile(r"python(?:3(?:\.[0-9]+)?)?")  # fullmatch on a path's last part
 
 #: ``python -m MODULE`` modules → dialect.
 PYTHON_MODULES: dict[str, str] = {
@@ -57,6 +57,20 @@ class EntryPoint(NamedTuple):
     start: int = 0
     """Index of the first word of the ``VAR=value`` prefixes (or of the entry point) in the
     line's words: what comes before is not the engine's (a wrapper, cgconfig's own flags)."""
+    inherit: bool = True
+    """Whether the caller's environment reaches the engine (not after ``env -i``, nor inside
+    ``docker run``)."""
+    unset: frozenset[str] = frozenset()
+    """Names ``env -u`` removed from the caller's environment."""
+    passed: tuple[str, ...] = ()
+    """Names a container runner passes from the caller's environment (``docker run -e VAR``)."""
+
+    def engine_environ(self, environ: Mapping[str, str]) -> dict[str, str]:
+        """What the engine's process sees of the caller's ``environ`` (the line's own
+        ``VAR=value`` words are :attr:`env`)."""
+        if not self.inherit:
+            return {name: environ[name] for name in self.passed if name in environ}
+        return {k: v for k, v in environ.items() if k not in self.unset}
 
 
 def tokenize(line: str | Sequence[str]) -> list[str]:
@@ -72,32 +86,93 @@ def tokenize(line: str | Sequence[str]) -> list[str]:
                          hint="check its quotes") from None
 
 
-def _env_before(words: list[str], start: int) -> tuple[dict[str, str], int]:
-    """The ``VAR=value`` words right before ``start`` (``env`` allowed among them) and the
-    index of the first of them."""
-    env: dict[str, str] = {}
-    j = start - 1
-    while j >= 0:
-        if words[j] == "env" and (j == 0 or not words[j - 1].startswith("-")):
-            j -= 1  # the env command (after a flag, "env" is that flag's value: --emit env)
-            continue
-        match = _ASSIGNMENT.match(words[j])
-        if not match:
+def _env_before(words: list[str], start: int) -> tuple[dict[str, str], int, bool, frozenset[str]]:
+    """The environment words right before ``start``: ``VAR=value`` prefixes and the ``env``
+    command with its options (``-i`` starts from an empty environment, ``-u NAME`` removes one).
+    Returns the assignments, the index of the first such word, whether the outer environment
+    still reaches the engine, and the names ``env -u`` removed."""
+    j = start
+    while j > 0:
+        word, before = words[j - 1], words[j - 2] if j >= 2 else None
+        if _ASSIGNMENT.match(word) or (word == "env" and not (before or "x").startswith("-")):
+            j -= 1  # after a flag, "env" is that flag's value (--emit env)
+        elif word in _ENV_OPTIONS or (word.startswith(("--unset=", "-u")) and len(word) > 2):
+            j -= 1
+        elif before in ("-u", "--unset") and _NAME.fullmatch(word):
+            j -= 2
+        else:
             break
-        env.setdefault(match.group(1), match.group(2))
-        j -= 1
-    return dict(reversed(list(env.items()))), j + 1
+    while j < start and words[j] != "env" and not _ASSIGNMENT.match(words[j]):
+        j += 1  # an option word with no env command before it is not one of env's
+    env: dict[str, str] = {}
+    inherit, unset, in_env = True, set(), False
+    i = j
+    while i < start:
+        word = words[i]
+        match = _ASSIGNMENT.match(word)
+        if word == "env":
+            in_env = True
+        elif match:
+            env[match.group(1)] = match.group(2)  # the later assignment wins, as in a shell
+            unset.discard(match.group(1))
+        elif in_env and word in _ENV_OPTIONS:
+            inherit, env, unset = False, {}, set()
+        elif in_env and word in ("-u", "--unset") and i + 1 < start:
+            i += 1
+            unset.add(words[i])
+            env.pop(words[i], None)
+        elif in_env and word.startswith(("--unset=", "-u")):
+            name = word.split("=", 1)[1] if word.startswith("--unset=") else word[2:]
+            unset.add(name)
+            env.pop(name, None)
+        i += 1
+    return env, j, inherit, frozenset(unset)
+
+
+_ENV_OPTIONS = ("-i", "--ignore-environment", "-")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: Container runners whose ``run``/``exec`` gives the engine a fresh environment: only their
+#: ``-e VAR=value`` / ``--env VAR=value`` words (``-e VAR`` passes the caller's VAR) reach it.
+_CONTAINER_RUNNERS = frozenset({"docker", "podman", "nerdctl"})
+
+
+def _container_env(words: list[str]) -> tuple[dict[str, str], tuple[str, ...]] | None:
+    """``(assignments, names passed through)`` of a ``docker run``/``podman run`` wrapper in
+    ``words`` (what comes before the entry point), or ``None`` without one."""
+    runner = next((k for k, w in enumerate(words) if w.rsplit("/", 1)[-1] in _CONTAINER_RUNNERS
+                   and words[k + 1:k + 2] in (["run"], ["exec"])), None)
+    if runner is None:
+        return None
+    env: dict[str, str] = {}
+    passed: list[str] = []
+    k = runner + 2
+    while k < len(words):
+        word, value = words[k], None
+        if word in ("-e", "--env") and k + 1 < len(words):
+            value, k = words[k + 1], k + 2
+        elif word.startswith("--env="):
+            value, k = word[len("--env="):], k + 1
+        elif word.startswith("-e") and len(word) > 2:
+            value, k = word[2:], k + 1
+        else:
+            k += 1
+            continue
+        match = _ASSIGNMENT.match(value)
+        if match:
+            env[match.group(1)] = match.group(2)
+        elif _NAME.fullmatch(value):
+            passed.append(value)
+    return env, tuple(passed)
 
 
 def _match(words: list[str], i: int) -> tuple[str, str, int] | None:
     """(dialect, program text, index of the first engine argument) when an entry point starts at i."""
     word = words[i]
     base = word.rsplit("/", 1)[-1]
-    if _PYTHON.match(word):
-        j = i + 1
-        while j < len(words) and words[j].startswith("-") and words[j] != "-m":
-            j += 1  # interpreter options such as -u
-        if j + 1 < len(words) and words[j] == "-m" and words[j + 1] in PYTHON_MODULES:
+    if word[:1] != "-" and _PYTHON.fullmatch(base):
+        j = _after_interpreter_options(words, i + 1)
+        if j + 1 < len(words) and words[j] == "-m" \
+                and words[j + 1] in PYTHON_MODULES:
             return PYTHON_MODULES[words[j + 1]], f"{base} -m {words[j + 1]}", j + 2
         return None
     nxt = words[i + 1] if i + 1 < len(words) else None
@@ -113,6 +188,33 @@ def _match(words: list[str], i: int) -> tuple[str, str, int] | None:
         skip = 1 if nxt == "serve" else 0
         return SCRIPTS[(base, None)], base + (" serve" if skip else ""), i + 1 + skip
     return None
+
+
+#: CPython's switches (``python3 --help``), which may be grouped (``-uB``), and its options that
+#: take a value, attached (``-Xdev``) or as the next word (``-X dev``, ``-W ignore``).
+_PY_SWITCHES = frozenset("bBdEhiIOPqRsSuvVx")
+_PY_VALUED = frozenset("WX")
+
+
+def _after_interpreter_options(words: list[str], j: int) -> int:
+    """Index of the first word after CPython's own options starting at ``j`` (``-u``, ``-X dev``,
+    ``-Wignore``, ``-OO``): ``-m`` when an entry point follows, else where the options stop (a
+    word that is no interpreter option stops them too)."""
+    while j < len(words):
+        word = words[j]
+        if word == "-m" or word[:1] != "-" or word in ("-", "--"):
+            return j
+        if word == "--check-hash-based-pycs":
+            j += 2
+            continue
+        letters = word[1:]
+        if letters[0] in _PY_VALUED:
+            j += 1 if len(letters) > 1 else 2
+            continue
+        if not set(letters) <= _PY_SWITCHES:
+            return j
+        j += 1
+    return j
 
 
 def _engine_argv(dialect: str, program: str, rest: list[str]) -> list[str]:
@@ -137,16 +239,34 @@ def _drop_model_type(rest: list[str]) -> list[str]:
     return out
 
 
+def _next_candidate(words: list[str], i: int) -> int:
+    """Where to look next after no entry point starts at ``i``: past the interpreter options
+    of a Python word (a Python word among them is an option's value, ``-X python3``, and would
+    stop at the same place), so the search looks at each word a bounded number of times."""
+    word = words[i]
+    if word[:1] != "-" and _PYTHON.fullmatch(word.rsplit("/", 1)[-1]):
+        return max(i + 1, _after_interpreter_options(words, i + 1))
+    return i + 1
+
+
 def find_entry_point(line: str | Sequence[str]) -> EntryPoint | None:
     """The first engine entry point in ``line`` (a string or shell words), or ``None``."""
     words = tokenize(line)
-    for i in range(len(words)):
+    i = 0
+    while i < len(words):
         found = _match(words, i)
-        if found:
-            dialect, program, start = found
-            env, first = _env_before(words, i)
-            return EntryPoint(dialect=dialect, program=program, env=env,
-                              argv=_engine_argv(dialect, program, words[start:]), start=first)
+        if not found:
+            i = _next_candidate(words, i)
+            continue
+        dialect, program, start = found
+        env, first, inherit, unset = _env_before(words, i)
+        container = _container_env(words[:first])
+        passed: tuple[str, ...] = ()
+        if container is not None:  # a fresh environment: -e words, then the prefixes
+            env, passed, inherit = {**container[0], **env}, container[1], False
+        return EntryPoint(dialect=dialect, program=program, env=env,
+                          argv=_engine_argv(dialect, program, words[start:]), start=first,
+                          inherit=inherit, unset=unset, passed=passed)
     return None
 
 

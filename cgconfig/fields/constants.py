@@ -54,3 +54,8 @@ def unknown_attention_backend(value: str) -> str | None:
     hint = did_you_mean(value, ATTENTION_BACKENDS)
     extra = f" (did you mean {hint!r}?)" if hint else ""
     return f"unknown attention backend {value!r}{extra}"
+
+#: Largest capture size (a batch of requests or a prefill of tokens) any plan can hold: the
+#: prefill token bound of :mod:`cgconfig.limits`, here so the runtime (which imports only this
+#: module) checks the same number before it allocates anything.
+MAX_CAPTURE_SIZE = 4_194_304

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, NonNegativeFloat, PositiveInt, field_validator
+from pydantic import BaseModel, ConfigDict, NonNegativeFloat, PositiveFloat, PositiveInt, field_validator
 
 Device = Literal["cuda", "hip", "npu", "xpu", "cpu", "mps", "hpu", "musa"]
 DisaggregationMode = Literal["null", "prefill", "decode"]
@@ -52,7 +52,7 @@ class DeploymentFacts(BaseModel):
     ``hpu`` (Gaudi), ``musa``. Unset: inferred from a platform-only attention backend (``aiter``
     → hip), else ``cuda``."""
 
-    gpu_memory_gib: NonNegativeFloat | None = None
+    gpu_memory_gib: PositiveFloat | None = None
     """Memory of one GPU in GiB. Unset: read from ``nvidia-smi`` (``rocm-smi`` on ROCm) when it
     answers quickly, else the unknown tier is used."""
 

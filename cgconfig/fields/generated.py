@@ -87,7 +87,7 @@ SPECS: tuple[FieldSpec, ...] = (
               doc='Platform: cuda, hip (ROCm), npu (Ascend), xpu (Intel), cpu, mps, hpu (Gaudi), musa. Unset: inferred from a platform-only attention backend (aiter → hip), else cuda.',
               flag=None),
     FieldSpec('facts.gpu_memory_gib', 'float', None,
-              optional=True, gt=None, ge=0.0, min_items=None,
+              optional=True, gt=0.0, ge=None, min_items=None,
               choices=None,
               doc='Memory of one GPU in GiB. Unset: read from nvidia-smi (rocm-smi on ROCm) when it answers quickly, else the unknown tier is used.',
               flag=None),

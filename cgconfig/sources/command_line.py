@@ -102,8 +102,7 @@ def _cgconfig_words(words: list[str], host: DialectFlags | None) -> tuple[list[s
         if arity is None and name in index:
             arity = 1 if index[name].takes_value else 0
         if arity is None or not name.startswith("-"):
-            if "=" not in words[i] or words[i].startswith("-"):
-                wrapper.append(words[i])
+            wrapper.append(words[i])  # docker's -e VAR=1 included: the note names every word
             i += 1
             continue
         end = i + 1 + (0 if "=" in words[i] else int(arity))
@@ -134,10 +133,13 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
 
         known = split.parts.get(f"{entry.dialect}_engine", Part())
         sources.append(LaunchLine(entry, split.model, known.tokens, split.wrapper))
-    if entry is not None or has_engine_variables(environ or {}):
+    # What the engine's process sees: after `env -i`, `env -u VAR` or inside `docker run`,
+    # not all of the caller's environment.
+    seen_environ = entry.engine_environ(environ or {}) if entry is not None else (environ or {})
+    if entry is not None or has_engine_variables(seen_environ):
         from cgconfig.sources.environment import EngineEnvironment
 
-        sources.append(EngineEnvironment(engine, entry.env if entry else {}, environ or {}))
+        sources.append(EngineEnvironment(engine, entry.env if entry else {}, seen_environ))
     # After the line's own input (a ROCm-only vLLM backend names the platform), before the
     # dialect's source (vLLM's grid reads the probed SM).
     sources.append(MachineFacts())

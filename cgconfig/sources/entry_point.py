@@ -87,8 +87,11 @@ class LaunchLine:
                                               f"(a ROCm-only backend of {table.label})")
         if self.wrapper:
             shown = " ".join(short(w) for w in self.wrapper[:6])
+            read = (" except the container's environment (-e/--env), which the engine sees"
+                    if not self.entry.inherit and (self.entry.passed or any(
+                        w.startswith(("-e", "--env")) for w in self.wrapper)) else "")
             out.notes.append(f"not read: the words before {self.entry.program} ({shown}"
-                             f"{' …' if len(self.wrapper) > 6 else ''})")
+                             f"{' …' if len(self.wrapper) > 6 else ''}){read}")
         return out
 
 

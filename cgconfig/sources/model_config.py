@@ -50,7 +50,8 @@ def key_lines(text: str) -> dict[tuple[str, ...], int]:
             except ValueError:
                 stack[-1][1] = None
             if all(kind == "{" and name is not None for kind, name in stack):
-                lines.setdefault(tuple(name for _, name in stack), line)
+                # the last one wins, as json.loads (and the engine) reads a repeated key
+                lines[tuple(name for _, name in stack)] = line
         last = (token, start) if token.startswith('"') else None
         if token in "{[":
             stack.append([token, None])

@@ -54,7 +54,11 @@ class SglangArgv:
                                  self.dialect, _POSITIONAL_HINTS["sglang"]))
         self.positionals = list(parsed.positionals)
         leaves = list(parsed.leaves)
-        for raw, position in parsed.config_docs:
+        notes = list(parsed.notes)
+        if len(parsed.config_docs) > 1:  # argparse keeps the last value of a repeated option
+            notes.append(f"--cuda-graph-config given {len(parsed.config_docs)} times: SGLang "
+                         "0.5.23 keeps the last one (argparse), so only the last is read")
+        for raw, position in parsed.config_docs[-1:]:
             leaves += leaves_from_config_arg(raw, position)
         facts: dict[str, Any] = {}
         where: dict[str, str] = {}
@@ -67,7 +71,7 @@ class SglangArgv:
         _fold_attn_dp_size(facts, where)
         return Contribution(
             leaves=leaves, facts=facts, fact_sources=where,
-            deprecations=list(parsed.deprecations), notes=list(parsed.notes),
+            deprecations=list(parsed.deprecations), notes=notes,
             ignored=list(parsed.ignored),
             settings=parsed.settings)
 

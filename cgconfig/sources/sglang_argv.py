@@ -38,8 +38,7 @@ if TYPE_CHECKING:
 CASE_INSENSITIVE_CHOICES = ("--speculative-algorithm",)
 
 #: Leading tokens of a launch line that name the program rather than configure it.
-_LAUNCHER_TOKENS = {"python", "python3", "-m", "sglang.launch_server", "sglang", "serve",
-                    "launch_server"}
+_LAUNCHER_MODULES = ("sglang.launch_server", "launch_server")
 
 
 
@@ -97,15 +96,18 @@ def _convert(flag: Flag, tokens: list[str], where: str) -> Any:
 
 
 def _split_launcher(argv: list[str]) -> tuple[list[str], list[str]]:
-    """Drop a leading ``python -m sglang.launch_server`` (or ``sglang serve``) from a line."""
-    head: list[str] = []
-    rest = list(argv)
-    while rest and not rest[0].startswith("-") and rest[0].rsplit("/", 1)[-1] in _LAUNCHER_TOKENS:
-        head.append(rest.pop(0))
-    if rest[:2] and rest[0] == "-m" and len(rest) > 1:
-        head += rest[:2]
-        rest = rest[2:]
-    return head, rest
+    """Drop one leading launcher (``python3 -m sglang.launch_server``, ``-m sglang.launch_server``,
+    ``sglang serve``, ``launch_server``) from a line: at most one of each word, in that order, so
+    ``python python`` is not a launcher (its words stay, and are reported as unexpected)."""
+    start = 1 if argv[:1] and argv[0].rsplit("/", 1)[-1] in ("python", "python3") else 0
+    word = argv[start:start + 2]
+    if (word[:1] == ["-m"] and word[1:] and word[1] in _LAUNCHER_MODULES) or word == ["sglang", "serve"]:
+        end = start + 2
+    elif word[:1] and word[0] in _LAUNCHER_MODULES:
+        end = start + 1
+    else:
+        end = 0  # a lone "python" launches nothing: its words stay
+    return argv[:end], argv[end:]
 
 
 def _is_flag_token(token: str) -> bool:
@@ -241,4 +243,8 @@ def _setting(out: ParsedArgs, name: str, values: list[str]) -> None:
     elif name == "--apply-advice":
         settings.apply_advice.append(values[0])
     elif name == "--deployment":
+        if out.deployment is not None:
+            raise InputError("--deployment given twice; one deployment file describes the "
+                             "machine", where="--deployment",
+                             hint="merge the files, or keep the one you mean")
         out.deployment = values[0]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from cgconfig.errors import InputError
 from cgconfig.fields.constants import DIALECTS
+from cgconfig.limits import short
 
 if TYPE_CHECKING:
     from cgconfig.engines.entry import EntryPoint
@@ -136,6 +137,9 @@ def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
                 raise InputError("--dialect expects a value", where="--dialect",
                                  allowed=DIALECTS)
             named = inline if inline is not None else argv[i + 1]
+            if not named.strip():
+                raise InputError("--dialect expects a value, got an empty one",
+                                 where="--dialect", allowed=DIALECTS)
             end = i + (1 if inline is not None else 2)
             segments.append(("", i, end))
             i = end
@@ -143,7 +147,11 @@ def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
         claim = exact.get(name)
         if claim is None and name.startswith(prefixes):
             claim = next((o, 1) for p, o in prefixed if name.startswith(p))
+        if claim is None and host is not None and _attached_short(name, host):
+            claim = (host.owner, 0)  # -ojson: the host's -o with its value attached
         if claim is None:
+            if name.startswith("--"):
+                refuse_own_abbreviation(name, host, dialect or named or "sglang")
             i += 1
             continue
         end = _take(argv, i, inline, claim[1])
@@ -157,6 +165,43 @@ def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
     chosen = dialect or named or (seen[0] if seen else "sglang")
     return ArgvSplit(dialect=chosen, dialect_named=named is not None or dialect is not None,
                      parts=_parts(argv, segments, (chosen, host_owner, *also_kept)))
+
+
+def _attached_short(name: str, host: DialectFlags) -> bool:
+    """Whether ``name`` is one of the host's short options with its value attached
+    (``-ojson`` is ``-o json``, as argparse reads it)."""
+    return (len(name) > 2 and name[1] != "-" and host.flags.get(name[:2]) == 1)
+
+
+def refuse_own_abbreviation(name: str, host: DialectFlags | None, engine: str) -> None:
+    """An error when ``name`` (no flag exactly) abbreviates one of cgconfig's own flags: the
+    host's (``--check``) or a flag the engine lacks (``--strict``). The engine's parser would
+    complete it into one of the engine's flags (``--chec`` → ``--checkpoint-engine-…``), which
+    is never what the user meant; cgconfig's own flags are never abbreviated."""
+    from cgconfig.fields.flags import known_spellings
+
+    spellings = (*(host.flags if host is not None else ()), *known_spellings())
+    if name in spellings:
+        return  # one of cgconfig's own flags, exactly (--tp, next to --tp-size)
+    candidates = sorted({s for s in spellings if s.startswith(name)})
+    if not candidates:
+        return  # the common case, decided without loading an engine table
+    from cgconfig.engines.table import load_table
+
+    table = load_table(engine if engine in ("sglang", "vllm", "trtllm") else "sglang")
+    if table.lookup(name) is not None:
+        return
+    own = [s for s in candidates if table.lookup(s) is None]
+    if not own:
+        return  # only the engine's own flags start so: its abbreviation is the engine's rule
+    theirs = table.prefix_matches(name) if table.allow_abbrev else []
+    listed = ", ".join(own[:4]) + (" …" if len(own) > 4 else "")
+    what = f"ambiguous flag {short(name)}: cgconfig has {listed}"
+    if theirs:
+        what += f"; {table.label} has " + ", ".join(theirs[:4]) + (" …" if len(theirs) > 4
+                                                                  else "")
+    raise InputError(what, where="command line",
+                     hint="write the flag in full (cgconfig's own flags are never abbreviated)")
 
 
 def _parts(argv: list[str], claimed: list[tuple[str, int, int]],

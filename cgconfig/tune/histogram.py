@@ -64,13 +64,12 @@ def dumps(histogram: Histogram) -> str:
     return json.dumps(histogram.to_dict(), indent=1) + "\n"
 
 
-def write(path: str | os.PathLike[str], histogram: Histogram) -> None:
-    """Write ``histogram`` to ``path`` (replaced atomically, so a reader never sees half)."""
-    target = os.fspath(path)
-    tmp = f"{target}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(dumps(histogram))
-    os.replace(tmp, target)
+def write(path: str | os.PathLike[str], histogram: Histogram, where: str = "histogram") -> None:
+    """Write ``histogram`` to ``path`` through :func:`cgconfig.safe_write.write_text` (replaced
+    atomically; a planted symlink, a device or a FIFO is refused, an InputError on failure)."""
+    from cgconfig.safe_write import write_text
+
+    write_text(path, dumps(histogram), where=where)
 
 
 def read_text(path: str, where: str) -> str:
@@ -103,11 +102,13 @@ def _count(value: Any, where: str) -> int:
     return value
 
 
-def _size(key: str, where: str) -> int:
-    if not (key.isascii() and key.isdigit()) or len(key) > 8:
+def _size(key: Any, where: str) -> int:
+    if not isinstance(key, str) or not (key.isascii() and key.isdigit()) or len(key) > 8:
         raise InputError(f"a size must be a decimal integer, got {_short(key)}", where=where,
                          allowed=f"1..{MAX_SIZE}")
-    size = int(key)
+    from cgconfig.fields.values import read_int
+
+    size = read_int(key, where)
     if not 1 <= size <= MAX_SIZE:
         raise InputError(f"size {size} is out of range", where=where, allowed=f"1..{MAX_SIZE}")
     return size

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cgconfig.api import resolve_request as resolve
-from cgconfig.errors import CgConfigError, InputError
+from cgconfig.errors import InputError
 from cgconfig.plan import Plan
 from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.resolve.request import ResolveRequest
@@ -166,9 +166,15 @@ def tune_plan(request: ResolveRequest, histogram: Histogram, source: str, *,
                              hint="check the model's graph and eager lines")
     plan = resolve(_with_sizes(request, chosen, label))
     if plan.capture_sizes("decode") != chosen:
-        raise CgConfigError(
-            f"the resolver changed the tuned list {chosen} to {plan.capture_sizes('decode')}; "
-            "a rule depends on the list itself, which tune cannot optimise under")
+        got = plan.capture_sizes("decode")
+        vllm = plan.units.get("decode", {}).get("counts") == "tokens"  # vLLM counts tokens
+        raise InputError(
+            f"the resolver changed the tuned list ({len(chosen)} sizes, up to "
+            f"{max(chosen)}) to {len(got)} sizes{f' up to {max(got)}' if got else ''}",
+            where="command line",
+            hint="a vLLM line takes its capture sizes from vLLM's own size grid "
+                 "(-cc.cudagraph_capture_sizes), which tune does not set: tune the SGLang line"
+            if vllm else "a rule depends on the list itself, which tune cannot optimise under")
     one_pct = fewest_for_waste(counts, allowed, 0.01, limit=MAX_GRAPHS)
     objective = (f"step time (cost model {cost_source})" if cost is not None
                  and max_waste_pct is None else "padded rows")

@@ -4,6 +4,7 @@ input-form equivalence, idempotence and lock safety. Strategies are explicit."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -323,6 +324,7 @@ def test_resolving_the_resolved_config_again_without_rules(cfg: list[str],
 def locked_backends(draw: st.DrawFn) -> tuple[dict[str, str], list[str]]:
     locked: dict[str, str] = {}
     argv: list[str] = []
+    doc: dict[str, Any] = {}  # one --cuda-graph-config: SGLang keeps only the last one given
     for phase in ("decode", "prefill"):
         if draw(st.booleans()):
             value = draw(backend)
@@ -330,7 +332,9 @@ def locked_backends(draw: st.DrawFn) -> tuple[dict[str, str], list[str]]:
             if draw(st.booleans()):
                 argv += [f"--cuda-graph-backend-{phase}", value]
             else:
-                argv += ["--cuda-graph-config", json.dumps({phase: {"backend": value}})]
+                doc[phase] = {"backend": value}
+    if doc:
+        argv += ["--cuda-graph-config", json.dumps(doc)]
     argv += ["--disaggregation-mode", draw(st.sampled_from(["null", "prefill", "decode"]))]
     return locked, argv
 

@@ -50,8 +50,10 @@ def base_env(cache_dir: Path) -> dict[str, str]:
 
 
 def run_cli(args: Sequence[str | bytes], *, cwd: Path, env: dict[str, str],
-            stdout: int | None = subprocess.PIPE, shell_pipe: str | None = None) -> Result:
-    """``cgconfig ARGS`` under the limits; ``shell_pipe`` runs ``cgconfig ARGS | shell_pipe``."""
+            stdout: int | None = subprocess.PIPE, shell_pipe: str | None = None,
+            stdin: int | bytes | None = None) -> Result:
+    """``cgconfig ARGS`` under the limits; ``shell_pipe`` runs ``cgconfig ARGS | shell_pipe``;
+    ``stdin`` is a descriptor or the bytes to feed."""
     if shell_pipe is not None:
         bash = shutil.which("bash") or "/bin/bash"
         quoted = " ".join("'" + str(a).replace("'", "'\\''") + "'" for a in [*CGCONFIG, *args])
@@ -60,9 +62,10 @@ def run_cli(args: Sequence[str | bytes], *, cwd: Path, env: dict[str, str],
     else:
         command = [*CGCONFIG, *args]
     try:
+        feed = {"input": stdin} if isinstance(stdin, bytes) else {"stdin": stdin}
         done = subprocess.run(command, cwd=cwd, env=env, stdout=stdout,
                               stderr=subprocess.PIPE, timeout=TIMEOUT_S,
-                              preexec_fn=_limit_memory, check=False)
+                              preexec_fn=_limit_memory, check=False, **feed)
     except subprocess.TimeoutExpired as exc:
         err = exc.stderr.decode("utf-8", "replace") if exc.stderr else ""
         return Result(-1, b"", err, timed_out=True)

@@ -221,14 +221,19 @@ def test_old_cache_files_and_stale_temporaries_are_pruned(
     monkeypatch.setenv("CGCONFIG_CACHE_DIR", str(private))
     monkeypatch.delenv("CGCONFIG_NO_CACHE", raising=False)
     for i in range(6):
-        old = private / f"packs-old-{i}.json"
+        old = private / f"packs-0.0.{i}-{i:032x}.json"
         old.write_text("{}")
         os.utime(old, (1000 + i, 1000 + i))
-    stale = private / "packs-x.json.1.abc.tmp"
+    stale = private / f".packs-0.0.9-{9:032x}.json.1.{'ab' * 8}.tmp"
     stale.write_text("partial")
     os.utime(stale, (1000, 1000))
+    theirs = private / "packs-report-1.json"  # a name the cache never writes: never pruned
+    theirs.write_text("{}")
+    os.utime(theirs, (10, 10))
     cache.write_cache({"packs": [], "capabilities": None})
     names = sorted(p.name for p in private.iterdir())
+    assert theirs.name in names
+    names.remove(theirs.name)
     assert len(names) == cache.KEEP_FILES and stale.name not in names
     assert cache.cache_path() is not None and cache.cache_path().name in names  # type: ignore[union-attr]
 
