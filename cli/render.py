@@ -83,6 +83,10 @@ def print_prose(out: Any, text: str, indent: int | None = None, bold: str = "") 
         out.print(shown, soft_wrap=True)
 
 
+def _option_value(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def locked_line(plan: Plan) -> str:
     """``decode.backend, decode.max_bs ← --cuda-graph-config x.yaml; … ← --tp-size``: the
     locked keys grouped by the input that set them, each source named once."""
@@ -92,7 +96,11 @@ def locked_line(plan: Plan) -> str:
     for key in plan.locked:
         users = [e for e in plan.provenance[key] if e.layer in USER_LAYERS]
         source = users[-1].source if users else "your input"
-        by_source.setdefault(source, []).append(key)
+        # An option's name alone can read as its opposite (TensorRT-LLM's enable_padding: true
+        # locks options.disable_padding): show the value it is locked at.
+        shown = (f"{key}={_option_value(plan.options[key[8:]])}"
+                 if key.startswith("options.") and key[8:] in plan.options else key)
+        by_source.setdefault(source, []).append(shown)
     return "; ".join(f"{', '.join(keys)} ← {source}" for source, keys in by_source.items())
 
 

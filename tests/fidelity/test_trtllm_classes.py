@@ -205,3 +205,14 @@ def test_curated_qwen3_next_captures_up_to_its_max_batch_size(tmp_path: Path) ->
         ":tensor_parallel_size")
     ignored = " ".join(plan.ignored_args)
     assert "max_batch_size" not in ignored and "max_num_tokens" not in ignored
+
+
+def test_locked_padding_option_shows_its_value(tmp_path: Path) -> None:
+    """``enable_padding: true`` locks cgconfig's ``options.disable_padding``: the locked line
+    says ``=false``, so it does not read as padding turned off (issue #21's real-line check)."""
+    from cgconfig.cli.render import locked_line
+
+    plan = _plan(tmp_path, "cuda_graph_config: {enable_padding: true, max_batch_size: 64}",
+                 "--max_batch_size", "32")
+    line = locked_line(plan)
+    assert "options.disable_padding=false" in line and "decode.max_bs" in line

@@ -258,6 +258,13 @@ CASES: dict[tuple[str, int], list[str]] = {
     ("tune", 2): ["tune", "--histogram", str(ROOT / "no-such-histogram.json")],
     ("histogram", 0): ["histogram", "--sglang-log", str(ROOT / "tests/data/sglang_decode.log")],
     ("histogram", 2): ["histogram", "--sglang-log", str(ROOT / "no-such.log")],
+    # real logs: tests/verify/real_logs.py names their threads
+    ("verify", 0): ["verify", str(ROOT / "tests/verify/logs/trtllm_jeansblog.log"),
+                    "trtllm-serve", "openai/gpt-oss-120b", "--max_batch_size", "64",
+                    "--extra_llm_api_options",
+                    str(ROOT / "tests/verify/logs/trtllm_jeansblog_extra.yml")],
+    ("verify", 1): ["verify", str(ROOT / "tests/verify/logs/vllm_0.11.0_qwen3vl_tp4.log")],
+    ("verify", 2): ["verify", str(ROOT / "README.md")],
     ("rules", 0): ["rules", "list"],
     ("rules", 2): ["rules", "show", "no.such-rule"],
     ("schema", 0): ["schema", "plan"],
