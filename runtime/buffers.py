@@ -161,7 +161,9 @@ def _check_pad_value(slot: Slot) -> None:
     if slot.dtype == torch.bool:
         ok = value in (0, 1)
     elif slot.dtype.is_floating_point or slot.dtype.is_complex:
-        ok = not isinstance(value, int) or abs(value) < 2**1000  # float() of it must not raise
+        # torch.full takes a Python int for a float dtype only within int64 (it converts
+        # through a C integer first), so a wider int is refused here, not in the allocator.
+        ok = not isinstance(value, int) or -2**63 <= value < 2**64
     else:
         info = torch.iinfo(slot.dtype)
         ok = (float(value).is_integer() if isinstance(value, float) else True) and \

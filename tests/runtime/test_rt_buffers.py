@@ -211,3 +211,12 @@ def test_row_counts_is_a_tuple_with_axis_lookups() -> None:
     counts = RowCounts(tokens=3, padded_tokens=4, requests=2, padded_requests=8)
     assert counts == (3, 4, 2, 8) and hash(counts) == hash((3, 4, 2, 8))
     assert counts.real(Axis.TOKENS) == 3 and counts.padded(Axis.REQUESTS) == 8
+
+
+@pytest.mark.parametrize("value", [-2**63 - 1, 2**64])
+def test_a_float_slot_refuses_an_int_pad_value_torch_cannot_take(value: int) -> None:
+    """torch.full converts a Python int through a C integer even for a float dtype: outside
+    [-2**63, 2**64) it raises OverflowError, so the declaration is refused first (found by the
+    hostile fuzzing: pad_value -9223372036854775809 on a float32 slot)."""
+    with pytest.raises(ValueError, match="does not fit"):
+        Slot("s", torch.float32, pad_value=value, policy=PaddingPolicy.FILL_SENTINEL)
