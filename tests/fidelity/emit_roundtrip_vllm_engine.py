@@ -85,8 +85,8 @@ def main() -> int:
     parser.add_argument("--oracle", type=Path)
     parser.add_argument("--summary", action="store_true")
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--every", type=int, default=5,
-                        help="round-trip every N-th eligible case (deterministic sample)")
+    parser.add_argument("--every", type=int, default=1,
+                        help="round-trip every N-th eligible case (default: all of them)")
     args = parser.parse_args()
     by_id = {c["id"]: c for c in cve.load()}
     if args.summary or args.oracle is None:
