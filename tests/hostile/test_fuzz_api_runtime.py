@@ -7,24 +7,17 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from cgconfig import resolve_args
 from cgconfig.docio import load_json_text, load_yaml_text
 from cgconfig.errors import CgConfigError, InputError
 from tests.hostile.test_fuzz import Bounded
-
-LONG_RUN = int(os.environ.get("CGCONFIG_FUZZ_EXAMPLES", "0"))
-
-
-def fuzz(ci_examples: int) -> Any:
-    return settings(max_examples=LONG_RUN or ci_examples, deadline=None, database=None,
-                    suppress_health_check=list(HealthCheck))
+from tests.hostile.test_fuzz import fuzz_settings as fuzz
 
 
 @pytest.fixture(autouse=True, scope="module")
