@@ -115,13 +115,21 @@ def after(text: str, marker: str, start: int = 0) -> int:
     return -1 if found < 0 else found + len(marker)
 
 
-def int_after(text: str, marker: str, start: int = 0) -> int | None:
-    """The integer right after ``marker`` (spaces skipped), or ``None``."""
+def _value_start(text: str, marker: str, start: int) -> int:
+    """Where the value after ``marker`` begins (spaces skipped), or -1 without ``marker``."""
     at = after(text, marker, start)
     if at < 0:
-        return None
+        return -1
     while at < len(text) and text[at] == " ":
         at += 1
+    return at
+
+
+def int_after(text: str, marker: str, start: int = 0) -> int | None:
+    """The integer right after ``marker`` (spaces skipped), or ``None``."""
+    at = _value_start(text, marker, start)
+    if at < 0:
+        return None
     return number(text, at)[0]
 
 
@@ -132,11 +140,9 @@ TOO_LONG = -1
 def size_after(text: str, marker: str, start: int = 0) -> int | None:
     """Like :func:`int_after`, but :data:`TOO_LONG` when digits follow ``marker`` and are too
     many to be a size (so a caller can say so instead of skipping the line)."""
-    at = after(text, marker, start)
+    at = _value_start(text, marker, start)
     if at < 0:
         return None
-    while at < len(text) and text[at] == " ":
-        at += 1
     value, end = number(text, at)
     if value is None and end > at:
         return TOO_LONG
@@ -145,11 +151,9 @@ def size_after(text: str, marker: str, start: int = 0) -> int | None:
 
 def float_after(text: str, marker: str, start: int = 0) -> float | None:
     """The decimal right after ``marker`` (spaces skipped), or ``None``."""
-    at = after(text, marker, start)
+    at = _value_start(text, marker, start)
     if at < 0:
         return None
-    while at < len(text) and text[at] == " ":
-        at += 1
     return decimal(text, at)[0]
 
 
