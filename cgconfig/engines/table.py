@@ -88,10 +88,9 @@ class EngineTable:
     def label(self) -> str:
         """The engine and version as messages name them: ``SGLang 0.5.23``, or for a table
         read from a commit of the main branch ``TensorRT-LLM (main, commit 00209af)``."""
-        branch, _, commit = self.version.partition("-")
-        if branch == "main" and commit:
-            return f"{ENGINES[self.engine][1]} (main, commit {commit})"
-        return f"{ENGINES[self.engine][1]} {self.version}"
+        from cgconfig.engines.versions import label
+
+        return label(self.engine, self.version)
 
     @property
     def allow_abbrev(self) -> bool:
@@ -150,21 +149,24 @@ def _flag(row: dict[str, Any]) -> EngineFlag:
         sample=row.get("sample"), help=row.get("help") or "", note=row.get("note"))
 
 
-def table_path(engine: str) -> str:
-    """The checked-in table file of ``engine`` (one version per engine is shipped)."""
+def table_path(engine: str, version: str | None = None) -> str:
+    """The checked-in table file of ``engine`` at ``version`` (default: the newest supported,
+    ``versions.SUPPORTED``)."""
+    from cgconfig.engines.versions import SUPPORTED, newest
+
     if engine not in ENGINES:
         raise KeyError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
-    prefix = ENGINES[engine][0] + "-"
-    found = sorted(n for n in os.listdir(_HERE) if n.startswith(prefix) and n.endswith(".json"))
-    if len(found) != 1:
-        raise FileNotFoundError(f"expected one {prefix}*.json in {_HERE}, found {found}")
-    return os.path.join(_HERE, found[0])
+    version = version or newest(engine)
+    if version not in SUPPORTED[engine]:
+        raise KeyError(f"{engine} {version} is not a supported version: {SUPPORTED[engine]}")
+    return os.path.join(_HERE, f"{ENGINES[engine][0]}-{version}.json")
 
 
 @cache
-def load_table(engine: str) -> EngineTable:
-    """The flag table of ``engine`` (``sglang``, ``vllm`` or ``trtllm``), loaded once."""
-    with open(table_path(engine), encoding="utf-8") as handle:
+def load_table(engine: str, version: str | None = None) -> EngineTable:
+    """The flag table of ``engine`` (``sglang``, ``vllm`` or ``trtllm``) at ``version`` (default:
+    the newest supported), loaded once per version."""
+    with open(table_path(engine, version), encoding="utf-8") as handle:
         data = json.load(handle)
     return EngineTable(engine=data["engine"], version=data["version"], generated=data["generated"],
                        generator=data["generator"], source=data["source"], parser=data["parser"],

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from cgconfig.draft import Draft
+from cgconfig.engines.versions import EngineVersion
 from cgconfig.provenance import Leaf
 
 #: A dialect's own resolution step (vLLM's Stage B), run after defaults and before the rules.
@@ -50,6 +51,9 @@ class ResolveRequest:
     hooks: list[DraftStep] = field(default_factory=list)
     """Dialect steps run after defaults and before the rules (e.g. vLLM's mode resolution)."""
     dialect: str = "sglang"
+    engine_version: EngineVersion | None = None
+    """The engine version the plan answers for (``None``: the dialect's newest supported,
+    ``engines.versions.default``)."""
     engine_args: list[tuple[str, str, list[str]]] = field(default_factory=list)
     """The engine flags of an entry-point line that no dialect table claims, as (dest, spelling,
     values), in line order (vLLM's dialect reads the ones that change its plan)."""
