@@ -21,13 +21,15 @@ import json
 import shlex
 from typing import Any
 
+from cgconfig.emit_keys import copy_keys, unsaid
 from cgconfig.emit_units import decode_sizes_as
 from cgconfig.errors import InputError
 from cgconfig.fields.flags import OPTION_FLAGS
 from cgconfig.fields.table import default_value
 from cgconfig.plan import Plan
 
-#: What ``--emit vllm`` cannot express, by the note's tag (docs/emit.md lists the same items).
+#: What ``--emit vllm`` cannot express, by the note's tag (docs/emit.md lists the same items):
+#: the plan's shapes below, then each tag that keys declare ``NotExpressible("vllm", TAG)``.
 VLLM_INEXPRESSIBLE: dict[str, str] = {
     "mode": "a pair of phase backends with no vLLM cudagraph_mode (breakable prefill with full "
             "or disabled decode is PIECEWISE; one phase eager while the other is piecewise)",
@@ -35,10 +37,6 @@ VLLM_INEXPRESSIBLE: dict[str, str] = {
                 "list (tokens) for uniform-decode and mixed batches",
     "max-bs": "a phase max_bs other than its largest size: vLLM's max_cudagraph_capture_size is "
               "the largest size of the one list",
-    "padding": "--disable-cuda-graph-padding: vLLM always pads a batch up to a captured size",
-    "option": "SGLang-only graph options (--enable-cudagraph-gc, --debug-cuda-graph)",
-    "prefill-extra": "prefill max_context_size, max_seq_len, full_prefill_max_req, "
-                     "full_prefill_prefix_chunk_tokens",
     "compile-mode": "piecewise graphs (PIECEWISE, FULL_AND_PIECEWISE) under a compilation mode "
                     "other than VLLM_COMPILE: vLLM turns a requested PIECEWISE into NONE and "
                     "FULL_AND_PIECEWISE into FULL_DECODE_ONLY "
@@ -52,10 +50,22 @@ VLLM_INEXPRESSIBLE: dict[str, str] = {
 VLLM_GRAPH_KEYS = ("cudagraph_mode", "cudagraph_capture_sizes", "max_cudagraph_capture_size")
 _VLLM_COMPILE = 3
 """``CompilationMode.VLLM_COMPILE``, the only mode with piecewise graphs."""
-_PREFILL_EXTRAS = ("max_context_size", "max_seq_len", "full_prefill_max_req",
-                   "full_prefill_prefix_chunk_tokens")
-#: Options ``--emit vllm`` maps (the rest are SGLang-only).
-_VLLM_OPTIONS = ("disable_padding", "enable_torch_compile", "torch_compile_max_bs")
+
+
+def _declared_tags() -> dict[str, str]:
+    """Each tag keys declare ``NotExpressible("vllm", TAG)`` with: what vLLM lacks, and the keys."""
+    from cgconfig.fields.spec import NotExpressible
+    from cgconfig.fields.table import all_config_keys, spec
+
+    found: dict[str, tuple[str, list[str]]] = {}
+    for key in all_config_keys():
+        mapping = spec(key).mapping("vllm")
+        if isinstance(mapping, NotExpressible):
+            found.setdefault(mapping.tag, (mapping.why, []))[1].append(key)
+    return {tag: f"{why}: {', '.join(keys)}" for tag, (why, keys) in found.items()}
+
+
+VLLM_INEXPRESSIBLE.update(_declared_tags())
 
 
 def sglang_config_notes(plan: Plan) -> tuple[dict[str, dict[str, Any]], list[str]]:
@@ -156,18 +166,13 @@ def vllm_args(plan: Plan, user_config: dict[str, Any] | None = None
         if phase_sizes and top is not None and top != max(phase_sizes):
             notes.append(f"[max-bs] {phase} max_bs {max_bs} is not its largest size "
                          f"{max(plan.config[phase]['bs'])}: vLLM's ceiling is the largest size")
-    if plan.options["disable_padding"]:
-        notes.append("[padding] --disable-cuda-graph-padding has no vLLM equivalent "
-                     "(vLLM always pads)")
+    # Each key vLLM cannot say is one note, as its declaration tags it (never a silent drop).
+    notes += [f"[{tag}] {text}" for tag, text in
+              unsaid(plan, "vllm", "{key}={value!r} has no vLLM equivalent")]
     if plan.options["enable_torch_compile"]:
         config["compile_sizes"] = _phase_tokens(plan, "decode",
                                                 plan.capture["decode"]["compile_sizes"])
-    for key, value in plan.options.items():
-        if key not in _VLLM_OPTIONS and value != default_value(f"options.{key}"):
-            notes.append(f"[option] options.{key}={value!r} has no vLLM equivalent")
-    for key in _PREFILL_EXTRAS:
-        if prefill.get(key) is not None:
-            notes.append(f"[prefill-extra] prefill.{key}={prefill[key]!r} has no vLLM equivalent")
+    copy_keys(plan, "vllm", config)
     return ["--compilation-config", json.dumps(config, separators=(",", ":"))], notes
 
 

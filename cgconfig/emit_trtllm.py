@@ -15,12 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from cgconfig.emit_keys import copy_keys, unsaid
 from cgconfig.emit_units import decode_sizes_as
-from cgconfig.fields.table import default_value
 from cgconfig.plan import Plan
-
-#: Graph options with no TensorRT-LLM options-file key (the rest of ``options`` are SGLang's).
-_TRTLLM_OPTIONS = ("disable_padding",)
 
 
 def trtllm_options(plan: Plan, user_options: dict[str, Any] | None = None
@@ -48,14 +45,15 @@ def trtllm_options(plan: Plan, user_options: dict[str, Any] | None = None
     if prefill["backend"] != "disabled" and prefill["sizes"]:
         doc["torch_compile_config"] = {**compile_block, "enable_piecewise_cuda_graph": True,
                                        "capture_num_tokens": list(prefill["sizes"])}
-    elif compile_block or "torch_compile_config" in doc:
-        doc["torch_compile_config"] = {**compile_block, "enable_piecewise_cuda_graph": False}
         if prefill["backend"] == "full":
             notes.append("full prefill graphs: TensorRT-LLM's prefill graphs are piecewise "
                          "(torch_compile_config), emitted as such")
-    for name, value in plan.options.items():
-        if name not in _TRTLLM_OPTIONS and value != default_value(f"options.{name}"):
-            notes.append(f"options.{name}={value!r} has no TensorRT-LLM options-file key")
+    elif compile_block or "torch_compile_config" in doc:
+        doc["torch_compile_config"] = {**compile_block, "enable_piecewise_cuda_graph": False}
+    # Each key the options file cannot say is one note, as its declaration says.
+    notes += [text for _, text in
+              unsaid(plan, "trtllm", "{key}={value!r} has no TensorRT-LLM options-file key")]
+    copy_keys(plan, "trtllm", doc)
     return doc, notes
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from cgconfig.errors import MAX_MESSAGE_CHARS, InputError
 from cgconfig.fields.constants import MAX_CAPTURE_SIZE
@@ -34,26 +34,48 @@ MAX_CONTEXT_TOKENS = 1 << 32
 #: Largest parallel size (tensor, pipeline, data, context parallel).
 MAX_PARALLEL_SIZE = 65_536
 
-_REQUESTS = (MAX_DECODE_BATCH, "requests per decode batch")
-_TOKENS = (MAX_PREFILL_TOKENS, "prefill tokens")
-_CONTEXT = (MAX_CONTEXT_TOKENS, "tokens of context")
-_PARALLEL = (MAX_PARALLEL_SIZE, "ranks")
 
-#: Dotted key → (bound, unit) for every size-like config key, option and deployment fact.
-SIZE_BOUNDS: dict[str, tuple[int, str]] = {
-    "decode.max_bs": _REQUESTS, "decode.bs": _REQUESTS,
-    "options.torch_compile_max_bs": _REQUESTS,
-    "prefill.max_bs": _TOKENS, "prefill.bs": _TOKENS,
-    "prefill.full_prefill_prefix_chunk_tokens": _TOKENS,
-    "prefill.full_prefill_max_req": _REQUESTS,
-    "prefill.max_context_size": _CONTEXT, "prefill.max_seq_len": _CONTEXT,
-    "facts.chunked_prefill_size": _TOKENS, "facts.max_running_requests": _REQUESTS,
-    "facts.speculative_num_draft_tokens": _REQUESTS, "facts.context_length": _CONTEXT,
-    "facts.model_context_length": _CONTEXT,
-    "facts.tp_size": _PARALLEL, "facts.pp_size": _PARALLEL, "facts.dp_size": _PARALLEL,
-    "facts.attn_cp_size": _PARALLEL, "facts.dcp_size": _PARALLEL,
-    "facts.gpu_memory_gib": (1 << 20, "GiB"),
+class Bound(NamedTuple):
+    """The largest value a size-like key takes, and what it counts (for the error line)."""
+
+    limit: int
+    unit: str
+
+
+REQUESTS = Bound(MAX_DECODE_BATCH, "requests per decode batch")
+TOKENS = Bound(MAX_PREFILL_TOKENS, "prefill tokens")
+CONTEXT = Bound(MAX_CONTEXT_TOKENS, "tokens of context")
+PARALLEL = Bound(MAX_PARALLEL_SIZE, "ranks")
+
+# Each graph key declares its bound next to its type (``cgconfig/fields/config.py``); the block
+# between the markers is written from those declarations by ``python -m cgconfig.fields.generate``
+# (a test fails while it is stale, or while a numeric key declares no bound). Do not edit it.
+# key-bounds:begin
+KEY_BOUNDS: dict[str, Bound] = {
+    "decode.max_bs": REQUESTS,
+    "decode.bs": REQUESTS,
+    "prefill.max_bs": TOKENS,
+    "prefill.bs": TOKENS,
+    "prefill.max_context_size": CONTEXT,
+    "prefill.max_seq_len": CONTEXT,
+    "prefill.full_prefill_max_req": REQUESTS,
+    "prefill.full_prefill_prefix_chunk_tokens": TOKENS,
+    "options.torch_compile_max_bs": REQUESTS,
 }
+# key-bounds:end
+
+#: Deployment facts' bounds.
+FACT_BOUNDS: dict[str, Bound] = {
+    "facts.chunked_prefill_size": TOKENS, "facts.max_running_requests": REQUESTS,
+    "facts.speculative_num_draft_tokens": REQUESTS, "facts.context_length": CONTEXT,
+    "facts.model_context_length": CONTEXT,
+    "facts.tp_size": PARALLEL, "facts.pp_size": PARALLEL, "facts.dp_size": PARALLEL,
+    "facts.attn_cp_size": PARALLEL, "facts.dcp_size": PARALLEL,
+    "facts.gpu_memory_gib": Bound(1 << 20, "GiB"),
+}
+
+#: Dotted key → bound for every size-like config key, option and deployment fact.
+SIZE_BOUNDS: dict[str, Bound] = {**KEY_BOUNDS, **FACT_BOUNDS}
 
 #: Deepest nesting of lists/objects in a JSON or YAML document, and of rule conditions.
 MAX_NESTING_DEPTH = 64

@@ -13,7 +13,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PositiveInt
 from pydantic_core import PydanticCustomError
 
 from cgconfig.fields.constants import BACKEND_RANK, BACKENDS, PHASES, REMOVED_BACKENDS, REMOVED_KEYS
-from cgconfig.fields.spec import FlagSpelling
+from cgconfig.fields.spec import EngineKey, FlagSpelling, NotExpressible
+from cgconfig.limits import CONTEXT, REQUESTS, TOKENS
 
 Phase = Literal["decode", "prefill"]
 BackendName = Literal["full", "breakable", "disabled"]
@@ -48,6 +49,21 @@ SizeList = Annotated[list[PositiveInt], Field(min_length=1)]
 
 _MODEL_CONFIG = ConfigDict(extra="forbid", strict=True, use_attribute_docstrings=True)
 
+# How the other engines' emitters write the keys that several keys share (``EngineKey.how``).
+_MODE = ("one cudagraph_mode for the pair of phase backends; a pair with no mode is noted "
+         "[mode] and the closest mode emitted")
+_ONE_LIST = ("the union of both phases' lists, in tokens (vLLM has one list; two different "
+             "lists are noted [one-list])")
+_CEILING = "the largest size of the one list (a max_bs that is not its phase's largest is noted [max-bs])"
+_COMPILE = "the decode sizes torch.compile handles, in tokens"
+_TRT_DECODE = "the captured decode list, in requests"
+_TRT_PREFILL = "the captured prefill list, in tokens"
+_EXTRA_VLLM = NotExpressible("vllm", "prefill-extra", "vLLM has no such prefill setting")
+_EXTRA_TRTLLM = NotExpressible("trtllm", "prefill-extra", "TensorRT-LLM has no such prefill setting")
+_ONLY_VLLM = NotExpressible("vllm", "option", "an SGLang-only graph option")
+_ONLY_TRTLLM = NotExpressible("trtllm", "option", "an SGLang-only graph option")
+_NO_TRTLLM_OPTION = NotExpressible("trtllm", "option", "TensorRT-LLM has no options-file key")
+
 
 class DecodeConfig(BaseModel):
     """CUDA-graph settings of the decode phase, where sizes count requests."""
@@ -56,19 +72,25 @@ class DecodeConfig(BaseModel):
 
     backend: Annotated[Backend, FlagSpelling(
         "--cuda-graph-backend-decode", "Backend for the decode phase: full, breakable or disabled.",
-    )] = "full"
+    ), EngineKey("vllm", "cudagraph_mode", _MODE), EngineKey(
+        "trtllm", "cuda_graph_config", "null when no decode graph is captured; a breakable "
+        "backend is noted (TensorRT-LLM captures whole decode graphs)")] = "full"
     """How decode steps run: ``full`` (one graph per batch size), ``breakable`` (graph segments
     with attention run eagerly between them) or ``disabled`` (eager). Default ``full``."""
 
     max_bs: Annotated[PositiveInt | None, FlagSpelling(
         "--cuda-graph-max-bs-decode", "Largest decode batch (requests) to capture.",
-        aliases=("--cuda-graph-max-bs",))] = None
+        aliases=("--cuda-graph-max-bs",)), REQUESTS, EngineKey(
+        "vllm", "max_cudagraph_capture_size", _CEILING), EngineKey(
+        "trtllm", "cuda_graph_config.batch_sizes", _TRT_DECODE)] = None
     """Largest batch (in requests) to capture. Unset: the GPU-memory tier's default, clamped to
     ``--max-running-requests``. An explicit ``bs`` list sets it to ``max(bs)``."""
 
     bs: Annotated[SizeList | None, FlagSpelling(
         "--cuda-graph-bs-decode", "Exact decode batch sizes to capture (space-separated).",
-        aliases=("--cuda-graph-bs",))] = None
+        aliases=("--cuda-graph-bs",)), REQUESTS, EngineKey(
+        "vllm", "cudagraph_capture_sizes", _ONE_LIST), EngineKey(
+        "trtllm", "cuda_graph_config.batch_sizes", _TRT_DECODE)] = None
     """Exact batch sizes to capture. Unset: generated from ``max_bs`` by the decode size grid."""
 
 
@@ -79,36 +101,44 @@ class PrefillConfig(BaseModel):
 
     backend: Annotated[Backend, FlagSpelling(
         "--cuda-graph-backend-prefill", "Backend for the prefill phase: full, breakable or disabled.",
-    )] = "breakable"
+    ), EngineKey("vllm", "cudagraph_mode", _MODE), EngineKey(
+        "trtllm", "torch_compile_config.enable_piecewise_cuda_graph", "true when prefill graphs "
+        "are captured; full prefill graphs are noted (TensorRT-LLM's are piecewise)")
+    ] = "breakable"
     """How prefill runs. Default ``breakable`` on CUDA, ``disabled`` on other platforms; ``full``
     is experimental upstream."""
 
     max_bs: Annotated[PositiveInt | None, FlagSpelling(
         "--cuda-graph-max-bs-prefill", "Largest prefill size (tokens) to capture.",
-        aliases=("--piecewise-cuda-graph-max-tokens",))] = None
+        aliases=("--piecewise-cuda-graph-max-tokens",)), TOKENS, EngineKey(
+        "vllm", "max_cudagraph_capture_size", _CEILING), EngineKey(
+        "trtllm", "torch_compile_config.capture_num_tokens", _TRT_PREFILL)] = None
     """Largest prefill size in tokens. Unset: the chunked-prefill size."""
 
     bs: Annotated[SizeList | None, FlagSpelling(
         "--cuda-graph-bs-prefill", "Exact prefill token counts to capture (space-separated).",
-        aliases=("--piecewise-cuda-graph-tokens",))] = None
+        aliases=("--piecewise-cuda-graph-tokens",)), TOKENS, EngineKey(
+        "vllm", "cudagraph_capture_sizes", _ONE_LIST), EngineKey(
+        "trtllm", "torch_compile_config.capture_num_tokens", _TRT_PREFILL)] = None
     """Exact token counts to capture. Unset: generated from ``max_bs`` by the prefill grid."""
 
     max_context_size: Annotated[PositiveInt | None, FlagSpelling(
         "--cuda-graph-prefill-max-context",
         "Largest context a prefill graph supports (accepts 200k); larger contexts run eager.",
-        value="human_int")] = None
+        value="human_int"), CONTEXT, _EXTRA_VLLM, _EXTRA_TRTLLM] = None
     """Largest context a prefill graph admits (DeepSeek-V4 metadata size); longer runs eager."""
 
     max_seq_len: Annotated[PositiveInt | None, FlagSpelling(
         "--cuda-graph-max-seq-len-prefill",
         "Longest sequence a prefill graph replay admits; longer batches run eager prefill.",
-    )] = None
+    ), CONTEXT, _EXTRA_VLLM, _EXTRA_TRTLLM] = None
     """Longest sequence a prefill graph replay admits; longer batches run eager prefill."""
 
-    full_prefill_max_req: PositiveInt | None = None
+    full_prefill_max_req: Annotated[PositiveInt | None, REQUESTS, _EXTRA_VLLM, _EXTRA_TRTLLM] = None
     """Request slots of a ``full`` prefill graph. Unset: chunked-prefill size // 512 (min 1)."""
 
-    full_prefill_prefix_chunk_tokens: PositiveInt | None = None
+    full_prefill_prefix_chunk_tokens: Annotated[
+        PositiveInt | None, TOKENS, _EXTRA_VLLM, _EXTRA_TRTLLM] = None
     """Prefix-chunk size of ``full`` prefill variants. Unset: the chunked-prefill token budget."""
 
 
@@ -119,27 +149,34 @@ class GraphOptions(BaseModel):
 
     disable_padding: Annotated[bool, FlagSpelling(
         "--disable-cuda-graph-padding",
-        "Replay only exact sizes (captures every size up to max_bs).")] = False
+        "Replay only exact sizes (captures every size up to max_bs)."), NotExpressible(
+        "vllm", "padding", "vLLM always pads a batch up to a captured size",
+        note="--disable-cuda-graph-padding has no vLLM equivalent (vLLM always pads)"),
+        EngineKey("trtllm", "cuda_graph_config.enable_padding", "its negation")] = False
     """``--disable-cuda-graph-padding``: replay only exact sizes; every size up to max_bs is
     captured instead of a grid."""
 
     enable_torch_compile: Annotated[bool, FlagSpelling(
         "--enable-torch-compile",
-        "torch.compile the decode sizes up to --torch-compile-max-bs.")] = False
+        "torch.compile the decode sizes up to --torch-compile-max-bs."), EngineKey(
+        "vllm", "compile_sizes", _COMPILE), _NO_TRTLLM_OPTION] = False
     """``--enable-torch-compile``: compile the decode sizes up to ``torch_compile_max_bs``."""
 
     torch_compile_max_bs: Annotated[PositiveInt, FlagSpelling(
-        "--torch-compile-max-bs", "Largest decode size torch.compile handles (default 32).")] = 32
+        "--torch-compile-max-bs", "Largest decode size torch.compile handles (default 32)."),
+        REQUESTS, EngineKey("vllm", "compile_sizes", _COMPILE), _NO_TRTLLM_OPTION] = 32
     """``--torch-compile-max-bs``: largest decode size that torch.compile handles. Default 32."""
 
     enable_cudagraph_gc: Annotated[bool, FlagSpelling(
         "--enable-cudagraph-gc",
-        "Keep garbage collection running during capture (frozen by default).")] = False
+        "Keep garbage collection running during capture (frozen by default).",
+        graph_effect=False), _ONLY_VLLM, _ONLY_TRTLLM] = False
     """``--enable-cudagraph-gc``: keep Python's GC running during capture (frozen by default)."""
 
     debug_cuda_graph: Annotated[bool, FlagSpelling(
         "--debug-cuda-graph",
-        "Run every op eagerly through the breakable capture/replay path.")] = False
+        "Run every op eagerly through the breakable capture/replay path."),
+        _ONLY_VLLM, _ONLY_TRTLLM] = False
     """``--debug-cuda-graph``: run every op eagerly through the breakable capture/replay path."""
 
 

@@ -1,7 +1,9 @@
-"""Write ``generated.py``: every key's spec read from the pydantic declarations.
+"""Write ``generated.py`` and every table read from the declarations.
 
-Run ``python -m cgconfig.fields.generate`` after changing a declaration; a test fails while the
-checked-in file and the declarations disagree.
+Run ``python -m cgconfig.fields.generate`` after changing a declaration: it writes every key's
+spec (type, default, doc, SGLang flag, bound, other engines' mappings) to ``generated.py``, the
+bounds block of ``cgconfig/limits.py`` and the key tables of README.md, docs/plan-format.md
+and docs/emit.md (:mod:`cgconfig.fields.key_docs`). A test fails while any of them is stale.
 """
 
 from __future__ import annotations
@@ -9,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from cgconfig.fields.spec import FieldSpec, FlagSpelling
+from cgconfig.fields.spec import EngineKey, FieldSpec, FlagSpelling, NotExpressible
+from cgconfig.limits import Bound
 
 
 def _spec_from_field(key: str, info: Any, choices_override: tuple[str, ...] | None) -> FieldSpec:
@@ -44,6 +47,8 @@ def _spec_from_field(key: str, info: Any, choices_override: tuple[str, ...] | No
     if choices_override:
         kind, choices = "choice", choices_override
     spelling = next((m for m in metadata if isinstance(m, FlagSpelling)), None)
+    bound = next((m for m in metadata if isinstance(m, Bound)), None)
+    engines = tuple(m for m in metadata if isinstance(m, (EngineKey, NotExpressible)))
     gt = ge = min_items = None
     # A FieldInfo inside Annotated (Field(min_length=1)) carries its constraints one level down.
     flat = [inner for meta in [*metadata, *item_meta]
@@ -57,7 +62,7 @@ def _spec_from_field(key: str, info: Any, choices_override: tuple[str, ...] | No
             min_items = meta.min_length
     doc = " ".join((info.description or "").strip().split("\n\n")[0].split()).replace("``", "")
     return FieldSpec(key, kind, info.get_default(call_default_factory=True), optional, gt, ge,
-                     min_items, choices, doc, spelling)
+                     min_items, choices, doc, spelling, bound, engines)
 
 
 def build_specs() -> list[FieldSpec]:
@@ -77,6 +82,21 @@ def build_specs() -> list[FieldSpec]:
     return specs
 
 
+_FIELDS = ("optional", "gt", "ge", "min_items", "choices", "doc", "flag", "bound", "engines")
+
+
+def _packed(args: list[str], width: int = 100) -> list[str]:
+    """``FieldSpec(<args>),`` over as few lines as fit ``width`` (a long argument alone)."""
+    lines, line = [], "    FieldSpec("
+    for i, arg in enumerate(args):
+        piece = arg + (", " if i < len(args) - 1 else "),")
+        if len(line) + len(piece) > width and line.strip() != "FieldSpec(":
+            lines.append(line.rstrip())
+            line = "              "
+        line += piece
+    return [*lines, line]
+
+
 def render_module(specs: list[FieldSpec]) -> str:
     """The text of ``generated.py`` for ``specs``."""
     lines = [
@@ -85,17 +105,17 @@ def render_module(specs: list[FieldSpec]) -> str:
         "A test fails when this file and the models disagree.",
         '"""',
         "",
-        "from cgconfig.fields.spec import FieldSpec, FlagSpelling",
+        "from cgconfig.fields.spec import EngineKey, FieldSpec, FlagSpelling, NotExpressible",
+        "from cgconfig.limits import Bound",
         "",
         "SPECS: tuple[FieldSpec, ...] = (",
     ]
+    defaults = FieldSpec("", "", None)
     for s in specs:
-        lines.append(f"    FieldSpec({s.key!r}, {s.kind!r}, {s.default!r},")
-        lines.append(f"              optional={s.optional!r}, gt={s.gt!r}, ge={s.ge!r}, "
-                     f"min_items={s.min_items!r},")
-        lines.append(f"              choices={s.choices!r},")
-        lines.append(f"              doc={s.doc!r},")
-        lines.append(f"              flag={s.flag!r}),")
+        args = [repr(s.key), repr(s.kind), repr(s.default)]
+        args += [f"{name}={getattr(s, name)!r}" for name in _FIELDS
+                 if getattr(s, name) != getattr(defaults, name)]
+        lines += _packed(args)
     lines.append(")")
     return "\n".join(lines) + "\n"
 
@@ -103,5 +123,16 @@ def render_module(specs: list[FieldSpec]) -> str:
 GENERATED = Path(__file__).resolve().parent / "generated.py"
 
 
+def outputs() -> dict[Path, str]:
+    """Every file this generator writes, with the text it should hold."""
+    from cgconfig.fields.key_docs import blocks
+
+    specs = build_specs()
+    return {GENERATED: render_module(specs), **blocks(specs)}
+
+
 if __name__ == "__main__":
-    GENERATED.write_text(render_module(build_specs()))
+    for path, text in outputs().items():
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path}")

@@ -12,6 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from cgconfig.limits import Bound
+
+#: Engines whose emitter each key must declare a mapping for (an :class:`EngineKey` or a
+#: :class:`NotExpressible`). SGLang's needs none: ``--emit sglang`` pins every phase key in
+#: ``--cuda-graph-config`` and writes each option with its :class:`FlagSpelling`.
+EMIT_ENGINES = ("vllm", "trtllm")
+
 
 @dataclass(frozen=True)
 class FlagSpelling:
@@ -27,6 +34,36 @@ class FlagSpelling:
     """Deprecated spellings that write the same key (each prints a deprecation note)."""
     value: str | None = None
     """How the argument is read when the type does not say it (``human_int``: ``200k``)."""
+    graph_effect: bool = True
+    """Whether SGLang reads the flag while deciding its CUDA graphs (its flag table says so)."""
+
+
+@dataclass(frozen=True)
+class EngineKey:
+    """What another engine calls a key, and how ``--emit ENGINE`` writes it.
+
+    ``spelling`` is the key of the engine's own document (vLLM's ``--compilation-config``,
+    TensorRT-LLM's options file; dotted for nesting). Without ``how`` the emitter copies the
+    plan's value there as is when it differs from the declared default; with ``how`` the
+    emitter's own code writes it (several keys into one engine key), as ``how`` says.
+    """
+
+    engine: str
+    spelling: str
+    how: str | None = None
+
+
+@dataclass(frozen=True)
+class NotExpressible:
+    """A key the engine has no way to say: ``--emit ENGINE`` prints one note, tagged ``tag``,
+    whenever the plan's value differs from the declared default (never a silent drop)."""
+
+    engine: str
+    tag: str
+    why: str
+    """What the engine lacks, for the note tags' descriptions and the docs."""
+    note: str | None = None
+    """The note's text when not ``<key>=<value> has no <engine> equivalent``."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +81,14 @@ class FieldSpec:
     choices: tuple[str, ...] | None = None
     doc: str = ""
     flag: FlagSpelling | None = None
+    bound: Bound | None = None
+    """The largest value (each item, for a list) any input may give, and its unit."""
+    engines: tuple[EngineKey | NotExpressible, ...] = ()
+    """Each other engine's mapping of the key (one per engine of :data:`EMIT_ENGINES`)."""
+
+    def mapping(self, engine: str) -> EngineKey | NotExpressible | None:
+        """The key's declared mapping for ``engine``, if any."""
+        return next((m for m in self.engines if m.engine == engine), None)
 
 
 class FieldError(ValueError):
