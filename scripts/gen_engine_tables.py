@@ -310,6 +310,12 @@ def main() -> None:
     build = {"sglang": _sglang, "vllm": _vllm, "trtllm": _trtllm}[args.engine]
     meta, rows = import_with_stubs(lambda: build(args), args.engine, finder)
     unmatched = _apply_overlay(args.engine, rows)
+    if args.engine == "sglang":  # the keys' own flags: from their declarations, not the overlay
+        sys.path.insert(0, str(ROOT))
+        from cgconfig.fields.engine_flags import classify
+        from cgconfig.fields.generate import build_specs
+
+        classify(rows, build_specs())
     if unmatched:
         sys.exit(f"overlay-{args.engine}.yaml names flags the engine does not have: {unmatched}")
     name = {"trtllm": "trtllm-serve"}.get(args.engine, args.engine)

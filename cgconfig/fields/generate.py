@@ -3,7 +3,8 @@
 Run ``python -m cgconfig.fields.generate`` after changing a declaration: it writes every key's
 spec (type, default, doc, SGLang flag, bound, other engines' mappings) to ``generated.py``, the
 bounds block of ``cgconfig/limits.py`` and the key tables of README.md, docs/plan-format.md
-and docs/emit.md (:mod:`cgconfig.fields.key_docs`). A test fails while any of them is stale.
+and docs/emit.md (:mod:`cgconfig.fields.key_docs`), and the keys' flags in SGLang's flag
+tables (:mod:`cgconfig.fields.engine_flags`). A test fails while any of them is stale.
 """
 
 from __future__ import annotations
@@ -125,10 +126,11 @@ GENERATED = Path(__file__).resolve().parent / "generated.py"
 
 def outputs() -> dict[Path, str]:
     """Every file this generator writes, with the text it should hold."""
+    from cgconfig.fields.engine_flags import tables
     from cgconfig.fields.key_docs import blocks
 
     specs = build_specs()
-    return {GENERATED: render_module(specs), **blocks(specs)}
+    return {GENERATED: render_module(specs), **blocks(specs), **tables(specs)}
 
 
 if __name__ == "__main__":
