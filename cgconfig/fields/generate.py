@@ -124,6 +124,28 @@ def render_module(specs: list[FieldSpec]) -> str:
 GENERATED = Path(__file__).resolve().parent / "generated.py"
 
 
+def problems(specs: list[FieldSpec]) -> list[str]:
+    """One line per graph key that lacks what every key must declare: a bound when numeric,
+    one mapping per engine of ``EMIT_ENGINES``, a flag when it is an option."""
+    from cgconfig.fields.spec import EMIT_ENGINES
+
+    out = []
+    for s in specs:
+        if s.key.startswith("facts."):
+            continue
+        if s.kind in ("int", "int_list", "float") and s.bound is None:
+            out.append(f"{s.key}: no bound; add REQUESTS, TOKENS, CONTEXT (cgconfig.limits) or "
+                       "a Bound(limit, unit) to its declaration")
+        for engine in EMIT_ENGINES:
+            count = sum(m.engine == engine for m in s.engines)
+            if count != 1:
+                out.append(f"{s.key}: {count} mappings for {engine}; declare one "
+                           f"EngineKey({engine!r}, SPELLING) or NotExpressible({engine!r}, TAG, WHY)")
+        if s.key.startswith("options.") and s.flag is None:
+            out.append(f"{s.key}: an option needs a FlagSpelling (--emit sglang writes it)")
+    return out
+
+
 def outputs() -> dict[Path, str]:
     """Every file this generator writes, with the text it should hold."""
     from cgconfig.fields.engine_flags import tables
@@ -134,6 +156,9 @@ def outputs() -> dict[Path, str]:
 
 
 if __name__ == "__main__":
+    missing = problems(build_specs())
+    if missing:
+        raise SystemExit("cgconfig/fields/config.py: " + "\ncgconfig/fields/config.py: ".join(missing))
     for path, text in outputs().items():
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")

@@ -27,6 +27,21 @@ def test_everything_written_from_the_declarations_is_current() -> None:
     assert not stale, f"regenerate: python -m cgconfig.fields.generate ({stale})"
 
 
+def test_the_declarations_lack_nothing() -> None:
+    assert generate.problems(generate.build_specs()) == []
+
+
+def test_a_key_without_a_bound_or_a_mapping_is_named() -> None:
+    bare = FieldSpec("decode.new_size", "int", None, optional=True, gt=0)
+    assert generate.problems([bare]) == [
+        "decode.new_size: no bound; add REQUESTS, TOKENS, CONTEXT (cgconfig.limits) or a "
+        "Bound(limit, unit) to its declaration",
+        "decode.new_size: 0 mappings for vllm; declare one EngineKey('vllm', SPELLING) or "
+        "NotExpressible('vllm', TAG, WHY)",
+        "decode.new_size: 0 mappings for trtllm; declare one EngineKey('trtllm', SPELLING) or "
+        "NotExpressible('trtllm', TAG, WHY)"]
+
+
 @pytest.mark.parametrize("key", [k for k in KEYS if spec(k).kind in ("int", "int_list", "float")])
 def test_every_numeric_key_declares_a_bound(key: str) -> None:
     assert spec(key).bound is not None, (
