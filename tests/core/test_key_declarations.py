@@ -138,3 +138,19 @@ def test_a_key_spelled_without_how_is_copied_as_is(monkeypatch: pytest.MonkeyPat
     doc = {}
     copy_keys(resolve_args(_BASE), "vllm", doc)
     assert doc == {}  # the default is not written
+
+
+def test_a_new_decode_key_vllm_cannot_say_is_a_note_not_a_drop(monkeypatch: pytest.MonkeyPatch
+                                                                ) -> None:
+    """The gap a hand list left: ``--emit vllm`` noted only the prefill keys it listed."""
+    import cgconfig.emit_keys as emit_keys
+    from cgconfig.emit import vllm_args
+
+    new = FieldSpec("decode.new_size", "int", None, optional=True, gt=0, engines=(
+        NotExpressible("vllm", "decode-extra", "vLLM has no such decode setting"),))
+    monkeypatch.setattr(emit_keys, "all_config_keys", lambda: [*KEYS, new.key])
+    monkeypatch.setattr(emit_keys, "spec", lambda key: new if key == new.key else spec(key))
+    plan = resolve_args(_BASE)
+    assert not any("decode.new_size" in note for note in vllm_args(plan)[1])
+    plan.config["decode"]["new_size"] = 7
+    assert "[decode-extra] decode.new_size=7 has no vLLM equivalent" in vllm_args(plan)[1]
