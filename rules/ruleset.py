@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 from cgconfig.draft import Draft
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.limits import quote
-from cgconfig.rules.apply import apply_rules
+from cgconfig.resolve.stages import RESOLVED
+from cgconfig.rules.apply import apply_rules, apply_stage, check_switches, finish_advice
 
 if TYPE_CHECKING:
     from cgconfig.rules.schema import Rule
@@ -32,13 +33,16 @@ class CompiledRule:
     source: str
     origin: str = "upstream"
     """``advice`` rules change the plan only when named by ``--apply-advice``."""
+    stage: str = RESOLVED
+    """The engine stage the rule runs at (:mod:`cgconfig.resolve.stages`)."""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CompiledRule:
         """From the JSON form of a :class:`~cgconfig.rules.schema.Rule`."""
         return cls(id=data["id"], title=data["title"], kind=data["kind"], when=data["when"],
                    then=tuple(data["then"]), reason=data["reason"], hint=data.get("hint"),
-                   source=data["source"], origin=data.get("origin", "upstream"))
+                   source=data["source"], origin=data.get("origin", "upstream"),
+                   stage=data.get("stage", RESOLVED))
 
     def target_keys(self) -> list[str]:
         """Every config key any of the rule's actions may write."""
@@ -110,9 +114,27 @@ class RuleSet:
         return {name: entry.level for name, entry in caps.backends.items()}
 
     def apply(self, draft: Draft, *, disabled: list[str], apply_advice: list[str]) -> None:
-        """Run these rules over ``draft`` to a fixpoint under ``draft.policy``; advice rules
-        apply only when named in ``apply_advice``."""
+        """Run these rules over ``draft``, stage by stage in the order the rules first name
+        their stages, each to a fixpoint under ``draft.policy``; advice rules apply only when
+        named in ``apply_advice``. (A resolution runs the stages itself, in its engine's
+        order: :meth:`check_switches`, :meth:`apply_stage`, :meth:`finish`.)"""
         apply_rules(draft, self, disabled=disabled, apply_advice=apply_advice)
+
+    def check_switches(self, draft: Draft, *, disabled: list[str],
+                       apply_advice: list[str]) -> None:
+        """Refuse a ``--disable-rule`` of a constraint or an ``--apply-advice`` of a rule that
+        is not advice, before any stage runs."""
+        check_switches(draft, self, disabled=disabled, apply_advice=apply_advice)
+
+    def apply_stage(self, draft: Draft, stage: str, *, disabled: list[str],
+                    apply_advice: list[str]) -> list[str]:
+        """Run the rules of one stage over ``draft`` to a fixpoint; returns the ``--strict``
+        conflicts met (raised together by the caller after the last stage)."""
+        return apply_stage(draft, self, stage, disabled=disabled, apply_advice=apply_advice)
+
+    def finish(self, draft: Draft, *, disabled: list[str], apply_advice: list[str]) -> None:
+        """After the last stage: warn about each ``--apply-advice`` rule and what it did."""
+        finish_advice(draft, self, disabled=disabled, apply_advice=apply_advice)
 
     def undecided(self, draft: Draft, unknown: frozenset[str], *,
                   disabled: list[str]) -> list[str]:

@@ -2,14 +2,14 @@
 
 The values come from :mod:`cgconfig.dialects.sglang_engine` (SGLang 0.5.23's own logic). The
 memory heuristic reads the CUDA-graph config as it stands when SGLang's
-``memory_hook.handle_gpu_memory_settings`` runs; cgconfig's rules also encode hooks that run
-later (the attention backend's, DP attention's, the runtime's), so their changes are set aside
-by walking each key's provenance chain back past them (:func:`value_at_memory_hook`).
+``memory_hook.handle_gpu_memory_settings`` runs: the pipeline takes that view once, when the
+stage ends (:func:`memory_view`); the stages after it (the attention backend's, DP
+attention's, the runtime's) change only the final draft.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import copy
 from typing import Any
 
 from cgconfig.derived import prefill_cp_breakable_supported
@@ -18,57 +18,18 @@ from cgconfig.dialects import sglang_engine as se
 from cgconfig.dialects import sglang_memory as sm
 from cgconfig.dialects import sglang_sizes as ss
 from cgconfig.draft import Draft
-from cgconfig.errors import CgConfigError
 from cgconfig.facts import Facts
-from cgconfig.locks import LockPolicy
-from cgconfig.resolve.request import ResolveRequest, RuleSetLike
 
-#: Upstream files (and functions) whose hooks run before or inside
-#: ``handle_gpu_memory_settings`` in ``arg_groups/pipeline.py:run_resolution_pipeline``.
-BEFORE_MEMORY_HOOK = ("cuda_graph_hook.py", "platform_hook.py", "memory_hook.py",
-                      "pd_disaggregation_hook.py")
-#: ``cuda_graph_hook`` functions the pipeline runs after the memory hook.
-AFTER_MEMORY_HOOK = ("disable_prefill_cuda_graph_for_deepseek_trtllm_mla",
-                     "finalize_cuda_graph_prefill_max_context", "apply_prefill_cp_cuda_graph_default")
 #: SGLang 0.5.23 ``fields/schedule.py``: ``--max-prefill-tokens`` default.
 DEFAULT_MAX_PREFILL_TOKENS = 16384
 
 
-def _runs_after_memory_hook(source: str) -> bool:
-    if any(name in source for name in AFTER_MEMORY_HOOK):
-        return True
-    return not any(name in source for name in BEFORE_MEMORY_HOOK)
-
-
-def _later_rules(draft: Draft) -> set[str]:
-    return {d.rule for d in draft.decisions
-            if d.kind != "resolver" and _runs_after_memory_hook(d.source or "")}
-
-
-def draft_at_memory_hook(final: Draft, rules: RuleSetLike, request: ResolveRequest,
-                         before_rules: Callable[[], Draft]) -> Draft:
-    """The draft as SGLang's memory hook sees it: the rules run again on a fresh pre-rules
-    draft (``before_rules()``) without the rules that encode later hooks (or the runtime). A rule that
-    fires only once those are off (it found its key already changed before) is set aside too if
-    it is also a later one, until nothing new fires. Falls back to ``final`` if the re-run
-    refuses (a refusal the later rules had made moot)."""
-    later = _later_rules(final)
-    if not later:
-        return final
-    disabled = set(request.disabled_rules) | later
-    while True:
-        draft = before_rules()
-        # Constraints can only be switched off when overridable; this copy is never shown.
-        draft.policy = LockPolicy(strict=False, allow_override=frozenset(
-            draft.policy.allow_override | disabled))
-        try:
-            rules.apply(draft, disabled=sorted(disabled), apply_advice=request.apply_advice)
-        except CgConfigError:
-            return final
-        new = _later_rules(draft) - disabled
-        if not new:
-            return draft
-        disabled |= new
+def memory_view(draft: Draft) -> Draft:
+    """The draft as it stands now, frozen for the memory heuristic: later stages change the
+    draft's values, never this copy's."""
+    view = copy.copy(draft)
+    view.values = dict(draft.values)
+    return view
 
 
 def _config_json(model_path: str | None) -> dict[str, Any]:
