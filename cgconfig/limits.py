@@ -50,6 +50,8 @@ SIZE_BOUNDS: dict[str, tuple[int, str]] = {
     "facts.chunked_prefill_size": _TOKENS, "facts.max_running_requests": _REQUESTS,
     "facts.speculative_num_draft_tokens": _REQUESTS, "facts.context_length": _CONTEXT,
     "facts.model_context_length": _CONTEXT,
+    "facts.model_kv_heads": (1 << 20, "heads"), "facts.vision_num_layers": (1 << 20, "layers"),
+    "facts.vision_hidden_size": (1 << 24, "hidden units"),
     "facts.tp_size": _PARALLEL, "facts.pp_size": _PARALLEL, "facts.dp_size": _PARALLEL,
     "facts.attn_cp_size": _PARALLEL, "facts.dcp_size": _PARALLEL,
     "facts.gpu_memory_gib": (1 << 20, "GiB"),

@@ -32,39 +32,6 @@ def memory_view(draft: Draft) -> Draft:
     return view
 
 
-def _config_json(model_path: str | None) -> dict[str, Any]:
-    """The model's ``config.json`` (a local folder or the Hugging Face cache), read by the one
-    bounded reader the model source uses; ``{}`` when there is none (the shape-dependent parts
-    then take their defaults). A malformed file has already been refused by that source."""
-    from cgconfig.sources.model_config import lookup_config, read_config
-
-    path = lookup_config(model_path)
-    return read_config(path).data if path else {}
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _section(config: dict[str, Any], name: str) -> dict[str, Any]:
-    value = config.get(name)
-    return value if isinstance(value, dict) else {}
-
-
-def model_shape(facts: Facts) -> se.ModelShape:
-    """What SGLang reads from the model: the deployment facts, completed from a local
-    ``config.json`` (text config for multimodal models, vision encoder size)."""
-    config = _config_json(facts.model_path)
-    text = _section(config, "text_config") or config
-    vision = _section(config, "vision_config")
-    context = facts.context_length or facts.model_context_length
-    return se.ModelShape(
-        arch=facts.model_arch, use_mla=facts.use_mla,
-        mla_kv_heads=_int(text.get("num_key_value_heads")), context_len=context,
-        vision_layers=_int(vision.get("num_hidden_layers")),
-        vision_hidden_size=_int(vision.get("hidden_size")), is_multimodal=facts.is_multimodal)
-
-
 def _entry(value: se.EngineValue) -> dict[str, Any]:
     return {"value": value.value, "source": value.source, "why": value.why}
 
@@ -141,7 +108,7 @@ def engine_block(draft: Draft, facts: Facts, memory_draft: Draft) -> dict[str, d
     if derived.get("dialect") != "sglang":
         return {}
     platform = se.Platform(facts.device, facts.gpu_sm or 90)
-    model = model_shape(facts)
+    model = sa.model_shape(facts)
     attention = sa.attention_choice(facts, model, derived["gpu_memory_gib"])
     attn_dp_size = facts.dp_size if derived["attn_dp_enabled"] else 1
     memory = memory_inputs(memory_draft, facts, attn_dp_size)

@@ -15,6 +15,7 @@ Three places where the engine decides a size before any rule runs:
 
 from __future__ import annotations
 
+from cgconfig import model_archs as ma
 from cgconfig import sizes as sz
 from cgconfig.dialects import sglang_sizes as ss
 from cgconfig.draft import Draft, SizeGenerator
@@ -22,15 +23,8 @@ from cgconfig.facts import Facts
 from cgconfig.plan import Change, Decision
 from cgconfig.provenance import Layer, Leaf, Origin
 
-#: SGLang 0.5.23 ``cuda_graph_hook.apply_muse_glimmer_prefill_cuda_graph_max_bs_default``:
-#: these architectures get ``--cuda-graph-max-bs-prefill 512`` before the config is parsed.
-MUSE_GLIMMER_ARCHS = ("MuseGlimmerForCausalLM", "MuseGlimmerForConditionalGeneration")
+#: SGLang 0.5.23 ``apply_muse_glimmer_prefill_cuda_graph_max_bs_default``'s prefill max_bs.
 MUSE_GLIMMER_PREFILL_MAX_BS = 512
-
-#: Architectures whose Hugging Face ``model_type`` SGLang's Qwen3-VL decode expansion looks for
-#: (``model_overrides/qwen3_vl._HOPPER_QWEN3_VL_TYPES``).
-QWEN3_VL_MODEL_TYPES = {"Qwen3VLForConditionalGeneration": "qwen3_vl",
-                        "Qwen3VLMoeForConditionalGeneration": "qwen3_vl_moe"}
 
 
 def engine_flag_leaves(leaves: list[Leaf], facts: Facts, dialect: str) -> list[Leaf]:
@@ -39,7 +33,7 @@ def engine_flag_leaves(leaves: list[Leaf], facts: Facts, dialect: str) -> list[L
     Only for SGLang input, and only when no flag of the user's already sets the key (an
     explicit ``--cuda-graph-max-bs-prefill`` wins upstream too).
     """
-    if dialect != "sglang" or facts.model_arch not in MUSE_GLIMMER_ARCHS:
+    if dialect != "sglang" or facts.model_arch not in ma.MUSE_GLIMMER_ARCHS:
         return []
     if any(leaf.key == "prefill.max_bs" and leaf.origin.layer == Layer.CONVENIENCE
            for leaf in leaves):
@@ -60,7 +54,7 @@ def expand_multimodal_decode(draft: Draft, facts: Facts) -> Change | None:
         decode_max_bs_locked="decode.max_bs" in draft.locked,
         decode_bs_locked="decode.bs" in draft.locked, gpu_sm=facts.gpu_sm,
         is_multimodal=facts.is_multimodal,
-        model_type=QWEN3_VL_MODEL_TYPES.get(facts.model_arch or ""))
+        model_type=ma.QWEN3_VL_MODEL_TYPES.get(facts.model_arch or ""))
     if expanded == max_bs:
         return None
     return draft.record("decode.max_bs", expanded, source="resolver", layer="resolver",
