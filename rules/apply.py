@@ -10,14 +10,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from cgconfig.draft import Draft
-from cgconfig.errors import InputError, RuleRefusal, StrictConflictError, did_you_mean
+from cgconfig.errors import InputError, RuleRefusal, did_you_mean
 from cgconfig.fields.constants import BACKEND_RANK
 from cgconfig.fields.values import round_up
 from cgconfig.limits import check_size_value
 from cgconfig.locks import conflict_message
 from cgconfig.plan import Change, Decision, Match
 from cgconfig.provenance import ChainEntry
-from cgconfig.resolve.stages import in_order
 from cgconfig.rules.evaluate import evaluate, fill_placeholders, unmet
 
 if TYPE_CHECKING:
@@ -56,21 +55,6 @@ def _proposed(action: dict[str, Any], draft: Draft) -> list[tuple[str, Any]]:
 
 def _verbs(rule: CompiledRule) -> set[str]:
     return {next(iter(action)) for action in rule.then}
-
-
-def apply_rules(draft: Draft, rule_set: RuleSet, *, disabled: list[str] | None = None,
-                apply_advice: list[str] | None = None) -> None:
-    """Run every stage's rules over the draft, in stage order, each to a fixpoint under
-    ``draft.policy``, recording one decision per rule (a resolution calls the three parts
-    itself, between its engine's steps)."""
-    check_switches(draft, rule_set, disabled=disabled, apply_advice=apply_advice)
-    conflicts: list[str] = []
-    for stage in in_order({r.stage for r in rule_set.compiled()}):
-        conflicts += apply_stage(draft, rule_set, stage, disabled=disabled,
-                                 apply_advice=apply_advice)
-    if conflicts:
-        raise StrictConflictError(conflicts)
-    finish_advice(draft, rule_set, disabled=disabled, apply_advice=apply_advice)
 
 
 def check_switches(draft: Draft, rule_set: RuleSet, *, disabled: list[str] | None = None,

@@ -13,7 +13,7 @@ from cgconfig.draft import Draft
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.limits import quote
 from cgconfig.resolve.stages import RESOLVED
-from cgconfig.rules.apply import apply_rules, apply_stage, check_switches, finish_advice
+from cgconfig.rules.apply import apply_stage, check_switches, finish_advice
 
 if TYPE_CHECKING:
     from cgconfig.rules.schema import Rule
@@ -113,17 +113,11 @@ class RuleSet:
             return {name: entry["level"] for name, entry in caps["backends"].items()}
         return {name: entry.level for name, entry in caps.backends.items()}
 
-    def apply(self, draft: Draft, *, disabled: list[str], apply_advice: list[str]) -> None:
-        """Run these rules over ``draft``, stage by stage in the order the rules first name
-        their stages, each to a fixpoint under ``draft.policy``; advice rules apply only when
-        named in ``apply_advice``. (A resolution runs the stages itself, in its engine's
-        order: :meth:`check_switches`, :meth:`apply_stage`, :meth:`finish`.)"""
-        apply_rules(draft, self, disabled=disabled, apply_advice=apply_advice)
-
     def check_switches(self, draft: Draft, *, disabled: list[str],
                        apply_advice: list[str]) -> None:
-        """Refuse a ``--disable-rule`` of a constraint or an ``--apply-advice`` of a rule that
-        is not advice, before any stage runs."""
+        """Before any stage (a resolution then calls :meth:`apply_stage` for each of its
+        engine's stages in order, and :meth:`finish`): refuse a ``--disable-rule`` of a
+        constraint or an ``--apply-advice`` of a rule that is not advice."""
         check_switches(draft, self, disabled=disabled, apply_advice=apply_advice)
 
     def apply_stage(self, draft: Draft, stage: str, *, disabled: list[str],

@@ -81,13 +81,6 @@ def stages_of(engine: str) -> tuple[str, ...]:
     return tuple(s for s in SGLANG_STAGES if all(s in v for v in ENGINE_STAGES.values()))
 
 
-def in_order(stages: set[str]) -> list[str]:
-    """``stages`` in run order (every engine's stages are in one order: SGLang's list holds
-    them all)."""
-    rank = {name: i for i, name in enumerate(SGLANG_STAGES)}
-    return sorted(stages, key=lambda name: (rank.get(name, len(rank)), name))
-
-
 def stage_key() -> str:
     """The stage lists as one string (part of the rule-pack cache key)."""
     return "\0".join(f"{engine}:{','.join(stages)}" for engine, stages in
