@@ -56,6 +56,23 @@ def test_kimi_k2_on_rocm_has_one_attention_backend(tmp_path: Path) -> None:
     assert _engine(plan, "mem_fraction_static") == pytest.approx(0.862)
 
 
+HF_HOME = Path(__file__).resolve().parents[1] / "data" / "hf_cache"
+
+
+def test_kimi_k2_instruct_from_the_cache_on_rocm(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The issue's line, with the real ``moonshotai/Kimi-K2-Instruct`` config.json. Oracle:
+    ``--platform hip --model-arch deepseek_v3 --model-config "$(that config.json, auto_map
+    left out)" --tp-size 8 --gpu-memory-gib 192`` → triton, 0.862, decode max_bs 512."""
+    monkeypatch.setenv("HF_HOME", str(HF_HOME))
+    plan = resolve_args(["--model-path", "moonshotai/Kimi-K2-Instruct", *ROCM_TP8])
+    assert plan.facts["model_kv_heads"] == 64
+    assert plan.fact_sources["model_kv_heads"].endswith("config.json:13")
+    assert _engine(plan, "attention_backend") == "triton"
+    assert plan.facts["derived"]["sglang_attention_backend"] == "triton"
+    assert _engine(plan, "mem_fraction_static") == pytest.approx(0.862)
+    assert plan.config["decode"]["max_bs"] == 512
+
+
 def test_deepseek_v3_on_rocm_takes_aiter(tmp_path: Path) -> None:
     """128 KV heads, 16 per rank: aiter. Oracle: ``--platform hip --model-arch deepseek_v3
     --tp-size 8 --gpu-memory-gib 192`` → aiter, 0.7327."""
