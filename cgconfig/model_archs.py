@@ -104,23 +104,28 @@ TEXT_SUBCONFIGS = ("thinker_config", "llm_config", "language_config", "text_conf
 
 
 #: The model-shape facts read from the config (:func:`shape`).
-SHAPE_KEYS = ("model_kv_heads", "vision_num_layers", "vision_hidden_size")
+SHAPE_KEYS = ("model_kv_heads", "no_vision_config", "vision_num_layers", "vision_hidden_size")
 
 
 def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
-def shape(config: Mapping[str, Any]) -> dict[str, tuple[str, int]]:
+def shape(config: Mapping[str, Any]) -> dict[str, tuple[str, int | bool]]:
     """What SGLang 0.5.23 reads of the model's size from its config, by fact name, each with
     the dotted config key it came from: the text config's ``num_key_value_heads``
-    (``get_hf_text_config``) and ``vision_config``'s ``num_hidden_layers`` and
-    ``hidden_size`` (``memory_hook.adjust_mem_fraction_for_vlm``). A key that is missing or
-    not a positive integer gives nothing (the consumers take SGLang's defaults)."""
+    (``get_hf_text_config``), whether there is no ``vision_config``, and its
+    ``num_hidden_layers`` and ``hidden_size`` (``memory_hook.adjust_mem_fraction_for_vlm``).
+    A count that is missing or not a positive integer gives nothing (the consumers take
+    SGLang's defaults); an empty config gives nothing at all."""
+    if not config:
+        return {}
     text, text_key = text_config(config)
     vision = config.get("vision_config")
+    has_vision = isinstance(vision, dict)
     vision = vision if isinstance(vision, dict) else {}
-    found = {
+    found: dict[str, tuple[str, int | bool | None]] = {
+        "no_vision_config": ("vision_config", not has_vision),
         "model_kv_heads": (f"{text_key}.num_key_value_heads" if text_key
                            else "num_key_value_heads", _count(text.get("num_key_value_heads"))),
         "vision_num_layers": ("vision_config.num_hidden_layers",

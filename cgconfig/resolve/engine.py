@@ -68,11 +68,14 @@ def memory_inputs(draft: Draft, facts: Facts, attn_dp_size: int) -> sm.MemoryInp
 
 def _mem_fraction(facts: Facts, memory: sm.MemoryInputs, model: se.ModelShape,
                   attention_backend: str) -> se.EngineValue:
-    """SGLang's heuristic, unless ``--mem-fraction-static`` was given. aiter's ×0.85 above 8,192
-    tokens applies to a given value too (``handle_attention_backend_compatibility``)."""
+    """SGLang's heuristic, unless ``--mem-fraction-static`` was given; the multimodal reduction
+    only with a ``vision_config`` (``adjust_mem_fraction_for_vlm`` returns the fraction as it
+    is without one). aiter's ×0.85 above 8,192 tokens applies to a given value too
+    (``handle_attention_backend_compatibility``)."""
     if facts.mem_fraction_static is None:
         fraction, why = sm.mem_fraction_static(
-            memory, model, is_vlm=facts.is_multimodal and facts.disaggregation_mode != "decode",
+            memory, model, is_vlm=facts.is_multimodal and facts.disaggregation_mode != "decode"
+            and not facts.no_vision_config,
             attention_backend=attention_backend)
         return se.EngineValue(fraction, se.SOURCE_MEMORY, why)
     value = facts.mem_fraction_static

@@ -168,7 +168,8 @@ def model_facts(facts: dict[str, Any], sources: dict[str, str],
     if config.shown is not None and "model_context_length" not in facts:
         out["model_context_length"], where["model_context_length"] = _context_length(config)
     for name, (place, value) in model_archs.shape(config.data).items():
-        if name not in facts:
+        # Without a file, an override alone cannot say that the model lacks a vision config.
+        if name not in facts and (config.shown is not None or name != "no_vision_config"):
             out[name], where[name] = value, config.source_of(place, place.split(".")[0])
     arch = facts.get("model_arch")
     if arch is None and archs:

@@ -172,3 +172,19 @@ def test_an_unlisted_multimodal_model_is_not_aligned() -> None:
     assert plan.config["prefill"]["max_bs"] == 8192
     assert plan.config["prefill"]["bs"][:6] == [4, 8, 12, 16, 20, 24]
     assert not any(d.rule == "sizes.deepep-prefill-align" for d in plan.decisions)
+
+
+def test_a_multimodal_model_without_a_vision_config_keeps_its_fraction(tmp_path: Path) -> None:
+    """SGLang lowers the fraction only when the config has a ``vision_config``
+    (``adjust_mem_fraction_for_vlm``). Oracle: ``--model-arch
+    Qwen2AudioForConditionalGeneration --gpu-memory-gib 80`` (a Llama-shaped config, no
+    vision_config; multimodal) → 0.836, where the vision reduction would give 0.7942."""
+    audio = _model(tmp_path, "llama", "qwen2-audio",
+                   {"architectures": ["Qwen2AudioForConditionalGeneration"]})
+    plan = resolve_args(["--model-path", audio, "--gpu-memory-gib", "80"])
+    assert plan.facts["is_multimodal"] is True
+    assert plan.facts["no_vision_config"] is True
+    assert _engine(plan, "mem_fraction_static") == pytest.approx(0.836)
+    given = resolve_args(["--model-arch", "Qwen2AudioForConditionalGeneration", "--is-multimodal",
+                          "--gpu-memory-gib", "80", "--no-vision-config"])
+    assert _engine(given, "mem_fraction_static") == pytest.approx(0.836)
