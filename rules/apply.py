@@ -87,7 +87,7 @@ def apply_stage(draft: Draft, rule_set: RuleSet, stage: str, *,
     """
     disabled_ids = set(disabled or [])
     applied_advice = set(apply_advice or [])
-    active = [r for r in rule_set.compiled() if r.stage == stage and r.id not in disabled_ids]
+    active = [r for r in rule_set.in_stage(stage) if r.id not in disabled_ids]
     if not active:
         return []
     levels = rule_set.levels()

@@ -79,6 +79,9 @@ class RuleSet:
     """Pack → the engine its rules run on (``core``: every engine; a pack not listed: core)."""
     _compiled: list[CompiledRule] | None = field(default=None, repr=False, compare=False)
     _per_engine: dict[str, RuleSet] = field(default_factory=dict, repr=False, compare=False)
+    _by_stage: dict[str, list[CompiledRule]] | None = field(default=None, repr=False,
+                                                             compare=False)
+    _levels: dict[str, str] | None = field(default=None, repr=False, compare=False)
 
     def engine_of(self, rule_id: str) -> str:
         """The engine whose lines the rule runs on (``core``: every engine)."""
@@ -102,16 +105,30 @@ class RuleSet:
         """The rules as plain data, compiled once."""
         if self._compiled is None or len(self._compiled) != len(self.rules):
             self._compiled = [compile_rule(r) for r in self.rules]
+            self._by_stage = None
         return self._compiled
 
+    def in_stage(self, stage: str) -> list[CompiledRule]:
+        """The rules that run at ``stage``, in order (grouped once)."""
+        compiled = self.compiled()
+        if self._by_stage is None:
+            by_stage: dict[str, list[CompiledRule]] = {}
+            for rule in compiled:
+                by_stage.setdefault(rule.stage, []).append(rule)
+            self._by_stage = by_stage
+        return self._by_stage.get(stage, [])
+
     def levels(self) -> dict[str, str]:
-        """Attention backend → capability level."""
-        caps = self.capabilities
-        if caps is None:
-            return {}
-        if isinstance(caps, dict):
-            return {name: entry["level"] for name, entry in caps["backends"].items()}
-        return {name: entry.level for name, entry in caps.backends.items()}
+        """Attention backend → capability level (read once)."""
+        if self._levels is None:
+            caps = self.capabilities
+            if caps is None:
+                self._levels = {}
+            elif isinstance(caps, dict):
+                self._levels = {name: entry["level"] for name, entry in caps["backends"].items()}
+            else:
+                self._levels = {name: entry.level for name, entry in caps.backends.items()}
+        return self._levels
 
     def check_switches(self, draft: Draft, *, disabled: list[str],
                        apply_advice: list[str]) -> None:

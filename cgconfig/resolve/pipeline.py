@@ -113,7 +113,7 @@ def _rule_switches(run: Run) -> None:
     rules = _active_rules(run)
     if rules is not None:
         rules.check_switches(draft, disabled=run.request.disabled_rules,
-                                 apply_advice=run.request.apply_advice)
+                             apply_advice=run.request.apply_advice)
 
 
 def _stage(name: str, before: tuple[Callable[[Run], None], ...] = (),
