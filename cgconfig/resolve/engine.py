@@ -38,7 +38,7 @@ def _entry(value: se.EngineValue) -> dict[str, Any]:
 
 def memory_inputs(draft: Draft, facts: Facts, attn_dp_size: int) -> sm.MemoryInputs:
     """The config the memory hook reads, from the draft at that point
-    (:func:`draft_at_memory_hook`)."""
+    (:func:`memory_view`)."""
     derived = draft.derived
     gib = derived["gpu_memory_gib"]
     prefill_bs = draft.values["prefill.bs"] or []
