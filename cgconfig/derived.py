@@ -104,7 +104,7 @@ def derive_facts(facts: Facts, memory_gib: float | None,
     # Tokens per request in a captured decode step: the resolved draft width, 1 without
     # speculative decoding.
     width = (speculative.num_draft_tokens or 1) if facts.speculative_algorithm else 1
-    engine_attention = sa.resolved_attention_backend(facts)
+    engine_attention = sa.resolved_attention_backend(facts, memory_gib)
     prefill_attention = facts.prefill_attention_backend or facts.attention_backend
     decode_attention = facts.decode_attention_backend or facts.attention_backend
     return {

@@ -1,5 +1,7 @@
 """What SGLang 0.5.23 derives from a model's architecture and ``config.json``: MLA,
-multimodal and the context length, as data and small functions.
+multimodal, the context length and the model's size, as data and small functions; and
+SGLang's other per-architecture tables (one home: the resolver's steps and the engine port
+read them here; the rules' own architecture lists live in their packs).
 
 Both read the merged config (``config.json`` with ``--json-model-override-args`` applied) and
 the architecture names in it, as ``configs/model_config.py`` does.
@@ -74,9 +76,63 @@ MULTIMODAL_OFF_BY_DEFAULT = frozenset({
     "Gemma3ForConditionalGeneration", "Llama4ForConditionalGeneration",
     "Step3VLForConditionalGeneration", "InklingForConditionalGeneration",
 })
+#: ``attention_hook.handle_deterministic_inference``'s DeepSeek-style (absorbed-MLA)
+#: architectures.
+DETERMINISTIC_MLA_ARCHS = (
+    "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM",
+    "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM",
+    "Glm4MoeLiteForCausalLM", "Glm5NextForConditionalGeneration")
+#: Architectures whose model defaults pick trtllm_mla on Blackwell (non-DSA DeepSeek-V3,
+#: ``model_overrides/deepseek_v2.py``).
+DEEPSEEK_TRTLLM_MLA_ARCHS = ("DeepseekV3ForCausalLM",)
+#: ``model_overrides/qwen3_5._qwen3_5_hybrid_overrides``'s architectures.
+QWEN3_5_HYBRID_ARCHS = (
+    "Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration",
+    "InternS2PreviewForConditionalGeneration", "InternS2MobiusForConditionalGeneration",
+    "Qwen3_5ForConditionalGeneration")
+#: ``model_overrides/qwen3_vl._qwen3vl_hopper_serving_overrides``'s architectures, with the
+#: Hugging Face ``model_type`` its decode expansion looks for (``_HOPPER_QWEN3_VL_TYPES``).
+QWEN3_VL_MODEL_TYPES = {"Qwen3VLForConditionalGeneration": "qwen3_vl",
+                        "Qwen3VLMoeForConditionalGeneration": "qwen3_vl_moe"}
+QWEN3_VL_ARCHS = tuple(QWEN3_VL_MODEL_TYPES)
+#: ``cuda_graph_hook.apply_muse_glimmer_prefill_cuda_graph_max_bs_default``: these
+#: architectures get ``--cuda-graph-max-bs-prefill 512`` before the config is parsed.
+MUSE_GLIMMER_ARCHS = ("MuseGlimmerForCausalLM", "MuseGlimmerForConditionalGeneration")
 #: Sub-configs that make a config multimodal: the text model is one part of it
 #: (``utils/hf_transformers/common.py:get_hf_text_config``).
 TEXT_SUBCONFIGS = ("thinker_config", "llm_config", "language_config", "text_config")
+
+
+#: The model-shape facts read from the config (:func:`shape`).
+SHAPE_KEYS = ("model_kv_heads", "no_vision_config", "vision_num_layers", "vision_hidden_size")
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def shape(config: Mapping[str, Any]) -> dict[str, tuple[str, int | bool]]:
+    """What SGLang 0.5.23 reads of the model's size from its config, by fact name, each with
+    the dotted config key it came from: the text config's ``num_key_value_heads``
+    (``get_hf_text_config``), whether there is no ``vision_config``, and its
+    ``num_hidden_layers`` and ``hidden_size`` (``memory_hook.adjust_mem_fraction_for_vlm``).
+    A count that is missing or not a positive integer gives nothing (the consumers take
+    SGLang's defaults); an empty config gives nothing at all."""
+    if not config:
+        return {}
+    text, text_key = text_config(config)
+    vision = config.get("vision_config")
+    has_vision = isinstance(vision, dict)
+    vision = vision if isinstance(vision, dict) else {}
+    found: dict[str, tuple[str, int | bool | None]] = {
+        "no_vision_config": ("vision_config", not has_vision),
+        "model_kv_heads": (f"{text_key}.num_key_value_heads" if text_key
+                           else "num_key_value_heads", _count(text.get("num_key_value_heads"))),
+        "vision_num_layers": ("vision_config.num_hidden_layers",
+                              _count(vision.get("num_hidden_layers"))),
+        "vision_hidden_size": ("vision_config.hidden_size", _count(vision.get("hidden_size"))),
+    }
+    return {name: (place, value) for name, (place, value) in found.items() if value is not None}
 
 
 def text_config(config: Mapping[str, Any]) -> tuple[Mapping[str, Any], str | None]:

@@ -1,4 +1,5 @@
-"""Apply rules to a draft, to a fixpoint, under the one lock policy (:mod:`cgconfig.locks`).
+"""Apply rules to a draft, stage by stage, each stage to a fixpoint, under the one lock policy
+(:mod:`cgconfig.locks`).
 
 Backends only move down (full → breakable → disabled) and clamps only lower, so application
 terminates; a pack that still does not settle is reported as a cycle naming its rules.
@@ -9,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from cgconfig.draft import Draft
-from cgconfig.errors import InputError, RuleRefusal, StrictConflictError, did_you_mean
+from cgconfig.errors import InputError, RuleRefusal, did_you_mean
 from cgconfig.fields.constants import BACKEND_RANK
 from cgconfig.fields.values import round_up
 from cgconfig.limits import check_size_value
@@ -56,18 +57,12 @@ def _verbs(rule: CompiledRule) -> set[str]:
     return {next(iter(action)) for action in rule.then}
 
 
-def apply_rules(draft: Draft, rule_set: RuleSet, *, disabled: list[str] | None = None,
-                apply_advice: list[str] | None = None) -> None:
-    """Run the rules over the draft to a fixpoint under ``draft.policy``, recording one
-    decision per rule.
-
-    Advice rules (``origin: advice``) not named in ``apply_advice`` only record what they
-    would change (outcome ``advised``); named ones apply, and the plan warns that it now
-    differs from the engine's own decision.
-    """
+def check_switches(draft: Draft, rule_set: RuleSet, *, disabled: list[str] | None = None,
+                   apply_advice: list[str] | None = None) -> None:
+    """Before any stage: every ``--apply-advice`` id names an advice rule, and a constraint
+    is switched off only where ``--allow-override`` (without ``--strict``) lets it be."""
     disabled_ids = set(disabled or [])
-    applied_advice = set(apply_advice or [])
-    _check_advice_ids(rule_set, applied_advice)
+    _check_advice_ids(rule_set, set(apply_advice or []))
     overridable = draft.policy.allow_override
     for rule_id in sorted(disabled_ids | overridable):
         rule = rule_set.get(rule_id)
@@ -77,7 +72,24 @@ def apply_rules(draft: Draft, rule_set: RuleSet, *, disabled: list[str] | None =
                 f"rule {rule_id!r} is a constraint (a real incompatibility) and cannot be "
                 "switched off", where="--disable-rule",
                 hint=f"to run without it anyway, drop --strict and add --allow-override {rule_id}")
-    active = [r for r in rule_set.compiled() if r.id not in disabled_ids]
+
+
+def apply_stage(draft: Draft, rule_set: RuleSet, stage: str, *,
+                disabled: list[str] | None = None,
+                apply_advice: list[str] | None = None) -> list[str]:
+    """Run the rules of one stage over the draft to a fixpoint under ``draft.policy``; returns
+    the ``--strict`` conflicts it met (the caller raises them all together once every stage
+    has run, so one error lists each conflicting constraint).
+
+    Advice rules (``origin: advice``) not named in ``apply_advice`` only record what they
+    would change (outcome ``advised``); named ones apply (:func:`finish_advice` then warns
+    that the plan differs from the engine's own decision).
+    """
+    disabled_ids = set(disabled or [])
+    applied_advice = set(apply_advice or [])
+    active = [r for r in rule_set.in_stage(stage) if r.id not in disabled_ids]
+    if not active:
+        return []
     levels = rule_set.levels()
     decisions: dict[str, Decision] = {}
     conflicts: list[str] = []
@@ -91,24 +103,32 @@ def apply_rules(draft: Draft, rule_set: RuleSet, *, disabled: list[str] | None =
                 continue
             if _apply_one(rule, draft, levels, decisions, conflicts, warned):
                 changed_by.append(rule.id)
-        if conflicts:
-            raise StrictConflictError(conflicts)
-        if not changed_by:
+        if conflicts or not changed_by:
             break
     else:
         raise InputError("rules do not settle (a cycle): " + ", ".join(sorted(set(changed_by))),
                          where="rule packs",
                          hint="two rules keep changing the same keys; fix or disable one")
-    for rule_id in sorted(applied_advice):
+    draft.decisions.extend(decisions.values())
+    return conflicts
+
+
+def finish_advice(draft: Draft, rule_set: RuleSet, *, disabled: list[str] | None = None,
+                  apply_advice: list[str] | None = None) -> None:
+    """After the last stage (and no ``--strict`` conflict): a warning for each
+    ``--apply-advice`` rule, that it changed the plan or why it changed nothing."""
+    disabled_ids = set(disabled or [])
+    decisions = {d.rule: d for d in draft.decisions if d.kind != "resolver"}
+    levels = rule_set.levels()
+    for rule_id in sorted(set(apply_advice or [])):
         if rule_id in decisions and decisions[rule_id].changes:
             draft.warnings.append(
                 f"advice {rule_id} applied (--apply-advice): this plan differs from what the "
                 "engine alone would do")
         elif rule_id not in disabled_ids:
+            rule = next(r for r in rule_set.compiled() if r.id == rule_id)
             draft.warnings.append(f"advice {rule_id} (--apply-advice) changes nothing: "
-                                  + _why_not(next(r for r in active if r.id == rule_id),
-                                             draft, levels, decisions))
-    draft.decisions.extend(decisions.values())
+                                  + _why_not(rule, draft, levels, decisions))
 
 
 def _why_not(rule: CompiledRule, draft: Draft, levels: dict[str, str],

@@ -7,8 +7,9 @@ Nothing in the cache is trusted that the cache itself could change:
 * every file is opened relative to that directory's descriptor with ``O_NOFOLLOW`` (and
   ``O_NONBLOCK``), must be a regular file owned by the user, and is read up to a size cap, so a
   planted symlink, FIFO or ``/dev/zero`` cannot redirect a write or hang a read;
-* the file name and the content carry a key made of the packs' **content** hash and the
-  cgconfig version (an edit that keeps size and mtime still changes it);
+* the file name and the content carry a key made of the packs' **content** hash, the
+  cgconfig version and the engines' stage lists (an edit that keeps size and mtime still
+  changes it; a rule's ``stage:`` stays checked against the stages the code has);
 * the content is checked against the shape the engine reads; anything else is rebuilt, never
   used, never fatal;
 * writes go to an ``O_EXCL`` temporary file that is removed on failure and renamed into
@@ -34,6 +35,7 @@ from typing import Any
 from cgconfig import __version__, limits
 from cgconfig.errors import InputError
 from cgconfig.fields.constants import CAPABILITY_LEVELS, DIALECTS
+from cgconfig.resolve.stages import RESOLVED, stage_key, stages_of
 from cgconfig.safe_write import write_text
 
 PACK_DIR = Path(__file__).resolve().parent / "packs"
@@ -61,8 +63,9 @@ def shipped_pack_files() -> list[Path]:
 
 
 def cache_key() -> str | None:
-    """sha256 of the cgconfig version and every shipped pack's name and bytes."""
-    digest = hashlib.sha256(f"cgconfig {__version__}\0".encode())
+    """sha256 of the cgconfig version, the engines' stage lists (a rule's ``stage:`` is checked
+    against them when a pack loads) and every shipped pack's name and bytes."""
+    digest = hashlib.sha256(f"cgconfig {__version__}\0{stage_key()}\0".encode())
     files = shipped_pack_files() + ([CAPABILITIES_FILE] if CAPABILITIES_FILE.exists() else [])
     for f in files:
         try:
@@ -280,12 +283,13 @@ def _valid_pack(pack: Any) -> bool:
     rules = pack.get("rules")
     if pack.get("engine", "core") not in _ENGINES:
         return False
+    stages = stages_of(pack.get("engine", "core"))
     return (_is_str(pack.get("title")) and isinstance(rules, list)
-            and all(_valid_rule(r) for r in rules))
+            and all(_valid_rule(r, stages) for r in rules))
 
 
-def _valid_rule(rule: Any) -> bool:
-    if not isinstance(rule, dict):
+def _valid_rule(rule: Any, stages: tuple[str, ...]) -> bool:
+    if not isinstance(rule, dict) or rule.get("stage", RESOLVED) not in stages:
         return False
     texts = ("id", "title", "reason", "source")
     if not all(_is_str(rule.get(t)) for t in texts) or rule.get("kind") not in _KINDS:

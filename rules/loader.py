@@ -12,8 +12,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from cgconfig.errors import InputError
-from cgconfig.limits import check_rule_count
+from cgconfig.errors import InputError, did_you_mean
+from cgconfig.limits import check_rule_count, quote
+from cgconfig.resolve.stages import stages_of
 from cgconfig.rules import paths
 from cgconfig.rules.cache import (
     CAPABILITIES_FILE,
@@ -160,6 +161,7 @@ def load_pack_file(path: Path | str, *, check: bool = True) -> RulePack:
         raise InputError("rule conditions are nested too deeply", where=name) from None
     except ValidationError as exc:
         raise _pydantic_error(exc, name, lines) from None
+    _check_stages(pack, name, lines)
     if check:
         problems: list[str] = []
         for index, rule in enumerate(pack.rules):
@@ -170,6 +172,18 @@ def load_pack_file(path: Path | str, *, check: bool = True) -> RulePack:
             raise InputError(problems[0] + (f" (and {len(problems) - 1} more)"
                                             if len(problems) > 1 else ""))
     return pack
+
+
+def _check_stages(pack: RulePack, name: str, lines: dict[tuple[Any, ...], int]) -> None:
+    """Every rule's ``stage:`` is one of its engine's stages (one line, a did-you-mean)."""
+    allowed = stages_of(pack.engine)
+    for index, rule in enumerate(pack.rules):
+        if rule.stage in allowed:
+            continue
+        line = lines.get(("rules", index, "stage")) or lines.get(("rules", index))
+        raise InputError(f"rule {rule.id!r}: unknown stage {quote(rule.stage)} for engine "
+                         f"{pack.engine}", where=f"{name}:{line}" if line else name,
+                         allowed=list(allowed), suggestion=did_you_mean(rule.stage, allowed))
 
 
 def shipped_packs() -> tuple[list[RulePack], CapabilityTable | None]:

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 from cgconfig.draft import Draft
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.limits import quote
-from cgconfig.rules.apply import apply_rules
+from cgconfig.resolve.stages import RESOLVED
+from cgconfig.rules.apply import apply_stage, check_switches, finish_advice
 
 if TYPE_CHECKING:
     from cgconfig.rules.schema import Rule
@@ -32,13 +33,16 @@ class CompiledRule:
     source: str
     origin: str = "upstream"
     """``advice`` rules change the plan only when named by ``--apply-advice``."""
+    stage: str = RESOLVED
+    """The engine stage the rule runs at (:mod:`cgconfig.resolve.stages`)."""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CompiledRule:
         """From the JSON form of a :class:`~cgconfig.rules.schema.Rule`."""
         return cls(id=data["id"], title=data["title"], kind=data["kind"], when=data["when"],
                    then=tuple(data["then"]), reason=data["reason"], hint=data.get("hint"),
-                   source=data["source"], origin=data.get("origin", "upstream"))
+                   source=data["source"], origin=data.get("origin", "upstream"),
+                   stage=data.get("stage", RESOLVED))
 
     def target_keys(self) -> list[str]:
         """Every config key any of the rule's actions may write."""
@@ -75,6 +79,9 @@ class RuleSet:
     """Pack → the engine its rules run on (``core``: every engine; a pack not listed: core)."""
     _compiled: list[CompiledRule] | None = field(default=None, repr=False, compare=False)
     _per_engine: dict[str, RuleSet] = field(default_factory=dict, repr=False, compare=False)
+    _by_stage: dict[str, list[CompiledRule]] | None = field(default=None, repr=False,
+                                                             compare=False)
+    _levels: dict[str, str] | None = field(default=None, repr=False, compare=False)
 
     def engine_of(self, rule_id: str) -> str:
         """The engine whose lines the rule runs on (``core``: every engine)."""
@@ -98,21 +105,47 @@ class RuleSet:
         """The rules as plain data, compiled once."""
         if self._compiled is None or len(self._compiled) != len(self.rules):
             self._compiled = [compile_rule(r) for r in self.rules]
+            self._by_stage = None
         return self._compiled
 
-    def levels(self) -> dict[str, str]:
-        """Attention backend → capability level."""
-        caps = self.capabilities
-        if caps is None:
-            return {}
-        if isinstance(caps, dict):
-            return {name: entry["level"] for name, entry in caps["backends"].items()}
-        return {name: entry.level for name, entry in caps.backends.items()}
+    def in_stage(self, stage: str) -> list[CompiledRule]:
+        """The rules that run at ``stage``, in order (grouped once)."""
+        compiled = self.compiled()
+        if self._by_stage is None:
+            by_stage: dict[str, list[CompiledRule]] = {}
+            for rule in compiled:
+                by_stage.setdefault(rule.stage, []).append(rule)
+            self._by_stage = by_stage
+        return self._by_stage.get(stage, [])
 
-    def apply(self, draft: Draft, *, disabled: list[str], apply_advice: list[str]) -> None:
-        """Run these rules over ``draft`` to a fixpoint under ``draft.policy``; advice rules
-        apply only when named in ``apply_advice``."""
-        apply_rules(draft, self, disabled=disabled, apply_advice=apply_advice)
+    def levels(self) -> dict[str, str]:
+        """Attention backend → capability level (read once)."""
+        if self._levels is None:
+            caps = self.capabilities
+            if caps is None:
+                self._levels = {}
+            elif isinstance(caps, dict):
+                self._levels = {name: entry["level"] for name, entry in caps["backends"].items()}
+            else:
+                self._levels = {name: entry.level for name, entry in caps.backends.items()}
+        return self._levels
+
+    def check_switches(self, draft: Draft, *, disabled: list[str],
+                       apply_advice: list[str]) -> None:
+        """Before any stage (a resolution then calls :meth:`apply_stage` for each of its
+        engine's stages in order, and :meth:`finish`): refuse a ``--disable-rule`` of a
+        constraint or an ``--apply-advice`` of a rule that is not advice."""
+        check_switches(draft, self, disabled=disabled, apply_advice=apply_advice)
+
+    def apply_stage(self, draft: Draft, stage: str, *, disabled: list[str],
+                    apply_advice: list[str]) -> list[str]:
+        """Run the rules of one stage over ``draft`` to a fixpoint; returns the ``--strict``
+        conflicts met (raised together by the caller after the last stage)."""
+        return apply_stage(draft, self, stage, disabled=disabled, apply_advice=apply_advice)
+
+    def finish(self, draft: Draft, *, disabled: list[str], apply_advice: list[str]) -> None:
+        """After the last stage: warn about each ``--apply-advice`` rule and what it did."""
+        finish_advice(draft, self, disabled=disabled, apply_advice=apply_advice)
 
     def undecided(self, draft: Draft, unknown: frozenset[str], *,
                   disabled: list[str]) -> list[str]:

@@ -13,6 +13,7 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from cgconfig.fields.constants import CAPABILITY_LEVELS, DIALECTS
+from cgconfig.resolve.stages import RESOLVED
 
 _STRICT = ConfigDict(extra="forbid")
 
@@ -274,6 +275,10 @@ class Rule(BaseModel):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
     title: str
     kind: Literal["policy", "constraint"]
+    stage: str = RESOLVED
+    """The upstream hook or config stage the rule encodes, from its engine's list
+    (:data:`cgconfig.resolve.stages.ENGINE_STAGES`, checked when the pack loads): the rule runs
+    there, in the engine's order. Unset: ``resolved``, after the engine's whole resolution."""
     when: Condition
     then: list[Action] = Field(min_length=1)
     reason: str

@@ -38,15 +38,21 @@ def attention_choice(facts: Facts, model: se.ModelShape, gpu_memory_gib: float |
         radix_cache_off=facts.disaggregation_mode == "decode", with_fallback=with_fallback)
 
 
-def resolved_attention_backend(facts: Facts) -> str:
+def model_shape(facts: Facts) -> se.ModelShape:
+    """What SGLang reads from the model, from the model facts (read once from its config by
+    :mod:`cgconfig.sources.model_config`, ``--json-model-override-args`` merged, or given as
+    flags): the one shape the backend choice and the memory heuristic both read."""
+    return se.ModelShape(
+        arch=facts.model_arch, use_mla=facts.use_mla, mla_kv_heads=facts.model_kv_heads,
+        context_len=facts.context_length or facts.model_context_length,
+        vision_layers=facts.vision_num_layers, vision_hidden_size=facts.vision_hidden_size,
+        is_multimodal=facts.is_multimodal)
+
+
+def resolved_attention_backend(facts: Facts, gpu_memory_gib: float | None) -> str:
     """``ServerArgs.attention_backend`` after SGLang's defaults, before the platform fallbacks
     (the refusals read the backend as the overrides leave it)."""
-    # 128 KV heads: DeepSeek-V3's, the MLA model the facts alone describe (the engine block
-    # reads the real count from config.json).
-    model = se.ModelShape(facts.model_arch, facts.use_mla,
-                          mla_kv_heads=128 if facts.use_mla else None,
-                          is_multimodal=facts.is_multimodal)
-    choice = attention_choice(facts, model, facts.gpu_memory_gib, with_fallback=False)
+    choice = attention_choice(facts, model_shape(facts), gpu_memory_gib, with_fallback=False)
     return str(choice.attention_backend.value)
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cgconfig import model_archs as ma
+
 _AG = "sglang 0.5.23 python/sglang/srt/arg_groups/"
 #: Upstream functions, cited by the engine block.
 SOURCE_DEFAULT_BACKEND = _AG + "model_override_base.py:get_default_attn_backend"
@@ -32,20 +34,6 @@ SOURCE_SPECULATIVE_DRAFT = _AG + "speculative_hook.py:handle_speculative_decodin
 #: ``speculative_hook`` (every algorithm's handler): the running-request limit set when speculative
 #: decoding is on and ``--max-running-requests`` is unset.
 SPECULATIVE_MAX_RUNNING_REQUESTS = 48
-#: ``attention_hook.handle_deterministic_inference``'s DeepSeek-style (absorbed-MLA) architectures.
-DETERMINISTIC_MLA_ARCHS = (
-    "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM",
-    "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM",
-    "Glm4MoeLiteForCausalLM", "Glm5NextForConditionalGeneration")
-#: Architectures whose model defaults pick trtllm_mla on Blackwell (non-DSA DeepSeek-V3).
-DEEPSEEK_TRTLLM_MLA_ARCHS = ("DeepseekV3ForCausalLM",)
-#: ``model_overrides/qwen3_5._qwen3_5_hybrid_overrides``'s architectures.
-QWEN3_5_HYBRID_ARCHS = (
-    "Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration",
-    "InternS2PreviewForConditionalGeneration", "InternS2MobiusForConditionalGeneration",
-    "Qwen3_5ForConditionalGeneration")
-#: ``model_overrides/qwen3_vl._qwen3vl_hopper_serving_overrides``'s architectures.
-QWEN3_VL_ARCHS = ("Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration")
 #: ``get_default_attn_backend``: the aiter MLA kernels take these per-rank KV head counts only.
 AITER_MLA_HEAD_COUNTS = (16, 128)
 
@@ -183,11 +171,11 @@ def model_attention_override(platform: Platform, model: ModelShape, *, tp_size: 
       decode flashinfer (``model_overrides/qwen3_vl._qwen3vl_hopper_serving_overrides``).
     """
     unset = attention_backend is None
-    if model.arch in DEEPSEEK_TRTLLM_MLA_ARCHS and platform.is_sm100 and unset \
+    if model.arch in ma.DEEPSEEK_TRTLLM_MLA_ARCHS and platform.is_sm100 and unset \
             and prefill_backend is None and decode_backend is None:
         return "attention_backend", EngineValue(
             "trtllm_mla", SOURCE_DEEPSEEK_OVERRIDE, "DeepSeek-V3 on Blackwell: trtllm_mla")
-    if model.arch in QWEN3_5_HYBRID_ARCHS and platform.is_sm100 and unset:
+    if model.arch in ma.QWEN3_5_HYBRID_ARCHS and platform.is_sm100 and unset:
         default, _ = default_attention_backend(
             platform, model, tp_size=tp_size, speculative_algorithm=speculative_algorithm,
             eagle_topk=eagle_topk, page_size=page_size)
@@ -199,7 +187,7 @@ def model_attention_override(platform: Platform, model: ModelShape, *, tp_size: 
             name, SOURCE_QWEN3_5_OVERRIDE, f"Qwen3.5 hybrid model on Blackwell: {name}")
     large_hopper = (platform.is_hopper
                     and gpu_memory_mib is not None and gpu_memory_mib >= 60 * 1024)
-    if model.arch in QWEN3_VL_ARCHS and model.is_multimodal and large_hopper and unset \
+    if model.arch in ma.QWEN3_VL_ARCHS and model.is_multimodal and large_hopper and unset \
             and decode_backend is None:
         return "decode_attention_backend", EngineValue(
             "flashinfer", SOURCE_QWEN3_VL_OVERRIDE,
@@ -257,7 +245,7 @@ def resolve_attention_backends(platform: Platform, model: ModelShape, *, tp_size
         decode = override[1]
     if base is None and deterministic:
         if platform.is_sm100 or platform.is_sm120:
-            name = "triton" if model.arch in DETERMINISTIC_MLA_ARCHS else "flashinfer"
+            name = "triton" if model.arch in ma.DETERMINISTIC_MLA_ARCHS else "flashinfer"
         else:
             name = "fa3"
         base = EngineValue(name, SOURCE_DETERMINISTIC_BACKEND,

@@ -231,6 +231,26 @@ class DeploymentFacts(BaseModel):
     """The model uses multi-head latent attention (DeepSeek-style). Unset: derived from the
     architecture and ``config.json`` as SGLang does."""
 
+    model_kv_heads: PositiveInt | None = None
+    """The model's KV heads in all (``num_key_value_heads`` of its text config); SGLang's
+    ROCm attention-backend choice for an MLA model reads them per rank (aiter takes 16 or
+    128). Unset: read with the model's config; unknown without one."""
+
+    no_vision_config: bool = False
+    """The model's config has no ``vision_config``: SGLang's memory heuristic then leaves
+    ``mem_fraction_static`` of a multimodal model as it is
+    (``memory_hook.adjust_mem_fraction_for_vlm``). Unset: read with the model's config; without
+    one the encoder is taken to be there, with ViT-L/14's size."""
+
+    vision_num_layers: PositiveInt | None = None
+    """Layers of the model's vision encoder (``vision_config.num_hidden_layers``); SGLang's
+    memory heuristic for a multimodal model reads it. Unset: read with the model's config
+    (SGLang takes 24 when the config has none)."""
+
+    vision_hidden_size: PositiveInt | None = None
+    """Hidden size of the model's vision encoder (``vision_config.hidden_size``); read as
+    ``vision_num_layers`` is (SGLang takes 1024 when the config has none)."""
+
     enable_deterministic_inference: bool = False
     """Deterministic inference mode."""
 

@@ -2,14 +2,14 @@
 
 The values come from :mod:`cgconfig.dialects.sglang_engine` (SGLang 0.5.23's own logic). The
 memory heuristic reads the CUDA-graph config as it stands when SGLang's
-``memory_hook.handle_gpu_memory_settings`` runs; cgconfig's rules also encode hooks that run
-later (the attention backend's, DP attention's, the runtime's), so their changes are set aside
-by walking each key's provenance chain back past them (:func:`value_at_memory_hook`).
+``memory_hook.handle_gpu_memory_settings`` runs: the pipeline takes that view once, when the
+stage ends (:func:`memory_view`); the stages after it (the attention backend's, DP
+attention's, the runtime's) change only the final draft.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import copy
 from typing import Any
 
 from cgconfig.derived import prefill_cp_breakable_supported
@@ -18,90 +18,18 @@ from cgconfig.dialects import sglang_engine as se
 from cgconfig.dialects import sglang_memory as sm
 from cgconfig.dialects import sglang_sizes as ss
 from cgconfig.draft import Draft
-from cgconfig.errors import CgConfigError
 from cgconfig.facts import Facts
-from cgconfig.locks import LockPolicy
-from cgconfig.resolve.request import ResolveRequest, RuleSetLike
 
-#: Upstream files (and functions) whose hooks run before or inside
-#: ``handle_gpu_memory_settings`` in ``arg_groups/pipeline.py:run_resolution_pipeline``.
-BEFORE_MEMORY_HOOK = ("cuda_graph_hook.py", "platform_hook.py", "memory_hook.py",
-                      "pd_disaggregation_hook.py")
-#: ``cuda_graph_hook`` functions the pipeline runs after the memory hook.
-AFTER_MEMORY_HOOK = ("disable_prefill_cuda_graph_for_deepseek_trtllm_mla",
-                     "finalize_cuda_graph_prefill_max_context", "apply_prefill_cp_cuda_graph_default")
 #: SGLang 0.5.23 ``fields/schedule.py``: ``--max-prefill-tokens`` default.
 DEFAULT_MAX_PREFILL_TOKENS = 16384
 
 
-def _runs_after_memory_hook(source: str) -> bool:
-    if any(name in source for name in AFTER_MEMORY_HOOK):
-        return True
-    return not any(name in source for name in BEFORE_MEMORY_HOOK)
-
-
-def _later_rules(draft: Draft) -> set[str]:
-    return {d.rule for d in draft.decisions
-            if d.kind != "resolver" and _runs_after_memory_hook(d.source or "")}
-
-
-def draft_at_memory_hook(final: Draft, rules: RuleSetLike, request: ResolveRequest,
-                         before_rules: Callable[[], Draft]) -> Draft:
-    """The draft as SGLang's memory hook sees it: the rules run again on a fresh pre-rules
-    draft (``before_rules()``) without the rules that encode later hooks (or the runtime). A rule that
-    fires only once those are off (it found its key already changed before) is set aside too if
-    it is also a later one, until nothing new fires. Falls back to ``final`` if the re-run
-    refuses (a refusal the later rules had made moot)."""
-    later = _later_rules(final)
-    if not later:
-        return final
-    disabled = set(request.disabled_rules) | later
-    while True:
-        draft = before_rules()
-        # Constraints can only be switched off when overridable; this copy is never shown.
-        draft.policy = LockPolicy(strict=False, allow_override=frozenset(
-            draft.policy.allow_override | disabled))
-        try:
-            rules.apply(draft, disabled=sorted(disabled), apply_advice=request.apply_advice)
-        except CgConfigError:
-            return final
-        new = _later_rules(draft) - disabled
-        if not new:
-            return draft
-        disabled |= new
-
-
-def _config_json(model_path: str | None) -> dict[str, Any]:
-    """The model's ``config.json`` (a local folder or the Hugging Face cache), read by the one
-    bounded reader the model source uses; ``{}`` when there is none (the shape-dependent parts
-    then take their defaults). A malformed file has already been refused by that source."""
-    from cgconfig.sources.model_config import lookup_config, read_config
-
-    path = lookup_config(model_path)
-    return read_config(path).data if path else {}
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _section(config: dict[str, Any], name: str) -> dict[str, Any]:
-    value = config.get(name)
-    return value if isinstance(value, dict) else {}
-
-
-def model_shape(facts: Facts) -> se.ModelShape:
-    """What SGLang reads from the model: the deployment facts, completed from a local
-    ``config.json`` (text config for multimodal models, vision encoder size)."""
-    config = _config_json(facts.model_path)
-    text = _section(config, "text_config") or config
-    vision = _section(config, "vision_config")
-    context = facts.context_length or facts.model_context_length
-    return se.ModelShape(
-        arch=facts.model_arch, use_mla=facts.use_mla,
-        mla_kv_heads=_int(text.get("num_key_value_heads")), context_len=context,
-        vision_layers=_int(vision.get("num_hidden_layers")),
-        vision_hidden_size=_int(vision.get("hidden_size")), is_multimodal=facts.is_multimodal)
+def memory_view(draft: Draft) -> Draft:
+    """The draft as it stands now, frozen for the memory heuristic: later stages change the
+    draft's values, never this copy's."""
+    view = copy.copy(draft)
+    view.values = dict(draft.values)
+    return view
 
 
 def _entry(value: se.EngineValue) -> dict[str, Any]:
@@ -110,7 +38,7 @@ def _entry(value: se.EngineValue) -> dict[str, Any]:
 
 def memory_inputs(draft: Draft, facts: Facts, attn_dp_size: int) -> sm.MemoryInputs:
     """The config the memory hook reads, from the draft at that point
-    (:func:`draft_at_memory_hook`)."""
+    (:func:`memory_view`)."""
     derived = draft.derived
     gib = derived["gpu_memory_gib"]
     prefill_bs = draft.values["prefill.bs"] or []
@@ -140,11 +68,14 @@ def memory_inputs(draft: Draft, facts: Facts, attn_dp_size: int) -> sm.MemoryInp
 
 def _mem_fraction(facts: Facts, memory: sm.MemoryInputs, model: se.ModelShape,
                   attention_backend: str) -> se.EngineValue:
-    """SGLang's heuristic, unless ``--mem-fraction-static`` was given. aiter's ×0.85 above 8,192
-    tokens applies to a given value too (``handle_attention_backend_compatibility``)."""
+    """SGLang's heuristic, unless ``--mem-fraction-static`` was given; the multimodal reduction
+    only with a ``vision_config`` (``adjust_mem_fraction_for_vlm`` returns the fraction as it
+    is without one). aiter's ×0.85 above 8,192 tokens applies to a given value too
+    (``handle_attention_backend_compatibility``)."""
     if facts.mem_fraction_static is None:
         fraction, why = sm.mem_fraction_static(
-            memory, model, is_vlm=facts.is_multimodal and facts.disaggregation_mode != "decode",
+            memory, model, is_vlm=facts.is_multimodal and facts.disaggregation_mode != "decode"
+            and not facts.no_vision_config,
             attention_backend=attention_backend)
         return se.EngineValue(fraction, se.SOURCE_MEMORY, why)
     value = facts.mem_fraction_static
@@ -180,7 +111,7 @@ def engine_block(draft: Draft, facts: Facts, memory_draft: Draft) -> dict[str, d
     if derived.get("dialect") != "sglang":
         return {}
     platform = se.Platform(facts.device, facts.gpu_sm or 90)
-    model = model_shape(facts)
+    model = sa.model_shape(facts)
     attention = sa.attention_choice(facts, model, derived["gpu_memory_gib"])
     attn_dp_size = facts.dp_size if derived["attn_dp_enabled"] else 1
     memory = memory_inputs(memory_draft, facts, attn_dp_size)

@@ -1,15 +1,18 @@
 """Resolution as a list of named steps per engine, each a function of the run so far.
 
-    sglang:  validate facts → lock inputs → derive facts → decode sizes → prefill sizes
-             → dialect steps → rules → capture → engine → plan
+    sglang:  validate facts → lock inputs → derive facts → dialect steps → rule switches
+             → each SGLang stage in SGLang's order (:data:`~cgconfig.resolve.stages.SGLANG_STAGES`):
+               its own steps and its rules (DeepEP alignment at ``apply_deepep_adjustments``;
+               decode and prefill sizes, then the memory-hook view, at
+               ``handle_gpu_memory_settings``) → rules end → capture → engine → plan
     vllm:    validate facts → lock inputs → derive facts → dialect steps → listed sizes
-             → rules → capture → plan
-    trtllm:  validate facts → lock inputs → derive facts → dialect steps → listed sizes
-             → rules → capture → plan
+             → rule switches → stage ``resolved`` → rules end → capture → plan
+    trtllm:  as vllm
 
 A line runs its own engine's steps (:data:`ENGINE_STEPS`, keyed by the request's dialect) and
 only the rules of its engine's packs and the core packs (``RuleSetLike.for_engine``): a vLLM or
-TensorRT-LLM plan runs no SGLang sizing step and no SGLang rule.
+TensorRT-LLM plan runs no SGLang sizing step and no SGLang rule. Each rule runs once, at the
+stage its pack names (``stage:``); nothing runs twice and no order is read from a rule's text.
 
 Nothing flows backwards: the locked set is frozen from the user's inputs before any default or
 rule runs, and each step records what it did in the draft, so the plan can explain itself. The
@@ -24,6 +27,7 @@ from typing import Any
 
 from cgconfig.derived import derive_facts
 from cgconfig.draft import Draft
+from cgconfig.errors import StrictConflictError
 from cgconfig.facts import Facts, shown_facts, validate_facts
 from cgconfig.fields.constants import PHASES
 from cgconfig.fields.table import all_config_keys, keys_per_phase
@@ -31,9 +35,10 @@ from cgconfig.locks import LockPolicy
 from cgconfig.model_note import unknown_model_note
 from cgconfig.plan import Plan, phase_units
 from cgconfig.resolve.capture import capture, capture_listed
-from cgconfig.resolve.engine import draft_at_memory_hook, engine_block
+from cgconfig.resolve.engine import engine_block, memory_view
 from cgconfig.resolve.request import ResolveRequest, RuleSetLike
-from cgconfig.resolve.sglang_sizing import fill_prefill_sizes
+from cgconfig.resolve.sglang_sizing import align_deepep_prefill, fill_prefill_sizes
+from cgconfig.resolve.stages import ENGINE_STAGES, RESOLVED, SGLANG_DEEPEP, SGLANG_MEMORY_HOOK
 from cgconfig.resolve.steps import fill_decode_sizes, fill_listed_sizes, memory, start_draft
 
 
@@ -48,6 +53,10 @@ class Run:
     capture: dict[str, dict[str, Any]] = field(default_factory=dict)
     engine: dict[str, dict[str, Any]] = field(default_factory=dict)
     plan: Plan | None = None
+    memory_view: Draft | None = None
+    """The draft as SGLang's memory hook leaves it (taken once, at that stage)."""
+    conflicts: list[str] = field(default_factory=list)
+    """``--strict`` conflicts met so far, raised together once every stage has run."""
 
     def __post_init__(self) -> None:
         if self.rules is not None:
@@ -95,11 +104,54 @@ def _dialect_steps(run: Run) -> None:
         hook(draft)
 
 
-def _rules(run: Run) -> None:
+def _active_rules(run: Run) -> RuleSetLike | None:
+    return run.rules if run.request.use_rules else None
+
+
+def _rule_switches(run: Run) -> None:
     draft, _ = run.checked()
-    if run.rules is not None and run.request.use_rules:
-        run.rules.apply(draft, disabled=run.request.disabled_rules,
-                        apply_advice=run.request.apply_advice)
+    rules = _active_rules(run)
+    if rules is not None:
+        rules.check_switches(draft, disabled=run.request.disabled_rules,
+                             apply_advice=run.request.apply_advice)
+
+
+def _stage(name: str, before: tuple[Callable[[Run], None], ...] = (),
+           after: tuple[Callable[[Run], None], ...] = ()) -> Step:
+    """One engine stage: its own steps, then the rules that name it, then what follows."""
+
+    def run_stage(run: Run) -> None:
+        for step in before:
+            step(run)
+        rules = _active_rules(run)
+        if rules is not None:
+            run.conflicts += rules.apply_stage(run.checked()[0], name,
+                                               disabled=run.request.disabled_rules,
+                                               apply_advice=run.request.apply_advice)
+        for step in after:
+            step(run)
+
+    return f"stage {name}", run_stage
+
+
+def _rules_end(run: Run) -> None:
+    """After the last stage: every ``--strict`` conflict in one error, else the advice
+    warnings."""
+    draft, _ = run.checked()
+    if run.conflicts:
+        raise StrictConflictError(run.conflicts)
+    rules = _active_rules(run)
+    if rules is not None:
+        rules.finish(draft, disabled=run.request.disabled_rules,
+                     apply_advice=run.request.apply_advice)
+
+
+def _deepep_prefill(run: Run) -> None:
+    align_deepep_prefill(*run.checked())
+
+
+def _memory_view(run: Run) -> None:
+    run.memory_view = memory_view(run.checked()[0])
 
 
 def _capture(run: Run) -> None:
@@ -112,21 +164,8 @@ def _capture_listed(run: Run) -> None:
 
 def _engine(run: Run) -> None:
     draft, facts = run.checked()
-    memory_draft = draft
-    if run.request.dialect == "sglang" and run.rules is not None and run.request.use_rules:
-        memory_draft = draft_at_memory_hook(
-            draft, run.rules, run.request, lambda: _draft_before_rules(run.request, run.rules))
-    run.engine = engine_block(draft, facts, memory_draft)
-
-
-def _draft_before_rules(request: ResolveRequest, rules: RuleSetLike | None) -> Draft:
-    """A fresh draft as the rules step finds it (the steps before ``rules`` run again)."""
-    run = Run(request, rules)
-    for name, step in ENGINE_STEPS[request.dialect]:
-        if name == "rules":
-            break
-        step(run)
-    return run.checked()[0]
+    assert run.memory_view is not None
+    run.engine = engine_block(draft, facts, run.memory_view)
 
 
 def _plan(run: Run) -> None:
@@ -160,20 +199,33 @@ _HEAD: tuple[Step, ...] = (
     ("validate-facts", _validate_facts),
     ("lock-inputs", _lock_inputs),
     ("derive-facts", _derive_facts),
+    ("dialect-steps", _dialect_steps),
 )
+#: SGLang's own steps, at the stage where SGLang 0.5.23 does them: before a stage's rules
+#: (the memory hook's sizing) or after them (the DeepEP alignment, which reads the prefill
+#: backend the compatibility cascade left; the memory-hook view).
+_SGLANG_BEFORE: dict[str, tuple[Callable[[Run], None], ...]] = {
+    SGLANG_MEMORY_HOOK: (_decode_sizes, _prefill_sizes)}
+_SGLANG_AFTER: dict[str, tuple[Callable[[Run], None], ...]] = {
+    SGLANG_DEEPEP: (_deepep_prefill,), SGLANG_MEMORY_HOOK: (_memory_view,)}
+_LISTED_RULES: tuple[Step, ...] = (
+    ("rule-switches", _rule_switches), _stage(RESOLVED), ("rules-end", _rules_end))
 #: Each engine's pipeline, in order: one place to read what a resolution of its lines does.
-#: SGLang sizes the draft itself (its memory hook's defaults) before its dialect steps; vLLM
-#: and TensorRT-LLM take their sizes from their own dialect (vLLM's grid and Stage B,
-#: TensorRT-LLM's batch sizes) and capture exactly the listed sizes.
+#: SGLang runs its stages in its own order, its sizing among them; vLLM and TensorRT-LLM take
+#: their sizes from their own dialect (vLLM's grid and Stage B, TensorRT-LLM's batch sizes),
+#: run their rules once that is resolved and capture exactly the listed sizes.
 ENGINE_STEPS: dict[str, tuple[Step, ...]] = {
-    "sglang": (*_HEAD, ("decode-sizes", _decode_sizes), ("prefill-sizes", _prefill_sizes),
-               ("dialect-steps", _dialect_steps), ("rules", _rules), ("capture", _capture),
+    "sglang": (*_HEAD, ("rule-switches", _rule_switches),
+               *(_stage(name, _SGLANG_BEFORE.get(name, ()), _SGLANG_AFTER.get(name, ()))
+                 for name in ENGINE_STAGES["sglang"]),
+               ("rules-end", _rules_end), ("capture", _capture),
                ("engine", _engine), ("plan", _plan)),
-    "vllm": (*_HEAD, ("dialect-steps", _dialect_steps), ("listed-sizes", _listed_sizes),
-             ("rules", _rules), ("capture", _capture_listed), ("plan", _plan)),
-    "trtllm": (*_HEAD, ("dialect-steps", _dialect_steps), ("listed-sizes", _listed_sizes),
-               ("rules", _rules), ("capture", _capture_listed), ("plan", _plan)),
+    "vllm": (*_HEAD, ("listed-sizes", _listed_sizes), *_LISTED_RULES,
+             ("capture", _capture_listed), ("plan", _plan)),
+    "trtllm": (*_HEAD, ("listed-sizes", _listed_sizes), *_LISTED_RULES,
+               ("capture", _capture_listed), ("plan", _plan)),
 }
+assert all(name in ENGINE_STAGES for name in ENGINE_STEPS)
 #: SGLang's pipeline (the default dialect).
 STEPS = ENGINE_STEPS["sglang"]
 

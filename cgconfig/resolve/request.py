@@ -65,9 +65,18 @@ class RuleSetLike(Protocol):
     def for_engine(self, engine: str) -> RuleSetLike:
         """The rules that run on ``engine``'s lines (its packs' and the core packs')."""
 
-    def apply(self, draft: Draft, *, disabled: list[str], apply_advice: list[str]) -> None:
-        """Run the rules over ``draft`` to a fixpoint under ``draft.policy``; advice rules
-        apply only when named in ``apply_advice``."""
+    def check_switches(self, draft: Draft, *, disabled: list[str],
+                       apply_advice: list[str]) -> None:
+        """Refuse bad ``--disable-rule`` / ``--apply-advice`` ids before any stage runs."""
+
+    def apply_stage(self, draft: Draft, stage: str, *, disabled: list[str],
+                    apply_advice: list[str]) -> list[str]:
+        """Run the rules of one stage over ``draft`` to a fixpoint under ``draft.policy``;
+        advice rules apply only when named in ``apply_advice``. Returns the ``--strict``
+        conflicts it met, which the pipeline raises together after the last stage."""
+
+    def finish(self, draft: Draft, *, disabled: list[str], apply_advice: list[str]) -> None:
+        """After the last stage: the ``--apply-advice`` warnings."""
 
     def undecided(self, draft: Draft, unknown: frozenset[str], *,
                   disabled: list[str]) -> list[str]:

@@ -6,27 +6,25 @@ Three places where the engine decides a size before any rule runs:
   passed a flag, so they lock like user input (Muse Glimmer's prefill max_bs 512);
 * :func:`expand_multimodal_decode` (step ``decode-sizes``): Qwen3-VL's decode max_bs raised to
   the running limit;
-* :func:`fill_prefill_sizes` (step ``prefill-sizes``): DeepEP's multiple-of-8 alignment (which
-  upstream runs before the memory defaults), then the default prefill max_bs and its sizes.
+* :func:`align_deepep_prefill` (stage ``apply_deepep_adjustments``): DeepEP's multiple-of-8
+  alignment, which upstream runs before the memory defaults, on the backend the
+  compatibility rules left;
+* :func:`fill_prefill_sizes` (stage ``handle_gpu_memory_settings``): the default prefill
+  max_bs and its sizes.
 """
 
 from __future__ import annotations
 
+from cgconfig import model_archs as ma
+from cgconfig import sizes as sz
 from cgconfig.dialects import sglang_sizes as ss
-from cgconfig.draft import Draft
+from cgconfig.draft import Draft, SizeGenerator
 from cgconfig.facts import Facts
 from cgconfig.plan import Change, Decision
 from cgconfig.provenance import Layer, Leaf, Origin
 
-#: SGLang 0.5.23 ``cuda_graph_hook.apply_muse_glimmer_prefill_cuda_graph_max_bs_default``:
-#: these architectures get ``--cuda-graph-max-bs-prefill 512`` before the config is parsed.
-MUSE_GLIMMER_ARCHS = ("MuseGlimmerForCausalLM", "MuseGlimmerForConditionalGeneration")
+#: SGLang 0.5.23 ``apply_muse_glimmer_prefill_cuda_graph_max_bs_default``'s prefill max_bs.
 MUSE_GLIMMER_PREFILL_MAX_BS = 512
-
-#: Architectures whose Hugging Face ``model_type`` SGLang's Qwen3-VL decode expansion looks for
-#: (``model_overrides/qwen3_vl._HOPPER_QWEN3_VL_TYPES``).
-QWEN3_VL_MODEL_TYPES = {"Qwen3VLForConditionalGeneration": "qwen3_vl",
-                        "Qwen3VLMoeForConditionalGeneration": "qwen3_vl_moe"}
 
 
 def engine_flag_leaves(leaves: list[Leaf], facts: Facts, dialect: str) -> list[Leaf]:
@@ -35,7 +33,7 @@ def engine_flag_leaves(leaves: list[Leaf], facts: Facts, dialect: str) -> list[L
     Only for SGLang input, and only when no flag of the user's already sets the key (an
     explicit ``--cuda-graph-max-bs-prefill`` wins upstream too).
     """
-    if dialect != "sglang" or facts.model_arch not in MUSE_GLIMMER_ARCHS:
+    if dialect != "sglang" or facts.model_arch not in ma.MUSE_GLIMMER_ARCHS:
         return []
     if any(leaf.key == "prefill.max_bs" and leaf.origin.layer == Layer.CONVENIENCE
            for leaf in leaves):
@@ -56,7 +54,7 @@ def expand_multimodal_decode(draft: Draft, facts: Facts) -> Change | None:
         decode_max_bs_locked="decode.max_bs" in draft.locked,
         decode_bs_locked="decode.bs" in draft.locked, gpu_sm=facts.gpu_sm,
         is_multimodal=facts.is_multimodal,
-        model_type=QWEN3_VL_MODEL_TYPES.get(facts.model_arch or ""))
+        model_type=ma.QWEN3_VL_MODEL_TYPES.get(facts.model_arch or ""))
     if expanded == max_bs:
         return None
     return draft.record("decode.max_bs", expanded, source="resolver", layer="resolver",
@@ -69,67 +67,61 @@ def _decision(draft: Draft, rule: str, why: str, changes: list[Change]) -> None:
                                     changes=changes))
 
 
-#: SGLang 0.5.23 ``cuda_graph_hook.disable_breakable_cudagraph_if_incompatible``: model
-#: architectures whose breakable prefill is turned off (KDA linear attention, DeepSeek-V4) and
-#: the multimodal architectures allowed to keep it.
-_KDA_OR_DSV4_ARCHS = ("KimiLinearForCausalLM", "KimiK3ForCausalLM", "KimiK3ForConditionalGeneration",
-                      "DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN",
-                      "DeepseekV4ForCausalLMDSpark")
-_MULTIMODAL_BREAKABLE_ARCHS = ("Qwen3_5ForConditionalGeneration",
-                               "Qwen3_5MoeForConditionalGeneration")
+def size_generator(draft: Draft) -> SizeGenerator:
+    """SGLang 0.5.23's grids, as the draft regenerates a derived list when its max_bs moves."""
+    def generate(phase: str, max_bs: int) -> list[int]:
+        padding = not draft.values["options.disable_padding"]
+        if phase == "prefill":
+            return sz.prefill_sizes(max_bs)
+        if draft.facts["device"] == "cpu":
+            return sz.cpu_sizes(max_bs, padding=padding)
+        return sz.decode_sizes(max_bs, speculative=draft.derived["speculative"], padding=padding)
+
+    return generate
 
 
-def _breakable_when_deepep_aligns(draft: Draft, facts: Facts) -> bool:
-    """Whether prefill is still breakable when SGLang 0.5.23 aligns DeepEP's sizes.
+def align_deepep_prefill(draft: Draft, facts: Facts) -> None:
+    """DeepEP with breakable prefill: the prefill sizes rounded up to multiples of 8, as
+    SGLang 0.5.23 ``cuda_graph_hook.apply_deepep_adjustments`` does (stage
+    ``apply_deepep_adjustments``, after the compatibility cascade's rules have decided the
+    prefill backend and before the memory defaults, so an unset max_bs is taken as 2048).
 
-    Before ``apply_deepep_adjustments``, ``apply_cuda_graph_compatibility`` turns a default
-    (unlocked) breakable prefill off for PP, KDA/DeepSeek-V4 models, context parallelism
-    without BCG support, decode CP, two-batch overlap, unvalidated a2a backends and
-    multimodal models off the allowlist (the ``breakable.*`` rules explain each as a
-    decision), and the DeepSeek override has disabled prefill under MLA prefill CP. The sizes
-    are decided now, so the outcome is needed before the rules run.
+    An explicit list is rule ``feature.deepep-prefill-align-8``'s (it locks); this aligns the
+    derived one.
     """
-    if facts.use_mla and facts.enable_prefill_cp:
-        return False
-    if "prefill.backend" in draft.locked:
-        return True
-    return not (
-        facts.pp_size > 1 or facts.model_arch in _KDA_OR_DSV4_ARCHS
-        or (facts.attn_cp_size > 1 and not draft.derived["prefill_cp_breakable_supported"])
-        or facts.dcp_size > 1 or facts.enable_two_batch_overlap
-        or facts.moe_a2a_backend not in ("none", "deepep", "megamoe", "flashinfer")
-        or (facts.is_multimodal and facts.model_arch not in _MULTIMODAL_BREAKABLE_ARCHS))
+    if draft.size_generator is None:
+        draft.size_generator = size_generator(draft)
+    adjusted = ss.deepep_prefill_adjustment(
+        moe_a2a_backend=facts.moe_a2a_backend,
+        prefill_breakable=draft.get("prefill.backend") == "breakable",
+        max_bs=draft.get("prefill.max_bs"), bs=draft.get("prefill.bs"))
+    if adjusted is None or "prefill.bs" in draft.locked:
+        return
+    why = ("DeepEP with breakable prefill: sizes rounded up to multiples of 8 before the "
+           "memory defaults (unset max_bs taken as 2048)")
+    changes = [draft.record("prefill.max_bs", adjusted[0], source="resolver", layer="resolver",
+                            why=why),
+               draft.record("prefill.bs", adjusted[1], source="resolver", layer="resolver",
+                            why=why)]
+    _decision(draft, "sizes.deepep-prefill-align", why, [c for c in changes if c])
+    # The list is still SGLang's own (not the user's): a later max_bs clamp regenerates it
+    # from the grid (parallel_hook.handle_data_parallelism), unaligned.
+    draft.derived_sizes.add("prefill")
 
 
 def fill_prefill_sizes(draft: Draft, facts: Facts) -> None:
-    """Prefill max_bs and sizes as SGLang 0.5.23 derives them.
+    """Prefill max_bs and sizes as SGLang 0.5.23's memory hook derives them.
 
-    DeepEP with breakable prefill first rounds the sizes up to multiples of 8 (an unset max_bs
-    taken as 2048, since upstream runs it before the memory defaults). Otherwise an unset
-    max_bs defaults from the chunked-prefill size (MLA ``min(8192, ·)``, ``--max-total-tokens``,
-    the ``llama-2`` path cap); an explicit bs list keeps that default max_bs (unlike decode);
-    chunked prefill off (-1) gives max_bs -1 and no sizes. The pipeline-parallel cap is left
-    to rule ``breakable.pp-max-tokens``, so it shows as a decision of its own.
+    An unset max_bs defaults from the chunked-prefill size (MLA ``min(8192, ·)``,
+    ``--max-total-tokens``, the ``llama-2`` path cap); an explicit bs list keeps that default
+    max_bs (unlike decode); chunked prefill off (-1) gives max_bs -1 and no sizes. A list the
+    DeepEP alignment wrote (:func:`align_deepep_prefill`) is kept with its max_bs. The
+    pipeline-parallel cap is left to rule ``breakable.pp-max-tokens``, so it shows as a
+    decision of its own.
     """
     derived = draft.derived
     pbs = draft.get("prefill.bs")
     breakable = draft.get("prefill.backend") == "breakable"
-    deepep_breakable = breakable and _breakable_when_deepep_aligns(draft, facts)
-    adjusted = ss.deepep_prefill_adjustment(
-        moe_a2a_backend=facts.moe_a2a_backend, prefill_breakable=deepep_breakable,
-        max_bs=draft.get("prefill.max_bs"), bs=pbs)
-    if adjusted is not None and "prefill.bs" not in draft.locked:
-        why = ("DeepEP with breakable prefill: sizes rounded up to multiples of 8 before the "
-               "memory defaults (unset max_bs taken as 2048)")
-        changes = [draft.record("prefill.max_bs", adjusted[0], source="resolver",
-                                layer="resolver", why=why),
-                   draft.record("prefill.bs", adjusted[1], source="resolver", layer="resolver",
-                                why=why)]
-        _decision(draft, "sizes.deepep-prefill-align", why, [c for c in changes if c])
-        # The list is still SGLang's own (not the user's): a later max_bs clamp regenerates it
-        # from the grid (parallel_hook.handle_data_parallelism), unaligned.
-        draft.derived_sizes.add("prefill")
-        return
     if draft.get("prefill.max_bs") is None:
         chunked = derived["chunked_prefill_size"]
         value = ss.default_prefill_max_bs(

@@ -16,7 +16,11 @@ from cgconfig.fields.table import all_config_keys, default_value
 from cgconfig.plan import Change, Decision
 from cgconfig.provenance import ChainEntry, leaf_entry, merge_leaves
 from cgconfig.resolve.request import ResolveRequest
-from cgconfig.resolve.sglang_sizing import engine_flag_leaves, expand_multimodal_decode
+from cgconfig.resolve.sglang_sizing import (
+    engine_flag_leaves,
+    expand_multimodal_decode,
+    size_generator,
+)
 
 #: Platforms on which prefill graphs are validated; elsewhere prefill defaults to disabled.
 PREFILL_GRAPH_PLATFORMS = ("cuda",)
@@ -66,18 +70,6 @@ def start_draft(request: ResolveRequest, facts: Facts) -> Draft:
                  facts=facts.model_dump())
 
 
-def _size_generator(draft: Draft) -> Any:
-    def generate(phase: str, max_bs: int) -> list[int]:
-        padding = not draft.values["options.disable_padding"]
-        if phase == "prefill":
-            return sz.prefill_sizes(max_bs)
-        if draft.facts["device"] == "cpu":
-            return sz.cpu_sizes(max_bs, padding=padding)
-        return sz.decode_sizes(max_bs, speculative=draft.derived["speculative"], padding=padding)
-
-    return generate
-
-
 def _max_bs_from_list(draft: Draft, phase: str, sizes: list[int]) -> None:
     change = draft.record(f"{phase}.max_bs", max(sizes), source="resolver", layer="resolver",
                           why=f"a {phase}.bs list sets max_bs = max(bs)")
@@ -99,7 +91,7 @@ def fill_decode_sizes(draft: Draft, facts: Facts) -> None:
     (``arg_groups/memory_hook.py:handle_gpu_memory_settings``); prefill is
     :func:`cgconfig.resolve.sglang_sizing.fill_prefill_sizes`."""
     d = draft.derived
-    draft.size_generator = _size_generator(draft)
+    draft.size_generator = size_generator(draft)
     src, layer = "resolver", "resolver"
 
     # --- decode -------------------------------------------------------------------------

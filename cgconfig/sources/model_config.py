@@ -3,9 +3,12 @@
 When the model path (``--model-path``; vLLM's and trtllm-serve's positional model) is a local
 folder or is in the Hugging Face cache (:mod:`cgconfig.hf_cache`), its ``config.json`` gives
 the architecture (``architectures[0]``), and from it and the config's keys what SGLang 0.5.23
-derives (:mod:`cgconfig.model_archs`): MLA and multimodal. ``--json-model-override-args`` is
-merged over the file first, as SGLang's ``utils/hf_transformers/config.py:get_config`` does.
-Facts given by a flag or a deployment file win over all of it: this source only fills gaps.
+derives (:mod:`cgconfig.model_archs`): MLA, multimodal, the context length, the KV heads and
+the vision encoder's size. ``--json-model-override-args`` is merged over the file first, as
+SGLang's ``utils/hf_transformers/config.py:get_config`` does. Facts given by a flag or a
+deployment file win over all of it: this source only fills gaps. This is the one reading of
+the model's config: every consumer (the rules, the attention-backend choice, the memory
+heuristic) reads these facts.
 
 The file is read within the document limits (:mod:`cgconfig.docio`): a regular file, at most
 :data:`~cgconfig.limits.MAX_FILE_BYTES`, nested at most
@@ -25,7 +28,8 @@ from cgconfig.sources.contribution import Contribution
 
 OVERRIDE_FLAG = "--json-model-override-args"
 #: The facts this source may fill.
-MODEL_FACTS = ("model_arch", "use_mla", "is_multimodal", "model_context_length")
+MODEL_FACTS = ("model_arch", "use_mla", "is_multimodal", "model_context_length",
+               *model_archs.SHAPE_KEYS)
 
 _JSON_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}\[\]:]')
 
@@ -163,6 +167,10 @@ def model_facts(facts: dict[str, Any], sources: dict[str, str],
     # would fall to SGLang's 2048 default, which the engine (reading the real file) never sees.
     if config.shown is not None and "model_context_length" not in facts:
         out["model_context_length"], where["model_context_length"] = _context_length(config)
+    for name, (place, value) in model_archs.shape(config.data).items():
+        # Without a file, an override alone cannot say that the model lacks a vision config.
+        if name not in facts and (config.shown is not None or name != "no_vision_config"):
+            out[name], where[name] = value, config.source_of(place, place.split(".")[0])
     arch = facts.get("model_arch")
     if arch is None and archs:
         arch = out["model_arch"] = archs[0]

@@ -26,10 +26,10 @@ from cgconfig.rules.loading import load_rules_for_resolve
 DATA = Path(__file__).resolve().parent.parent / "data"
 LINES = [json.loads(line) for line in (DATA / "launch_lines" / "lines.jsonl").read_text()
          .splitlines() if line.strip()]
-#: The SGLang-only functions the pipeline calls (the memory-hook sizing, the capture filter,
-#: the engine block and the memory-hook re-run of the rules).
-SGLANG_STEPS = ("fill_decode_sizes", "fill_prefill_sizes", "capture", "engine_block",
-                "draft_at_memory_hook")
+#: The SGLang-only functions the pipeline calls (the DeepEP alignment, the memory-hook sizing
+#: and its view, the capture filter, the engine block).
+SGLANG_STEPS = ("align_deepep_prefill", "fill_decode_sizes", "fill_prefill_sizes",
+                "memory_view", "capture", "engine_block")
 
 VLLM_FLAGS: tuple[tuple[str, ...], ...] = (
     (), ("-O0",), ("-O1",), ("-O3",), ("--enforce-eager",), ("--pipeline-parallel-size", "2"),
@@ -79,13 +79,13 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
             return _real(*args, **kwargs)
 
         monkeypatch.setattr(pipeline, name, wrapped)
-    real_apply = ruleset.apply_rules
+    real_apply = ruleset.apply_stage
 
-    def apply(draft: Any, rule_set: Any, **kwargs: Any) -> Any:
+    def apply(draft: Any, rule_set: Any, stage: str, **kwargs: Any) -> Any:
         seen["rule_engines"].update(rule_set.engine_of(r.id) for r in rule_set.rules)
-        return real_apply(draft, rule_set, **kwargs)
+        return real_apply(draft, rule_set, stage, **kwargs)
 
-    monkeypatch.setattr(ruleset, "apply_rules", apply)
+    monkeypatch.setattr(ruleset, "apply_stage", apply)
     return seen
 
 
