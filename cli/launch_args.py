@@ -20,11 +20,15 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cgconfig.cli.options import CLI_FLAGS
+from cgconfig.cli.options import CLI_FLAGS, HOST_FLAGS
+from cgconfig.engines.tokens import is_option
 from cgconfig.fields.flags import CONFIG_FLAGS, OPTION_FLAGS, SETTING_FLAGS, Flag, flag_index
 from cgconfig.plan import Plan
+
+if TYPE_CHECKING:
+    from cgconfig.sources.split import Arg, ArgvSplit
 
 #: Fact flags that no server has: cgconfig reads from them what SGLang or vLLM learns from the
 #: GPU, the model's config or the environment. A launch script must not pass them on.
@@ -37,10 +41,6 @@ CGCONFIG_ONLY_VLLM = {"--cudagraph-support": True, "--vllm-attention-backend": T
 #: value (``--cudagraph-capture-sizes`` takes a list).
 VLLM_GRAPH_FLAGS = {"--cudagraph-capture-sizes": True, "--max-cudagraph-capture-size": True}
 VLLM_CC_FLAGS = ("--compilation-config", "-cc")
-
-
-def _is_flag(token: str) -> bool:
-    return token.startswith("-") and not re.fullmatch(r"-\d+(\.\d+)?", token)
 
 
 #: cgconfig's own settings and the CLI's flags: never a server's.
@@ -61,10 +61,10 @@ def _skip(tokens: list[str], i: int, takes_value: bool, is_list: bool) -> int:
         return i + 1
     i += 1
     if is_list:
-        while i < len(tokens) and not _is_flag(tokens[i]):
+        while i < len(tokens) and not is_option(tokens[i]):
             i += 1
         return i
-    return i + 1 if i < len(tokens) and not _is_flag(tokens[i]) else i
+    return i + 1 if i < len(tokens) and not is_option(tokens[i]) else i
 
 
 def _vllm_entry(argv: list[str]) -> int | None:
@@ -109,26 +109,39 @@ def _json_or_text(text: str) -> Any:
         return text
 
 
-def user_compilation_config(argv: list[str]) -> dict[str, Any]:
-    """The user's vLLM compilation config: JSON documents, then dotted keys, merged in order."""
+def line_split(line: ArgvSplit | list[str]) -> ArgvSplit:
+    """The command line as the resolution split it; a bare argv (a test's, a script's) is
+    split here, once, the same way."""
+    if isinstance(line, list):
+        from cgconfig.sources.command_line import split_command_line
+
+        return split_command_line(line, HOST_FLAGS)
+    return line
+
+
+def _args(split: ArgvSplit, owner: str) -> list[Arg]:
+    part = split.parts.get(owner)
+    return part.args if part is not None else []
+
+
+def user_compilation_config(line: ArgvSplit | list[str]) -> dict[str, Any]:
+    """The user's vLLM compilation config: JSON documents, then dotted keys, merged in order
+    (from the vLLM flags the splitter gave the dialect)."""
+    split = line_split(line)
     docs: dict[str, Any] = {}
     dotted: list[tuple[str, Any]] = []
-    i = 0
-    while i < len(argv):
-        name, eq, inline = argv[i].partition("=")
-        is_cc = name in VLLM_CC_FLAGS
-        is_dotted = name.startswith(("-cc.", "--compilation-config."))
-        if not (is_cc or is_dotted):
-            i += 1
+    for arg in _args(split, "vllm"):
+        is_cc = arg.name in VLLM_CC_FLAGS
+        if not (is_cc or arg.name.startswith(("-cc.", "--compilation-config."))):
             continue
-        value = inline if eq else (argv[i + 1] if i + 1 < len(argv) else "")
-        i += 1 if eq else 2
+        given = arg.given
+        value = given[0] if given else ""
         if is_cc:
             doc = _json_or_text(value)
             if isinstance(doc, dict):
                 docs.update(doc)
         else:
-            dotted.append((name.split(".", 1)[1], _json_or_text(value)))
+            dotted.append((arg.name.split(".", 1)[1], _json_or_text(value)))
     for key, value in dotted:  # dotted keys win, as in cgconfig's vLLM dialect
         node = docs
         *parents, leaf = key.split(".")
@@ -138,7 +151,7 @@ def user_compilation_config(argv: list[str]) -> dict[str, Any]:
     return docs
 
 
-def user_trtllm_options(argv: list[str]) -> dict[str, Any]:
+def user_trtllm_options(line: ArgvSplit | list[str]) -> dict[str, Any]:
     """The user's trtllm-serve options file (the last one the line names; read and checked
     already by the resolution), for ``--emit trtllm`` to keep its non-graph keys."""
     from cgconfig.docio import read_document
@@ -146,35 +159,33 @@ def user_trtllm_options(argv: list[str]) -> dict[str, Any]:
 
     names = {*TRTLLM_FLAGS.flags, "--config"}  # trtllm-serve's --config names the same file
     path, flag = None, ""
-    for i, word in enumerate(argv):
-        name, eq, inline = word.partition("=")
-        if name in names:
-            path, flag = (inline if eq else (argv[i + 1] if i + 1 < len(argv) else None)), name
+    for arg in _args(line_split(line), "trtllm"):
+        if arg.name in names and arg.given:
+            path, flag = arg.given[0], arg.name
     if path is None:
         return {}
     data = read_document(path, flag)[0]
     return data if isinstance(data, dict) else {}
 
 
-def vllm_launch_args(argv: list[str], plan: Plan) -> tuple[list[str], list[str]]:
+def vllm_launch_args(line: ArgvSplit | list[str], plan: Plan) -> tuple[list[str], list[str]]:
     """The plan's ``--compilation-config`` merged into the user's non-graph keys, and notes on
     what vLLM cannot express."""
     from cgconfig.emit import vllm_args
 
-    return vllm_args(plan, user_compilation_config(argv))
+    return vllm_args(plan, user_compilation_config(line))
 
 
-def launch_env_lines(argv: list[str], plan: Plan) -> tuple[list[str], list[str], list[str]]:
+def launch_env_lines(line: ArgvSplit | list[str],
+                     plan: Plan) -> tuple[list[str], list[str], list[str]]:
     """The extra ``export`` lines of ``--emit env``, what vLLM cannot express and notes on the
-    launch line, both for stderr. On a line with an
+    launch line, both for stderr, from the line as the resolution split it. On a line with an
     engine entry point (``vllm serve M ...``), the server arguments are the engine's: the
     entry point, its ``VAR=value`` prefixes and any wrapper before it are left out."""
-    from cgconfig.cli.options import HOST_FLAGS
     from cgconfig.emit import sglang_config, sglang_words
-    from cgconfig.sources.command_line import split_command_line
 
-    split = split_command_line(argv, HOST_FLAGS)
-    dialect, words, prefix_notes = split.dialect, argv, []
+    split = line_split(line)
+    dialect, words, prefix_notes = split.dialect, split.words, []
     if split.entry is not None:  # the server command is the launch script's: pass its arguments
         words = split.entry.argv
         if dialect == "vllm":
@@ -184,7 +195,7 @@ def launch_env_lines(argv: list[str], plan: Plan) -> tuple[list[str], list[str],
         if split.entry.env:
             prefix_notes.append("the line's VAR=value prefixes are not server arguments: set "
                                 f"{', '.join(split.entry.env)} in the launch script's environment")
-    vllm, notes = vllm_launch_args(words, plan)
+    vllm, notes = vllm_launch_args(split, plan)
     graph_config = (json.dumps(sglang_config(plan), separators=(",", ":"))
                     if sglang_words(plan)[0] else "")
     lines = [

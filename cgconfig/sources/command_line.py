@@ -17,6 +17,7 @@ from functools import cache
 
 from cgconfig.engines import has_engine_variables
 from cgconfig.engines.entry import find_entry_point, might_have_entry_point
+from cgconfig.engines.tokens import ParserKind, is_option
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.constants import DIALECTS
 from cgconfig.resolve.request import ResolveRequest
@@ -33,7 +34,7 @@ def _vllm(part: Part, entry_point: bool) -> Source:
 
     # A `vllm serve` line is read as vLLM's whole engine reads it (Model Runner V2, its
     # default in 0.33.0); `--dialect vllm` alone models CompilationConfig as the V1 runner.
-    return VllmArgv(part.tokens, part.positions, whole_engine=entry_point)
+    return VllmArgv(part.tokens, part.positions, whole_engine=entry_point, args=part.args)
 
 
 def _trtllm(part: Part, entry_point: bool) -> Source:
@@ -64,6 +65,11 @@ def _entry_tables(dialect: str) -> tuple[DialectFlags, ...]:
     return own, engine_flags(dialect)
 
 
+#: Whose rules say which words of an entry-point line are options (vLLM's
+#: FlexibleArgumentParser, trtllm-serve's click); SGLang's and cgconfig's are argparse's.
+ENTRY_PARSERS: dict[str, ParserKind] = {"vllm": "vllm", "trtllm": "click"}
+
+
 def split_command_line(argv: list[str], host: DialectFlags | None = None) -> ArgvSplit:
     """Split ``argv`` once into the SGLang part, the dialect's part and the host's part."""
     entry = find_entry_point(argv) if might_have_entry_point(argv) else None
@@ -74,14 +80,16 @@ def split_command_line(argv: list[str], host: DialectFlags | None = None) -> Arg
     if entry.dialect == "sglang":
         split = split_argv(before + engine_argv, _DIALECT_TABLES, host, dialect="sglang")
     else:
-        if engine_argv and not engine_argv[0].startswith("-"):  # vllm serve MODEL, trtllm-serve MODEL
+        if engine_argv and not is_option(engine_argv[0], ENTRY_PARSERS[entry.dialect]):
+            # vllm serve MODEL, trtllm-serve MODEL
             model, engine_argv = engine_argv[0], engine_argv[1:]
         if entry.dialect == "vllm":  # underscores, -O3: as vLLM's FlexibleArgumentParser reads them
             from cgconfig.engines.split import normalize_vllm_argv
 
             engine_argv = normalize_vllm_argv(engine_argv)
         split = split_argv(before + engine_argv, _entry_tables(entry.dialect), host,
-                           dialect=entry.dialect, also_kept=(f"{entry.dialect}_engine",))
+                           dialect=entry.dialect, also_kept=(f"{entry.dialect}_engine",),
+                           parser=ENTRY_PARSERS[entry.dialect])
     split.entry, split.wrapper, split.model = entry, wrapper, model
     return split
 
@@ -132,7 +140,7 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
         from cgconfig.sources.entry_point import LaunchLine
 
         known = split.parts.get(f"{entry.dialect}_engine", Part())
-        sources.append(LaunchLine(entry, split.model, known.tokens, split.wrapper))
+        sources.append(LaunchLine(entry, split.model, known.args, split.wrapper))
     # What the engine's process sees: after `env -i`, `env -u VAR` or inside `docker run`,
     # not all of the caller's environment.
     seen_environ = entry.engine_environ(environ or {}) if entry is not None else (environ or {})

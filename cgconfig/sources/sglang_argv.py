@@ -14,10 +14,10 @@ ignored args. A flag neither knows is an error with a did-you-mean from both tab
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cgconfig.engines.tokens import END_OF_OPTIONS, is_option
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.flags import (
     ARG,
@@ -110,14 +110,6 @@ def _split_launcher(argv: list[str]) -> tuple[list[str], list[str]]:
     return argv[:end], argv[end:]
 
 
-def _is_flag_token(token: str) -> bool:
-    return token.startswith("-") and not _looks_negative_number(token)
-
-
-def _looks_negative_number(token: str) -> bool:
-    return bool(re.fullmatch(r"-\d+(\.\d+)?", token))
-
-
 def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
                engine: str = "sglang") -> ParsedArgs:
     """Parse ``argv`` into leaves, facts and settings, recording each origin.
@@ -127,6 +119,8 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
 
     ``ignore_unknown`` defaults to whether ``--ignore-unknown-args`` appears in ``argv``. A
     value's position is its index among this source's tokens: it orders values of one layer.
+    Which tokens are flags is :func:`~cgconfig.engines.tokens.is_option`'s answer (argparse's
+    rules); after ``--`` every token is a positional, as argparse reads it.
     """
     if ignore_unknown is None:
         ignore_unknown = "--ignore-unknown-args" in argv
@@ -137,7 +131,10 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
     while i < len(tokens):
         token = tokens[i]
         position = i
-        if not _is_flag_token(token):
+        if token == END_OF_OPTIONS:
+            out.positionals += tokens[i + 1:]
+            break
+        if not is_option(token):
             out.positionals.append(token)
             i += 1
             continue
@@ -173,7 +170,7 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
         else:
             i += 1
             values = []
-            while i < len(tokens) and not _is_flag_token(tokens[i]):
+            while i < len(tokens) and not is_option(tokens[i]):
                 values.append(tokens[i])
                 i += 1
                 if flag.value not in ("int_list", "str_list"):
@@ -200,7 +197,7 @@ def _skip_unmodelled(name: str, known: EngineOption | None, tokens: list[str], i
         raise unknown_flag_error(name, engine)
     out.ignored.append(name)
     # A flag neither knows: it takes the next token as its value unless that is a flag.
-    takes_value = i + 1 < len(tokens) and not _is_flag_token(tokens[i + 1])
+    takes_value = i + 1 < len(tokens) and not is_option(tokens[i + 1])
     return i + 2 if takes_value and "=" not in tokens[i] else i + 1
 
 

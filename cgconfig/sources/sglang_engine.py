@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from cgconfig.engines.split import check_values, lookup_option, max_values, min_values
 from cgconfig.engines.table import EngineFlag, load_table
+from cgconfig.engines.tokens import is_option
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.flags import Flag, flag_index, known_spellings
 from cgconfig.limits import short
@@ -45,14 +46,6 @@ def modelled_alias(flag: EngineFlag, engine: str = "sglang") -> Flag | None:
     return next((index[o] for o in flag.options if o in index), None)
 
 
-def _is_value(token: str) -> bool:
-    """What argparse takes as a value: not an option string (negative numbers and tokens
-    with a space are values)."""
-    if token[:1] != "-" or " " in token:
-        return True
-    return token[1:].replace(".", "", 1).isdigit()
-
-
 def consume_engine_flag(known: EngineOption, tokens: list[str], i: int,
                         engine: str = "sglang") -> int:
     """Index after the engine flag at ``tokens[i]`` and its values, taken with the engine's
@@ -69,7 +62,7 @@ def consume_engine_flag(known: EngineOption, tokens: list[str], i: int,
     j = i + 1
     if flag.takes_value:
         limit = j + max_values(flag.nargs, len(tokens))
-        while j < min(limit, len(tokens)) and _is_value(tokens[j]):
+        while j < min(limit, len(tokens)) and not is_option(tokens[j]):
             j += 1
         if j - (i + 1) < min_values(flag.nargs):
             raise InputError(f"{spelling} expects a value ({table.label})", where=spelling,
