@@ -23,7 +23,6 @@ import shlex
 from typing import TYPE_CHECKING, Any
 
 from cgconfig.cli.options import CLI_FLAGS, HOST_FLAGS
-from cgconfig.engines.tokens import is_option
 from cgconfig.fields.flags import CONFIG_FLAGS, OPTION_FLAGS, SETTING_FLAGS, Flag, flag_index
 from cgconfig.plan import Plan
 
@@ -55,51 +54,67 @@ def _owned_sglang() -> dict[str, Flag]:
     return owned
 
 
-def _skip(tokens: list[str], i: int, takes_value: bool, is_list: bool) -> int:
-    """Index after the flag at ``i`` and its values."""
-    if "=" in tokens[i] or not takes_value:
-        return i + 1
-    i += 1
-    if is_list:
-        while i < len(tokens) and not is_option(tokens[i]):
-            i += 1
-        return i
-    return i + 1 if i < len(tokens) and not is_option(tokens[i]) else i
+def _cgconfig_owns(name: str, owned: dict[str, Flag], dialect: str) -> bool:
+    """Whether the flag spelled ``name`` is cgconfig's on a ``dialect`` line, not the server's."""
+    if name in owned:
+        return dialect == "sglang" or owned[name] in META_FLAGS or name in CGCONFIG_ONLY_FACTS
+    return dialect == "vllm" and (name in CGCONFIG_ONLY_VLLM or name in VLLM_GRAPH_FLAGS
+                                  or name in VLLM_CC_FLAGS
+                                  or name.startswith(("-cc.", "--compilation-config.")))
 
 
-def _vllm_entry(argv: list[str]) -> int | None:
-    """Where ``vllm serve`` starts in ``argv``, if it does."""
-    return next((i for i in range(len(argv) - 1) if argv[i] == "vllm" and argv[i + 1] == "serve"),
-                None)
-
-
-def server_argv(argv: list[str], dialect: str) -> list[str]:
-    """``argv`` without the flags cgconfig owns for ``dialect`` (see the module doc). On a
-    ``vllm serve`` line the flags before the entry point are cgconfig's (``--device hip``,
-    ``--gpu-sm``): only its ``VAR=value`` words are kept there."""
+def _kept(split: ArgvSplit) -> list[int]:
+    """The positions in ``split.words`` of the server's words: every owner's runs (the
+    splitter's, flag and values) but those cgconfig owns; the CLI's own flags and
+    ``--dialect`` (no part) never."""
     owned = _owned_sglang()
-    kept: list[str] = []
-    i = 0
-    entry = _vllm_entry(argv) if dialect == "vllm" else None
+    kept: list[int] = []
+    for owner, part in split.parts.items():
+        if owner == HOST_FLAGS.owner:
+            continue
+        dropped = {p for arg in part.args if arg.name and _cgconfig_owns(arg.name, owned,
+                                                                          split.dialect)
+                   for p in part.positions[arg.index:arg.end]}
+        kept += (p for p in part.positions if p not in dropped)
+    return sorted(kept)
+
+
+def server_argv(line: ArgvSplit | list[str]) -> list[str]:
+    """The server's arguments (see the module doc), as the engine's parser reads them: on a
+    line with an entry point (``vllm serve M ...``) the engine's arguments after it, the model
+    first; otherwise the whole line."""
+    split = line_split(line)
+    words = [split.words[p] for p in _kept(split) if p >= split.engine_start]
+    return [split.model, *words] if split.model is not None else words
+
+
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def server_line(argv: list[str]) -> list[str]:
+    """``argv`` without the words cgconfig owns, as written: on a line with an entry point its
+    ``VAR=value`` words and the entry point stay, cgconfig's words before it go (what a
+    launch script runs)."""
+    split = line_split(argv)
+    entry = split.entry
+    prefix: list[str] = []
     if entry is not None:
-        kept = [w for w in argv[:entry] if re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w)]
-        i = entry
-    while i < len(argv):
-        token = argv[i]
-        name = token.split("=", 1)[0]
-        if name in owned and (dialect == "sglang" or owned[name] in META_FLAGS
-                              or name in CGCONFIG_ONLY_FACTS):
-            flag = owned[name]
-            i = _skip(argv, i, flag.takes_value, flag.value == "int_list")
-        elif dialect == "vllm" and (name in CGCONFIG_ONLY_VLLM or name in VLLM_GRAPH_FLAGS):
-            i = _skip(argv, i, True, name == "--cudagraph-capture-sizes")
-        elif dialect == "vllm" and (name in VLLM_CC_FLAGS
-                                    or name.startswith(("-cc.", "--compilation-config."))):
-            i = _skip(argv, i, True, False)
-        else:
-            kept.append(token)
-            i += 1
-    return kept
+        prefix = [w for w in split.line[:entry.program_at] if _ASSIGNMENT.match(w)]
+        prefix += split.line[entry.program_at:entry.args_at]
+        if split.model is not None:
+            prefix.append(split.model)
+    seen: set[int] = set()
+    words: list[str] = []
+    for p in _kept(split):
+        if p < split.engine_start:
+            continue
+        origin = split.origins[p]
+        if origin is None:  # a word the entry point wrote (sglang serve's --model-path)
+            words.append(split.words[p])
+        elif origin not in seen:  # -O3 is two words to vLLM's parser, one as written
+            seen.add(origin)
+            words.append(split.line[origin])
+    return prefix + words
 
 
 def _json_or_text(text: str) -> Any:
@@ -185,21 +200,15 @@ def launch_env_lines(line: ArgvSplit | list[str],
     from cgconfig.emit import sglang_config, sglang_words
 
     split = line_split(line)
-    dialect, words, prefix_notes = split.dialect, split.words, []
-    if split.entry is not None:  # the server command is the launch script's: pass its arguments
-        words = split.entry.argv
-        if dialect == "vllm":
-            from cgconfig.engines.split import normalize_vllm_argv
-
-            words = normalize_vllm_argv(words)
-        if split.entry.env:
-            prefix_notes.append("the line's VAR=value prefixes are not server arguments: set "
-                                f"{', '.join(split.entry.env)} in the launch script's environment")
+    dialect, prefix_notes = split.dialect, []
+    if split.entry is not None and split.entry.env:  # the server command is the script's
+        prefix_notes.append("the line's VAR=value prefixes are not server arguments: set "
+                            f"{', '.join(split.entry.env)} in the launch script's environment")
     vllm, notes = vllm_launch_args(split, plan)
     graph_config = (json.dumps(sglang_config(plan), separators=(",", ":"))
                     if sglang_words(plan)[0] else "")
     lines = [
-        f"export CGCONFIG_SERVER_ARGS={shlex.quote(shlex.join(server_argv(words, dialect)))}",
+        f"export CGCONFIG_SERVER_ARGS={shlex.quote(shlex.join(server_argv(split)))}",
         f"export CGCONFIG_VLLM_ARGS={shlex.quote(shlex.join(vllm))}",
         f"export CGCONFIG_CUDA_GRAPH_CONFIG={shlex.quote(graph_config)}",
     ]

@@ -150,10 +150,13 @@ def _close(value: str, pool: Sequence[str]) -> str | None:
     return found[0] if found else None
 
 
-def normalize_vllm_argv(argv: Sequence[str]) -> list[str]:
-    """FlexibleArgumentParser.parse_args' token rewrites (underscores, ``-O``), dotted forms kept."""
+def normalize_vllm_argv(argv: Sequence[str], origins: list[int] | None = None) -> list[str]:
+    """FlexibleArgumentParser.parse_args' token rewrites (underscores, ``-O``), dotted forms kept;
+    ``origins``, when given, receives for each token out the index of the word it came from."""
     out: list[str] = []
     for i, token in enumerate(argv):
+        if origins is not None:
+            origins += [i - 1] * (len(out) - len(origins))
         if token.startswith("--"):
             key, eq, value = token.partition("=")
             head, dot, tail = key[2:].partition(".")
@@ -164,6 +167,8 @@ def normalize_vllm_argv(argv: Sequence[str]) -> list[str]:
             out.append("--optimization-level")
         else:
             out.append(token)
+    if origins is not None:
+        origins += [len(argv) - 1] * (len(out) - len(origins))
     return out
 
 

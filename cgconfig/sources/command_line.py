@@ -26,6 +26,7 @@ from cgconfig.sources.dialect_flags import ENTRY_ONLY_FLAGS, TRTLLM_FLAGS, VLLM_
 from cgconfig.sources.machine import MachineFacts
 from cgconfig.sources.model_config import ModelConfigFile
 from cgconfig.sources.sglang import SglangArgv
+from cgconfig.sources.sglang_argv import sglang_args
 from cgconfig.sources.split import ArgvSplit, DialectFlags, Part, split_argv
 
 
@@ -74,34 +75,56 @@ def split_command_line(argv: list[str], host: DialectFlags | None = None) -> Arg
     """Split ``argv`` once into the SGLang part, the dialect's part and the host's part."""
     entry = find_entry_point(argv) if might_have_entry_point(argv) else None
     if entry is None:
-        return split_argv(list(argv), _DIALECT_TABLES, host)
-    before, wrapper = _cgconfig_words(list(argv[:entry.start]), host)
+        split = split_argv(list(argv), _DIALECT_TABLES, host)
+        split.line, split.origins = list(argv), list(range(len(argv)))
+        return _group_sglang(split, "sglang")
+    line = list(argv)  # shell words: find_entry_point took them as given
+    before, wrapper, origins = _cgconfig_words(line[:entry.start], host)
     engine_argv, model = list(entry.argv), None
+    at = entry.args_at
     if entry.dialect == "sglang":
         split = split_argv(before + engine_argv, _DIALECT_TABLES, host, dialect="sglang")
+        as_written = engine_argv == line[at:]  # not after sglang serve's rewrite
+        tail: list[int | None] = [at + k if as_written else None for k in range(len(engine_argv))]
     else:
         if engine_argv and not is_option(engine_argv[0], ENTRY_PARSERS[entry.dialect]):
             # vllm serve MODEL, trtllm-serve MODEL
-            model, engine_argv = engine_argv[0], engine_argv[1:]
+            model, engine_argv, at = engine_argv[0], engine_argv[1:], at + 1
+        moved = list(range(len(engine_argv)))
         if entry.dialect == "vllm":  # underscores, -O3: as vLLM's FlexibleArgumentParser reads them
             from cgconfig.engines.split import normalize_vllm_argv
 
-            engine_argv = normalize_vllm_argv(engine_argv)
+            moved = []
+            engine_argv = normalize_vllm_argv(engine_argv, moved)
         split = split_argv(before + engine_argv, _entry_tables(entry.dialect), host,
                            dialect=entry.dialect, also_kept=(f"{entry.dialect}_engine",),
                            parser=ENTRY_PARSERS[entry.dialect])
+        tail = [at + k for k in moved]
     split.entry, split.wrapper, split.model = entry, wrapper, model
+    split.engine_start, split.line = len(before), line
+    split.origins = [*origins, *tail]
+    return _group_sglang(split, entry.dialect)
+
+
+def _group_sglang(split: ArgvSplit, engine: str) -> ArgvSplit:
+    """Group the SGLang part's tokens into runs with SGLang's parser's arity (the one part no
+    flag table claimed), once: its reader and ``--emit`` take them from here."""
+    part = split.parts.get("sglang")
+    if part is not None:
+        part.args = sglang_args(part.tokens, engine, part.positions)
     return split
 
 
-def _cgconfig_words(words: list[str], host: DialectFlags | None) -> tuple[list[str], list[str]]:
+def _cgconfig_words(words: list[str],
+                    host: DialectFlags | None) -> tuple[list[str], list[str], list[int | None]]:
     """Words before an entry point: cgconfig's own flags with their values (``cgconfig
-    resolve -o json vllm serve ...``) are kept; the rest (``VAR=value`` prefixes, a ``docker
-    run`` wrapper) is not cgconfig's input."""
+    resolve -o json vllm serve ...``) are kept, with their indices; the rest (``VAR=value``
+    prefixes, a ``docker run`` wrapper) is not cgconfig's input."""
     from cgconfig.fields.flags import flag_index
 
     index = flag_index()
     kept: list[str] = []
+    at: list[int | None] = []
     wrapper: list[str] = []
     i = 0
     while i < len(words):
@@ -113,10 +136,11 @@ def _cgconfig_words(words: list[str], host: DialectFlags | None) -> tuple[list[s
             wrapper.append(words[i])  # docker's -e VAR=1 included: the note names every word
             i += 1
             continue
-        end = i + 1 + (0 if "=" in words[i] else int(arity))
+        end = min(i + 1 + (0 if "=" in words[i] else int(arity)), len(words))
         kept += words[i:end]
+        at += range(i, end)
         i = end
-    return kept, [w for w in wrapper if w != "env"]
+    return kept, [w for w in wrapper if w != "env"], at
 
 
 def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
@@ -132,9 +156,11 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
                          allowed=DIALECTS, suggestion=did_you_mean(split.dialect, DIALECTS))
     entry = split.entry
     engine = entry.dialect if entry is not None else split.dialect
-    sglang = SglangArgv(split.parts.get("sglang", Part()).tokens,
-                        allow_positionals=allow_positionals, ignore_unknown=ignore_unknown,
-                        engine=engine if entry is not None else "sglang", dialect=engine)
+    sglang_part = split.parts.get("sglang", Part())
+    sglang = SglangArgv(sglang_part.tokens, allow_positionals=allow_positionals,
+                        ignore_unknown=ignore_unknown,
+                        engine=engine if entry is not None else "sglang", dialect=engine,
+                        args=sglang_part.args)
     sources: list[Source] = [sglang]
     if entry is not None:
         from cgconfig.sources.entry_point import LaunchLine

@@ -29,6 +29,7 @@ from cgconfig.fields.values import parse_float, parse_human_int, parse_int
 from cgconfig.limits import check_size_value, quote, short
 from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.sources.contribution import Settings
+from cgconfig.sources.split import Arg, Part
 
 if TYPE_CHECKING:
     from cgconfig.sources.sglang_engine import EngineOption
@@ -110,38 +111,89 @@ def _split_launcher(argv: list[str]) -> tuple[list[str], list[str]]:
     return argv[:end], argv[end:]
 
 
+def sglang_args(argv: list[str], engine: str = "sglang",
+                positions: list[int] | None = None) -> list[Arg]:
+    """The SGLang part's tokens grouped once into runs: each flag with the values SGLang's
+    parser gives it (cgconfig's arity for cgconfig's flags, the engine table's ``nargs`` for the
+    engine's other flags, the next non-option token for a flag neither knows), each positional
+    as a run of its own (``name`` empty), and ``--`` with every later token. A leading launcher
+    (``python -m sglang.launch_server``) is no run. Nothing is refused here: the reader refuses
+    what it reads, in order."""
+    where = positions if positions is not None else list(range(len(argv)))
+    part = Part()
+    start = len(_split_launcher(argv)[0])
+    i = start
+    while i < len(argv):
+        token = argv[i]
+        if token == END_OF_OPTIONS:
+            end = len(argv)
+        elif not is_option(token):
+            part.args.append(Arg("", None, (token,), i, where[i]))
+            i += 1
+            continue
+        else:
+            end = _flag_end(argv, i, engine)
+        name, eq, inline = token.partition("=")
+        part.args.append(Arg(name, inline if eq else None, tuple(argv[i + 1:end]), i, where[i]))
+        i = end
+    return part.args
+
+
+def _flag_end(tokens: list[str], i: int, engine: str) -> int:
+    """Index after the flag at ``i`` and the values SGLang's parser gives it."""
+    token = tokens[i]
+    name, eq, _ = token.partition("=")
+    flag = flag_index().get(name)
+    inline = eq or None
+    if flag is None:
+        if name in REMOVED_FLAGS:
+            return i + 1
+        from cgconfig.sources.sglang_engine import engine_end, engine_option, modelled_alias
+
+        known = engine_option(token, engine)
+        alias = None if known is None else modelled_alias(known[0], engine)
+        if known is None:  # a flag neither knows: the next token is its value unless a flag
+            takes = i + 1 < len(tokens) and not is_option(tokens[i + 1]) and not eq
+            return i + 2 if takes else i + 1
+        if alias is None:
+            return engine_end(known, tokens, i)
+        flag, inline = alias, known[1]
+    if not flag.takes_value or inline is not None:
+        return i + 1
+    j = i + 1
+    while j < len(tokens) and not is_option(tokens[j]):
+        j += 1
+        if flag.value not in ("int_list", "str_list"):
+            break
+    return j
+
+
 def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
-               engine: str = "sglang") -> ParsedArgs:
+               engine: str = "sglang", args: list[Arg] | None = None) -> ParsedArgs:
     """Parse ``argv`` into leaves, facts and settings, recording each origin.
 
     ``engine`` is the engine whose flags the line may carry besides cgconfig's (SGLang unless
-    an entry point named another).
+    an entry point named another); ``args`` are ``argv``'s runs as :func:`sglang_args` groups
+    them (the splitter's, grouped once), grouped here when absent.
 
     ``ignore_unknown`` defaults to whether ``--ignore-unknown-args`` appears in ``argv``. A
-    value's position is its index among this source's tokens: it orders values of one layer.
-    Which tokens are flags is :func:`~cgconfig.engines.tokens.is_option`'s answer (argparse's
-    rules); after ``--`` every token is a positional, as argparse reads it.
+    value's position is its index among this source's tokens after any launcher: it orders
+    values of one layer. Which tokens are flags is
+    :func:`~cgconfig.engines.tokens.is_option`'s answer (argparse's rules); after ``--`` every
+    token is a positional, as argparse reads it.
     """
     if ignore_unknown is None:
         ignore_unknown = "--ignore-unknown-args" in argv
-    _, tokens = _split_launcher(argv)
+    if args is None:
+        args = sglang_args(argv, engine)
+    offset = len(_split_launcher(argv)[0])
     index = flag_index()
     out = ParsedArgs()
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        position = i
-        if token == END_OF_OPTIONS:
-            out.positionals += tokens[i + 1:]
-            break
-        if not is_option(token):
-            out.positionals.append(token)
-            i += 1
+    for arg in args:
+        name, inline, position = arg.name, arg.inline, arg.index - offset
+        if name in ("", END_OF_OPTIONS):
+            out.positionals += arg.values
             continue
-        inline: str | None = None
-        name = token
-        if "=" in token:
-            name, inline = token.split("=", 1)
         flag = index.get(name)
         if flag is None:
             if name in REMOVED_FLAGS:
@@ -149,10 +201,10 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
                                  hint=REMOVED_FLAGS[name])
             from cgconfig.sources.sglang_engine import engine_label, engine_option, modelled_alias
 
-            known = engine_option(token, engine)
+            known = engine_option(argv[arg.index], engine)
             alias = None if known is None else modelled_alias(known[0], engine)
             if known is None or alias is None:
-                i = _skip_unmodelled(name, known, tokens, i, out, ignore_unknown, engine)
+                _unmodelled(arg, argv[arg.index], known, out, ignore_unknown, engine)
                 continue
             flag, inline = alias, known[1]
             if not name.startswith(tuple(known[0].options)):  # an abbreviation, not an alias
@@ -163,18 +215,10 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
                 raise InputError(f"{name} is a switch and takes no value (got {quote(inline)})",
                                  where=name)
             values: list[str] = []
-            i += 1
         elif inline is not None:
             values = inline.split() if flag.value == "int_list" else [inline]
-            i += 1
         else:
-            i += 1
-            values = []
-            while i < len(tokens) and not is_option(tokens[i]):
-                values.append(tokens[i])
-                i += 1
-                if flag.value not in ("int_list", "str_list"):
-                    break
+            values = list(arg.values)
             if not values:
                 what = ("expects one or more values" if flag.value in ("int_list", "str_list")
                         else "expects a value")
@@ -184,21 +228,17 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
     return out
 
 
-def _skip_unmodelled(name: str, known: EngineOption | None, tokens: list[str], i: int,
-                     out: ParsedArgs, ignore_unknown: bool, engine: str) -> int:
-    """Index after a flag cgconfig does not model: SGLang's own (consumed with SGLang's arity,
-    values checked), or, under ``--ignore-unknown-args``, anything."""
-    from cgconfig.sources.sglang_engine import consume_engine_flag, unknown_flag_error
+def _unmodelled(arg: Arg, token: str, known: EngineOption | None, out: ParsedArgs,
+                ignore_unknown: bool, engine: str) -> None:
+    """A flag cgconfig does not model: SGLang's own (its values checked as SGLang's argparse
+    would), or, under ``--ignore-unknown-args``, anything."""
+    from cgconfig.sources.sglang_engine import check_engine_flag, unknown_flag_error
 
+    if known is None and not ignore_unknown:
+        raise unknown_flag_error(arg.name, engine)
+    out.ignored.append(arg.name)
     if known is not None:
-        out.ignored.append(name)
-        return consume_engine_flag(known, tokens, i, engine)
-    if not ignore_unknown:
-        raise unknown_flag_error(name, engine)
-    out.ignored.append(name)
-    # A flag neither knows: it takes the next token as its value unless that is a flag.
-    takes_value = i + 1 < len(tokens) and not is_option(tokens[i + 1])
-    return i + 2 if takes_value and "=" not in tokens[i] else i + 1
+        check_engine_flag(known, token, list(arg.values), engine)
 
 
 def _apply(flag: Flag, spelling: str, values: list[str], position: int, out: ParsedArgs) -> None:

@@ -46,29 +46,37 @@ def modelled_alias(flag: EngineFlag, engine: str = "sglang") -> Flag | None:
     return next((index[o] for o in flag.options if o in index), None)
 
 
-def consume_engine_flag(known: EngineOption, tokens: list[str], i: int,
-                        engine: str = "sglang") -> int:
-    """Index after the engine flag at ``tokens[i]`` and its values, taken with the engine's
-    ``nargs``; a missing or rejected value is an error naming the engine's version."""
+def engine_end(known: EngineOption, tokens: list[str], i: int) -> int:
+    """Index after the engine flag at ``tokens[i]`` and the values its ``nargs`` takes (words
+    that are no option, as the engine's argparse reads them)."""
+    flag, inline = known
+    j = i + 1
+    if inline is None and flag.takes_value:
+        limit = min(j + max_values(flag.nargs, len(tokens)), len(tokens))
+        while j < limit and not is_option(tokens[j]):
+            j += 1
+    return j
+
+
+def check_engine_flag(known: EngineOption, token: str, values: list[str],
+                      engine: str = "sglang") -> None:
+    """Refuse what the engine's parser would refuse of the flag ``token`` names and the
+    ``values`` that followed it (:func:`engine_end`'s): a value given to a switch, too few
+    values, a value its ``type`` or ``choices`` rejects, naming the engine's version."""
     flag, inline = known
     table = load_table(engine)
-    spelling = short(tokens[i].split("=", 1)[0])
+    spelling = short(token.split("=", 1)[0])
     if inline is not None:
         if not flag.takes_value:
             raise InputError(f"{spelling} is a switch and takes no value ({table.label})",
                              where=spelling)
         check_values(table, flag, [inline])
-        return i + 1
-    j = i + 1
+        return
     if flag.takes_value:
-        limit = j + max_values(flag.nargs, len(tokens))
-        while j < min(limit, len(tokens)) and not is_option(tokens[j]):
-            j += 1
-        if j - (i + 1) < min_values(flag.nargs):
+        if len(values) < min_values(flag.nargs):
             raise InputError(f"{spelling} expects a value ({table.label})", where=spelling,
                              allowed=flag.choices)
-        check_values(table, flag, tokens[i + 1:j])
-    return j
+        check_values(table, flag, values)
 
 
 #: How a line starts each engine, for the hint on another engine's flag.

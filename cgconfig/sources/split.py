@@ -116,6 +116,13 @@ class ArgvSplit:
     wrapper: list[str] = field(default_factory=list)
     """Words before the entry point that are neither ``VAR=value`` nor cgconfig's (a
     ``docker run ...`` wrapper): not read."""
+    line: list[str] = field(default_factory=list)
+    """The command line's words as written."""
+    origins: list[int | None] = field(default_factory=list)
+    """For each of :attr:`words`, the index in :attr:`line` of the word it was read from
+    (None for a word the entry point wrote: ``sglang serve MODEL``'s ``--model-path``)."""
+    engine_start: int = 0
+    """Index in :attr:`words` where the entry point's engine arguments begin (0 without one)."""
     words: list[str] = field(default_factory=list)
     """The words split, which the parts' positions index (on an entry-point line: cgconfig's
     words before it, then the engine's arguments as its parser reads them)."""
