@@ -24,6 +24,8 @@ from typing import Literal
 
 ParserKind = Literal["argparse", "vllm", "click"]
 PARSER_KINDS: tuple[ParserKind, ...] = ("argparse", "vllm", "click")
+#: Each engine's parser (SGLang's and cgconfig's own flags: argparse).
+ENGINE_PARSERS: dict[str, ParserKind] = {"sglang": "argparse", "vllm": "vllm", "trtllm": "click"}
 #: The word after which every word is a positional (argparse and click alike).
 END_OF_OPTIONS = "--"
 #: Python 3.11 argparse's ``_negative_number_matcher`` (``\\d`` is any Unicode decimal digit).

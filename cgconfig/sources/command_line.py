@@ -17,7 +17,7 @@ from functools import cache
 
 from cgconfig.engines import has_engine_variables
 from cgconfig.engines.entry import find_entry_point, might_have_entry_point
-from cgconfig.engines.tokens import ParserKind, is_option
+from cgconfig.engines.tokens import ENGINE_PARSERS, is_option
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.constants import DIALECTS
 from cgconfig.resolve.request import ResolveRequest
@@ -66,11 +66,6 @@ def _entry_tables(dialect: str) -> tuple[DialectFlags, ...]:
     return own, engine_flags(dialect)
 
 
-#: Whose rules say which words of an entry-point line are options (vLLM's
-#: FlexibleArgumentParser, trtllm-serve's click); SGLang's and cgconfig's are argparse's.
-ENTRY_PARSERS: dict[str, ParserKind] = {"vllm": "vllm", "trtllm": "click"}
-
-
 def split_command_line(argv: list[str], host: DialectFlags | None = None) -> ArgvSplit:
     """Split ``argv`` once into the SGLang part, the dialect's part and the host's part."""
     entry = find_entry_point(argv) if might_have_entry_point(argv) else None
@@ -83,11 +78,12 @@ def split_command_line(argv: list[str], host: DialectFlags | None = None) -> Arg
     engine_argv, model = list(entry.argv), None
     at = entry.args_at
     if entry.dialect == "sglang":
-        split = split_argv(before + engine_argv, _DIALECT_TABLES, host, dialect="sglang")
+        split = split_argv(before + engine_argv, _DIALECT_TABLES, host, dialect="sglang",
+                           parser=ENGINE_PARSERS["sglang"])
         as_written = engine_argv == line[at:]  # not after sglang serve's rewrite
         tail: list[int | None] = [at + k if as_written else None for k in range(len(engine_argv))]
     else:
-        if engine_argv and not is_option(engine_argv[0], ENTRY_PARSERS[entry.dialect]):
+        if engine_argv and not is_option(engine_argv[0], ENGINE_PARSERS[entry.dialect]):
             # vllm serve MODEL, trtllm-serve MODEL
             model, engine_argv, at = engine_argv[0], engine_argv[1:], at + 1
         moved = list(range(len(engine_argv)))
@@ -98,7 +94,7 @@ def split_command_line(argv: list[str], host: DialectFlags | None = None) -> Arg
             engine_argv = normalize_vllm_argv(engine_argv, moved)
         split = split_argv(before + engine_argv, _entry_tables(entry.dialect), host,
                            dialect=entry.dialect, also_kept=(f"{entry.dialect}_engine",),
-                           parser=ENTRY_PARSERS[entry.dialect])
+                           parser=ENGINE_PARSERS[entry.dialect])
         tail = [at + k for k in moved]
     split.entry, split.wrapper, split.model = entry, wrapper, model
     split.engine_start, split.line = len(before), line

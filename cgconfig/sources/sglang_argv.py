@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cgconfig.engines.tokens import END_OF_OPTIONS, is_option
+from cgconfig.engines.tokens import END_OF_OPTIONS, ENGINE_PARSERS, ParserKind, is_option
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.flags import (
     ARG,
@@ -117,9 +117,11 @@ def sglang_args(argv: list[str], engine: str = "sglang",
     parser gives it (cgconfig's arity for cgconfig's flags, the engine table's ``nargs`` for the
     engine's other flags, the next non-option token for a flag neither knows), each positional
     as a run of its own (``name`` empty), and ``--`` with every later token. A leading launcher
-    (``python -m sglang.launch_server``) is no run. Nothing is refused here: the reader refuses
-    what it reads, in order."""
+    (``python -m sglang.launch_server``) is no run. Which tokens are options follows the
+    line's parser (``engine``'s, as the splitter read the line). Nothing is refused here: the
+    reader refuses what it reads, in order."""
     where = positions if positions is not None else list(range(len(argv)))
+    parser = ENGINE_PARSERS.get(engine, "argparse")
     part = Part()
     start = len(_split_launcher(argv)[0])
     i = start
@@ -127,19 +129,19 @@ def sglang_args(argv: list[str], engine: str = "sglang",
         token = argv[i]
         if token == END_OF_OPTIONS:
             end = len(argv)
-        elif not is_option(token):
+        elif not is_option(token, parser):
             part.args.append(Arg("", None, (token,), i, where[i]))
             i += 1
             continue
         else:
-            end = _flag_end(argv, i, engine)
+            end = _flag_end(argv, i, engine, parser)
         name, eq, inline = token.partition("=")
         part.args.append(Arg(name, inline if eq else None, tuple(argv[i + 1:end]), i, where[i]))
         i = end
     return part.args
 
 
-def _flag_end(tokens: list[str], i: int, engine: str) -> int:
+def _flag_end(tokens: list[str], i: int, engine: str, parser: ParserKind) -> int:
     """Index after the flag at ``i`` and the values SGLang's parser gives it."""
     token = tokens[i]
     name, eq, _ = token.partition("=")
@@ -153,15 +155,15 @@ def _flag_end(tokens: list[str], i: int, engine: str) -> int:
         known = engine_option(token, engine)
         alias = None if known is None else modelled_alias(known[0], engine)
         if known is None:  # a flag neither knows: the next token is its value unless a flag
-            takes = i + 1 < len(tokens) and not is_option(tokens[i + 1]) and not eq
+            takes = i + 1 < len(tokens) and not is_option(tokens[i + 1], parser) and not eq
             return i + 2 if takes else i + 1
         if alias is None:
-            return engine_end(known, tokens, i)
+            return engine_end(known, tokens, i, parser)
         flag, inline = alias, known[1]
     if not flag.takes_value or inline is not None:
         return i + 1
     j = i + 1
-    while j < len(tokens) and not is_option(tokens[j]):
+    while j < len(tokens) and not is_option(tokens[j], parser):
         j += 1
         if flag.value not in ("int_list", "str_list"):
             break
@@ -178,9 +180,8 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
 
     ``ignore_unknown`` defaults to whether ``--ignore-unknown-args`` appears in ``argv``. A
     value's position is its index among this source's tokens after any launcher: it orders
-    values of one layer. Which tokens are flags is
-    :func:`~cgconfig.engines.tokens.is_option`'s answer (argparse's rules); after ``--`` every
-    token is a positional, as argparse reads it.
+    values of one layer. Which tokens are flags is :func:`~cgconfig.engines.tokens.is_option`'s
+    answer under the line's parser's rules; after ``--`` every token is a positional.
     """
     if ignore_unknown is None:
         ignore_unknown = "--ignore-unknown-args" in argv

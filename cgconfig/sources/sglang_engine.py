@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from cgconfig.engines.split import check_values, lookup_option, max_values, min_values
 from cgconfig.engines.table import EngineFlag, load_table
-from cgconfig.engines.tokens import is_option
+from cgconfig.engines.tokens import ParserKind, is_option
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.flags import Flag, flag_index, known_spellings
 from cgconfig.limits import short
@@ -46,14 +46,15 @@ def modelled_alias(flag: EngineFlag, engine: str = "sglang") -> Flag | None:
     return next((index[o] for o in flag.options if o in index), None)
 
 
-def engine_end(known: EngineOption, tokens: list[str], i: int) -> int:
+def engine_end(known: EngineOption, tokens: list[str], i: int,
+               parser: ParserKind = "argparse") -> int:
     """Index after the engine flag at ``tokens[i]`` and the values its ``nargs`` takes (words
-    that are no option, as the engine's argparse reads them)."""
+    that are no option, as the line's ``parser`` reads them)."""
     flag, inline = known
     j = i + 1
     if inline is None and flag.takes_value:
         limit = min(j + max_values(flag.nargs, len(tokens)), len(tokens))
-        while j < limit and not is_option(tokens[j]):
+        while j < limit and not is_option(tokens[j], parser):
             j += 1
     return j
 
