@@ -18,7 +18,6 @@ Checked against the engines' own parsers in the oracle (``tests/sources/test_tok
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Literal
 
@@ -28,8 +27,19 @@ PARSER_KINDS: tuple[ParserKind, ...] = ("argparse", "vllm", "click")
 ENGINE_PARSERS: dict[str, ParserKind] = {"sglang": "argparse", "vllm": "vllm", "trtllm": "click"}
 #: The word after which every word is a positional (argparse and click alike).
 END_OF_OPTIONS = "--"
-#: Python 3.11 argparse's ``_negative_number_matcher`` (``\\d`` is any Unicode decimal digit).
-NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
+
+
+def is_negative_number(token: str) -> bool:
+    """Python 3.11 argparse's ``_negative_number_matcher``, ``^-\\d+$|^-\\d*\\.\\d+$`` with
+    ``match``: ``\\d`` is any Unicode decimal digit and ``$`` also matches before a final
+    newline. Written out: compiling the pattern costs more at start-up than the check."""
+    if token[:1] != "-":
+        return False
+    digits = token[1:-1] if token.endswith("\n") else token[1:]
+    if digits.isdecimal():
+        return True
+    whole, dot, fraction = digits.partition(".")
+    return bool(dot) and fraction.isdecimal() and (not whole or whole.isdecimal())
 
 
 def is_option(token: str, parser: ParserKind = "argparse", *,
@@ -44,7 +54,7 @@ def is_option(token: str, parser: ParserKind = "argparse", *,
     name = token.partition("=")[0]
     if parser == "vllm" and "." in name:
         return True  # FlexibleArgumentParser's dotted keys: -cc.mode, and -0.5 with them
-    if not negative_number_options and NEGATIVE_NUMBER.match(token):
+    if not negative_number_options and is_negative_number(token):
         return False
     return " " not in name
 
@@ -64,4 +74,4 @@ def parser_kind(table_parser: dict[str, object]) -> ParserKind:
 
 def has_negative_number_options(options: Iterable[str]) -> bool:
     """argparse's ``_has_negative_number_optionals`` for a parser with these option strings."""
-    return any(NEGATIVE_NUMBER.match(option) for option in options)
+    return any(is_negative_number(option) for option in options)

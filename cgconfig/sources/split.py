@@ -17,7 +17,7 @@ as given instead of walking the tokens again.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from cgconfig.engines.tokens import END_OF_OPTIONS, ParserKind, is_option, takes_any_value
 from cgconfig.errors import InputError
@@ -53,8 +53,7 @@ class DialectFlags:
         return None
 
 
-@dataclass(frozen=True)
-class Arg:
+class Arg(NamedTuple):
     """One claimed flag as the splitter took it: the spelling before any ``=``, the inline
     ``=value``, the values that followed, and where its first token is."""
 

@@ -21,15 +21,24 @@ compilation-config merge and server words, ``verify``'s launch line) is checked 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cgconfig.cli.launch_args import server_argv, user_compilation_config
 from cgconfig.cli.options import HOST_FLAGS, parse_options
 from cgconfig.engines.split import split_line, table_rules
 from cgconfig.engines.table import load_table
-from cgconfig.engines.tokens import ENGINE_PARSERS, PARSER_KINDS, is_option, parser_kind
+from cgconfig.engines.tokens import (
+    ENGINE_PARSERS,
+    PARSER_KINDS,
+    is_negative_number,
+    is_option,
+    parser_kind,
+)
 from cgconfig.errors import InputError
 from cgconfig.sources.command_line import request_from_split, split_command_line
 from cgconfig.sources.dialect_flags import VLLM_FLAGS
@@ -61,10 +70,20 @@ def test_is_option_is_each_parsers_reading(kind: str, word: str) -> None:
     assert is_option(word, kind) is OPTION[kind][word]  # type: ignore[arg-type]
 
 
+#: Python 3.11's ``argparse.ArgumentParser._negative_number_matcher``, as written there.
+_MATCHER = re.compile(r'^-\d+$|^-\d*\.\d+$')
+
+
+@given(st.text(alphabet="-.0123456789\n e\u0663\u00b2", max_size=8))
+def test_the_negative_number_check_is_argparses_matcher(text: str) -> None:
+    assert is_negative_number(text) is bool(_MATCHER.match(text))
+
+
 @pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="the engines' interpreter is 3.11")
 @pytest.mark.parametrize("word", [w for w in WORDS if w != "--x=-1"])
 def test_argparse_reading_is_the_standard_librarys(word: str) -> None:
     parser = argparse.ArgumentParser(exit_on_error=False)
+    assert parser._negative_number_matcher.pattern == _MATCHER.pattern
     parser.add_argument("--size")
     parser.add_argument("rest", nargs="*")
     try:
