@@ -51,10 +51,10 @@ def is_option(token: str, parser: ParserKind = "argparse", *,
         return False
     if parser == "click" or token == END_OF_OPTIONS:
         return True
-    name = token.partition("=")[0]
+    name = token.partition("=")[0] if "=" in token else token
     if parser == "vllm" and "." in name:
         return True  # FlexibleArgumentParser's dotted keys: -cc.mode, and -0.5 with them
-    if not negative_number_options and is_negative_number(token):
+    if token[1] != "-" and not negative_number_options and is_negative_number(token):
         return False
     return " " not in name
 

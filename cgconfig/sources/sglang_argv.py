@@ -29,7 +29,7 @@ from cgconfig.fields.values import parse_float, parse_human_int, parse_int
 from cgconfig.limits import check_size_value, quote, short
 from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.sources.contribution import Settings
-from cgconfig.sources.split import Arg, Part
+from cgconfig.sources.split import Arg
 
 if TYPE_CHECKING:
     from cgconfig.sources.sglang_engine import EngineOption
@@ -120,32 +120,33 @@ def sglang_args(argv: list[str], engine: str = "sglang",
     (``python -m sglang.launch_server``) is no run. Which tokens are options follows the
     line's parser (``engine``'s, as the splitter read the line). Nothing is refused here: the
     reader refuses what it reads, in order."""
-    where = positions if positions is not None else list(range(len(argv)))
+    where = positions if positions is not None else range(len(argv))
     parser = ENGINE_PARSERS.get(engine, "argparse")
-    part = Part()
-    start = len(_split_launcher(argv)[0])
-    i = start
+    index = flag_index()
+    args: list[Arg] = []
+    i = len(_split_launcher(argv)[0])
     while i < len(argv):
         token = argv[i]
         if token == END_OF_OPTIONS:
             end = len(argv)
         elif not is_option(token, parser):
-            part.args.append(Arg("", None, (token,), i, where[i]))
+            args.append(Arg("", None, (token,), i, where[i]))
             i += 1
             continue
         else:
-            end = _flag_end(argv, i, engine, parser)
+            end = _flag_end(argv, i, engine, parser, index)
         name, eq, inline = token.partition("=")
-        part.args.append(Arg(name, inline if eq else None, tuple(argv[i + 1:end]), i, where[i]))
+        args.append(Arg(name, inline if eq else None, tuple(argv[i + 1:end]), i, where[i]))
         i = end
-    return part.args
+    return args
 
 
-def _flag_end(tokens: list[str], i: int, engine: str, parser: ParserKind) -> int:
+def _flag_end(tokens: list[str], i: int, engine: str, parser: ParserKind,
+              index: dict[str, Flag]) -> int:
     """Index after the flag at ``i`` and the values SGLang's parser gives it."""
     token = tokens[i]
     name, eq, _ = token.partition("=")
-    flag = flag_index().get(name)
+    flag = index.get(name)
     inline = eq or None
     if flag is None:
         if name in REMOVED_FLAGS:
