@@ -211,6 +211,9 @@ def split_line(engine: str, argv: Sequence[str]) -> SplitLine:
     while i < len(tokens):
         token = tokens[i]
         if token == END_OF_OPTIONS:  # the rest are positionals
+            if not positionals:  # argparse keeps "--" for a positional; none is left to take it
+                result.errors.append(_error(table, "unexpected argument", token,
+                                            hint="the engine takes no positional argument here"))
             _positionals(table, tokens[i + 1:], positionals, result)
             break
         key = token.partition("=")[0]
