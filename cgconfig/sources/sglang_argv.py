@@ -182,7 +182,8 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
     ``ignore_unknown`` defaults to whether ``--ignore-unknown-args`` appears in ``argv``. A
     value's position is its index among this source's tokens after any launcher: it orders
     values of one layer. Which tokens are flags is :func:`~cgconfig.engines.tokens.is_option`'s
-    answer under the line's parser's rules; after ``--`` every token is a positional.
+    answer under the line's parser's rules; ``--`` and every token after it are positionals
+    (SGLang has none, so its argparse refuses them).
     """
     if ignore_unknown is None:
         ignore_unknown = "--ignore-unknown-args" in argv
@@ -193,7 +194,10 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
     out = ParsedArgs()
     for arg in args:
         name, inline, position = arg.name, arg.inline, arg.index - offset
-        if name in ("", END_OF_OPTIONS):
+        if name == END_OF_OPTIONS:  # kept: SGLang's argparse refuses a "--" no positional takes
+            out.positionals += [name, *arg.values]
+            continue
+        if not name:
             out.positionals += arg.values
             continue
         flag = index.get(name)

@@ -91,6 +91,11 @@ def unknown_flag_error(name: str, engine: str = "sglang") -> InputError:
     is named as such instead."""
     table = load_table(engine)
     spelling = name.split("=", 1)[0]
+    if _numeric(spelling):  # -1e3, -1. (and -0.5 on a vLLM line): a value its parser takes for a flag
+        return InputError(
+            f"unknown flag {short(name)}", where="command line",
+            hint=f"{table.label}'s parser reads {short(spelling)} as a flag, not a value: give "
+                 f"the value with '=' (--flag={short(spelling)})")
     other = next((e for e in _ENTRY_EXAMPLES if e != engine and load_table(e).lookup(spelling)),
                  None)
     if other is not None:
@@ -103,3 +108,11 @@ def unknown_flag_error(name: str, engine: str = "sglang") -> InputError:
         suggestion=did_you_mean(name, [*known_spellings(), *table.by_spelling]),
         hint=f"neither {table.label} nor cgconfig has it (pass --ignore-unknown-args to skip "
              f"such flags)")
+
+
+def _numeric(word: str) -> bool:
+    try:
+        float(word)
+    except ValueError:
+        return False
+    return True

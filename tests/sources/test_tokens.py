@@ -169,8 +169,10 @@ def test_the_vllm_reader_takes_the_splitters_value(word: str) -> None:
     assert "\n" not in message
     if _value("argparse", word):
         assert message.startswith("--max-num-seqs: expected a")  # an integer / a positive one
-    else:  # no value: the word is a flag neither knows, or "--" ended the options
-        assert "expects a value" in message or "unknown flag" in message
+    elif word == "--":  # the options end; "--" and what follows are positionals nobody takes
+        assert message.startswith("command line: unexpected argument '--'")
+    else:  # no value: the word is a flag neither knows
+        assert "unknown flag" in message
 
 
 @pytest.mark.parametrize("word", AFTER_FLAG)
@@ -219,3 +221,16 @@ def test_verify_writes_a_value_that_looks_like_an_option_inline(value: str) -> N
             inline if OPTION[kind][value] else ["--attention-backend", value])
     argv, _ = argv_from_args("sglang", {"attention_backend": value})
     assert sglang_args(argv[3:])[0].given == [value]
+
+
+@pytest.mark.parametrize(("line", "word"), (
+    (["--max-running-requests", "4"], "-1."), (["--max-running-requests", "4"], "-1e3"),
+    (["vllm", "serve", "m", "--gpu-memory-utilization"], "-0.5"),
+    (["vllm", "serve", "m", "--max-num-seqs"], "-.5")))
+def test_a_number_the_parser_reads_as_a_flag_is_one_line_naming_the_fix(line: list[str],
+                                                                       word: str) -> None:
+    with pytest.raises(InputError) as error:
+        request_from_split(split_command_line([*line, word], HOST_FLAGS))
+    message = str(error.value)
+    assert "\n" not in message and f"unknown flag {word}" in message
+    assert f"give the value with '=' (--flag={word})" in message
