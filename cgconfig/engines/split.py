@@ -26,13 +26,14 @@ from cgconfig.engines.tokens import (
 from cgconfig.errors import InputError
 
 _VLLM_OPT_LEVELS = {"0", "1", "2", "3"}
-_RULES: dict[int, tuple[ParserKind, bool]] = {}
+_RULES: dict[tuple[str, str], tuple[ParserKind, bool]] = {}
 
 
 def table_rules(table: EngineTable) -> tuple[ParserKind, bool]:
     """The table's parser kind and whether it has an option that looks like a negative number
-    (argparse's ``_has_negative_number_optionals``): what :func:`is_option` needs."""
-    key = id(table)
+    (argparse's ``_has_negative_number_optionals``): what :func:`is_option` needs (per engine
+    version)."""
+    key = (table.engine, table.version)
     if key not in _RULES:
         _RULES[key] = (parser_kind(table.parser), has_negative_number_options(table.by_spelling))
     return _RULES[key]

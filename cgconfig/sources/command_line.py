@@ -41,7 +41,7 @@ def _vllm(part: Part, entry_point: bool) -> Source:
 def _trtllm(part: Part, entry_point: bool) -> Source:
     from cgconfig.sources.trtllm import TrtllmOptions
 
-    return TrtllmOptions(part.tokens, needs_file=not entry_point)
+    return TrtllmOptions(part.tokens, needs_file=not entry_point, args=part.args)
 
 
 #: Each non-SGLang dialect: its flag table (what the splitter carves out) and its source
