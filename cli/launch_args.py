@@ -74,7 +74,7 @@ def _kept(split: ArgvSplit) -> list[int]:
             continue
         dropped = {p for arg in part.args if arg.name and _cgconfig_owns(arg.name, owned,
                                                                           split.dialect)
-                   for p in part.positions[arg.index:arg.end]}
+                   for p in part.positions[arg.at:arg.end]}
         kept += (p for p in part.positions if p not in dropped)
     return sorted(kept)
 

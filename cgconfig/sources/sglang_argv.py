@@ -193,7 +193,7 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
     index = flag_index()
     out = ParsedArgs()
     for arg in args:
-        name, inline, position = arg.name, arg.inline, arg.index - offset
+        name, inline, position = arg.name, arg.inline, arg.at - offset
         if name == END_OF_OPTIONS:  # kept: SGLang's argparse refuses a "--" no positional takes
             out.positionals += [name, *arg.values]
             continue
@@ -207,10 +207,10 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
                                  hint=REMOVED_FLAGS[name])
             from cgconfig.sources.sglang_engine import engine_label, engine_option, modelled_alias
 
-            known = engine_option(argv[arg.index], engine)
+            known = engine_option(argv[arg.at], engine)
             alias = None if known is None else modelled_alias(known[0], engine)
             if known is None or alias is None:
-                _unmodelled(arg, argv[arg.index], known, out, ignore_unknown, engine)
+                _unmodelled(arg, argv[arg.at], known, out, ignore_unknown, engine)
                 continue
             flag, inline = alias, known[1]
             if not name.startswith(tuple(known[0].options)):  # an abbreviation, not an alias

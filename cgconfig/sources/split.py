@@ -10,8 +10,8 @@ out: a vLLM flag on an SGLang line stays with SGLang, which reports it as unknow
 :func:`cgconfig.engines.tokens.is_option`'s answer for the line's parser (argparse, vLLM's
 ``FlexibleArgumentParser``, click), the one reading every parser of the line shares; ``--``
 ends the options (every later word goes to SGLang's parser, which reads them as positionals).
-Each claimed flag is kept with its values as an :class:`Arg`, which the owner's reader takes
-as given instead of walking the tokens again.
+Each claimed flag is kept with its values as an :class:`Arg`, which the owner's reader (and
+``--emit``, after the plan) takes as given instead of walking the tokens again.
 """
 
 from __future__ import annotations
@@ -54,13 +54,14 @@ class DialectFlags:
 
 
 class Arg(NamedTuple):
-    """One claimed flag as the splitter took it: the spelling before any ``=``, the inline
-    ``=value``, the values that followed, and where its first token is."""
+    """One run of a split line: a flag as its owner's parser takes it (the spelling before any
+    ``=``, the inline ``=value``, the values that followed) or, with ``name`` empty, one
+    positional; and where its first token is."""
 
     name: str
     inline: str | None
     values: tuple[str, ...]
-    index: int
+    at: int
     """Index of the flag's token among its owner's tokens."""
     position: int
     """Index of the flag's token in the command line."""
@@ -73,7 +74,7 @@ class Arg(NamedTuple):
     @property
     def end(self) -> int:
         """Index after its last token among its owner's tokens."""
-        return self.index + 1 + len(self.values)
+        return self.at + 1 + len(self.values)
 
 
 @dataclass
@@ -84,8 +85,9 @@ class Part:
     tokens: list[str] = field(default_factory=list)
     positions: list[int] = field(default_factory=list)
     args: list[Arg] = field(default_factory=list)
-    """The flags with their values, for an owner whose table claimed them (the SGLang part's
-    tokens are grouped by SGLang's own parser, which holds its arity)."""
+    """The tokens as runs: a claimed owner's by its table's arity, here; the SGLang part's by
+    SGLang's parser's arity (``sources/sglang_argv.sglang_args``, once per split, in
+    ``command_line.split_command_line``)."""
 
     def add(self, tokens: list[str], start: int) -> None:
         """Append consecutive tokens that began at ``start`` in the command line."""

@@ -179,7 +179,7 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None,
     for arg in args:
         name = arg.name
         if VLLM_FLAGS.arity(name) is None:
-            raise InputError(f"unexpected argument {quote(argv[arg.index])}", where="vLLM flags")
+            raise InputError(f"unexpected argument {quote(argv[arg.at])}", where="vLLM flags")
         takes_value = VLLM_FLAGS.arity(name) != 0
         given = arg.given
         i = arg.end  # the local index after its values: after(i) is where the next token goes
