@@ -234,3 +234,14 @@ def test_a_number_the_parser_reads_as_a_flag_is_one_line_naming_the_fix(line: li
     message = str(error.value)
     assert "\n" not in message and f"unknown flag {word}" in message
     assert f"give the value with '=' (--flag={word})" in message
+
+
+def test_emit_reads_the_line_as_the_resolution_split_it() -> None:
+    # vLLM's parser reads --compilation_config as --compilation-config: so does --emit
+    line = ["vllm", "serve", "m", "--compilation_config", '{"backend": "eager"}', "-O3"]
+    split = split_command_line(line, HOST_FLAGS)
+    assert user_compilation_config(split) == {"backend": "eager"}
+    assert server_argv(split) == ["m", "--optimization-level", "3"]
+    # the CLI's own -ojson (its value attached) is the CLI's, never the server's
+    assert server_argv(split_command_line(["-ojson", "--tp-size", "2"], HOST_FLAGS)) == [
+        "--tp-size", "2"]
