@@ -20,11 +20,14 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cgconfig.cli.options import CLI_FLAGS
+from cgconfig.cli.options import CLI_FLAGS, HOST_FLAGS
 from cgconfig.fields.flags import CONFIG_FLAGS, OPTION_FLAGS, SETTING_FLAGS, Flag, flag_index
 from cgconfig.plan import Plan
+
+if TYPE_CHECKING:
+    from cgconfig.sources.split import Arg, ArgvSplit
 
 #: Fact flags that no server has: cgconfig reads from them what SGLang or vLLM learns from the
 #: GPU, the model's config or the environment. A launch script must not pass them on.
@@ -39,10 +42,6 @@ VLLM_GRAPH_FLAGS = {"--cudagraph-capture-sizes": True, "--max-cudagraph-capture-
 VLLM_CC_FLAGS = ("--compilation-config", "-cc")
 
 
-def _is_flag(token: str) -> bool:
-    return token.startswith("-") and not re.fullmatch(r"-\d+(\.\d+)?", token)
-
-
 #: cgconfig's own settings and the CLI's flags: never a server's.
 META_FLAGS: tuple[Flag, ...] = SETTING_FLAGS + CLI_FLAGS
 
@@ -55,51 +54,67 @@ def _owned_sglang() -> dict[str, Flag]:
     return owned
 
 
-def _skip(tokens: list[str], i: int, takes_value: bool, is_list: bool) -> int:
-    """Index after the flag at ``i`` and its values."""
-    if "=" in tokens[i] or not takes_value:
-        return i + 1
-    i += 1
-    if is_list:
-        while i < len(tokens) and not _is_flag(tokens[i]):
-            i += 1
-        return i
-    return i + 1 if i < len(tokens) and not _is_flag(tokens[i]) else i
+def _cgconfig_owns(name: str, owned: dict[str, Flag], dialect: str) -> bool:
+    """Whether the flag spelled ``name`` is cgconfig's on a ``dialect`` line, not the server's."""
+    if name in owned:
+        return dialect == "sglang" or owned[name] in META_FLAGS or name in CGCONFIG_ONLY_FACTS
+    return dialect == "vllm" and (name in CGCONFIG_ONLY_VLLM or name in VLLM_GRAPH_FLAGS
+                                  or name in VLLM_CC_FLAGS
+                                  or name.startswith(("-cc.", "--compilation-config.")))
 
 
-def _vllm_entry(argv: list[str]) -> int | None:
-    """Where ``vllm serve`` starts in ``argv``, if it does."""
-    return next((i for i in range(len(argv) - 1) if argv[i] == "vllm" and argv[i + 1] == "serve"),
-                None)
-
-
-def server_argv(argv: list[str], dialect: str) -> list[str]:
-    """``argv`` without the flags cgconfig owns for ``dialect`` (see the module doc). On a
-    ``vllm serve`` line the flags before the entry point are cgconfig's (``--device hip``,
-    ``--gpu-sm``): only its ``VAR=value`` words are kept there."""
+def _kept(split: ArgvSplit) -> list[int]:
+    """The positions in ``split.words`` of the server's words: every owner's runs (the
+    splitter's, flag and values) but those cgconfig owns; the CLI's own flags and
+    ``--dialect`` (no part) never."""
     owned = _owned_sglang()
-    kept: list[str] = []
-    i = 0
-    entry = _vllm_entry(argv) if dialect == "vllm" else None
+    kept: list[int] = []
+    for owner, part in split.parts.items():
+        if owner == HOST_FLAGS.owner:
+            continue
+        dropped = {p for arg in part.args if arg.name and _cgconfig_owns(arg.name, owned,
+                                                                          split.dialect)
+                   for p in part.positions[arg.at:arg.end]}
+        kept += (p for p in part.positions if p not in dropped)
+    return sorted(kept)
+
+
+def server_argv(line: ArgvSplit | list[str]) -> list[str]:
+    """The server's arguments (see the module doc), as the engine's parser reads them: on a
+    line with an entry point (``vllm serve M ...``) the engine's arguments after it, the model
+    first; otherwise the whole line."""
+    split = line_split(line)
+    words = [split.words[p] for p in _kept(split) if p >= split.engine_start]
+    return [split.model, *words] if split.model is not None else words
+
+
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def server_line(argv: list[str]) -> list[str]:
+    """``argv`` without the words cgconfig owns, as written: on a line with an entry point its
+    ``VAR=value`` words and the entry point stay, cgconfig's words before it go (what a
+    launch script runs)."""
+    split = line_split(argv)
+    entry = split.entry
+    prefix: list[str] = []
     if entry is not None:
-        kept = [w for w in argv[:entry] if re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w)]
-        i = entry
-    while i < len(argv):
-        token = argv[i]
-        name = token.split("=", 1)[0]
-        if name in owned and (dialect == "sglang" or owned[name] in META_FLAGS
-                              or name in CGCONFIG_ONLY_FACTS):
-            flag = owned[name]
-            i = _skip(argv, i, flag.takes_value, flag.value == "int_list")
-        elif dialect == "vllm" and (name in CGCONFIG_ONLY_VLLM or name in VLLM_GRAPH_FLAGS):
-            i = _skip(argv, i, True, name == "--cudagraph-capture-sizes")
-        elif dialect == "vllm" and (name in VLLM_CC_FLAGS
-                                    or name.startswith(("-cc.", "--compilation-config."))):
-            i = _skip(argv, i, True, False)
-        else:
-            kept.append(token)
-            i += 1
-    return kept
+        prefix = [w for w in split.line[:entry.program_at] if _ASSIGNMENT.match(w)]
+        prefix += split.line[entry.program_at:entry.args_at]
+        if split.model is not None:
+            prefix.append(split.model)
+    seen: set[int] = set()
+    words: list[str] = []
+    for p in _kept(split):
+        if p < split.engine_start:
+            continue
+        origin = split.origins[p]
+        if origin is None:  # a word the entry point wrote (sglang serve's --model-path)
+            words.append(split.words[p])
+        elif origin not in seen:  # -O3 is two words to vLLM's parser, one as written
+            seen.add(origin)
+            words.append(split.line[origin])
+    return prefix + words
 
 
 def _json_or_text(text: str) -> Any:
@@ -109,26 +124,39 @@ def _json_or_text(text: str) -> Any:
         return text
 
 
-def user_compilation_config(argv: list[str]) -> dict[str, Any]:
-    """The user's vLLM compilation config: JSON documents, then dotted keys, merged in order."""
+def line_split(line: ArgvSplit | list[str]) -> ArgvSplit:
+    """The command line as the resolution split it; a bare argv (a test's, a script's) is
+    split here, once, the same way."""
+    if isinstance(line, list):
+        from cgconfig.sources.command_line import split_command_line
+
+        return split_command_line(line, HOST_FLAGS)
+    return line
+
+
+def _args(split: ArgvSplit, owner: str) -> list[Arg]:
+    part = split.parts.get(owner)
+    return part.args if part is not None else []
+
+
+def user_compilation_config(line: ArgvSplit | list[str]) -> dict[str, Any]:
+    """The user's vLLM compilation config: JSON documents, then dotted keys, merged in order
+    (from the vLLM flags the splitter gave the dialect)."""
+    split = line_split(line)
     docs: dict[str, Any] = {}
     dotted: list[tuple[str, Any]] = []
-    i = 0
-    while i < len(argv):
-        name, eq, inline = argv[i].partition("=")
-        is_cc = name in VLLM_CC_FLAGS
-        is_dotted = name.startswith(("-cc.", "--compilation-config."))
-        if not (is_cc or is_dotted):
-            i += 1
+    for arg in _args(split, "vllm"):
+        is_cc = arg.name in VLLM_CC_FLAGS
+        if not (is_cc or arg.name.startswith(("-cc.", "--compilation-config."))):
             continue
-        value = inline if eq else (argv[i + 1] if i + 1 < len(argv) else "")
-        i += 1 if eq else 2
+        given = arg.given
+        value = given[0] if given else ""
         if is_cc:
             doc = _json_or_text(value)
             if isinstance(doc, dict):
                 docs.update(doc)
         else:
-            dotted.append((name.split(".", 1)[1], _json_or_text(value)))
+            dotted.append((arg.name.split(".", 1)[1], _json_or_text(value)))
     for key, value in dotted:  # dotted keys win, as in cgconfig's vLLM dialect
         node = docs
         *parents, leaf = key.split(".")
@@ -138,7 +166,7 @@ def user_compilation_config(argv: list[str]) -> dict[str, Any]:
     return docs
 
 
-def user_trtllm_options(argv: list[str]) -> dict[str, Any]:
+def user_trtllm_options(line: ArgvSplit | list[str]) -> dict[str, Any]:
     """The user's trtllm-serve options file (the last one the line names; read and checked
     already by the resolution), for ``--emit trtllm`` to keep its non-graph keys."""
     from cgconfig.docio import read_document
@@ -146,49 +174,41 @@ def user_trtllm_options(argv: list[str]) -> dict[str, Any]:
 
     names = {*TRTLLM_FLAGS.flags, "--config"}  # trtllm-serve's --config names the same file
     path, flag = None, ""
-    for i, word in enumerate(argv):
-        name, eq, inline = word.partition("=")
-        if name in names:
-            path, flag = (inline if eq else (argv[i + 1] if i + 1 < len(argv) else None)), name
+    for arg in _args(line_split(line), "trtllm"):
+        if arg.name in names and arg.given:
+            path, flag = arg.given[0], arg.name
     if path is None:
         return {}
     data = read_document(path, flag)[0]
     return data if isinstance(data, dict) else {}
 
 
-def vllm_launch_args(argv: list[str], plan: Plan) -> tuple[list[str], list[str]]:
+def vllm_launch_args(line: ArgvSplit | list[str], plan: Plan) -> tuple[list[str], list[str]]:
     """The plan's ``--compilation-config`` merged into the user's non-graph keys, and notes on
     what vLLM cannot express."""
     from cgconfig.emit import vllm_args
 
-    return vllm_args(plan, user_compilation_config(argv))
+    return vllm_args(plan, user_compilation_config(line))
 
 
-def launch_env_lines(argv: list[str], plan: Plan) -> tuple[list[str], list[str], list[str]]:
+def launch_env_lines(line: ArgvSplit | list[str],
+                     plan: Plan) -> tuple[list[str], list[str], list[str]]:
     """The extra ``export`` lines of ``--emit env``, what vLLM cannot express and notes on the
-    launch line, both for stderr. On a line with an
+    launch line, both for stderr, from the line as the resolution split it. On a line with an
     engine entry point (``vllm serve M ...``), the server arguments are the engine's: the
     entry point, its ``VAR=value`` prefixes and any wrapper before it are left out."""
-    from cgconfig.cli.options import HOST_FLAGS
     from cgconfig.emit import sglang_config, sglang_words
-    from cgconfig.sources.command_line import split_command_line
 
-    split = split_command_line(argv, HOST_FLAGS)
-    dialect, words, prefix_notes = split.dialect, argv, []
-    if split.entry is not None:  # the server command is the launch script's: pass its arguments
-        words = split.entry.argv
-        if dialect == "vllm":
-            from cgconfig.engines.split import normalize_vllm_argv
-
-            words = normalize_vllm_argv(words)
-        if split.entry.env:
-            prefix_notes.append("the line's VAR=value prefixes are not server arguments: set "
-                                f"{', '.join(split.entry.env)} in the launch script's environment")
-    vllm, notes = vllm_launch_args(words, plan)
+    split = line_split(line)
+    dialect, prefix_notes = split.dialect, []
+    if split.entry is not None and split.entry.env:  # the server command is the script's
+        prefix_notes.append("the line's VAR=value prefixes are not server arguments: set "
+                            f"{', '.join(split.entry.env)} in the launch script's environment")
+    vllm, notes = vllm_launch_args(split, plan)
     graph_config = (json.dumps(sglang_config(plan), separators=(",", ":"))
                     if sglang_words(plan)[0] else "")
     lines = [
-        f"export CGCONFIG_SERVER_ARGS={shlex.quote(shlex.join(server_argv(words, dialect)))}",
+        f"export CGCONFIG_SERVER_ARGS={shlex.quote(shlex.join(server_argv(split)))}",
         f"export CGCONFIG_VLLM_ARGS={shlex.quote(shlex.join(vllm))}",
         f"export CGCONFIG_CUDA_GRAPH_CONFIG={shlex.quote(graph_config)}",
     ]

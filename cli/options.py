@@ -87,15 +87,14 @@ def _check_level(value: str | bool | None) -> CheckLevel | None:
 
 def parse_options(part: Part | None) -> CliOptions:
     """Parse the CLI's tokens (from :func:`~cgconfig.sources.split.split_argv`)."""
-    tokens = part.tokens if part is not None else []
     values: dict[str, str | bool] = {}
     allow: list[str] = []
     given: list[str] = []
-    i = 0
-    while i < len(tokens):
-        spelling, eq, inline = tokens[i].partition("=")
+    for arg in part.args if part is not None else []:
+        spelling, eq, inline = arg.name, arg.inline is not None, arg.inline or ""
         if spelling not in _BY_SPELLING and spelling[:2] in _BY_SPELLING:  # -ojson
-            spelling, eq, inline = spelling[:2], "=", tokens[i][2:]
+            attached = arg.name[2:] + ("" if arg.inline is None else "=" + arg.inline)
+            spelling, eq, inline = spelling[:2], True, attached
         flag = _BY_SPELLING[spelling]
         given.append(spelling)
         key = flag.name.lstrip("-")
@@ -105,16 +104,14 @@ def parse_options(part: Part | None) -> CliOptions:
                                  where=spelling)
             # A switch with levels takes its level inline only (``--check=any``).
             values[key] = _choice(flag, spelling, inline) if eq else True
-            i += 1
             continue
-        value = inline if eq else (tokens[i + 1] if i + 1 < len(tokens) else None)
+        value = inline if eq else (arg.values[0] if arg.values else None)
         if flag.value == "repeat":
             if not value:
                 raise InputError("expects a rule id", where=spelling)
             allow.append(value)
         else:
             values[key] = _choice(flag, spelling, value)
-        i += 1 if eq else 2
     return CliOptions(output=cast(OutputFormat, values.get("output", "table")),
                       emit=cast("EmitTarget | None", values.get("emit")),
                       check=_check_level(values.get("check")), allow=tuple(allow),

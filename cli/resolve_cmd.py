@@ -41,15 +41,15 @@ def run_resolve(argv: list[str]) -> int:
         from cgconfig.emit import emit_plan
 
         try:
-            user = (user_trtllm_options(argv) if options.emit == "trtllm"
-                    else user_compilation_config(argv))
+            user = (user_trtllm_options(split) if options.emit == "trtllm"
+                    else user_compilation_config(split))
             text, notes = emit_plan(plan, options.emit, user)
             vllm_notes: list[str] = []
             line_notes: list[str] = []
             if options.emit == "env":  # plus what a launch script hands the server
                 from cgconfig.cli.launch_args import launch_env_lines
 
-                lines, vllm_notes, line_notes = launch_env_lines(argv, plan)
+                lines, vllm_notes, line_notes = launch_env_lines(split, plan)
                 text += "".join(line + "\n" for line in lines)
         except CgConfigError as error:
             return report(error, as_json=options.as_json)

@@ -4,7 +4,8 @@
 Run by hand (not in CI) in an environment where the engine imports (same options as
 ``gen_engine_tables.py``). Builds random argvs from the engine's table (sample values,
 ``--flag=value``, unique and ambiguous prefixes, typos, bad choices, missing values, stray
-positionals, vLLM's underscores and ``-cc.key=value``), parses each with the real parser and
+positionals, vLLM's underscores and ``-cc.key=value``, words such as ``-.5``, ``-1.``, ``-``,
+``--``), parses each with the real parser and
 with ``split_line``, and prints the agreement on accept/reject with the disagreements.
 
     PY=/path/to/venv/bin/python
@@ -66,6 +67,10 @@ def _values(flag: EngineFlag, rng: random.Random) -> list[str]:
     return [flag.sample or "1"] * count
 
 
+#: Words that argparse, vLLM's pre-pass and cgconfig's former predicates read differently.
+TRICKY_WORDS = ("-.5", "-1.", "-", "--", "-1e3", "-1", "-0.5", "-x y")
+
+
 def _case(engine: str, rng: random.Random) -> list[str]:
     table = load_table(engine)
     # --config names a YAML file the engine reads more flags from; split_line does not read it.
@@ -92,6 +97,8 @@ def _case(engine: str, rng: random.Random) -> list[str]:
             values = [*values, "stray"]
         elif mutation < 0.55 and engine == "vllm" and spelling.startswith("--"):
             spelling = spelling.replace("-", "_").replace("__", "--", 1)
+        elif mutation < 0.58:  # a word whose reading (value or option) depends on the parser
+            values = [rng.choice(TRICKY_WORDS)] if values else [*values, rng.choice(TRICKY_WORDS)]
         elif mutation < 0.60 and engine == "vllm":
             argv += rng.choice([["-cc.cudagraph_mode=FULL"], ["-O3"], ["-cc.cudagraph_capture_sizes+", "1,2"],
                                 ["--compilation-config.mode", "3"]])

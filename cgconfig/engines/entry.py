@@ -64,6 +64,11 @@ class EntryPoint(NamedTuple):
     """Names ``env -u`` removed from the caller's environment."""
     passed: tuple[str, ...] = ()
     """Names a container runner passes from the caller's environment (``docker run -e VAR``)."""
+    program_at: int = 0
+    """Index of the entry point's first word (``vllm``, ``python3``) in the line's words."""
+    args_at: int = 0
+    """Index of the first engine argument in the line's words (:attr:`argv` is the line's
+    tail from there, unless the entry point rewrote it: ``sglang serve MODEL``)."""
 
     def engine_environ(self, environ: Mapping[str, str]) -> dict[str, str]:
         """What the engine's process sees of the caller's ``environ`` (the line's own
@@ -266,7 +271,8 @@ def find_entry_point(line: str | Sequence[str]) -> EntryPoint | None:
             env, passed, inherit = {**container[0], **env}, container[1], False
         return EntryPoint(dialect=dialect, program=program, env=env,
                           argv=_engine_argv(dialect, program, words[start:]), start=first,
-                          inherit=inherit, unset=unset, passed=passed)
+                          inherit=inherit, unset=unset, passed=passed, program_at=i,
+                          args_at=start)
     return None
 
 

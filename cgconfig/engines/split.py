@@ -12,16 +12,31 @@ reject becomes an error naming the engine version.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from cgconfig.engines.table import EngineFlag, EngineTable, load_table
+from cgconfig.engines.tokens import (
+    END_OF_OPTIONS,
+    ParserKind,
+    has_negative_number_options,
+    is_option,
+    parser_kind,
+)
 from cgconfig.errors import InputError
 
-#: argparse's _negative_number_matcher: such tokens are values, not options.
-_NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 _VLLM_OPT_LEVELS = {"0", "1", "2", "3"}
+_RULES: dict[tuple[str, str], tuple[ParserKind, bool]] = {}
+
+
+def table_rules(table: EngineTable) -> tuple[ParserKind, bool]:
+    """The table's parser kind and whether it has an option that looks like a negative number
+    (argparse's ``_has_negative_number_optionals``): what :func:`is_option` needs (per engine
+    version)."""
+    key = (table.engine, table.version)
+    if key not in _RULES:
+        _RULES[key] = (parser_kind(table.parser), has_negative_number_options(table.by_spelling))
+    return _RULES[key]
 
 
 class SplitLine(NamedTuple):
@@ -72,8 +87,10 @@ def lookup_option(table: EngineTable, token: str) -> tuple[EngineFlag, str | Non
 
 
 def _classify(table: EngineTable, token: str) -> _Opt | InputError | None:
-    """An option (with an ``=value``), an error, or ``None`` for a value/positional token."""
-    if not token.startswith("-") or token == "-":
+    """An option (with an ``=value``), an error, or ``None`` for a value/positional token
+    (:func:`~cgconfig.engines.tokens.is_option` under the table's parser rules)."""
+    kind, negative_options = table_rules(table)
+    if not is_option(token, kind, negative_number_options=negative_options):
         return None
     try:
         found = lookup_option(table, token)
@@ -81,8 +98,6 @@ def _classify(table: EngineTable, token: str) -> _Opt | InputError | None:
         return error
     if found is not None:
         return _Opt(*found)
-    if _NEGATIVE_NUMBER.match(token) or " " in token:
-        return None
     name = token.partition("=")[0]
     return _error(table, "unknown flag", name, suggestion=table.did_you_mean(name))
 
@@ -136,10 +151,13 @@ def _close(value: str, pool: Sequence[str]) -> str | None:
     return found[0] if found else None
 
 
-def normalize_vllm_argv(argv: Sequence[str]) -> list[str]:
-    """FlexibleArgumentParser.parse_args' token rewrites (underscores, ``-O``), dotted forms kept."""
+def normalize_vllm_argv(argv: Sequence[str], origins: list[int] | None = None) -> list[str]:
+    """FlexibleArgumentParser.parse_args' token rewrites (underscores, ``-O``), dotted forms kept;
+    ``origins``, when given, receives for each token out the index of the word it came from."""
     out: list[str] = []
     for i, token in enumerate(argv):
+        if origins is not None:
+            origins += [i - 1] * (len(out) - len(origins))
         if token.startswith("--"):
             key, eq, value = token.partition("=")
             head, dot, tail = key[2:].partition(".")
@@ -150,6 +168,8 @@ def normalize_vllm_argv(argv: Sequence[str]) -> list[str]:
             out.append("--optimization-level")
         else:
             out.append(token)
+    if origins is not None:
+        origins += [len(argv) - 1] * (len(out) - len(origins))
     return out
 
 
@@ -191,8 +211,11 @@ def split_line(engine: str, argv: Sequence[str]) -> SplitLine:
     i = 0
     while i < len(tokens):
         token = tokens[i]
-        if token == "--":
-            result.errors.extend(_error(table, "unexpected argument", t) for t in tokens[i + 1:])
+        if token == END_OF_OPTIONS:  # the rest are positionals
+            if not positionals:  # argparse keeps "--" for a positional; none is left to take it
+                result.errors.append(_error(table, "unexpected argument", token,
+                                            hint="the engine takes no positional argument here"))
+            _positionals(table, tokens[i + 1:], positionals, result)
             break
         key = token.partition("=")[0]
         if table.parser.get("dotted_json") and token.startswith("-") and "." in key:
@@ -206,12 +229,7 @@ def split_line(engine: str, argv: Sequence[str]) -> SplitLine:
                 i += 1  # argparse reports an unknown flag's values with it ("unrecognized arguments")
             continue
         if kind is None:
-            if positionals:
-                flag = positionals.pop(0)
-                (result.modelled if flag.modelled else result.ignored).append(token)
-            else:
-                result.errors.append(_error(table, "unexpected argument", token,
-                                            hint="the engine takes no positional argument here"))
+            _positionals(table, [token], positionals, result)
             i += 1
             continue
         i = _take_option(table, tokens, i, kind, result)
@@ -220,6 +238,18 @@ def split_line(engine: str, argv: Sequence[str]) -> SplitLine:
         target = result.modelled if flag.modelled else result.ignored
         target += [flag.name if flag.modelled else option, json.dumps(value)]
     return result
+
+
+def _positionals(table: EngineTable, words: list[str], positionals: list[EngineFlag],
+                 result: SplitLine) -> None:
+    """Give ``words`` to the engine's positionals in order; a word left over is an error."""
+    for word in words:
+        if positionals:
+            flag = positionals.pop(0)
+            (result.modelled if flag.modelled else result.ignored).append(word)
+        else:
+            result.errors.append(_error(table, "unexpected argument", word,
+                                        hint="the engine takes no positional argument here"))
 
 
 def _take_option(table: EngineTable, tokens: list[str], i: int, opt: _Opt, result: SplitLine) -> int:
@@ -282,7 +312,15 @@ def _split_click(table: EngineTable, argv: list[str]) -> SplitLine:
     i = 0
     while i < len(argv):
         token = argv[i]
-        if not token.startswith("-") or token == "-":
+        if token == END_OF_OPTIONS:  # click: every later word is an argument
+            for word in argv[i + 1:]:
+                if positionals:
+                    flag = positionals.pop(0)
+                    (result.modelled if flag.modelled else result.ignored).append(word)
+                else:
+                    result.errors.append(_error(table, "unexpected extra argument", word))
+            break
+        if not is_option(token, "click"):
             if positionals:
                 flag = positionals.pop(0)
                 (result.modelled if flag.modelled else result.ignored).append(token)

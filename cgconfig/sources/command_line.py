@@ -17,6 +17,7 @@ from functools import cache
 
 from cgconfig.engines import has_engine_variables
 from cgconfig.engines.entry import find_entry_point, might_have_entry_point
+from cgconfig.engines.tokens import ENGINE_PARSERS, is_option
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.constants import DIALECTS
 from cgconfig.resolve.request import ResolveRequest
@@ -25,6 +26,7 @@ from cgconfig.sources.dialect_flags import ENTRY_ONLY_FLAGS, TRTLLM_FLAGS, VLLM_
 from cgconfig.sources.machine import MachineFacts
 from cgconfig.sources.model_config import ModelConfigFile
 from cgconfig.sources.sglang import SglangArgv
+from cgconfig.sources.sglang_argv import sglang_args
 from cgconfig.sources.split import ArgvSplit, DialectFlags, Part, split_argv
 
 
@@ -33,13 +35,13 @@ def _vllm(part: Part, entry_point: bool) -> Source:
 
     # A `vllm serve` line is read as vLLM's whole engine reads it (Model Runner V2, its
     # default in 0.33.0); `--dialect vllm` alone models CompilationConfig as the V1 runner.
-    return VllmArgv(part.tokens, part.positions, whole_engine=entry_point)
+    return VllmArgv(part.tokens, part.positions, whole_engine=entry_point, args=part.args)
 
 
 def _trtllm(part: Part, entry_point: bool) -> Source:
     from cgconfig.sources.trtllm import TrtllmOptions
 
-    return TrtllmOptions(part.tokens, needs_file=not entry_point)
+    return TrtllmOptions(part.tokens, needs_file=not entry_point, args=part.args)
 
 
 #: Each non-SGLang dialect: its flag table (what the splitter carves out) and its source
@@ -68,32 +70,57 @@ def split_command_line(argv: list[str], host: DialectFlags | None = None) -> Arg
     """Split ``argv`` once into the SGLang part, the dialect's part and the host's part."""
     entry = find_entry_point(argv) if might_have_entry_point(argv) else None
     if entry is None:
-        return split_argv(list(argv), _DIALECT_TABLES, host)
-    before, wrapper = _cgconfig_words(list(argv[:entry.start]), host)
+        split = split_argv(list(argv), _DIALECT_TABLES, host)
+        split.line, split.origins = list(argv), list(range(len(argv)))
+        return _group_sglang(split, "sglang")
+    line = list(argv)  # shell words: find_entry_point took them as given
+    before, wrapper, origins = _cgconfig_words(line[:entry.start], host)
     engine_argv, model = list(entry.argv), None
+    at = entry.args_at
     if entry.dialect == "sglang":
-        split = split_argv(before + engine_argv, _DIALECT_TABLES, host, dialect="sglang")
+        split = split_argv(before + engine_argv, _DIALECT_TABLES, host, dialect="sglang",
+                           parser=ENGINE_PARSERS["sglang"])
+        as_written = engine_argv == line[at:]  # not after sglang serve's rewrite
+        tail: list[int | None] = [at + k if as_written else None for k in range(len(engine_argv))]
     else:
-        if engine_argv and not engine_argv[0].startswith("-"):  # vllm serve MODEL, trtllm-serve MODEL
-            model, engine_argv = engine_argv[0], engine_argv[1:]
+        if engine_argv and not is_option(engine_argv[0], ENGINE_PARSERS[entry.dialect]):
+            # vllm serve MODEL, trtllm-serve MODEL
+            model, engine_argv, at = engine_argv[0], engine_argv[1:], at + 1
+        moved = list(range(len(engine_argv)))
         if entry.dialect == "vllm":  # underscores, -O3: as vLLM's FlexibleArgumentParser reads them
             from cgconfig.engines.split import normalize_vllm_argv
 
-            engine_argv = normalize_vllm_argv(engine_argv)
+            moved = []
+            engine_argv = normalize_vllm_argv(engine_argv, moved)
         split = split_argv(before + engine_argv, _entry_tables(entry.dialect), host,
-                           dialect=entry.dialect, also_kept=(f"{entry.dialect}_engine",))
+                           dialect=entry.dialect, also_kept=(f"{entry.dialect}_engine",),
+                           parser=ENGINE_PARSERS[entry.dialect])
+        tail = [at + k for k in moved]
     split.entry, split.wrapper, split.model = entry, wrapper, model
+    split.engine_start, split.line = len(before), line
+    split.origins = [*origins, *tail]
+    return _group_sglang(split, entry.dialect)
+
+
+def _group_sglang(split: ArgvSplit, engine: str) -> ArgvSplit:
+    """Group the SGLang part's tokens into runs with SGLang's parser's arity (the one part no
+    flag table claimed), once: its reader and ``--emit`` take them from here."""
+    part = split.parts.get("sglang")
+    if part is not None:
+        part.args = sglang_args(part.tokens, engine, part.positions)
     return split
 
 
-def _cgconfig_words(words: list[str], host: DialectFlags | None) -> tuple[list[str], list[str]]:
+def _cgconfig_words(words: list[str],
+                    host: DialectFlags | None) -> tuple[list[str], list[str], list[int | None]]:
     """Words before an entry point: cgconfig's own flags with their values (``cgconfig
-    resolve -o json vllm serve ...``) are kept; the rest (``VAR=value`` prefixes, a ``docker
-    run`` wrapper) is not cgconfig's input."""
+    resolve -o json vllm serve ...``) are kept, with their indices; the rest (``VAR=value``
+    prefixes, a ``docker run`` wrapper) is not cgconfig's input."""
     from cgconfig.fields.flags import flag_index
 
     index = flag_index()
     kept: list[str] = []
+    at: list[int | None] = []
     wrapper: list[str] = []
     i = 0
     while i < len(words):
@@ -105,10 +132,11 @@ def _cgconfig_words(words: list[str], host: DialectFlags | None) -> tuple[list[s
             wrapper.append(words[i])  # docker's -e VAR=1 included: the note names every word
             i += 1
             continue
-        end = i + 1 + (0 if "=" in words[i] else int(arity))
+        end = min(i + 1 + (0 if "=" in words[i] else int(arity)), len(words))
         kept += words[i:end]
+        at += range(i, end)
         i = end
-    return kept, [w for w in wrapper if w != "env"]
+    return kept, [w for w in wrapper if w != "env"], at
 
 
 def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
@@ -124,15 +152,17 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
                          allowed=DIALECTS, suggestion=did_you_mean(split.dialect, DIALECTS))
     entry = split.entry
     engine = entry.dialect if entry is not None else split.dialect
-    sglang = SglangArgv(split.parts.get("sglang", Part()).tokens,
-                        allow_positionals=allow_positionals, ignore_unknown=ignore_unknown,
-                        engine=engine if entry is not None else "sglang", dialect=engine)
+    sglang_part = split.parts.get("sglang", Part())
+    sglang = SglangArgv(sglang_part.tokens, allow_positionals=allow_positionals,
+                        ignore_unknown=ignore_unknown,
+                        engine=engine if entry is not None else "sglang", dialect=engine,
+                        args=sglang_part.args)
     sources: list[Source] = [sglang]
     if entry is not None:
         from cgconfig.sources.entry_point import LaunchLine
 
         known = split.parts.get(f"{entry.dialect}_engine", Part())
-        sources.append(LaunchLine(entry, split.model, known.tokens, split.wrapper))
+        sources.append(LaunchLine(entry, split.model, known.args, split.wrapper))
     # What the engine's process sees: after `env -i`, `env -u VAR` or inside `docker run`,
     # not all of the caller's environment.
     seen_environ = entry.engine_environ(environ or {}) if entry is not None else (environ or {})

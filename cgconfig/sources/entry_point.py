@@ -20,6 +20,7 @@ from cgconfig.fields.values import parse_int
 from cgconfig.limits import short
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Contribution
+from cgconfig.sources.split import Arg
 
 #: Engine flags (``dest``) that name the model, as the positional does.
 _MODEL_DESTS = ("model", "model_tag")
@@ -38,8 +39,9 @@ class LaunchLine:
     entry: EntryPoint
     model: str | None
     """The model positional, if the line has one."""
-    known: list[str] = field(default_factory=list)
-    """Tokens of the engine's flags that the dialect's source does not read."""
+    known: list[Arg] = field(default_factory=list)
+    """The engine's flags that the dialect's source does not read, with their values (the
+    splitter's runs)."""
     wrapper: list[str] = field(default_factory=list)
 
     def contribute(self, so_far: ResolveRequest) -> Contribution:
@@ -51,7 +53,8 @@ class LaunchLine:
         if self.model is not None:
             out.facts["model_path"] = self.model
             out.fact_sources["model_path"] = f"{self.entry.program} MODEL"
-        for name, values in _runs(self.known):
+        for arg in self.known:
+            name, values = arg.name, arg.given
             found = lookup_option(table, name)
             if found is not None and found[0].status == "modelled":
                 # the dialect's source reads it
@@ -93,16 +96,3 @@ class LaunchLine:
             out.notes.append(f"not read: the words before {self.entry.program} ({shown}"
                              f"{' …' if len(self.wrapper) > 6 else ''}){read}")
         return out
-
-
-def _runs(tokens: list[str]) -> list[tuple[str, list[str]]]:
-    """Each flag of ``tokens`` with its values (the splitter gave each flag its values)."""
-    runs: list[tuple[str, list[str]]] = []
-    for token in tokens:
-        is_flag = token[:1] == "-" and not token[1:].replace(".", "", 1).isdigit()
-        if is_flag:
-            name, eq, inline = token.partition("=")
-            runs.append((name, [inline] if eq else []))
-        elif runs:
-            runs[-1][1].append(token)
-    return runs

@@ -12,6 +12,7 @@ from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Contribution
 from cgconfig.sources.documents import facts_from_file, leaves_from_config_arg
 from cgconfig.sources.sglang_argv import parse_argv
+from cgconfig.sources.split import Arg
 
 #: Per dialect, what an unexpected positional usually is (naming only that engine's flags).
 _POSITIONAL_HINTS = {
@@ -36,12 +37,14 @@ class SglangArgv:
     """The line's dialect: an error's hint names only that engine's flags."""
     positionals: list[str] = field(default_factory=list)
     """The positionals found (``explain``'s keys), once :meth:`contribute` ran."""
+    args: list[Arg] | None = None
+    """The tokens' runs as the split grouped them (grouped by the parser when absent)."""
 
     def contribute(self, so_far: ResolveRequest) -> Contribution:
         """Parse the tokens once; read the documents they name."""
         del so_far  # the first source: nothing gathered before it
         parsed = parse_argv(self.tokens, ignore_unknown=self.ignore_unknown,
-                            engine=self.engine)
+                            engine=self.engine, args=self.args or None)
         if parsed.positionals and not self.allow_positionals and self.engine == "vllm":
             # As vLLM's own parser says it; a vLLM line's error names vLLM's flags only.
             raise InputError(f"unrecognized arguments: {parsed.positionals[0]} (vLLM 0.33.0 "

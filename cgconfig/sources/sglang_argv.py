@@ -14,10 +14,10 @@ ignored args. A flag neither knows is an error with a did-you-mean from both tab
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cgconfig.engines.tokens import END_OF_OPTIONS, ENGINE_PARSERS, ParserKind, is_option
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.flags import (
     ARG,
@@ -29,6 +29,7 @@ from cgconfig.fields.values import parse_float, parse_human_int, parse_int
 from cgconfig.limits import check_size_value, quote, short
 from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.sources.contribution import Settings
+from cgconfig.sources.split import Arg
 
 if TYPE_CHECKING:
     from cgconfig.sources.sglang_engine import EngineOption
@@ -110,41 +111,95 @@ def _split_launcher(argv: list[str]) -> tuple[list[str], list[str]]:
     return argv[:end], argv[end:]
 
 
-def _is_flag_token(token: str) -> bool:
-    return token.startswith("-") and not _looks_negative_number(token)
+def sglang_args(argv: list[str], engine: str = "sglang",
+                positions: list[int] | None = None) -> list[Arg]:
+    """The SGLang part's tokens grouped once into runs: each flag with the values SGLang's
+    parser gives it (cgconfig's arity for cgconfig's flags, the engine table's ``nargs`` for the
+    engine's other flags, the next non-option token for a flag neither knows), each positional
+    as a run of its own (``name`` empty), and ``--`` with every later token. A leading launcher
+    (``python -m sglang.launch_server``) is no run. Which tokens are options follows the
+    line's parser (``engine``'s, as the splitter read the line). Nothing is refused here: the
+    reader refuses what it reads, in order."""
+    where = positions if positions is not None else range(len(argv))
+    parser = ENGINE_PARSERS.get(engine, "argparse")
+    index = flag_index()
+    args: list[Arg] = []
+    i = len(_split_launcher(argv)[0])
+    while i < len(argv):
+        token = argv[i]
+        if token == END_OF_OPTIONS:
+            end = len(argv)
+        elif not is_option(token, parser):
+            args.append(Arg("", None, (token,), i, where[i]))
+            i += 1
+            continue
+        else:
+            end = _flag_end(argv, i, engine, parser, index)
+        name, eq, inline = token.partition("=")
+        args.append(Arg(name, inline if eq else None, tuple(argv[i + 1:end]), i, where[i]))
+        i = end
+    return args
 
 
-def _looks_negative_number(token: str) -> bool:
-    return bool(re.fullmatch(r"-\d+(\.\d+)?", token))
+def _flag_end(tokens: list[str], i: int, engine: str, parser: ParserKind,
+              index: dict[str, Flag]) -> int:
+    """Index after the flag at ``i`` and the values SGLang's parser gives it."""
+    token = tokens[i]
+    name, eq, _ = token.partition("=")
+    flag = index.get(name)
+    inline = eq or None
+    if flag is None:
+        if name in REMOVED_FLAGS:
+            return i + 1
+        from cgconfig.sources.sglang_engine import engine_end, engine_option, modelled_alias
+
+        known = engine_option(token, engine)
+        alias = None if known is None else modelled_alias(known[0], engine)
+        if known is None:  # a flag neither knows: the next token is its value unless a flag
+            takes = i + 1 < len(tokens) and not is_option(tokens[i + 1], parser) and not eq
+            return i + 2 if takes else i + 1
+        if alias is None:
+            return engine_end(known, tokens, i, parser)
+        flag, inline = alias, known[1]
+    if not flag.takes_value or inline is not None:
+        return i + 1
+    j = i + 1
+    while j < len(tokens) and not is_option(tokens[j], parser):
+        j += 1
+        if flag.value not in ("int_list", "str_list"):
+            break
+    return j
 
 
 def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
-               engine: str = "sglang") -> ParsedArgs:
+               engine: str = "sglang", args: list[Arg] | None = None) -> ParsedArgs:
     """Parse ``argv`` into leaves, facts and settings, recording each origin.
 
     ``engine`` is the engine whose flags the line may carry besides cgconfig's (SGLang unless
-    an entry point named another).
+    an entry point named another); ``args`` are ``argv``'s runs as :func:`sglang_args` groups
+    them (the splitter's, grouped once), grouped here when absent.
 
     ``ignore_unknown`` defaults to whether ``--ignore-unknown-args`` appears in ``argv``. A
-    value's position is its index among this source's tokens: it orders values of one layer.
+    value's position is its index among this source's tokens after any launcher: it orders
+    values of one layer. Which tokens are flags is :func:`~cgconfig.engines.tokens.is_option`'s
+    answer under the line's parser's rules; ``--`` and every token after it are positionals
+    (SGLang has none, so its argparse refuses them).
     """
     if ignore_unknown is None:
         ignore_unknown = "--ignore-unknown-args" in argv
-    _, tokens = _split_launcher(argv)
+    if args is None:
+        args = sglang_args(argv, engine)
+    offset = len(_split_launcher(argv)[0])
     index = flag_index()
     out = ParsedArgs()
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        position = i
-        if not _is_flag_token(token):
-            out.positionals.append(token)
-            i += 1
+    for arg in args:
+        name, inline, position = arg.name, arg.inline, arg.at - offset
+        if name == END_OF_OPTIONS:  # kept: SGLang's argparse refuses a "--" no positional takes
+            out.positionals += [name, *arg.values]
             continue
-        inline: str | None = None
-        name = token
-        if "=" in token:
-            name, inline = token.split("=", 1)
+        if not name:
+            out.positionals += arg.values
+            continue
         flag = index.get(name)
         if flag is None:
             if name in REMOVED_FLAGS:
@@ -152,10 +207,10 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
                                  hint=REMOVED_FLAGS[name])
             from cgconfig.sources.sglang_engine import engine_label, engine_option, modelled_alias
 
-            known = engine_option(token, engine)
+            known = engine_option(argv[arg.at], engine)
             alias = None if known is None else modelled_alias(known[0], engine)
             if known is None or alias is None:
-                i = _skip_unmodelled(name, known, tokens, i, out, ignore_unknown, engine)
+                _unmodelled(arg, argv[arg.at], known, out, ignore_unknown, engine)
                 continue
             flag, inline = alias, known[1]
             if not name.startswith(tuple(known[0].options)):  # an abbreviation, not an alias
@@ -166,18 +221,10 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
                 raise InputError(f"{name} is a switch and takes no value (got {quote(inline)})",
                                  where=name)
             values: list[str] = []
-            i += 1
         elif inline is not None:
             values = inline.split() if flag.value == "int_list" else [inline]
-            i += 1
         else:
-            i += 1
-            values = []
-            while i < len(tokens) and not _is_flag_token(tokens[i]):
-                values.append(tokens[i])
-                i += 1
-                if flag.value not in ("int_list", "str_list"):
-                    break
+            values = list(arg.values)
             if not values:
                 what = ("expects one or more values" if flag.value in ("int_list", "str_list")
                         else "expects a value")
@@ -187,21 +234,17 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
     return out
 
 
-def _skip_unmodelled(name: str, known: EngineOption | None, tokens: list[str], i: int,
-                     out: ParsedArgs, ignore_unknown: bool, engine: str) -> int:
-    """Index after a flag cgconfig does not model: SGLang's own (consumed with SGLang's arity,
-    values checked), or, under ``--ignore-unknown-args``, anything."""
-    from cgconfig.sources.sglang_engine import consume_engine_flag, unknown_flag_error
+def _unmodelled(arg: Arg, token: str, known: EngineOption | None, out: ParsedArgs,
+                ignore_unknown: bool, engine: str) -> None:
+    """A flag cgconfig does not model: SGLang's own (its values checked as SGLang's argparse
+    would), or, under ``--ignore-unknown-args``, anything."""
+    from cgconfig.sources.sglang_engine import check_engine_flag, unknown_flag_error
 
+    if known is None and not ignore_unknown:
+        raise unknown_flag_error(arg.name, engine)
+    out.ignored.append(arg.name)
     if known is not None:
-        out.ignored.append(name)
-        return consume_engine_flag(known, tokens, i, engine)
-    if not ignore_unknown:
-        raise unknown_flag_error(name, engine)
-    out.ignored.append(name)
-    # A flag neither knows: it takes the next token as its value unless that is a flag.
-    takes_value = i + 1 < len(tokens) and not _is_flag_token(tokens[i + 1])
-    return i + 2 if takes_value and "=" not in tokens[i] else i + 1
+        check_engine_flag(known, token, list(arg.values), engine)
 
 
 def _apply(flag: Flag, spelling: str, values: list[str], position: int, out: ParsedArgs) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from cgconfig.engines.split import check_values, lookup_option, max_values, min_values
 from cgconfig.engines.table import EngineFlag, load_table
+from cgconfig.engines.tokens import ParserKind, is_option
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.flags import Flag, flag_index, known_spellings
 from cgconfig.limits import short
@@ -45,37 +46,38 @@ def modelled_alias(flag: EngineFlag, engine: str = "sglang") -> Flag | None:
     return next((index[o] for o in flag.options if o in index), None)
 
 
-def _is_value(token: str) -> bool:
-    """What argparse takes as a value: not an option string (negative numbers and tokens
-    with a space are values)."""
-    if token[:1] != "-" or " " in token:
-        return True
-    return token[1:].replace(".", "", 1).isdigit()
+def engine_end(known: EngineOption, tokens: list[str], i: int,
+               parser: ParserKind = "argparse") -> int:
+    """Index after the engine flag at ``tokens[i]`` and the values its ``nargs`` takes (words
+    that are no option, as the line's ``parser`` reads them)."""
+    flag, inline = known
+    j = i + 1
+    if inline is None and flag.takes_value:
+        limit = min(j + max_values(flag.nargs, len(tokens)), len(tokens))
+        while j < limit and not is_option(tokens[j], parser):
+            j += 1
+    return j
 
 
-def consume_engine_flag(known: EngineOption, tokens: list[str], i: int,
-                        engine: str = "sglang") -> int:
-    """Index after the engine flag at ``tokens[i]`` and its values, taken with the engine's
-    ``nargs``; a missing or rejected value is an error naming the engine's version."""
+def check_engine_flag(known: EngineOption, token: str, values: list[str],
+                      engine: str = "sglang") -> None:
+    """Refuse what the engine's parser would refuse of the flag ``token`` names and the
+    ``values`` that followed it (:func:`engine_end`'s): a value given to a switch, too few
+    values, a value its ``type`` or ``choices`` rejects, naming the engine's version."""
     flag, inline = known
     table = load_table(engine)
-    spelling = short(tokens[i].split("=", 1)[0])
+    spelling = short(token.split("=", 1)[0])
     if inline is not None:
         if not flag.takes_value:
             raise InputError(f"{spelling} is a switch and takes no value ({table.label})",
                              where=spelling)
         check_values(table, flag, [inline])
-        return i + 1
-    j = i + 1
+        return
     if flag.takes_value:
-        limit = j + max_values(flag.nargs, len(tokens))
-        while j < min(limit, len(tokens)) and _is_value(tokens[j]):
-            j += 1
-        if j - (i + 1) < min_values(flag.nargs):
+        if len(values) < min_values(flag.nargs):
             raise InputError(f"{spelling} expects a value ({table.label})", where=spelling,
                              allowed=flag.choices)
-        check_values(table, flag, tokens[i + 1:j])
-    return j
+        check_values(table, flag, values)
 
 
 #: How a line starts each engine, for the hint on another engine's flag.
@@ -89,6 +91,11 @@ def unknown_flag_error(name: str, engine: str = "sglang") -> InputError:
     is named as such instead."""
     table = load_table(engine)
     spelling = name.split("=", 1)[0]
+    if _numeric(spelling):  # -1e3, -1. (and -0.5 on a vLLM line): a value its parser takes for a flag
+        return InputError(
+            f"unknown flag {short(name)}", where="command line",
+            hint=f"{table.label}'s parser reads {short(spelling)} as a flag, not a value: give "
+                 f"the value with '=' (--flag={short(spelling)})")
     other = next((e for e in _ENTRY_EXAMPLES if e != engine and load_table(e).lookup(spelling)),
                  None)
     if other is not None:
@@ -101,3 +108,11 @@ def unknown_flag_error(name: str, engine: str = "sglang") -> InputError:
         suggestion=did_you_mean(name, [*known_spellings(), *table.by_spelling]),
         hint=f"neither {table.label} nor cgconfig has it (pass --ignore-unknown-args to skip "
              f"such flags)")
+
+
+def _numeric(word: str) -> bool:
+    try:
+        float(word)
+    except ValueError:
+        return False
+    return True

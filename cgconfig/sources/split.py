@@ -6,14 +6,20 @@ flags are known from its :class:`DialectFlags` table (flag → arity); a token n
 belongs to ``sglang``, whose own parser reads it. Only the chosen dialect's tokens are carved
 out: a vLLM flag on an SGLang line stays with SGLang, which reports it as unknown.
 
-``--dialect NAME`` is read here and nowhere else.
+``--dialect NAME`` is read here and nowhere else. Which words are options is
+:func:`cgconfig.engines.tokens.is_option`'s answer for the line's parser (argparse, vLLM's
+``FlexibleArgumentParser``, click), the one reading every parser of the line shares; ``--``
+ends the options (every later word goes to SGLang's parser, which reads them as positionals).
+Each claimed flag is kept with its values as an :class:`Arg`, which the owner's reader (and
+``--emit``, after the plan) takes as given instead of walking the tokens again.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
+from cgconfig.engines.tokens import END_OF_OPTIONS, ParserKind, is_option, takes_any_value
 from cgconfig.errors import InputError
 from cgconfig.fields.constants import DIALECTS
 from cgconfig.limits import short
@@ -47,17 +53,53 @@ class DialectFlags:
         return None
 
 
+class Arg(NamedTuple):
+    """One run of a split line: a flag as its owner's parser takes it (the spelling before any
+    ``=``, the inline ``=value``, the values that followed) or, with ``name`` empty, one
+    positional; and where its first token is."""
+
+    name: str
+    inline: str | None
+    values: tuple[str, ...]
+    at: int
+    """Index of the flag's token among its owner's tokens."""
+    position: int
+    """Index of the flag's token in the command line."""
+
+    @property
+    def given(self) -> list[str]:
+        """Its values: the inline one, or those that followed."""
+        return [self.inline] if self.inline is not None else list(self.values)
+
+    @property
+    def end(self) -> int:
+        """Index after its last token among its owner's tokens."""
+        return self.at + 1 + len(self.values)
+
+
 @dataclass
 class Part:
-    """The tokens one owner got, each with its index in the original command line."""
+    """The tokens one owner got, each with its index in the original command line; a claimed
+    owner's tokens also as :class:`Arg` runs (flag and values), in order."""
 
     tokens: list[str] = field(default_factory=list)
     positions: list[int] = field(default_factory=list)
+    args: list[Arg] = field(default_factory=list)
+    """The tokens as runs: a claimed owner's by its table's arity, here; the SGLang part's by
+    SGLang's parser's arity (``sources/sglang_argv.sglang_args``, once per split, in
+    ``command_line.split_command_line``)."""
 
     def add(self, tokens: list[str], start: int) -> None:
         """Append consecutive tokens that began at ``start`` in the command line."""
         self.tokens += tokens
         self.positions += range(start, start + len(tokens))
+
+    def add_arg(self, tokens: list[str], start: int) -> None:
+        """Append one claimed flag and its values, beginning at ``start``."""
+        name, eq, inline = tokens[0].partition("=")
+        self.args.append(Arg(name, inline if eq else None, tuple(tokens[1:]), len(self.tokens),
+                             start))
+        self.add(tokens, start)
 
 
 @dataclass
@@ -75,22 +117,29 @@ class ArgvSplit:
     wrapper: list[str] = field(default_factory=list)
     """Words before the entry point that are neither ``VAR=value`` nor cgconfig's (a
     ``docker run ...`` wrapper): not read."""
+    line: list[str] = field(default_factory=list)
+    """The command line's words as written."""
+    origins: list[int | None] = field(default_factory=list)
+    """For each of :attr:`words`, the index in :attr:`line` of the word it was read from
+    (None for a word the entry point wrote: ``sglang serve MODEL``'s ``--model-path``)."""
+    engine_start: int = 0
+    """Index in :attr:`words` where the entry point's engine arguments begin (0 without one)."""
+    words: list[str] = field(default_factory=list)
+    """The words split, which the parts' positions index (on an entry-point line: cgconfig's
+    words before it, then the engine's arguments as its parser reads them)."""
 
 
-def _is_flag(token: str) -> bool:
-    """A ``-x``/``--x`` token; ``-1`` and ``-0.5`` are values."""
-    if token[:1] != "-":
-        return False
-    return not token[1:2].isdigit() or not token[1:].replace(".", "", 1).isdigit()
-
-
-def _take(argv: list[str], i: int, inline: str | None, arity: Arity) -> int:
-    """Index after the flag at ``i`` and its values."""
+def _take(argv: list[str], i: int, inline: str | None, arity: Arity,
+          parser: ParserKind) -> int:
+    """Index after the flag at ``i`` and its values (click takes the next words whatever
+    they are; argparse only words that are no option)."""
     if arity == 0 or inline is not None:
         return i + 1
     j = i + 1
     limit = len(argv) if arity == "+" else min(j + int(arity), len(argv))
-    while j < limit and not _is_flag(argv[j]):
+    if takes_any_value(parser) and arity != "+":
+        return limit
+    while j < limit and not is_option(argv[j], parser):
         j += 1
     return j
 
@@ -113,12 +162,13 @@ def _claims(dialects: tuple[DialectFlags, ...], host: DialectFlags | None) -> _C
 
 def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
                host: DialectFlags | None = None, *, dialect: str | None = None,
-               also_kept: tuple[str, ...] = ()) -> ArgvSplit:
+               also_kept: tuple[str, ...] = (), parser: ParserKind = "argparse") -> ArgvSplit:
     """Walk ``argv`` once: each token goes to the owner whose table claims its flag.
 
     ``dialect`` is the one an entry point chose (``--dialect`` may only repeat it);
     ``also_kept`` are owners besides the dialect and the host whose tokens stay theirs
-    (an engine table's flags that the dialect's source does not read)."""
+    (an engine table's flags that the dialect's source does not read); ``parser`` is whose
+    rules say which words are options (the entry point's engine; argparse without one)."""
     segments: list[tuple[str, int, int]] = []
     named: str | None = None
     seen: list[str] = []
@@ -127,9 +177,11 @@ def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
     i = 0
     while i < len(argv):
         token = argv[i]
-        if token[:1] != "-" or token == "-" or not _is_flag(token):
+        if not is_option(token, parser):
             i += 1
             continue
+        if token == END_OF_OPTIONS:
+            break  # the rest are positionals: SGLang's parser reads them from here on
         name, eq, inline_text = token.partition("=")
         inline = inline_text if eq else None
         if name == "--dialect":
@@ -154,7 +206,7 @@ def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
                 refuse_own_abbreviation(name, host, dialect or named or "sglang")
             i += 1
             continue
-        end = _take(argv, i, inline, claim[1])
+        end = _take(argv, i, inline, claim[1], parser)
         if claim[0] not in seen and claim[0] != host_owner:
             seen.append(claim[0])
         segments.append((claim[0], i, end))
@@ -164,7 +216,24 @@ def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
                          where="--dialect", hint="drop --dialect: the entry point names it")
     chosen = dialect or named or (seen[0] if seen else "sglang")
     return ArgvSplit(dialect=chosen, dialect_named=named is not None or dialect is not None,
-                     parts=_parts(argv, segments, (chosen, host_owner, *also_kept)))
+                     parts=_parts(argv, segments, (chosen, host_owner, *also_kept)),
+                     words=list(argv))
+
+
+def claimed_args(tokens: list[str], positions: list[int], table: DialectFlags,
+                 parser: ParserKind = "argparse") -> list[Arg]:
+    """The :class:`Arg` runs of tokens one table claimed, as :func:`split_argv` takes them
+    (for a caller holding only a part's tokens); a token the table does not claim is a run of
+    its own, for the reader to refuse."""
+    part = Part()
+    i = 0
+    while i < len(tokens):
+        name, eq, inline = tokens[i].partition("=")
+        arity = table.arity(name)
+        end = i + 1 if arity is None else _take(tokens, i, inline if eq else None, arity, parser)
+        part.add_arg(tokens[i:end], positions[i])
+        i = end
+    return part.args
 
 
 def _attached_short(name: str, host: DialectFlags) -> bool:
@@ -215,7 +284,11 @@ def _parts(argv: list[str], claimed: list[tuple[str, int, int]],
             parts.setdefault("sglang", Part()).add(argv[done:start], done)
         if owner:
             keep = owner if owner in kept else "sglang"
-            parts.setdefault(keep, Part()).add(argv[start:end], start)
+            part = parts.setdefault(keep, Part())
+            if keep == "sglang":
+                part.add(argv[start:end], start)
+            else:
+                part.add_arg(argv[start:end], start)
         done = end
     if done < len(argv):
         parts.setdefault("sglang", Part()).add(argv[done:], done)

@@ -30,9 +30,10 @@ from cgconfig.limits import check_int_text, check_prefill_tokens, quote
 from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.resolve.request import DialectDefault, ResolveRequest
 from cgconfig.sources.contribution import Contribution
-from cgconfig.sources.dialect_flags import TRTLLM_FLAGS
+from cgconfig.sources.dialect_flags import ENTRY_ONLY_FLAGS, TRTLLM_FLAGS
 from cgconfig.sources.documents import validate_leaf
 from cgconfig.sources.entry_point import PARALLEL_FACTS
+from cgconfig.sources.split import Arg, DialectFlags, claimed_args
 from cgconfig.sources.trtllm_capture import TrtllmCapture
 
 #: Top-level keys of the options file this source reads (the others do not change the graphs).
@@ -46,21 +47,18 @@ PIECEWISE_DEFAULT_TOKENS = [2**i for i in range(8)] + list(range(256, 3073, 256)
 SIZE_FLAGS = ("--max_batch_size", "--max_num_tokens")
 
 
-def _read_tokens(tokens: list[str]) -> tuple[str | None, str, dict[str, int]]:
-    """The options file the tokens name (the last one wins), the flag that named it, and
-    ``--max_batch_size`` / ``--max_num_tokens`` (click ``int``: the last one wins)."""
+def _read_args(args: list[Arg]) -> tuple[str | None, str, dict[str, int]]:
+    """The options file the flags name (the last one wins), the flag that named it, and
+    ``--max_batch_size`` / ``--max_num_tokens`` (click ``int``: the last one wins); each flag
+    with the value the splitter gave it."""
     path = None
     flag = next(iter(TRTLLM_FLAGS.flags))
     sizes: dict[str, int] = {}
-    i = 0
-    while i < len(tokens):
-        name, eq, inline = tokens[i].partition("=")
-        if eq:
-            value, i = inline, i + 1
-        elif i + 1 < len(tokens):
-            value, i = tokens[i + 1], i + 2
-        else:
+    for arg in args:
+        name, given = arg.name, arg.given
+        if not given:
             raise InputError(f"{name} expects a value", where=name)
+        value = given[0]
         if name == "--backend":
             if value != "pytorch":
                 raise InputError(
@@ -89,11 +87,16 @@ class TrtllmOptions:
     needs_file: bool = True
     """False on a ``trtllm-serve MODEL`` line: without an options file TensorRT-LLM's
     defaults apply (with ``--dialect trtllm`` the file is the only input, so it is required)."""
+    args: list[Arg] | None = None
+    """The splitter's runs of the tokens (flag and value)."""
 
     def contribute(self, so_far: ResolveRequest) -> Contribution:
         """Read the options file once and map it onto cgconfig's keys and TRT-LLM defaults."""
         del so_far  # nothing here depends on other sources
-        path, flag, sizes = _read_tokens(self.tokens)
+        table = DialectFlags("trtllm", {**TRTLLM_FLAGS.flags, **ENTRY_ONLY_FLAGS["trtllm"]})
+        args = self.args if self.args is not None else claimed_args(
+            self.tokens, list(range(len(self.tokens))), table, "click")
+        path, flag, sizes = _read_args(args)
         if path is None and not self.needs_file:
             return _from_options({}, {}, "", flag, sizes)
         if path is None:

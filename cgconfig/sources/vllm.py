@@ -24,6 +24,7 @@ from cgconfig.limits import quote
 from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.resolve.request import DialectDefault, ResolveRequest
 from cgconfig.sources.contribution import Contribution
+from cgconfig.sources.split import Arg
 from cgconfig.sources.vllm_argv import COMPILATION_MODES, CcValue, VllmInput, parse_vllm_argv
 from cgconfig.sources.vllm_engine_args import (
     BATCHED_DP_MAX_NUM_BATCHED_TOKENS,
@@ -72,11 +73,13 @@ class VllmArgv:
     whole_engine: bool = False
     """A `vllm serve` line: the worker is vLLM 0.33.0's default Model Runner V2 (no B7
     rounding); otherwise the V1 runner that ``CompilationConfig`` alone is modelled with."""
+    args: list[Arg] | None = None
+    """The splitter's runs of the tokens (flag and values)."""
 
     def contribute(self, so_far: ResolveRequest) -> Contribution:
         """Parse the tokens once; map them onto cgconfig's keys, vLLM's grid and Stage B."""
         engine = read_engine_args(so_far.engine_args)
-        vin = parse_vllm_argv(self.tokens, self.positions)
+        vin = parse_vllm_argv(self.tokens, self.positions, self.args)
         if vin.attention_backend is None:
             vin.attention_backend = engine.attention_backend
         _speculative(vin, engine, whole_engine=self.whole_engine)

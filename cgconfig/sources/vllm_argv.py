@@ -20,6 +20,7 @@ from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.values import looks_human_int, parse_human_int, parse_int
 from cgconfig.limits import quote, quote_key
 from cgconfig.sources.dialect_flags import VLLM_FLAGS
+from cgconfig.sources.split import Arg, claimed_args
 
 CC_FLAGS = ("--compilation-config", "-cc")
 #: CompilationConfig keys that matter here.
@@ -160,37 +161,36 @@ def _int(text: str, where: str, *, allow_zero: bool = False) -> int:
     return value
 
 
-def parse_vllm_argv(argv: list[str], positions: list[int] | None = None) -> VllmInput:
+def parse_vllm_argv(argv: list[str], positions: list[int] | None = None,
+                    args: list[Arg] | None = None) -> VllmInput:
     """Parse the vLLM dialect's tokens (the splitter gave them); ``positions`` are their
-    indices in the whole command line, which order values across sources."""
+    indices in the whole command line, which order values across sources; ``args`` are the
+    splitter's runs of them (flag and values), regrouped with the same table when absent."""
     out = VllmInput()
     where_is = positions if positions is not None else list(range(len(argv)))
+    if args is None:
+        args = claimed_args(argv, where_is, VLLM_FLAGS)
     dotted_base = 10_000  # dotted keys win over JSON documents wherever they appear
 
     def after(i: int) -> int:
         """The command-line index following local token ``i - 1``."""
         return where_is[i - 1] + 1
 
-    i = 0
-    while i < len(argv):
-        token = argv[i]
-        name, _, inline = token.partition("=")
+    for arg in args:
+        name = arg.name
         if VLLM_FLAGS.arity(name) is None:
-            raise InputError(f"unexpected argument {quote(token)}", where="vLLM flags")
+            raise InputError(f"unexpected argument {quote(argv[arg.at])}", where="vLLM flags")
         takes_value = VLLM_FLAGS.arity(name) != 0
+        given = arg.given
+        i = arg.end  # the local index after its values: after(i) is where the next token goes
         value: str | None = None
         if takes_value:
-            if inline:
-                value = inline
-                i += 1
-            elif i + 1 < len(argv):
-                value = argv[i + 1]
-                i += 2
-            else:
+            if not given:
                 raise InputError(f"{name} expects a value", where=name)
-        else:
-            i += 1
-        assert value is not None or not takes_value
+            value = given[0]
+        elif arg.inline is not None:
+            raise InputError(f"{name} is a switch and takes no value (got {quote(arg.inline)})",
+                             where=name)
         if name in CC_FLAGS:
             from cgconfig.docio import load_json_text
 
@@ -227,10 +227,7 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None) -> Vllm
                 out.speculative = (spec.get("method"), spec.get("model"),
                                    "num_speculative_tokens" in spec)
         elif name == "--cudagraph-capture-sizes":
-            sizes = [value or ""]
-            while i < len(argv) and not argv[i].startswith("-"):
-                sizes.append(argv[i])
-                i += 1
+            sizes = given
             if out.cc.get("cudagraph_capture_sizes"):
                 raise InputError("cudagraph_capture_sizes and compilation_config."
                                  "cudagraph_capture_sizes are mutually exclusive", where=name)

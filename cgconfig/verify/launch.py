@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from cgconfig.engines.tokens import ENGINE_PARSERS, ParserKind, is_option
+
 ENTRY = {"sglang": ["python", "-m", "sglang.launch_server"], "vllm": ["vllm", "serve"],
          "trtllm": ["trtllm-serve"]}
 _NOT_INPUTS = frozenset({"cuda_graph_config", "model_tag"})
@@ -44,7 +46,7 @@ def argv_from_args(engine: str, args: dict[str, Any]) -> tuple[list[str], list[s
             continue
         if not (flag.graph_effect or flag.modelled) or value is None or value == flag.default:
             continue
-        argv.extend(_tokens(flag.options[0], flag.nargs, value))
+        argv.extend(_tokens(flag.options[0], flag.nargs, value, ENGINE_PARSERS[engine]))
     return argv, unknown
 
 
@@ -54,7 +56,8 @@ def _cgconfig_spellings() -> frozenset[str]:
     return frozenset(known_spellings())
 
 
-def _tokens(option: str, nargs: int | str | None, value: Any) -> list[str]:
+def _tokens(option: str, nargs: int | str | None, value: Any,
+            parser: ParserKind = "argparse") -> list[str]:
     if isinstance(value, bool):
         if nargs == 0:
             return [option] if value else []
@@ -65,7 +68,10 @@ def _tokens(option: str, nargs: int | str | None, value: Any) -> list[str]:
         if nargs in ("+", "*") or (isinstance(nargs, int) and nargs > 1):
             return [option, *(_text(v) for v in value)]
         return [option, ",".join(_text(v) for v in value)]
-    return [option, _text(value)]
+    text = _text(value)
+    # A value the parser would read as an option (``-1.``, ``-x``) goes inline, as argparse
+    # and click both take it: ``--flag=-x``.
+    return [f"{option}={text}"] if is_option(text, parser) else [option, text]
 
 
 def _text(value: Any) -> str:

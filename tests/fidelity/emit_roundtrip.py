@@ -32,7 +32,7 @@ from compare import load, sglang_argv, sglang_mismatch
 from record import _ask, sglang_oracle_argv
 
 from cgconfig.api import resolve_args
-from cgconfig.cli.launch_args import server_argv
+from cgconfig.cli.launch_args import server_line
 from cgconfig.emit import sglang_args
 
 HERE = Path(__file__).parent
@@ -66,7 +66,7 @@ def emitted_and_planned(case: dict[str, Any]) -> tuple[list[str], dict[str, Any]
     """The server's line for the case (the user's flags minus cgconfig's, then ``--emit
     sglang``'s) and cgconfig's plan in the oracle's answer shape."""
     plan = resolve_args(sglang_argv(case))
-    emitted = server_argv(case["argv"], "sglang") + sglang_args(plan)
+    emitted = server_line(case["argv"]) + sglang_args(plan)
     return emitted, {"error": None, **{phase: {key: plan.config[phase][key] for key in PHASE_KEYS}
                                        for phase in ("decode", "prefill")}}
 

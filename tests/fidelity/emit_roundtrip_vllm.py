@@ -35,7 +35,7 @@ from compare import (
 from record import _ask, _trim_vllm, vllm_oracle_argv
 
 from cgconfig.api import resolve_args
-from cgconfig.cli.launch_args import server_argv, vllm_launch_args
+from cgconfig.cli.launch_args import server_line, vllm_launch_args
 from cgconfig.dialects.vllm_splitting_ops import VLLM_ATTENTION_OPS
 
 HERE = Path(__file__).parent
@@ -52,7 +52,7 @@ def emission(case: dict[str, Any]) -> tuple[list[str], list[str], dict[str, Any]
     phases = (plan.config["decode"]["backend"], plan.config["prefill"]["backend"])
     mode = next(m for m, p in VLLM_MODE_PHASES.items() if p == phases)
     planned = {"mode": mode, "sizes": plan.config["decode"]["bs"] if mode != "NONE" else []}
-    return server_argv(argv, "vllm") + graph_args, notes, planned
+    return server_line(argv) + graph_args, notes, planned
 
 
 def emitted_case(case: dict[str, Any], emitted: list[str]) -> dict[str, Any]:

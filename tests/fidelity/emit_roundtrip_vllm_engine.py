@@ -28,7 +28,7 @@ import compare_vllm_engine as cve
 from record_vllm_engine import _run, _trim, _zygote_key
 
 from cgconfig.api import resolve_args
-from cgconfig.cli.launch_args import server_argv, vllm_launch_args
+from cgconfig.cli.launch_args import server_line, vllm_launch_args
 
 HERE = Path(__file__).parent
 OUT = HERE / "emit_roundtrip_vllm_engine.jsonl"
@@ -46,7 +46,7 @@ def emission(case: dict[str, Any]) -> tuple[list[str], list[str]]:
     plan = resolve_args(argv, environ={})
     graph_args, notes = vllm_launch_args(argv, plan)
     root = str(cve.model_root()) + "/"
-    line = [w.replace(root, "@") for w in server_argv(argv, "vllm") + graph_args]
+    line = [w.replace(root, "@") for w in server_line(argv) + graph_args]
     env = [f"{k}={v}" for k, v in sorted(case["env"].items())]
     return env + line, notes
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from cgconfig import resolve_args
-from cgconfig.cli.launch_args import server_argv, user_compilation_config
+from cgconfig.cli.launch_args import server_line, user_compilation_config
 from cgconfig.emit import sglang_args, sglang_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -171,10 +171,10 @@ def test_server_argv_strips_only_what_cgconfig_owns() -> None:
     line = ["--model-path", "m", "-o", "json", "--check", "--allow", "x.y", "--check=any", "--rules",
             "a.yaml", "--deployment=d.yaml",
             "--cuda-graph-bs-decode", "1", "2", "4", "--dp", "2", "--use-mla", "--port", "1"]
-    assert server_argv(line, "sglang") == ["--model-path", "m", "--dp", "2", "--port", "1"]
+    assert server_line(line) == ["--model-path", "m", "--dp", "2", "--port", "1"]
     vllm = ["m", "-cc.cudagraph_mode=FULL", "--cudagraph-capture-sizes", "1", "2", "--enforce-eager",
             "--cudagraph-support", "ALWAYS", "--compilation-config", "{}", "-tp", "2"]
-    assert server_argv(vllm, "vllm") == ["m", "--enforce-eager", "-tp", "2"]
+    assert server_line(vllm) == ["m", "--enforce-eager", "-tp", "2"]
 
 
 def test_user_compilation_config_merges_documents_then_dotted_keys() -> None:
