@@ -221,12 +221,13 @@ def hand_graph(forward: Callable[[Mapping[str, torch.Tensor]], torch.Tensor],
 
 
 def hand_segments(work: Workload, batch: Mapping[str, torch.Tensor],
-                  decode: bool) -> Callable[[], torch.Tensor]:
+                  decode: bool, weak_args: bool = False) -> Callable[[], torch.Tensor]:
     """Hand-made breakable graph: one graph per stretch between attentions, eager attention.
 
     The same split the runtime's breakable backend makes, written directly: layer i's
     attention runs eagerly on tensors segment i left behind and writes a preallocated bridge
-    that segment i+1 was captured reading.
+    that segment i+1 was captured reading. ``weak_args`` hands attention non-owning views of
+    its tensor arguments, as the runtime's breaks do (``runtime_diag.py`` compares the two).
     """
     model, cfg = work.model, work.cfg
     attention = model.attention.__wrapped__
@@ -283,6 +284,16 @@ def hand_segments(work: Workload, batch: Mapping[str, torch.Tensor],
             graphs.append(g)
     torch.cuda.current_stream().wait_stream(stream)
     keys = list(batch)
+    if weak_args:
+        from cgconfig.runtime.weak_tensor import weak_view
+
+        qkv[:] = [tuple(weak_view(t) for t in entry) for entry in qkv]
+        loc = weak_view(static["out_cache_loc"])
+        extra = tuple(weak_view(t) for t in extra)
+
+        def attend(i: int) -> None:  # the same call on weak views
+            q, k, v = qkv[i]
+            bridges[i].copy_(attention(model, i, q, k, v, loc, *extra))
 
     def step() -> torch.Tensor:
         for k in keys:
