@@ -1,32 +1,26 @@
-"""Take the breakable step and the capture apart, piece by piece (needs CUDA): issue #25.
+"""Take the breakable step apart, piece by piece (needs CUDA): issue #25.
 
-Two reports on the example decoder (``--quick``: the benchmark's 4-layer model):
+On the example decoder (``--quick``: the benchmark's 4-layer model), at decode bs 1 / 8 / 64
+and prefill 128 / 512 / 2048, variants that each add one piece of the runner's path to the
+hand-made segments, timed interleaved (many repeats, the median of per-repeat ratios to the
+hand-made step; ``hand_again`` is the A/A spread): the runner's whole ``run``; its graph's
+``replay()`` alone (buffers filled once); the hand copies followed by the runner's replay; the
+hand-made segments calling attention with weak views of their arguments, as the runner's breaks
+do. Then ``torch.profiler`` over prefill 128 for the runner and the hand-made step: host time
+per aten op, side by side, and a chrome trace of three steps of each. (Capture is compared in
+``runtime_bench.py``.)
 
-* **step**: at decode bs 1 / 8 / 64 and prefill 128 / 512 / 2048, variants that each add one
-  piece of the runner's path to the hand-made segments, timed interleaved (many repeats, the
-  median of per-repeat ratios to the hand-made step; ``hand_again`` is the A/A spread):
-  the runner's whole ``run``; its graph's ``replay()`` alone (buffers filled once); the hand
-  copies followed by the runner's replay; the hand-made segments calling attention with weak
-  views of their arguments, as the runner's breaks do. Then ``torch.profiler`` over prefill
-  128 for the runner and the hand-made step: host time per aten op, side by side.
-* **capture**: the runner (frozen gc, and with the plan's ``enable_gc``) against hand-made
-  loops with the same gc handling (none; the runner's collect + freeze + disable; SGLang's
-  ``freeze_gc`` around ``torch.cuda.graph`` per size), rounds rotated, plus what one
-  ``gc.collect()`` costs in this process.
-
-Usage: ``python benchmarks/runtime_diag.py [--quick] [--out DIR] [--skip-capture]``.
+Usage: ``python benchmarks/runtime_diag.py [--quick] [--out DIR] [--repeats N]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import gc
 import importlib.util
 import json
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -34,8 +28,6 @@ from types import ModuleType
 from typing import Any
 
 import torch
-
-from cgconfig.runtime import PhaseCapture
 
 HERE = Path(__file__).resolve().parent
 
@@ -149,110 +141,12 @@ def step_report(bench: ModuleType, llama: ModuleType, cfg: Any, out: Path,
     return result
 
 
-def timed_collect(times: int = 3) -> list[float]:
-    """Seconds of a full ``gc.collect()`` in this process, ``times`` times."""
-    spent = []
-    for _ in range(times):
-        t0 = time.perf_counter()
-        gc.collect()
-        spent.append(round(time.perf_counter() - t0, 4))
-    return spent
-
-
-def hand_loop_sglang(work: Any, sizes: tuple[int, ...]) -> dict[str, Any]:
-    """SGLang's recipe by hand: ``freeze_gc`` (collect, freeze; gc stays enabled) around
-    ``torch.cuda.graph(g, pool, stream)`` per size, largest first, two warm-ups per size."""
-    model = work.model
-    bufs = {s.name: torch.full((sizes[-1],), s.fill_value, dtype=s.dtype, device="cuda")
-            for s in work.llama.decode_slots()}
-    torch.cuda.synchronize()
-    torch.cuda.empty_cache()
-    reserved0 = torch.cuda.memory_reserved()
-    graphs = []
-    t0 = time.perf_counter()
-    gc.collect()
-    gc.freeze()
-    try:
-        pool = torch.cuda.graph_pool_handle()
-        stream = torch.cuda.Stream()  # type: ignore[no-untyped-call]
-        with torch.no_grad():
-            for size in reversed(sizes):
-                views = {name: buf[:size] for name, buf in bufs.items()}
-                with torch.cuda.stream(stream):
-                    for _ in range(2):
-                        model.decode_forward(views)
-                graph = torch.cuda.CUDAGraph()
-                with torch.cuda.graph(graph, pool=pool, stream=stream):
-                    model.decode_forward(views)
-                graphs.append(graph)
-        torch.cuda.synchronize()
-        seconds = time.perf_counter() - t0
-    finally:
-        gc.unfreeze()
-    torch.cuda.empty_cache()
-    reserved = torch.cuda.memory_reserved() - reserved0
-    del graphs
-    torch.cuda.synchronize()
-    torch.cuda.empty_cache()
-    return {"capture_seconds": round(seconds, 4), "reserved_bytes": reserved}
-
-
-def capture_report(bench: ModuleType, llama: ModuleType, cfg: Any, sizes: tuple[int, ...],
-                   rounds: int) -> dict[str, Any]:
-    """Capture seconds per variant (median over rotated rounds) and ratios to the runner."""
-    work = bench.Workload(llama, cfg)
-
-    def runner(enable_gc: bool) -> dict[str, Any]:
-        r = bench.runner_for(work, PhaseCapture("decode", "full", sizes, enable_gc=enable_gc),
-                             decode=True)
-        report: dict[str, Any] = r.report()
-        report["sum_of_sizes"] = round(sum(r.size_seconds.values()), 4)
-        r.release()
-        return report
-
-    variants: dict[str, Callable[[], dict[str, Any]]] = {
-        "runner": partial(runner, False),
-        "runner_enable_gc": partial(runner, True),
-        "hand_plain": partial(bench.hand_capture, work, sizes, freeze_gc=False),
-        "hand_plain_again": partial(bench.hand_capture, work, sizes, freeze_gc=False),
-        "hand_frozen_gc": partial(bench.hand_capture, work, sizes, freeze_gc=True),
-        "hand_sglang": partial(hand_loop_sglang, work, sizes),
-    }
-    for fn in variants.values():  # throwaway: one-time costs
-        fn()
-    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
-    names = list(variants)
-    for index in range(rounds):
-        for name in names[index % len(names):] + names[:index % len(names)]:
-            runs[name].append(variants[name]())
-    secs = {name: [r["capture_seconds"] for r in reports] for name, reports in runs.items()}
-    out: dict[str, Any] = {
-        "sizes": len(sizes), "rounds": rounds, "seconds": secs,
-        "median": {n: statistics.median(v) for n, v in secs.items()},
-        "gc_collect_seconds": timed_collect(),
-        "gc_objects": len(gc.get_objects()),
-        "runner_sum_of_sizes": [r["sum_of_sizes"] for r in runs["runner"]],
-        "reserved_mib": {n: reports[-1]["reserved_bytes"] / 2**20 for n, reports in runs.items()},
-    }
-    out["vs"] = {f"{a}/{b}": round(statistics.median(
-        x / y for x, y in zip(secs[a], secs[b], strict=True)), 4)
-        for a, b in (("runner", "hand_frozen_gc"), ("runner", "hand_sglang"),
-                     ("runner", "hand_plain"), ("runner_enable_gc", "hand_plain"),
-                     ("hand_plain_again", "hand_plain"))}
-    print(f"capture {len(sizes)} sizes: " + json.dumps({"median": out["median"], "vs": out["vs"],
-                                                        "gc": out["gc_collect_seconds"]}),
-          flush=True)
-    return out
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run both reports; print as it goes, write everything to ``--out/diag.json``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", type=Path, default=Path("."))
     parser.add_argument("--repeats", type=int, default=15)
-    parser.add_argument("--skip-capture", action="store_true")
-    parser.add_argument("--skip-step", action="store_true")
     args = parser.parse_args(argv)
     bench = load_bench()
     llama = bench.load_example()
@@ -261,12 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     cfg = quick if args.quick else llama.ModelConfig()
     bench.warm_gpu(1.0)
     result: dict[str, Any] = {"torch": torch.__version__, "quick": args.quick}
-    if not args.skip_step:
-        result["step"] = step_report(bench, llama, cfg, args.out, args.repeats)
-    if not args.skip_capture:
-        result["capture_quick"] = capture_report(bench, llama, quick, (1, 2, 4, 8, 16, 32), 5)
-        result["capture_full"] = capture_report(bench, llama, llama.ModelConfig(),
-                                                bench.DEFAULT_DECODE_256, 3)
+    result["step"] = step_report(bench, llama, cfg, args.out, args.repeats)
     (args.out / f"diag{'_quick' if args.quick else ''}.json").write_text(
         json.dumps(result, indent=1, default=str))
     return 0
