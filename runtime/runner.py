@@ -364,6 +364,7 @@ class PhaseRunner:
             "compile_sizes": compile_sizes,
             "eager_reason": self.eager_reason,
             "capture_seconds": round(cost.seconds, 4),
+            "flush_seconds": round(cost.flush_seconds, 4),
             "capture_seconds_by_size": {str(s): round(t, 4)
                                         for s, t in sorted(self.size_seconds.items())},
             "group_size": (torch.distributed.get_world_size(self.group)
