@@ -41,6 +41,9 @@ ROOT = Path(__file__).resolve().parents[1]
 DECODE_BS = (1, 8, 64)
 PREFILL_TOKENS = (128, 512, 2048)
 DEFAULT_DECODE_256 = (1, 2, 4, 8, 12, *range(16, 257, 8))
+# Variants compared with each other run back to back (see time_many).
+DECODE_GROUPS = [["eager"], ["full", "raw_graph"], ["breakable", "hand_segments", "hand_again"]]
+PREFILL_GROUPS = [["eager"], ["breakable", "hand_segments", "hand_again"]]
 
 
 def load_example() -> ModuleType:
@@ -59,18 +62,22 @@ def time_ms(step: Callable[[], Any], iters: int, repeats: int) -> float:
     return statistics.median(time_many({"step": step}, iters, repeats)["step"])
 
 
-def time_many(steps: Mapping[str, Callable[[], Any]], iters: int,
-              repeats: int) -> dict[str, list[float]]:
+def time_many(steps: Mapping[str, Callable[[], Any]], iters: int, repeats: int,
+              groups: list[list[str]] | None = None) -> dict[str, list[float]]:
     """Per repeat, the mean milliseconds of ``iters`` back-to-back calls, for every step.
 
     Back-to-back calls measure what a serving loop sees: host overhead and device time overlap
-    and the longer one sets the pace. The variants are timed round-robin within each repeat,
-    the order rotated by one and reversed every other repeat, so drift of the host or the
-    clocks during the run and the position in the round affect them alike; :func:`paired`
-    turns two variants' samples into a ratio per repeat. Every step runs under
-    ``torch.no_grad()`` (the runner's own mode), with the garbage collector off so that a
-    collection lands on no variant in particular.
+    and the longer one sets the pace. ``groups`` lists the variants that are compared with
+    each other (``brk/hand``, ``A/A``); a group's members run one right after the other, so
+    the host's slow and fast stretches (on the lent machine the same block varies by ±30 %
+    between repeats) fall on both sides of a ratio alike. Within each repeat the groups, and
+    the members of each group, are rotated by one, and every other repeat runs in reverse, so
+    every variant takes every position; :func:`paired` turns two variants' samples into a
+    ratio per repeat. Every step runs under ``torch.no_grad()`` (the runner's own mode), with
+    the garbage collector off so that a collection lands on no variant in particular.
     """
+    grouped = groups or [[name] for name in steps]
+    assert sorted(n for g in grouped for n in g) == sorted(steps), "groups must cover steps"
     was_enabled = gc.isenabled()
     gc.collect()
     gc.disable()
@@ -81,11 +88,12 @@ def time_many(steps: Mapping[str, Callable[[], Any]], iters: int,
                     step()
             torch.cuda.synchronize()
             samples: dict[str, list[float]] = {name: [] for name in steps}
-            order = list(steps)
             for repeat in range(repeats):
-                # Every variant takes every position: rotate, and reverse every other repeat.
-                turn = order[repeat % len(order):] + order[:repeat % len(order)]
-                for name in turn if repeat % 2 == 0 else reversed(turn):
+                order: list[str] = []
+                for group in grouped[repeat % len(grouped):] + grouped[:repeat % len(grouped)]:
+                    k = repeat % len(group)
+                    order += group[k:] + group[:k]
+                for name in order if repeat % 2 == 0 else reversed(order):
                     step = steps[name]
                     start = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
                     end = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
@@ -113,6 +121,13 @@ def paired(samples: Mapping[str, list[float]], a: str, b: str) -> float:
     ratio of medians can mix a fast repeat of one with a slow repeat of the other.
     """
     return statistics.median(x / y for x, y in zip(samples[a], samples[b], strict=True))
+
+
+def spread(samples: Mapping[str, list[float]], a: str, b: str) -> tuple[float, float]:
+    """The quartiles (25th, 75th percentile) of the per-repeat ratios ``a`` / ``b``."""
+    values = [x / y for x, y in zip(samples[a], samples[b], strict=True)]
+    q = statistics.quantiles(values, n=4)
+    return q[0], q[2]
 
 
 def top_kernels(step: Callable[[], Any], count: int = 4) -> list[str]:
@@ -221,12 +236,13 @@ def hand_graph(forward: Callable[[Mapping[str, torch.Tensor]], torch.Tensor],
 
 
 def hand_segments(work: Workload, batch: Mapping[str, torch.Tensor],
-                  decode: bool) -> Callable[[], torch.Tensor]:
+                  decode: bool, weak_args: bool = False) -> Callable[[], torch.Tensor]:
     """Hand-made breakable graph: one graph per stretch between attentions, eager attention.
 
     The same split the runtime's breakable backend makes, written directly: layer i's
     attention runs eagerly on tensors segment i left behind and writes a preallocated bridge
-    that segment i+1 was captured reading.
+    that segment i+1 was captured reading. ``weak_args`` hands attention non-owning views of
+    its tensor arguments, as the runtime's breaks do (``runtime_diag.py`` compares the two).
     """
     model, cfg = work.model, work.cfg
     attention = model.attention.__wrapped__
@@ -283,6 +299,16 @@ def hand_segments(work: Workload, batch: Mapping[str, torch.Tensor],
             graphs.append(g)
     torch.cuda.current_stream().wait_stream(stream)
     keys = list(batch)
+    if weak_args:
+        from cgconfig.runtime.weak_tensor import weak_view
+
+        qkv[:] = [tuple(weak_view(t) for t in entry) for entry in qkv]
+        loc = weak_view(static["out_cache_loc"])
+        extra = tuple(weak_view(t) for t in extra)
+
+        def attend(i: int) -> None:  # the same call on weak views
+            q, k, v = qkv[i]
+            bridges[i].copy_(attention(model, i, q, k, v, loc, *extra))
 
     def step() -> torch.Tensor:
         for k in keys:
@@ -398,11 +424,13 @@ def decode_table(work: Workload, decode_plan: PhaseCapture, budget: CompileBudge
                 # of the method itself (an A/A test).
                 "hand_again": hand_segments(work, batch, decode=True),
             }
-            samples = time_many(steps, iters, repeats)
+            samples = time_many(steps, iters, repeats, DECODE_GROUPS)
             row: dict[str, Any] = {"bs": bs, **medians(samples),
                                    "full_raw": paired(samples, "full", "raw_graph"),
                                    "brk_hand": paired(samples, "breakable", "hand_segments"),
                                    "a_a": paired(samples, "hand_again", "hand_segments"),
+                                   "brk_hand_iqr": spread(samples, "breakable", "hand_segments"),
+                                   "a_a_iqr": spread(samples, "hand_again", "hand_segments"),
                                    "samples": samples}
             # Spot check of the runtime against eager on this batch.
             want = model.decode_forward(batch).float()
@@ -439,10 +467,12 @@ def prefill_table(work: Workload, prefill_plan: PhaseCapture, budget: CompileBud
                 "hand_segments": hand_segments(work, batch, decode=False),
                 "hand_again": hand_segments(work, batch, decode=False),
             }
-            samples = time_many(steps, iters, repeats)
+            samples = time_many(steps, iters, repeats, PREFILL_GROUPS)
             row: dict[str, Any] = {"tokens": tokens, **medians(samples),
                                    "brk_hand": paired(samples, "breakable", "hand_segments"),
                                    "a_a": paired(samples, "hand_again", "hand_segments"),
+                                   "brk_hand_iqr": spread(samples, "breakable", "hand_segments"),
+                                   "a_a_iqr": spread(samples, "hand_again", "hand_segments"),
                                    "samples": samples}
             rows.append(row)
     for row in rows:
@@ -457,12 +487,31 @@ def prefill_table(work: Workload, prefill_plan: PhaseCapture, budget: CompileBud
     return rows
 
 
-def hand_capture(work: Workload, sizes: tuple[int, ...], *, freeze_gc: bool) -> dict[str, Any]:
+_HAND_STREAMS: list[torch.cuda.Stream] = []
+
+
+def hand_stream() -> torch.cuda.Stream:
+    """One side stream for every hand-made capture loop, as the runner keeps one.
+
+    cuBLAS keeps a 32 MiB workspace per (handle, stream) for the life of the process, and
+    ``torch.cuda.Stream()`` hands out the pool's streams in turn: a fresh stream per loop would
+    charge some loops a new workspace (time and reserved memory) and not others.
+    """
+    if not _HAND_STREAMS:
+        _HAND_STREAMS.append(torch.cuda.Stream())  # type: ignore[no-untyped-call]
+    return _HAND_STREAMS[0]
+
+
+def hand_capture(work: Workload, sizes: tuple[int, ...], *, recipe: str) -> dict[str, Any]:
     """A hand-made capture loop: largest first, one shared pool, two warm-ups per size.
 
-    The graphs' outputs are dropped (their blocks go back to the pool, as the runner's weak
-    views let them), so the memory matches the runner's. ``freeze_gc`` adds the runner's (and
-    SGLang's) garbage-collector handling: one collection, then freeze and disable.
+    ``recipe`` is the garbage-collector handling: ``plain`` none (the collector runs whenever
+    it likes); ``frozen_gc`` the runner's (one ``gc.collect()``, then freeze and disable);
+    ``sglang`` SGLang's own loop (``cuda_graph_runner.py``: ``freeze_gc`` collects and freezes
+    but leaves the collector on, and each size is captured inside ``torch.cuda.graph``, whose
+    ``__enter__`` synchronises and empties the allocator's cache). The graphs' outputs are
+    dropped (their blocks go back to the pool, as the runner's weak views let them), so the
+    memory matches the runner's.
     """
     model = work.model
     slots = work.llama.decode_slots()
@@ -474,14 +523,15 @@ def hand_capture(work: Workload, sizes: tuple[int, ...], *, freeze_gc: bool) -> 
     graphs: list[torch.cuda.CUDAGraph] = []
     by_size: dict[int, float] = {}
     was_enabled = gc.isenabled()
+    stream = hand_stream()
     t0 = time.perf_counter()
-    if freeze_gc:
+    if recipe != "plain":
         gc.collect()
         gc.freeze()
-        gc.disable()
+        if recipe == "frozen_gc":
+            gc.disable()
     try:
         pool = torch.cuda.graph_pool_handle()
-        stream = torch.cuda.Stream()  # type: ignore[no-untyped-call]
         stream.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(stream), torch.no_grad():
             for size in reversed(sizes):
@@ -490,16 +540,20 @@ def hand_capture(work: Workload, sizes: tuple[int, ...], *, freeze_gc: bool) -> 
                 for _ in range(2):
                     model.decode_forward(views)
                 graph = torch.cuda.CUDAGraph()
-                graph.capture_begin(pool=pool)
-                model.decode_forward(views)
-                graph.capture_end()
+                if recipe == "sglang":
+                    with torch.cuda.graph(graph, pool=pool, stream=stream):
+                        model.decode_forward(views)
+                else:
+                    graph.capture_begin(pool=pool)
+                    model.decode_forward(views)
+                    graph.capture_end()
                 graphs.append(graph)
                 by_size[size] = time.perf_counter() - t_size
         torch.cuda.current_stream().wait_stream(stream)
         torch.cuda.synchronize()
         seconds = time.perf_counter() - t0
     finally:
-        if freeze_gc:
+        if recipe != "plain":
             if was_enabled:
                 gc.enable()
             gc.unfreeze()
@@ -512,37 +566,62 @@ def hand_capture(work: Workload, sizes: tuple[int, ...], *, freeze_gc: bool) -> 
             "capture_seconds_by_size": {str(k): round(v, 4) for k, v in sorted(by_size.items())}}
 
 
+# Capture variants, and the pairs compared: each runner against the hand-made loop with the same
+# garbage-collector handling, the runner against a loop with none, and the plain loop against
+# itself (the A/A spread of the method).
+CAPTURE_VARIANTS = ("runner", "runner_enable_gc", "hand_frozen_gc", "hand_sglang", "hand_plain",
+                    "hand_plain_again")
+CAPTURE_PAIRS = (("runner", "hand_frozen_gc"), ("runner", "hand_sglang"),
+                 ("runner_enable_gc", "hand_plain"), ("runner", "hand_plain"),
+                 ("hand_plain_again", "hand_plain"))
+
+
+def timed_collect(times: int = 3) -> list[float]:
+    """Seconds of one full ``gc.collect()`` in this process, ``times`` times."""
+    spent = []
+    for _ in range(times):
+        t0 = time.perf_counter()
+        gc.collect()
+        spent.append(round(time.perf_counter() - t0, 4))
+    return spent
+
+
 def capture_table(work: Workload, sizes: tuple[int, ...], rounds: int = 6) -> dict[str, Any]:
     """Capture time and memory: the runner against hand-made loops, separate pools, largest alone.
 
-    The runner (shared pool, largest first) and the two hand-made loops run ``rounds`` times,
-    alternating, each round starting with the next variant, so drift and first-use costs affect
-    them alike; per-size times are the medians over rounds.
+    Every variant captures ``sizes`` largest first into one pool; they run ``rounds`` times,
+    each round starting with the next variant (the first capture of a round pays first-use
+    costs per shape), and the ratios are medians of the per-round ratios. ``runner`` follows
+    the plan's default (``enable_cudagraph_gc`` off: the runner collects once, then freezes and
+    disables the collector); ``runner_enable_gc`` leaves the collector alone.
     """
-    def plan(s: tuple[int, ...]) -> PhaseCapture:
-        return PhaseCapture("decode", "full", s)
+    def plan(s: tuple[int, ...], enable_gc: bool = False) -> PhaseCapture:
+        return PhaseCapture("decode", "full", s, enable_gc=enable_gc)
 
     out: dict[str, Any] = {"sizes": len(sizes), "max": sizes[-1], "rounds": rounds}
-    # One throwaway capture of each kind first: the capture streams' cuBLAS workspaces and
-    # other one-time allocations would otherwise be charged to whichever variant runs first.
+    # Throwaway captures first: the capture streams' cuBLAS workspaces, and the first use of
+    # every shape (kernel and GEMM-heuristic choices; the first pass saw the first round's
+    # first variant take 2.5x as long), would otherwise be charged to whichever variant runs
+    # first in the first round.
     runner_for(work, plan((sizes[0],)), decode=True).release()
-    hand_capture(work, (sizes[0],), freeze_gc=False)
+    hand_capture(work, sizes, recipe="plain")
     alone = runner_for(work, plan((sizes[-1],)), decode=True)
     out["largest_alone"] = alone.report()
     alone.release()
-    runs: dict[str, list[dict[str, Any]]] = {"shared_largest_first": [], "hand_loop": [],
-                                             "hand_loop_frozen_gc": []}
+
     def one(name: str) -> dict[str, Any]:
-        if name == "shared_largest_first":
-            shared = runner_for(work, plan(sizes), decode=True)
+        if name.startswith("runner"):
+            shared = runner_for(work, plan(sizes, enable_gc=name == "runner_enable_gc"),
+                                decode=True)
             report: dict[str, Any] = shared.report()
             shared.release()
             return report
-        return hand_capture(work, sizes, freeze_gc=name == "hand_loop_frozen_gc")
+        return hand_capture(work, sizes, recipe=name.removeprefix("hand_").removesuffix(
+            "_again"))
 
-    names = list(runs)
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in CAPTURE_VARIANTS}
+    names = list(CAPTURE_VARIANTS)
     for index in range(rounds):
-        # Rotate who goes first: the first capture of a round pays first-use costs per shape.
         for name in names[index % len(names):] + names[:index % len(names)]:
             runs[name].append(one(name))
     for name, reports in runs.items():
@@ -553,10 +632,13 @@ def capture_table(work: Workload, sizes: tuple[int, ...], rounds: int = 6) -> di
             key: statistics.median(r["capture_seconds_by_size"][key] for r in reports)
             for key in reports[0]["capture_seconds_by_size"]}
         out[name] = entry
-    for hand in ("hand_loop", "hand_loop_frozen_gc"):
-        out[f"shared_vs_{hand}"] = statistics.median(
-            a["capture_seconds"] / b["capture_seconds"]
-            for a, b in zip(runs["shared_largest_first"], runs[hand], strict=True))
+    out["ratios"] = {}
+    for a, b in CAPTURE_PAIRS:
+        values = [x["capture_seconds"] / y["capture_seconds"]
+                  for x, y in zip(runs[a], runs[b], strict=True)]
+        out["ratios"][f"{a}/{b}"] = {"median": statistics.median(values),
+                                     "min": min(values), "max": max(values)}
+    out["gc_collect_seconds"] = timed_collect()
     separate = []
     for size in sizes:  # smallest first, one pool each (each runner owns its own pool)
         separate.append(runner_for(work, plan((size,)), decode=True))
@@ -589,7 +671,7 @@ def print_tables(result: dict[str, Any]) -> None:
     print(f"\n# {result['device']} | torch {result['torch']} | model {result['model']}")
     print(f"# plan: {result['plan_source']}")
     print("\nDecode step, ms (fill + replay + slice for the runtime; medians over repeats; "
-          "full/raw and brk/hand: median of the per-repeat ratio)")
+          "full/raw, brk/hand and A/A: median of the per-repeat ratio, [quartiles])")
     head = ("bs", "eager", "full", "breakable", "raw graph", "hand segs", "compile",
             "full/raw", "brk/hand", "A/A hand", "eager/full")
     print("| " + " | ".join(head) + " |")
@@ -599,7 +681,7 @@ def print_tables(result: dict[str, Any]) -> None:
             continue
         cells = [str(row["bs"]), fmt(row["eager"]), fmt(row["full"]), fmt(row["breakable"]),
                  fmt(row["raw_graph"]), fmt(row["hand_segments"]), fmt(row["compile"]),
-                 f"{row['full_raw']:.3f}x", f"{row['brk_hand']:.3f}x", f"{row['a_a']:.3f}x",
+                 f"{row['full_raw']:.3f}x", with_iqr(row, "brk_hand"), with_iqr(row, "a_a"),
                  ratio(row["eager"], row["full"])]
         print("| " + " | ".join(cells) + " |")
     notes = {r["compile_note"] for r in result["decode"] if "compile_note" in r}
@@ -616,8 +698,8 @@ def print_tables(result: dict[str, Any]) -> None:
         if "tokens" not in row:
             continue
         cells = [str(row["tokens"]), fmt(row["eager"]), fmt(row["breakable"]),
-                 fmt(row["hand_segments"]), fmt(row["compile"]), f"{row['brk_hand']:.3f}x",
-                 f"{row['a_a']:.3f}x", ratio(row["eager"], row["breakable"])]
+                 fmt(row["hand_segments"]), fmt(row["compile"]), with_iqr(row, "brk_hand"),
+                 with_iqr(row, "a_a"), ratio(row["eager"], row["breakable"])]
         print("| " + " | ".join(cells) + " |")
     notes = {r["compile_note"] for r in result["prefill"] if "compile_note" in r}
     print("compile: " + "; ".join(sorted(notes)))
@@ -627,19 +709,29 @@ def print_tables(result: dict[str, Any]) -> None:
     print("| variant | seconds | reserved MiB | vs largest alone |")
     print("|---|---|---|---|")
     base = cap["largest_alone"]["reserved_bytes"]
-    for name in ("largest_alone", "shared_largest_first", "hand_loop", "hand_loop_frozen_gc",
-                 "separate_smallest_first"):
+    for name in ("largest_alone", *CAPTURE_VARIANTS, "separate_smallest_first"):
         entry = cap[name]
-        print(f"| {name} | {entry['capture_seconds']:.2f} | {entry['reserved_bytes'] / mib:.1f} "
-              f"| {ratio(entry['reserved_bytes'], base)} |")
-    print(f"runner / hand loop {cap['shared_vs_hand_loop']:.3f}x, runner / hand loop with "
-          f"frozen gc {cap['shared_vs_hand_loop_frozen_gc']:.3f}x (median of {cap['rounds']} "
-          "alternated rounds; seconds are medians too)")
-    per = [cap[n]["capture_seconds_by_size"]
-           for n in ("shared_largest_first", "hand_loop", "hand_loop_frozen_gc")]
-    print("per size, ms (runner / hand / hand frozen gc): " + ", ".join(
-        f"{key}: {per[0][key] * 1e3:.0f}/{per[1][key] * 1e3:.0f}/{per[2][key] * 1e3:.0f}"
+        print(f"| {name} | {entry['capture_seconds']:.3f} | "
+              f"{entry['reserved_bytes'] / mib:.1f} | {ratio(entry['reserved_bytes'], base)} |")
+    print(f"ratios, median [min, max] of {cap['rounds']} rotated rounds: " + "; ".join(
+        f"{pair} {r['median']:.3f}x [{r['min']:.3f}, {r['max']:.3f}]"
+        for pair, r in cap["ratios"].items()))
+    print("one gc.collect() in this process: " + ", ".join(
+        f"{t * 1e3:.0f} ms" for t in cap["gc_collect_seconds"]))
+    shown = ("runner", "hand_frozen_gc", "hand_sglang", "runner_enable_gc", "hand_plain")
+    per = [cap[n]["capture_seconds_by_size"] for n in shown]
+    print("per size, ms (" + " / ".join(shown) + "): " + ", ".join(
+        f"{key}: " + "/".join(f"{p[key] * 1e3:.0f}" for p in per)
         for key in sorted(per[0], key=int)))
+    print("totals, s: " + ", ".join(f"{n} {cap[n]['capture_seconds']:.3f} (sizes summed "
+                                    f"{sum(cap[n]['capture_seconds_by_size'].values()):.3f})"
+                                    for n in shown))
+
+
+def with_iqr(row: Mapping[str, Any], key: str) -> str:
+    """A paired ratio with its quartiles, e.g. ``1.012x [0.98-1.04]``."""
+    low, high = row[f"{key}_iqr"]
+    return f"{row[key]:.3f}x [{low:.2f}-{high:.2f}]"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -658,10 +750,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         cfg = llama.ModelConfig(hidden=256, heads=4, mlp=704, layers=4, vocab=4096,
                                 max_context=256, max_requests=129)
-        iters, repeats, capture_sizes = 20, 9, (1, 2, 4, 8, 16, 32)
+        iters, repeats, capture_sizes, rounds = 10, 31, (1, 2, 4, 8, 16, 32), 7
     else:
         cfg = llama.ModelConfig()
-        iters, repeats, capture_sizes = 50, 9, DEFAULT_DECODE_256
+        iters, repeats, capture_sizes, rounds = 20, 21, DEFAULT_DECODE_256, 5
     t0 = time.perf_counter()
     warm_gpu(1.0 if args.quick else 3.0)
     work = Workload(llama, cfg)
@@ -678,9 +770,9 @@ def main(argv: list[str] | None = None) -> int:
         "decode_sizes": list(decode_plan.sizes),
         "prefill_sizes": list(prefill_plan.sizes),
     }
-    result["capture"] = capture_table(work, capture_sizes)
+    result["capture"] = capture_table(work, capture_sizes, rounds)
     result["decode"] = decode_table(work, decode_plan, budget, iters, repeats)
-    result["prefill"] = prefill_table(work, prefill_plan, budget, max(iters // 5, 5), repeats)
+    result["prefill"] = prefill_table(work, prefill_plan, budget, 3, repeats)
     result["seconds"] = round(time.perf_counter() - t0, 1)
     print_tables(result)
     print(f"\ntotal {result['seconds']} s")

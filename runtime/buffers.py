@@ -193,7 +193,7 @@ _PLAN_CACHE_LIMIT = 4096
 """Row-count combinations whose copy plans are kept (decode has at most max_bs of them)."""
 
 
-class _CopyGroup(NamedTuple):
+class CopyGroup(NamedTuple):
     """One ``_foreach_copy_`` of a fill: the slots copied, their views, the padding resets."""
 
     names: tuple[str, ...]
@@ -246,7 +246,7 @@ class StaticBuffers:
         self._copied = [s for s in self.slots.values() if s.policy is not PaddingPolicy.KEEP]
         self._names = frozenset(s.name for s in self._copied)
         self._view_cache: dict[tuple[int, int], dict[str, torch.Tensor]] = {}
-        self._plans: dict[RowCounts, tuple[_CopyGroup, ...]] = {}
+        self._plans: dict[RowCounts, tuple[CopyGroup, ...]] = {}
 
     def capacity(self, axis: Axis) -> int:
         """Rows allocated on ``axis``."""
@@ -315,9 +315,7 @@ class StaticBuffers:
         checked.
         """
         self._check_keys(batch)
-        plan = self._plans.get(counts)
-        if plan is None:
-            plan = self._plan(counts)
+        plan = self.plan(counts)
         if check_shapes:
             for slot in self._copied:
                 rows = 0 if slot.axis is Axis.NONE else counts.real(slot.axis)
@@ -346,8 +344,15 @@ class StaticBuffers:
             launches += len(split)
         return launches
 
-    def _plan(self, counts: RowCounts) -> tuple[_CopyGroup, ...]:
-        """The destination views of a batch with ``counts``, grouped by dtype; kept for reuse."""
+    def plan(self, counts: RowCounts) -> tuple[CopyGroup, ...]:
+        """The destination views of a batch with ``counts``, grouped by dtype; kept for reuse.
+
+        :meth:`fill` copies with it; ``fast_path`` keeps it to fill the same way without the
+        per-batch lookups. A count that does not fit the buffers is a ``ValueError``.
+        """
+        plan = self._plans.get(counts)
+        if plan is not None:
+            return plan
         groups: dict[torch.dtype, tuple[list[str], list[torch.Tensor], list[torch.Tensor],
                                         list[torch.Tensor]]] = {}
         for slot in self._copied:
@@ -367,7 +372,7 @@ class StaticBuffers:
                 pad_dsts.append(self._rows(slot.name, real, padded - real))
                 pad_srcs.append(self._pad_sources[slot.name].narrow(slot.dim, real, padded - real))
         # Each group's device is its buffers' own (cuda:0 where the runner said "cuda").
-        plan = tuple(_CopyGroup(tuple(names), dsts + pad_dsts, pad_srcs, dtype,
+        plan = tuple(CopyGroup(tuple(names), dsts + pad_dsts, pad_srcs, dtype,
                                 (dsts + pad_dsts)[0].get_device())
                      for dtype, (names, dsts, pad_dsts, pad_srcs) in groups.items()
                      if dsts or pad_dsts)

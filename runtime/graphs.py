@@ -8,7 +8,7 @@ buffers, which is what makes that path testable on a machine without CUDA.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Any, Protocol
 
@@ -16,6 +16,9 @@ import torch
 
 from .breakable import BreakableGraph, BridgePool, SegmentFactory, capture_breakable
 from .weak_tensor import weak_tree
+
+Forward = Callable[[Mapping[str, torch.Tensor]], Any]
+_capture_streams: dict[int, torch.cuda.Stream] = {}
 
 
 class Backend(str, Enum):
@@ -55,6 +58,33 @@ class EagerGraph:
     def replay(self) -> Any:
         """Run the forward now; a fresh output each time."""
         return self.call()
+
+
+def default_compile(forward: Forward) -> Forward:
+    """Compile for the plan's compile sizes the way SGLang does before capturing them.
+
+    ``max-autotune-no-cudagraphs``: Inductor must not wrap its own CUDA graphs inside the
+    runner's. The recompile limit is raised because every compile size is a new static shape.
+    """
+    config = torch._dynamo.config
+    for name in ("recompile_limit", "cache_size_limit"):
+        if hasattr(config, name):
+            setattr(config, name, max(getattr(config, name), 64))
+    compiled: Forward = torch.compile(forward, mode="max-autotune-no-cudagraphs", dynamic=False)
+    return compiled
+
+
+def capture_stream(device: torch.device) -> torch.cuda.Stream:
+    """The side stream every capture on ``device`` uses, created once per process.
+
+    One stream, not one per capture: cuBLAS keeps a workspace per (handle, stream) for the
+    life of the process, so a fresh stream per recapture would leak a workspace each time.
+    """
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    stream = _capture_streams.get(index)
+    if stream is None:
+        stream = _capture_streams[index] = torch.cuda.Stream(index)  # type: ignore[no-untyped-call]
+    return stream
 
 
 def capture_full(fn: Callable[[], Any], *, pool: Any) -> FullGraph:

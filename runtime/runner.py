@@ -29,8 +29,9 @@ from .breakable import BridgePool, SegmentFactory
 from .buffers import Axis, RowCounts, Slot, StaticBuffers
 from .checks import BatchCheck
 from .devices import as_device
+from .fast_path import FastPath
 from .gc_freeze import frozen_gc
-from .graphs import Backend, Replayable, capture
+from .graphs import Backend, Forward, Replayable, capture, capture_stream, default_compile
 from .guards import Guards, Route
 from .memory import CaptureCost, CaptureMeter
 from .plan_view import PhaseCapture
@@ -43,9 +44,6 @@ from .weak_tensor import weak_views_supported
 
 logger = logging.getLogger("cgconfig.runtime")
 _logged: set[str] = set()
-_capture_streams: dict[int, torch.cuda.Stream] = {}
-
-Forward = Callable[[Mapping[str, torch.Tensor]], Any]
 
 # SGLang's _MAX_PREFILL_CUDA_GRAPH_PADDING_FACTOR: past 2x, padded tokens cost more than the
 # launch overhead a prefill graph saves.
@@ -57,33 +55,6 @@ def _log_once(message: str) -> None:
     if message not in _logged:
         _logged.add(message)
         logger.warning(message)
-
-
-def default_compile(forward: Forward) -> Forward:
-    """Compile for the plan's compile sizes the way SGLang does before capturing them.
-
-    ``max-autotune-no-cudagraphs``: Inductor must not wrap its own CUDA graphs inside the
-    runner's. The recompile limit is raised because every compile size is a new static shape.
-    """
-    config = torch._dynamo.config
-    for name in ("recompile_limit", "cache_size_limit"):
-        if hasattr(config, name):
-            setattr(config, name, max(getattr(config, name), 64))
-    compiled: Forward = torch.compile(forward, mode="max-autotune-no-cudagraphs", dynamic=False)
-    return compiled
-
-
-def capture_stream(device: torch.device) -> torch.cuda.Stream:
-    """The side stream every capture on ``device`` uses, created once per process.
-
-    One stream, not one per capture: cuBLAS keeps a workspace per (handle, stream) for the
-    life of the process, so a fresh stream per recapture would leak a workspace each time.
-    """
-    index = device.index if device.index is not None else torch.cuda.current_device()
-    stream = _capture_streams.get(index)
-    if stream is None:
-        stream = _capture_streams[index] = torch.cuda.Stream(index)  # type: ignore[no-untyped-call]
-    return stream
 
 
 class PhaseRunner:
@@ -160,6 +131,7 @@ class PhaseRunner:
         self.graphs: GraphRegistry[Replayable] = GraphRegistry()
         # The default-key graphs by size: what run() looks up every batch (no key object).
         self._by_size: dict[int, Replayable] = {}
+        self._fast = FastPath(self.buffers)
         self.bridges = BridgePool()
         self.stats = RunnerStats(phase=plan.phase)
         self.cost: CaptureCost | None = None
@@ -236,6 +208,7 @@ class PhaseRunner:
                 current.wait_stream(stream)
         self.cost = meter.stop()
         self.guards = dataclasses.replace(self.guards, sizes=tuple(self.graphs.sizes()))
+        self._fast.clear()
         return self.report()
 
     def _agree_with_group(self) -> None:
@@ -282,6 +255,7 @@ class PhaseRunner:
         """Drop every graph and bridge and hand their memory back to the device."""
         self.graphs.clear()
         self._by_size.clear()
+        self._fast.clear()
         self.bridges.clear()
         self._pool = None
         self.guards = dataclasses.replace(self.guards, sizes=())
@@ -342,6 +316,13 @@ class PhaseRunner:
         support sends the batch eagerly. ``vote`` (from :meth:`vote`) replaces this rank's own
         routing with the group's decision.
         """
+        if (vote is None and not features and type(size) is int
+                and not torch.is_grad_enabled()):  # a shape replayed before: see fast_path
+            entry = self._fast.fill(batch, size, num_requests)
+            if entry is not None:
+                out = entry.replay()
+                self.stats.record_replay(size, entry.padded, len(entry.groups))
+                return slice_rows(out, size)
         size, num_requests = self._check(batch, size, num_requests)
         requests = size if self.decode else (num_requests or 0)
         if self.backend is not None and not self._by_size:
@@ -360,8 +341,11 @@ class PhaseRunner:
             counts = RowCounts(size, padded, requests, self.request_rows(padded))
             # self._check has checked every shape already.
             launches = self.buffers.fill(batch, counts, check_shapes=False)
-            out = self._by_size[padded].replay()
+            graph = self._by_size[padded]
+            out = graph.replay()
             self.stats.record_replay(size, padded, launches)
+            if vote is None and not features:
+                self._fast.remember(size, num_requests, graph.replay, padded, counts)
             # Always fresh views (and containers): a caller that pops from a dict output or
             # reshapes a tensor in place must not change what the next replay returns.
             return slice_rows(out, size)
@@ -380,6 +364,7 @@ class PhaseRunner:
             "compile_sizes": compile_sizes,
             "eager_reason": self.eager_reason,
             "capture_seconds": round(cost.seconds, 4),
+            "flush_seconds": round(cost.flush_seconds, 4),
             "capture_seconds_by_size": {str(s): round(t, 4)
                                         for s, t in sorted(self.size_seconds.items())},
             "group_size": (torch.distributed.get_world_size(self.group)

@@ -68,3 +68,27 @@ def test_slice_rows_of_a_bare_tensor() -> None:
     assert slice_rows(t, 3).data_ptr() == t.data_ptr()
     scalar = torch.tensor(2.0)
     assert slice_rows(scalar, 1) is scalar
+
+
+def test_capture_time_stops_before_the_memory_flush(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The flush that makes the memory reading honest is timed apart, not charged to capture."""
+    import time
+
+    from cgconfig.runtime.memory import CaptureMeter
+
+    flushes: list[float] = []
+
+    def slow_flush() -> None:
+        time.sleep(0.05)
+        flushes.append(time.perf_counter())
+
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: None)
+    monkeypatch.setattr(torch.cuda, "empty_cache", slow_flush)
+    monkeypatch.setattr(torch.cuda, "memory_allocated", lambda device=None: 100 * len(flushes))
+    monkeypatch.setattr(torch.cuda, "memory_reserved", lambda device=None: 300 * len(flushes))
+    meter = CaptureMeter(torch.device("cuda", 0))
+    meter.start()
+    cost = meter.stop()
+    assert len(flushes) == 2
+    assert cost.seconds < 0.04 <= cost.flush_seconds
+    assert (cost.allocated_bytes, cost.reserved_bytes) == (100, 300)
