@@ -14,8 +14,8 @@ import math
 import re
 from typing import Any, NamedTuple
 
+from cgconfig.constants import MAX_CAPTURE_SIZE
 from cgconfig.errors import MAX_MESSAGE_CHARS, InputError
-from cgconfig.fields.constants import MAX_CAPTURE_SIZE
 
 #: Largest input file read (config, deployment, TensorRT-LLM options, rule pack), in bytes.
 MAX_FILE_BYTES = 2 * 1024 * 1024

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from cgconfig.fields.constants import PHASES
+from cgconfig.constants import PHASES
 from cgconfig.provenance import ChainEntry
 
 SCHEMA_VERSION = 1

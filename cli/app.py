@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from cgconfig import __version__
+from cgconfig.version import __version__
 
 
 class _Command(typer.core.TyperCommand):

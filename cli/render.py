@@ -176,7 +176,7 @@ def key_fact_lines(plan: Plan) -> list[str]:
         model += f" · {label} {_shown(facts[name]['value'], source(name))}"
     lines.append(model)
     if arch_unknown and facts.get("model_path", {}).get("value") and not config:
-        from cgconfig.model_note import is_unknown_model_note
+        from cgconfig.resolve.model_note import is_unknown_model_note
 
         rules = any(is_unknown_model_note(n) for n in plan.notes)
         lines.append("    no config.json found: give --model-arch NAME, a local model folder, "

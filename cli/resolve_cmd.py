@@ -28,7 +28,7 @@ def run_resolve(argv: list[str]) -> int:
         return report(error, as_json=options.as_json)
     for message in plan.deprecations:
         note("deprecated", message)
-    from cgconfig.model_note import is_unknown_model_note
+    from cgconfig.resolve.model_note import is_unknown_model_note
 
     for message in plan.notes:
         if not is_unknown_model_note(message):  # the table's one-line hint; explain has it

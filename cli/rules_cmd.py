@@ -73,9 +73,9 @@ def validate_pack(path: str, fmt: str = "table") -> int:
     from pathlib import Path
 
     from cgconfig.cli.output import check_format, fail, write_data
+    from cgconfig.cli.rules_examples import run_example
     from cgconfig.limits import check_examples
     from cgconfig.rules.cache import shipped_pack_files
-    from cgconfig.rules.examples import run_example
     from cgconfig.rules.loader import load_pack_file, load_rule_set
 
     shipped = Path(path).resolve() in {p.resolve() for p in shipped_pack_files()}

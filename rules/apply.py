@@ -7,11 +7,11 @@ terminates; a pack that still does not settle is reported as a cycle naming its 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from cgconfig.constants import BACKEND_RANK
 from cgconfig.draft import Draft
 from cgconfig.errors import InputError, RuleRefusal, did_you_mean
-from cgconfig.fields.constants import BACKEND_RANK
 from cgconfig.fields.values import round_up
 from cgconfig.limits import check_size_value
 from cgconfig.locks import conflict_message
@@ -20,7 +20,24 @@ from cgconfig.provenance import ChainEntry
 from cgconfig.rules.evaluate import evaluate, fill_placeholders, unmet
 
 if TYPE_CHECKING:
-    from cgconfig.rules.ruleset import CompiledRule, RuleSet
+    from cgconfig.rules.compiled import CompiledRule
+    from cgconfig.rules.schema import Rule
+
+
+class RulesView(Protocol):
+    """What applying rules reads of a rule set (:class:`~cgconfig.rules.ruleset.RuleSet`)."""
+
+    def get(self, rule_id: str) -> Rule | CompiledRule:
+        """The rule with this id (an input error naming the closest id when none has it)."""
+
+    def in_stage(self, stage: str) -> list[CompiledRule]:
+        """The rules of one stage, in application order."""
+
+    def levels(self) -> dict[str, str]:
+        """Capability levels by backend."""
+
+    def compiled(self) -> list[CompiledRule]:
+        """Every rule, in application order."""
 
 
 def _proposed(action: dict[str, Any], draft: Draft) -> list[tuple[str, Any]]:
@@ -57,7 +74,7 @@ def _verbs(rule: CompiledRule) -> set[str]:
     return {next(iter(action)) for action in rule.then}
 
 
-def check_switches(draft: Draft, rule_set: RuleSet, *, disabled: list[str] | None = None,
+def check_switches(draft: Draft, rule_set: RulesView, *, disabled: list[str] | None = None,
                    apply_advice: list[str] | None = None) -> None:
     """Before any stage: every ``--apply-advice`` id names an advice rule, and a constraint
     is switched off only where ``--allow-override`` (without ``--strict``) lets it be."""
@@ -74,7 +91,7 @@ def check_switches(draft: Draft, rule_set: RuleSet, *, disabled: list[str] | Non
                 hint=f"to run without it anyway, drop --strict and add --allow-override {rule_id}")
 
 
-def apply_stage(draft: Draft, rule_set: RuleSet, stage: str, *,
+def apply_stage(draft: Draft, rule_set: RulesView, stage: str, *,
                 disabled: list[str] | None = None,
                 apply_advice: list[str] | None = None) -> list[str]:
     """Run the rules of one stage over the draft to a fixpoint under ``draft.policy``; returns
@@ -113,7 +130,7 @@ def apply_stage(draft: Draft, rule_set: RuleSet, stage: str, *,
     return conflicts
 
 
-def finish_advice(draft: Draft, rule_set: RuleSet, *, disabled: list[str] | None = None,
+def finish_advice(draft: Draft, rule_set: RulesView, *, disabled: list[str] | None = None,
                   apply_advice: list[str] | None = None) -> None:
     """After the last stage (and no ``--strict`` conflict): a warning for each
     ``--apply-advice`` rule, that it changed the plan or why it changed nothing."""
@@ -140,7 +157,7 @@ def _why_not(rule: CompiledRule, draft: Draft, levels: dict[str, str],
     return f"it does not apply here ({unmet(rule.when, draft, levels)})"
 
 
-def _check_advice_ids(rule_set: RuleSet, named: set[str]) -> None:
+def _check_advice_ids(rule_set: RulesView, named: set[str]) -> None:
     """Every ``--apply-advice`` id must name an advice rule (one line, a did-you-mean)."""
     advice = [r.id for r in rule_set.compiled() if r.origin == "advice"]
     for rule_id in sorted(named - set(advice)):

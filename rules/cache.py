@@ -32,11 +32,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cgconfig import __version__, limits
+from cgconfig import limits
+from cgconfig.constants import CAPABILITY_LEVELS, DIALECTS
 from cgconfig.errors import InputError
-from cgconfig.fields.constants import CAPABILITY_LEVELS, DIALECTS
 from cgconfig.resolve.stages import RESOLVED, stage_key, stages_of
 from cgconfig.safe_write import write_text
+from cgconfig.version import __version__
 
 PACK_DIR = Path(__file__).resolve().parent / "packs"
 CAPABILITIES_FILE = PACK_DIR / "capabilities.yaml"

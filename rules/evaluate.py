@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from cgconfig.constants import CAPABILITY_LEVELS
 from cgconfig.draft import Draft
-from cgconfig.fields.constants import CAPABILITY_LEVELS
 from cgconfig.plan import Match
 
 #: A ``{facts.x}``-style placeholder in a rule's reason or hint.

@@ -11,10 +11,10 @@ from typing import Any, Optional
 
 from pydantic import TypeAdapter, ValidationError
 
+from cgconfig.constants import ATTENTION_BACKENDS
 from cgconfig.derived import DERIVED_TYPES
 from cgconfig.errors import did_you_mean
 from cgconfig.fields.config import field_info
-from cgconfig.fields.constants import ATTENTION_BACKENDS
 from cgconfig.fields.deployment import DeploymentFacts
 from cgconfig.fields.table import all_config_keys
 

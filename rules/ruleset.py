@@ -12,50 +12,11 @@ from typing import TYPE_CHECKING, Any
 from cgconfig.draft import Draft
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.limits import quote
-from cgconfig.resolve.stages import RESOLVED
 from cgconfig.rules.apply import apply_stage, check_switches, finish_advice
+from cgconfig.rules.compiled import CompiledRule
 
 if TYPE_CHECKING:
     from cgconfig.rules.schema import Rule
-
-
-@dataclass(frozen=True)
-class CompiledRule:
-    """A validated rule as plain data: what the engine interprets."""
-
-    id: str
-    title: str
-    kind: str
-    when: dict[str, Any]
-    then: tuple[dict[str, Any], ...]
-    reason: str
-    hint: str | None
-    source: str
-    origin: str = "upstream"
-    """``advice`` rules change the plan only when named by ``--apply-advice``."""
-    stage: str = RESOLVED
-    """The engine stage the rule runs at (:mod:`cgconfig.resolve.stages`)."""
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> CompiledRule:
-        """From the JSON form of a :class:`~cgconfig.rules.schema.Rule`."""
-        return cls(id=data["id"], title=data["title"], kind=data["kind"], when=data["when"],
-                   then=tuple(data["then"]), reason=data["reason"], hint=data.get("hint"),
-                   source=data["source"], origin=data.get("origin", "upstream"),
-                   stage=data.get("stage", RESOLVED))
-
-    def target_keys(self) -> list[str]:
-        """Every config key any of the rule's actions may write."""
-        keys: list[str] = []
-        for action in self.then:
-            if "set" in action:
-                keys.append(action["set"]["key"])
-            elif "clamp" in action:
-                keys.append(action["clamp"]["key"])
-            elif "align" in action:
-                phase = action["align"]["phase"]
-                keys += [f"{phase}.bs", f"{phase}.max_bs"]
-        return keys
 
 
 def compile_rule(rule: Any) -> CompiledRule:

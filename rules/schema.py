@@ -12,7 +12,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from cgconfig.fields.constants import CAPABILITY_LEVELS, DIALECTS
+from cgconfig.constants import CAPABILITY_LEVELS, DIALECTS
 from cgconfig.resolve.stages import RESOLVED
 
 _STRICT = ConfigDict(extra="forbid")

@@ -15,7 +15,7 @@ from cgconfig.draft import Draft
 from cgconfig.rules.evaluate import evaluate
 
 if TYPE_CHECKING:
-    from cgconfig.rules.ruleset import RuleSet
+    from cgconfig.rules.apply import RulesView
 
 
 def _reads(cond: dict[str, Any], unknown: frozenset[str]) -> bool:
@@ -41,7 +41,7 @@ def evaluate3(cond: dict[str, Any], draft: Draft, levels: dict[str, str],
     return evaluate(cond, draft, levels, [])
 
 
-def undecided_rules(rule_set: RuleSet, draft: Draft, unknown: frozenset[str],
+def undecided_rules(rule_set: RulesView, draft: Draft, unknown: frozenset[str],
                     disabled: list[str]) -> list[str]:
     """Ids of the active, non-advice rules whose condition depends on the ``unknown`` paths."""
     levels = rule_set.levels()

@@ -43,7 +43,7 @@ from typing import NamedTuple
 
 import torch
 
-from cgconfig.fields.constants import MAX_CAPTURE_SIZE
+from cgconfig.constants import MAX_CAPTURE_SIZE
 
 from .devices import as_device
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from cgconfig.fields.constants import BACKENDS, MAX_CAPTURE_SIZE, PHASES
+from cgconfig.constants import BACKENDS, MAX_CAPTURE_SIZE, PHASES
 
 # Where each graph option may sit: the plan's ``options`` block first, then the SGLang field
 # names, in case a plan keeps them inside ``config``.

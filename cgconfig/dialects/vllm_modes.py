@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, TypeVar, get_args
 
-from cgconfig.fields.constants import BACKEND_RANK, BACKENDS, CAPABILITY_LEVELS
+from cgconfig.constants import BACKEND_RANK, BACKENDS, CAPABILITY_LEVELS
 
 __all__ = [
     "MODE_PHASES",

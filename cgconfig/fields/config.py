@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PositiveInt
 from pydantic_core import PydanticCustomError
 
-from cgconfig.fields.constants import BACKEND_RANK, BACKENDS, PHASES, REMOVED_BACKENDS, REMOVED_KEYS
+from cgconfig.constants import BACKEND_RANK, BACKENDS, PHASES, REMOVED_BACKENDS, REMOVED_KEYS
 from cgconfig.fields.spec import EngineKey, FlagSpelling, NotExpressible
 from cgconfig.limits import CONTEXT, REQUESTS, TOKENS
 

@@ -32,7 +32,7 @@ MoeRunnerBackend = Literal[
 ]
 DisaggregationTransferBackend = Literal["mooncake", "nixl", "ascend", "fake", "mori", "mooncake_tcp"]
 
-from cgconfig.fields.constants import ATTENTION_BACKENDS, unknown_attention_backend  # noqa: E402
+from cgconfig.constants import ATTENTION_BACKENDS, unknown_attention_backend  # noqa: E402
 
 
 def _check_attention_backend(value: str | None) -> str | None:

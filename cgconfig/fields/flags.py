@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from cgconfig.fields.constants import DIALECTS
+from cgconfig.constants import DIALECTS
 from cgconfig.fields.table import all_config_keys, fact_fields, spec
 from cgconfig.provenance import Layer
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cgconfig.fields.constants import REMOVED_BACKENDS, REMOVED_KEYS
+from cgconfig.constants import REMOVED_BACKENDS, REMOVED_KEYS
 from cgconfig.fields.flags import ALL_FLAGS, ARG, REMOVED_FLAGS, Flag
 from cgconfig.provenance import Layer
 

@@ -161,12 +161,12 @@ def check(spec: FieldSpec, value: Any) -> Any:
         if value in spec.choices:
             return value
         if spec.key.endswith(".backend") and isinstance(value, str):
-            from cgconfig.fields.constants import REMOVED_BACKENDS
+            from cgconfig.constants import REMOVED_BACKENDS
 
             if value in REMOVED_BACKENDS:
                 raise FieldError(REMOVED_BACKENDS[value], value)
         if spec.key.endswith("attention_backend") and isinstance(value, str):
-            from cgconfig.fields.constants import unknown_attention_backend
+            from cgconfig.constants import unknown_attention_backend
 
             raise FieldError(unknown_attention_backend(value) or "", value)
         raise FieldError(f"Input should be {_literal_text(spec.choices)}", value)

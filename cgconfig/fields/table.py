@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from cgconfig.fields.constants import PHASES
+from cgconfig.constants import PHASES
 from cgconfig.fields.spec import FieldSpec
 
 

@@ -25,17 +25,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cgconfig.constants import PHASES
 from cgconfig.derived import derive_facts
 from cgconfig.draft import Draft
 from cgconfig.errors import StrictConflictError
 from cgconfig.facts import Facts, shown_facts, validate_facts
-from cgconfig.fields.constants import PHASES
 from cgconfig.fields.table import all_config_keys, keys_per_phase
 from cgconfig.locks import LockPolicy
-from cgconfig.model_note import unknown_model_note
 from cgconfig.plan import Plan, phase_units
 from cgconfig.resolve.capture import capture, capture_listed
 from cgconfig.resolve.engine import engine_block, memory_view
+from cgconfig.resolve.model_note import unknown_model_note
 from cgconfig.resolve.request import ResolveRequest, RuleSetLike
 from cgconfig.resolve.sglang_sizing import align_deepep_prefill, fill_prefill_sizes
 from cgconfig.resolve.stages import ENGINE_STAGES, RESOLVED, SGLANG_DEEPEP, SGLANG_MEMORY_HOOK

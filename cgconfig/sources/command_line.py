@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from functools import cache
 
+from cgconfig.constants import DIALECTS
 from cgconfig.engines import has_engine_variables
 from cgconfig.engines.entry import find_entry_point, might_have_entry_point
 from cgconfig.engines.tokens import ENGINE_PARSERS, is_option
 from cgconfig.errors import InputError, did_you_mean
-from cgconfig.fields.constants import DIALECTS
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Source, gather
 from cgconfig.sources.dialect_flags import ENTRY_ONLY_FLAGS, TRTLLM_FLAGS, VLLM_FLAGS, engine_flags

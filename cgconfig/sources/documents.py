@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from cgconfig import docio
+from cgconfig.constants import BACKENDS, PHASES, REMOVED_KEYS
 from cgconfig.errors import InputError, did_you_mean
-from cgconfig.fields.constants import BACKENDS, PHASES, REMOVED_KEYS
 from cgconfig.fields.spec import FieldError, check
 from cgconfig.fields.table import (
     keys_per_phase,

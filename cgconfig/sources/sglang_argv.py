@@ -65,7 +65,7 @@ class ParsedArgs:
 
 def parse_choice(text: str, flag: Flag, where: str) -> str:
     """One of the flag's choices, case-sensitive as SGLang is; removed backends explained."""
-    from cgconfig.fields.constants import REMOVED_BACKENDS
+    from cgconfig.constants import REMOVED_BACKENDS
 
     choices = flag.choices or ()
     if text in choices:

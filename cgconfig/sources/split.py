@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
+from cgconfig.constants import DIALECTS
 from cgconfig.engines.tokens import END_OF_OPTIONS, ParserKind, is_option, takes_any_value
 from cgconfig.errors import InputError
-from cgconfig.fields.constants import DIALECTS
 from cgconfig.limits import short
 
 if TYPE_CHECKING:

@@ -1,5 +1,6 @@
-"""The code's shape: no import cycles (lazy imports included), no private names imported from
-another module, no module over 400 lines. Built from the source text, not from imports."""
+"""The code's shape: no import cycles between modules or between packages (lazy and
+``TYPE_CHECKING`` imports included), no private names imported from another module, no module
+over 400 lines. Built from the source text, not from imports."""
 
 from __future__ import annotations
 
@@ -35,13 +36,14 @@ def _type_checking_only(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
     return False
 
 
-def _imports(name: str, path: Path) -> list[tuple[str, list[str]]]:
-    """(imported module, names taken from it) for every import executed at run time."""
+def _imports(name: str, path: Path, *, typing_too: bool = False) -> list[tuple[str, list[str]]]:
+    """(imported module, names taken from it) for every import executed at run time, and with
+    ``typing_too`` also those under ``if TYPE_CHECKING:``."""
     tree = ast.parse(path.read_text())
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     found: list[tuple[str, list[str]]] = []
     for node in ast.walk(tree):
-        if _type_checking_only(node, parents):
+        if not typing_too and _type_checking_only(node, parents):
             continue
         if isinstance(node, ast.Import):
             found += [(alias.name, []) for alias in node.names]
@@ -62,16 +64,35 @@ def _imports(name: str, path: Path) -> list[tuple[str, list[str]]]:
 
 
 GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
+#: The same graph with the ``TYPE_CHECKING`` imports: a cycle there is a cycle in the design.
+FULL_GRAPH = {name: _imports(name, path, typing_too=True) for name, path in MODULES.items()}
 
 
-def _cycle() -> list[str] | None:
+def _package(module: str) -> str:
+    """A module's package-level node: its first-level subpackage (``cgconfig.sources``), or the
+    module itself when it sits at the top (``cgconfig.plan``, the root ``cgconfig``)."""
+    return ".".join(module.split(".")[:2])
+
+
+def _package_graph() -> dict[str, list[tuple[str, list[str]]]]:
+    edges: dict[str, set[str]] = {}
+    for module, targets in FULL_GRAPH.items():
+        for target, _ in targets:
+            if _package(module) != _package(target):
+                edges.setdefault(_package(module), set()).add(_package(target))
+    nodes = {_package(m) for m in FULL_GRAPH}
+    return {n: [(t, []) for t in sorted(edges.get(n, ()))] for n in nodes}
+
+
+def _cycle(graph: dict[str, list[tuple[str, list[str]]]] | None = None) -> list[str] | None:
+    graph = GRAPH if graph is None else graph
     state: dict[str, int] = {}
     stack: list[str] = []
 
     def visit(node: str) -> list[str] | None:
         state[node] = 1
         stack.append(node)
-        for target, _ in GRAPH[node]:
+        for target, _ in graph[node]:
             if target == node:
                 continue
             if state.get(target) == 1:
@@ -84,7 +105,7 @@ def _cycle() -> list[str] | None:
         state[node] = 2
         return None
 
-    for module in sorted(GRAPH):
+    for module in sorted(graph):
         if module not in state:
             found = visit(module)
             if found:
@@ -95,13 +116,31 @@ def _cycle() -> list[str] | None:
 def test_the_graph_sees_every_package() -> None:
     assert {"cgconfig.api", "cgconfig.rules.apply", "cgconfig.cli.main",
             "cgconfig.runtime.runner", "cgconfig.sources.split"} <= set(GRAPH)
-    assert ("cgconfig.fields.constants", ["BACKENDS"]) in GRAPH[
+    assert ("cgconfig.constants", ["BACKENDS"]) in GRAPH[
         "cgconfig.runtime.plan_view"]
 
 
 def test_no_import_cycles_lazy_imports_included() -> None:
     cycle = _cycle()
     assert cycle is None, " -> ".join(cycle or [])
+
+
+def test_no_import_cycles_type_checking_imports_included() -> None:
+    cycle = _cycle(FULL_GRAPH)
+    assert cycle is None, " -> ".join(cycle or [])
+
+
+def test_no_import_cycles_between_packages() -> None:
+    cycle = _cycle(_package_graph())
+    assert cycle is None, " -> ".join(cycle or [])
+
+
+def test_the_package_check_can_fail() -> None:
+    graph = _package_graph()
+    assert "cgconfig.sources" in graph and "cgconfig.resolve" in graph
+    graph["cgconfig.resolve"] = [*graph["cgconfig.resolve"], ("cgconfig.sources", [])]
+    graph["cgconfig.sources"] = [*graph["cgconfig.sources"], ("cgconfig.resolve", [])]
+    assert _cycle(graph) is not None
 
 
 def test_no_module_imports_another_modules_private_names() -> None:
