@@ -42,13 +42,15 @@ def resolve_request(request: ResolveRequest) -> Plan:
 
 
 def request_from_argv(argv: list[str], *, ignore_unknown: bool | None = None,
-                      environ: Mapping[str, str] | None = None) -> ResolveRequest:
+                      environ: Mapping[str, str] | None = None,
+                      log_version: str | None = None) -> ResolveRequest:
     """A request from a command line in any dialect (SGLang, vLLM, TensorRT-LLM, detected or
     named by ``--dialect`` or by an entry point such as ``vllm serve``); ``environ`` holds the
-    engine environment variables to read (the CLI passes ``os.environ``; default: none)."""
+    engine environment variables to read and ``CGCONFIG_ENGINE_VERSION`` (the CLI passes
+    ``os.environ``; default: none); ``log_version`` is the engine version a log printed."""
     return request_from_split(split_command_line(check_argv(argv)),
                               ignore_unknown=ignore_unknown,
-                              environ=check_environ(environ))[0]
+                              environ=check_environ(environ), log_version=log_version)[0]
 
 
 def check_environ(environ: Any, where: str = "environ") -> Mapping[str, str] | None:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Optional
 
-from cgconfig import sizes as sz
 from cgconfig.dialects import sglang_attention as sa
+from cgconfig.dialects import sglang_grid as sz
 from cgconfig.dialects import sglang_sizes as ss
 
 if TYPE_CHECKING:
@@ -89,9 +89,10 @@ def _speculative_params(facts: Facts) -> ss.SpeculativeParams:
 
 
 def derive_facts(facts: Facts, memory_gib: float | None,
-                 memory_source: str) -> dict[str, Any]:
-    """Computed facts that rules and sizes read (``derived.*`` paths)."""
-    tier = sz.memory_tier(memory_gib, facts.device)
+                 memory_source: str, sglang_version: str | None = None) -> dict[str, Any]:
+    """Computed facts that rules and sizes read (``derived.*`` paths); ``sglang_version`` is
+    the SGLang release an SGLang line is answered for (``None``: the newest supported)."""
+    tier = sz.memory_tier(memory_gib, facts.device, sglang_version)
     chunked = facts.chunked_prefill_size
     chunked_source = "--chunked-prefill-size"
     if chunked is None:

@@ -17,6 +17,9 @@ from cgconfig.plan import Change, Decision
 from cgconfig.provenance import ChainEntry, Leaf
 
 SizeGenerator = Callable[[str, int], list[int]]
+#: ``{engine.label}`` (``SGLang 0.5.20``) and ``{engine.version}``: placeholders a rule's reason
+#: or hint may use for the release the line is answered for.
+ENGINE_PLACEHOLDERS = ("label", "version")
 
 
 @dataclass
@@ -37,6 +40,9 @@ class Draft:
     size_generator: SizeGenerator | None = None
     policy: LockPolicy = field(default_factory=LockPolicy)
     """How downgrades treat locked keys (``--strict``, ``--allow-override``)."""
+    sglang_version: str | None = None
+    """The SGLang release an SGLang line is answered for (``None``: the newest supported);
+    its sizing steps ask ``dialects.sglang_releases.holds`` what that release does."""
     decode_filter: Callable[[list[int]], list[int]] | None = None
     """A dialect's own capture filter (TensorRT-LLM's, set by its step): configured decode
     sizes → captured ones, recording its decisions. ``None``: SGLang's filter."""
@@ -58,6 +64,15 @@ class Draft:
             return self.values[path]
         if root == "locked":
             return rest in self.locked
+        if root == "engine" and rest in ENGINE_PLACEHOLDERS:
+            # Text placeholders only ({engine.label} in a reason): the release the line is
+            # answered for, from the registry (conditions use a rule's ``versions:``).
+            from cgconfig.engines.versions import SUPPORTED, label, newest
+
+            engine = str(self.derived.get("dialect") or "sglang")
+            version = (self.sglang_version if engine == "sglang" else None) or (
+                newest(engine) if engine in SUPPORTED else "")
+            return label(engine, version) if rest == "label" else version
         raise KeyError(path)
 
     def user_inputs(self, key: str) -> list[str]:

@@ -144,6 +144,10 @@ class Plan:
     """SGLang's graph-dependent engine settings (``mem_fraction_static``, the chunked-prefill size,
     the attention backends, ...): per setting its ``value``, the upstream ``source`` and ``why``.
     Empty for other dialects."""
+    engine_version: dict[str, str] = field(default_factory=dict)
+    """The engine version the plan answers for: ``engine``, ``version``, ``label``
+    (``SGLang 0.5.20``) and ``source`` (``--engine-version``, a docker image tag, ...,
+    ``default (newest supported)``)."""
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -165,6 +169,7 @@ class Plan:
             "ignored_args": self.ignored_args,
             "units": self.units,
             "engine": self.engine,
+            "engine_version": self.engine_version,
         }
 
     def to_json(self, indent: int | None = 2) -> str:

@@ -147,3 +147,8 @@ class PlanDocument(BaseModel):
     """SGLang input: the engine settings SGLang 0.5.23 derives with the graphs
     (``attention_backend``, ``chunked_prefill_size``, ``mem_fraction_static``, ...); empty for
     other dialects."""
+    engine_version: dict[Literal["engine", "version", "label", "source"], str] = {}
+    """The engine version the plan answers for (``label``: ``SGLang 0.5.20``) and where that
+    choice came from (``source``: ``--engine-version``, ``CGCONFIG_ENGINE_VERSION``, a log, a
+    docker image tag, the installed package, or ``default (newest supported)``); absent from
+    plans written before it was added."""

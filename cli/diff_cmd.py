@@ -17,6 +17,7 @@ from cgconfig.errors import EXIT_INPUT, CgConfigError, InputError
 EXIT_DIFFERENT = 1
 
 HELP = """Usage: cgconfig diff [A] [B] [--a "LAUNCH LINE"] [--b "LAUNCH LINE"] [-o table|json|yaml]
+       cgconfig diff --a-version ENGINE==V --b-version ENGINE==V LAUNCH LINE…
 
 Compare two plans: configured values, capture sizes (added/removed, as ranges), decisions and
 warnings; deployment facts that differ are shown for context.
@@ -25,6 +26,10 @@ Each side is a plan file from `cgconfig resolve -o json` (or -o yaml), `-` for s
 at most), or a launch line given with --a / --b and resolved like `cgconfig resolve`.
 
   --a LINE, --b LINE     A side as a launch line (quote it; a whole `python -m sglang...` works).
+  --a-version V, --b-version V
+                         Answer a side as engine version V (sglang==0.5.20); with no --a/--b
+                         both sides are the one LAUNCH LINE given after the options: what an
+                         upgrade changes.
   -o, --output FORMAT    table (default; coloured on a terminal unless NO_COLOR), json or yaml.
   -h, --help             Show this message.
 
@@ -32,8 +37,33 @@ Exit codes: 0 equal, 1 different, 2 bad input.
 
 Examples:
   cgconfig diff --a "--tp-size 8" --b "--tp-size 8 --enable-dp-attention --dp-size 8"
+  cgconfig diff --a-version sglang==0.5.20 --b-version sglang==0.5.23 --gpu-memory-gib 24
   cgconfig resolve --device cuda -o json > cuda.json; cgconfig diff cuda.json --b "--device hip"
 """
+
+
+def _versions(rest: list[str]) -> tuple[dict[str, str], list[str]]:
+    """``--a-version V`` / ``--b-version V`` taken out of ``rest``."""
+    versions: dict[str, str] = {}
+    kept: list[str] = []
+    index = 0
+    while index < len(rest):
+        name, eq, value = rest[index].partition("=")
+        if name not in ("--a-version", "--b-version"):
+            kept.append(rest[index])
+            index += 1
+            continue
+        if not eq:
+            if index + 1 >= len(rest):
+                raise InputError(f"{name} needs a version", where="diff",
+                                 hint=f"{name} sglang==0.5.20")
+            value = rest[index + 1]
+            index += 1
+        if name in versions:
+            raise InputError(f"{name} given twice", where="diff")
+        versions[name[:3]] = value
+        index += 1
+    return versions, kept
 
 
 def _parse(argv: list[str]) -> tuple[str, list[tuple[str, str]]]:
@@ -41,6 +71,26 @@ def _parse(argv: list[str]) -> tuple[str, list[tuple[str, str]]]:
     from cgconfig.cli.output import pop_output
 
     fmt, rest = pop_output(argv)
+    versions, rest = _versions(rest)
+    if versions and not any(t.split("=", 1)[0] in ("--a", "--b") for t in rest):
+        # One launch line, answered as two engine versions.
+        if not rest:
+            raise InputError("--a-version/--b-version need a launch line", where="diff",
+                             hint="cgconfig diff --a-version sglang==0.5.20 --b-version "
+                                  "sglang==0.5.23 python -m sglang.launch_server ...")
+        line = rest[0] if len(rest) == 1 else shlex.join(rest)
+        return fmt, [("line", _with_version(line, versions.get(side)))
+                     for side in ("--a", "--b")]
+    fmt, sides = _parse_sides(fmt, rest)
+    return fmt, [(kind, _with_version(text, versions.get(side)) if kind == "line" else text)
+                 for (kind, text), side in zip(sides, ("--a", "--b"), strict=True)]
+
+
+def _with_version(line: str, version: str | None) -> str:
+    return f"--engine-version {shlex.quote(version)} {line}" if version else line
+
+
+def _parse_sides(fmt: str, rest: list[str]) -> tuple[str, list[tuple[str, str]]]:
     lines: dict[str, str] = {}
     files: list[str] = []
     index = 0
@@ -60,7 +110,8 @@ def _parse(argv: list[str]) -> tuple[str, list[tuple[str, str]]]:
         elif token.startswith("-") and token != "-":
             from cgconfig.errors import did_you_mean
 
-            options = ("--a", "--b", "--output", "-o", "--help", "-h")
+            options = ("--a", "--b", "--a-version", "--b-version", "--output", "-o", "--help",
+                       "-h")
             raise InputError(f"unknown option {token!r}", where="diff", allowed=options,
                              suggestion=did_you_mean(token, options),
                              hint='a launch line goes inside --a "..." or --b "..."')

@@ -33,6 +33,9 @@ CLI_FLAGS: tuple[Flag, ...] = (
          "explain: show every key, not only explicit or changed ones."),
     Flag("--show", "setting", "choice", "Also draw the decode and prefill sizes on a log-scale "
          "strip (table output).", choices=("sizes",)),
+    Flag("--engine-version", "setting", "str", "Answer as this engine release (sglang==0.5.20, "
+         "or 0.5.20 for the line's engine); default: CGCONFIG_ENGINE_VERSION, an image tag, the "
+         "installed engine, else the newest supported.", metavar="[ENGINE==]VERSION"),
 )
 
 _BY_SPELLING: dict[str, Flag] = {s: f for f in CLI_FLAGS for s in (f.name, *f.aliases)}

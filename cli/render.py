@@ -121,7 +121,19 @@ def engine_line(plan: Plan) -> str:
         value = plan.engine.get(name, {}).get("value")
         if value is not None:
             parts.append(f"{label} {value:g}" if isinstance(value, float) else f"{label} {value}")
-    return "SGLang 0.5.23 engine: " + " · ".join(parts)
+    label = plan.engine_version.get("label") or "SGLang"
+    return f"{label} engine: " + " · ".join(parts)
+
+
+def version_line(plan: Plan) -> str:
+    """``  engine: SGLang 0.5.20 (--engine-version)``; with nothing naming one, the newest
+    supported, said so in the same line."""
+    chosen = plan.engine_version
+    if not chosen:
+        return ""
+    if chosen["source"].startswith("default"):
+        return f"  engine: {chosen['label']} (newest supported; --engine-version to choose)"
+    return f"  engine: {chosen['label']} ({chosen['source']})"
 
 
 def redundant_warning(plan: Plan, warning: str) -> bool:
@@ -191,7 +203,8 @@ def _plan_table(plan: Plan) -> None:
 
     out = console()
     print_prose(out, f"cgconfig plan · tp {plan.facts['tp_size']}", bold="cgconfig plan")
-    for line in key_fact_lines(plan):
+    for line in [version_line(plan), *key_fact_lines(plan)] if plan.engine_version else \
+            key_fact_lines(plan):
         print_prose(out, line, indent=len(line) - len(line.lstrip()) + 4)
     table = Table(show_lines=False)
     for column in ("phase", "backend", "max_bs", "configured sizes", "captured sizes"):

@@ -25,6 +25,8 @@ class CompiledRule:
     """``advice`` rules change the plan only when named by ``--apply-advice``."""
     stage: str = RESOLVED
     """The engine stage the rule runs at (:mod:`cgconfig.resolve.stages`)."""
+    versions: str | None = None
+    """The engine releases the rule holds in (``>=0.5.20``); ``None``: every one."""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CompiledRule:
@@ -32,7 +34,7 @@ class CompiledRule:
         return cls(id=data["id"], title=data["title"], kind=data["kind"], when=data["when"],
                    then=tuple(data["then"]), reason=data["reason"], hint=data.get("hint"),
                    source=data["source"], origin=data.get("origin", "upstream"),
-                   stage=data.get("stage", RESOLVED))
+                   stage=data.get("stage", RESOLVED), versions=data.get("versions"))
 
     def target_keys(self) -> list[str]:
         """Every config key any of the rule's actions may write."""

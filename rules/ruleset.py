@@ -48,18 +48,24 @@ class RuleSet:
         """The engine whose lines the rule runs on (``core``: every engine)."""
         return self.pack_engines.get(self.pack_of[rule_id], "core")
 
-    def for_engine(self, engine: str) -> RuleSet:
-        """The rules that run on ``engine``'s lines: its own packs' and the core packs', in
-        order. A vLLM or TensorRT-LLM line never runs an SGLang rule."""
-        cached = self._per_engine.get(engine)
+    def for_engine(self, engine: str, version: str | None = None) -> RuleSet:
+        """The rules that run on ``engine``'s lines at ``version`` (``None``: the newest
+        supported): its own packs' and the core packs', in order, without the rules whose
+        ``versions`` exclude that release. A vLLM or TensorRT-LLM line never runs an SGLang
+        rule."""
+        from cgconfig.engines.versions import SUPPORTED, in_range, newest
+
+        release = version or (newest(engine) if engine in SUPPORTED else "")
+        cached = self._per_engine.get(f"{engine}=={release}")
         if cached is not None:
             return cached
-        keep = [r for r in self.rules if self.engine_of(r.id) in (engine, "core")]
+        keep = [r for r in self.rules if self.engine_of(r.id) in (engine, "core")
+                and (r.versions is None or in_range(r.versions, release))]
         subset = RuleSet(rules=keep, pack_of=self.pack_of,  # type: ignore[arg-type]
                          capabilities=self.capabilities, pack_titles=self.pack_titles,
                          pack_engines=self.pack_engines)
-        subset._per_engine[engine] = subset
-        self._per_engine[engine] = subset
+        subset._per_engine[f"{engine}=={release}"] = subset
+        self._per_engine[f"{engine}=={release}"] = subset
         return subset
 
     def compiled(self) -> list[CompiledRule]:

@@ -290,6 +290,10 @@ class Rule(BaseModel):
     origin: Literal["upstream", "advice"] = "upstream"
     """``upstream``: the engine itself does this (``source`` names where). ``advice``:
     cgconfig's own judgement; listed in the plan, applied only with ``--apply-advice ID``."""
+    versions: str | None = None
+    """The engine releases the rule holds in (``">=0.5.20"``, ``"<0.5.20"``, clauses joined by
+    commas), checked at load against the pack engine's supported versions; unset: every
+    supported release."""
     examples: list[Example] = Field(min_length=2)
 
     @model_validator(mode="after")
@@ -315,6 +319,24 @@ class RulePack(BaseModel):
     lines only), or ``core`` (every line). Every shipped pack names it; a user pack that does
     not applies to every engine."""
     rules: list[Rule] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _versions_name_supported_releases(self) -> RulePack:
+        from cgconfig.engines.versions import SUPPORTED, range_clauses, version_key
+
+        for rule in self.rules:
+            if rule.versions is None:
+                continue
+            if self.engine not in SUPPORTED:
+                raise ValueError(f"rule {rule.id}: versions needs a pack of one engine "
+                                 f"(engine: sglang, vllm or trtllm), not {self.engine!r}")
+            known = {version_key(v) for v in SUPPORTED[self.engine]}
+            for _, bound in range_clauses(rule.versions):
+                if bound not in known:
+                    raise ValueError(f"rule {rule.id}: versions bound {'.'.join(map(str, bound))}"
+                                     f" is not a supported {self.engine} release "
+                                     f"({', '.join(SUPPORTED[self.engine])})")
+        return self
 
 
 class CapabilityTable(BaseModel):

@@ -51,6 +51,14 @@ class _Fake:
     def __class_getitem__(cls, item: Any) -> Any:  # generic stand-ins: LRUCache[K, V]
         return cls
 
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        # A stubbed class used as a pydantic field type (SGLang 0.5.19/0.5.20 annotate with
+        # xgrammar.StructuralTag) validates as Any, as the engine's own no-xgrammar fallback.
+        from pydantic_core import core_schema
+
+        return core_schema.any_schema()
+
 
 class _StubModule(types.ModuleType):
     def __getattr__(self, name: str) -> Any:

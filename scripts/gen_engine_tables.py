@@ -20,6 +20,9 @@ with permissive fakes, which is how the checked-in tables were made on a CPU-onl
     PY=/path/to/venv-with-torch-transformers/bin/python
     $PY scripts/gen_engine_tables.py sglang --sys-path vendor/sglang-0.5.23 --stub-missing
     $PY scripts/gen_engine_tables.py vllm --sys-path vendor/vllm-0.33.0 --stub-missing
+    # an older release beside the newest (its table is cgconfig/engines/sglang-<version>.json;
+    # the version is read from the wheel, the overlay's newer flags are listed, not refused)
+    $PY scripts/gen_engine_tables.py sglang --sys-path vendor/sglang-0.5.20 --stub-missing --older-release
 
 The trtllm-serve table is built from source because the ``tensorrt-llm`` PyPI package is not
 installable without CUDA; its table records the source file and commit it was read from.
@@ -303,6 +306,9 @@ def main() -> None:
     cli.add_argument("--origin", default="tensorrt_llm/commands/serve.py",
                      help="trtllm: where the source came from (URL @ commit), recorded in the table")
     cli.add_argument("--out", default=str(OUT_DIR))
+    cli.add_argument("--older-release", action="store_true",
+                     help="an older release than the newest supported: overlay entries for flags "
+                          "it does not have yet are listed, not an error")
     args = cli.parse_args()
     finder = None
     if args.engine != "trtllm":
@@ -316,7 +322,9 @@ def main() -> None:
         from cgconfig.fields.generate import build_specs
 
         classify(rows, build_specs())
-    if unmatched:
+    if unmatched and args.older_release:
+        print(f"overlay-{args.engine}.yaml flags this release lacks: {', '.join(unmatched)}")
+    elif unmatched:
         sys.exit(f"overlay-{args.engine}.yaml names flags the engine does not have: {unmatched}")
     name = {"trtllm": "trtllm-serve"}.get(args.engine, args.engine)
     table = {**meta, "generated": datetime.date.today().isoformat(), "generator": GENERATOR,

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cgconfig.dialects import sglang_grid as grid
+
 #: ``memory_hook._DEFAULT_PP_PREFILL_CUDA_GRAPH_MAX_TOKENS`` (SGLang 0.5.23).
 PP_BREAKABLE_PREFILL_MAX_BS = 8192
 #: MLA prefill cap in ``memory_hook.handle_gpu_memory_settings`` (SGLang 0.5.23).
@@ -49,13 +51,11 @@ class MemoryTierDefaults:
 
 def memory_tier_defaults(gpu_memory_gib: float | None, tp_size: int) -> MemoryTierDefaults:
     """The GPU-memory row of ``memory_hook.handle_gpu_memory_settings`` (SGLang 0.5.23), read
-    from the one tier table, :data:`cgconfig.sizes.GPU_MEMORY_TIERS`.
+    from the one tier table, :data:`cgconfig.dialects.sglang_grid.GPU_MEMORY_TIERS`.
 
     ``None`` memory (no probe answered) takes upstream's fallback row: 4096 / 160.
     """
-    from cgconfig.sizes import memory_tier
-
-    tier = memory_tier(gpu_memory_gib)
+    tier = grid.memory_tier(gpu_memory_gib)
     return MemoryTierDefaults(tier.chunked_prefill_size, tier.decode_max_bs(tp_size), tier.label)
 
 
@@ -94,44 +94,6 @@ def expand_multimodal_decode_max_bs(max_bs: int | None, *, gpu_memory_gib: float
     return max_bs
 
 
-def decode_batch_sizes(max_bs: int, *, speculative: bool, disable_padding: bool) -> list[int]:
-    """``cuda_graph_hook.generate_decode_cuda_graph_batch_sizes`` (SGLang 0.5.23)."""
-    if disable_padding:
-        capture = list(range(1, max_bs + 1))
-    elif not speculative:
-        capture = [1, 2, 4, 8, 12, *range(16, 257, 8), *range(272, 512, 16),
-                   *range(512, max_bs + 1, 32)]
-    else:
-        capture = [*range(1, 9), *range(10, 33, 2), *range(40, 65, 4), *range(72, 257, 8),
-                   *range(272, max_bs + 1, 16)]
-    capture = [bs for bs in capture if bs <= max_bs]
-    if max_bs not in capture:
-        capture.append(max_bs)
-    return capture
-
-
-def cpu_batch_sizes(torch_compile_max_bs: int, *, disable_padding: bool) -> list[int]:
-    """``cuda_graph_hook.generate_cpu_graph_batch_sizes`` (SGLang 0.5.23)."""
-    top = torch_compile_max_bs
-    if disable_padding:
-        capture = list(range(1, top + 1))
-    else:
-        capture = sorted(set().union(range(1, 17), range(18, 31, 2), range(32, 81, 4),
-                                     range(84, top + 1, 8), {top}))
-    return [bs for bs in capture if bs <= top]
-
-
-def prefill_batch_sizes(max_bs: int) -> list[int]:
-    """``cuda_graph_hook.generate_prefill_cuda_graph_batch_sizes`` (SGLang 0.5.23).
-
-    Token counts; ``max_bs`` itself is not appended, so ``max_bs`` < 4 (or -1, chunked
-    prefill off) gives ``[]``.
-    """
-    capture = [*range(4, 33, 4), *range(48, 257, 16), *range(288, 513, 32), *range(576, 1025, 64),
-               *range(1280, 4097, 256), *range(4608, max_bs + 1, 512)]
-    return [s for s in capture if s <= max_bs]
-
-
 @dataclass(frozen=True)
 class DecodeSizes:
     """Decode sizes after materialisation."""
@@ -156,8 +118,8 @@ def materialize_decode(*, device: str, max_bs: int | None, bs: list[int] | None,
         if bs is None:
             if max_bs is None:
                 raise ValueError("decode max_bs must be resolved before its sizes")
-            return DecodeSizes(max_bs, decode_batch_sizes(
-                max_bs, speculative=speculative, disable_padding=disable_padding), None)
+            return DecodeSizes(max_bs, grid.decode_sizes(
+                max_bs, speculative=speculative, padding=not disable_padding), None)
         return DecodeSizes(max(bs), list(bs), None)
     if bs is not None:
         bound = max(bs)
@@ -165,20 +127,26 @@ def materialize_decode(*, device: str, max_bs: int | None, bs: list[int] | None,
     limit = torch_compile_max_bs or max_bs
     if limit is None:
         raise ValueError("CPU graphs need torch_compile_max_bs or a decode max_bs")
-    return DecodeSizes(limit, cpu_batch_sizes(limit, disable_padding=disable_padding), limit)
+    return DecodeSizes(limit, grid.cpu_sizes(limit, padding=not disable_padding), limit)
 
 
 def default_prefill_max_bs(chunked_prefill_size: int, *, use_mla: bool, pp_size: int,
                            prefill_breakable: bool, prefill_bs_locked: bool,
-                           max_total_tokens: int | None, model_path: str | None) -> int:
+                           max_total_tokens: int | None, model_path: str | None,
+                           mla_from_chunked: bool = True) -> int:
     """Prefill max_bs when none is configured (``memory_hook.handle_gpu_memory_settings``).
 
     The chunked-prefill size (MLA models: ``min(8192, chunked)``); under pipeline parallelism
     with breakable prefill and no configured bs, at most 8192; at most ``--max-total-tokens``;
     at most 4096 when the model path contains ``llama-2`` (upstream's Llama-2 workaround).
-    Chunked prefill off (-1) gives -1, hence no prefill sizes.
+    Chunked prefill off (-1) gives -1, hence no prefill sizes. Before SGLang 0.5.23
+    (``mla_from_chunked`` false) an MLA model's default is 2048, whatever the chunked size.
     """
-    value = min(MLA_PREFILL_MAX_BS_CAP, chunked_prefill_size) if use_mla else chunked_prefill_size
+    from cgconfig.dialects.sglang_releases import MLA_PREFILL_MAX_BS_BEFORE_0_5_23
+
+    mla = (min(MLA_PREFILL_MAX_BS_CAP, chunked_prefill_size) if mla_from_chunked
+           else MLA_PREFILL_MAX_BS_BEFORE_0_5_23)
+    value = mla if use_mla else chunked_prefill_size
     if pp_size > 1 and prefill_breakable and not prefill_bs_locked:
         value = min(value, PP_BREAKABLE_PREFILL_MAX_BS)
     if max_total_tokens is not None:
@@ -191,7 +159,7 @@ def default_prefill_max_bs(chunked_prefill_size: int, *, use_mla: bool, pp_size:
 def materialize_prefill(max_bs: int, bs: list[int] | None) -> list[int]:
     """Prefill bs: an explicit list is kept (and max_bs keeps its default, unlike decode);
     otherwise generated from ``max_bs`` (``memory_hook.handle_gpu_memory_settings``)."""
-    return list(bs) if bs is not None else prefill_batch_sizes(max_bs)
+    return list(bs) if bs is not None else grid.prefill_sizes(max_bs)
 
 
 def dp_attention_prefill_clamp(max_bs: int | None, bs: list[int] | None, *,
@@ -207,7 +175,7 @@ def dp_attention_prefill_clamp(max_bs: int | None, bs: list[int] | None, *,
     per_rank = chunked_prefill_size // attn_dp_size
     if not prefill_enabled or max_bs is None or max_bs <= per_rank or max_bs_locked:
         return None
-    return per_rank, (bs if bs_locked else prefill_batch_sizes(per_rank))
+    return per_rank, (bs if bs_locked else grid.prefill_sizes(per_rank))
 
 
 def deepep_prefill_adjustment(*, moe_a2a_backend: str, prefill_breakable: bool,
@@ -220,7 +188,7 @@ def deepep_prefill_adjustment(*, moe_a2a_backend: str, prefill_breakable: bool,
     """
     if moe_a2a_backend != "deepep" or not prefill_breakable:
         return None
-    sizes = bs if bs is not None else prefill_batch_sizes(max_bs or DEEPEP_PREFILL_FALLBACK_MAX_BS)
+    sizes = bs if bs is not None else grid.prefill_sizes(max_bs or DEEPEP_PREFILL_FALLBACK_MAX_BS)
     aligned = sorted({-(-b // 8) * 8 for b in sizes})
     if aligned == sorted(sizes):
         return None

@@ -13,7 +13,7 @@ from typing import NamedTuple
 #: Engine → its supported versions, oldest first. The newest is the default. A flag table
 #: ``<prefix>-<version>.json`` ships beside this module for each (``table.load_table``).
 SUPPORTED: dict[str, tuple[str, ...]] = {
-    "sglang": ("0.5.23",),
+    "sglang": ("0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23"),
     "vllm": ("0.33.0",),
     "trtllm": ("main-00209af",),
 }
@@ -89,6 +89,35 @@ def version_key(version: str) -> tuple[int, ...] | None:
         if len(digits) != len(piece):
             break
     return tuple(parts) if len(parts) >= 2 else None
+
+
+_RANGE_OPS = (">=", "<=", "==", ">", "<")
+
+
+def range_clauses(spec: str) -> list[tuple[str, tuple[int, ...]]]:
+    """``">=0.5.20,<0.5.23"`` → ``[(">=", (0, 5, 20)), ("<", (0, 5, 23))]``; raises
+    :class:`ValueError` naming the bad clause."""
+    clauses: list[tuple[str, tuple[int, ...]]] = []
+    for clause in (c.strip() for c in spec.split(",")):
+        op = next((o for o in _RANGE_OPS if clause.startswith(o)), None)
+        key = version_key(clause[len(op):]) if op else None
+        if op is None or key is None:
+            raise ValueError(f"{clause!r} is not a version clause (write e.g. >=0.5.20 or "
+                             f"<0.5.22, joined by commas)")
+        clauses.append((op, key))
+    return clauses
+
+
+def in_range(spec: str | None, version: str) -> bool:
+    """Whether ``version`` satisfies ``spec`` (``None``: every version)."""
+    if spec is None:
+        return True
+    key = version_key(version)
+    if key is None:
+        return False
+    checks = {">=": key.__ge__, "<=": key.__le__, "==": key.__eq__, ">": key.__gt__,
+              "<": key.__lt__}
+    return all(checks[op](bound) for op, bound in range_clauses(spec))
 
 
 def supported_range(engine: str) -> str:

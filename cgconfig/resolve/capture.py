@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cgconfig import sizes as sz
+from cgconfig.dialects import sglang_grid as sz
 from cgconfig.draft import Draft
 from cgconfig.facts import Facts
 from cgconfig.fields.values import round_up

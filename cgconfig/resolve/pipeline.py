@@ -60,7 +60,10 @@ class Run:
 
     def __post_init__(self) -> None:
         if self.rules is not None:
-            self.rules = self.rules.for_engine(self.request.dialect)
+            chosen = self.request.engine_version
+            version = chosen.version if chosen is not None and \
+                chosen.engine == self.request.dialect else None
+            self.rules = self.rules.for_engine(self.request.dialect, version)
 
     def checked(self) -> tuple[Draft, Facts]:
         """The draft and facts, which every step after ``lock-inputs`` may rely on."""
@@ -75,6 +78,9 @@ def _validate_facts(run: Run) -> None:
 def _lock_inputs(run: Run) -> None:
     assert run.facts is not None
     run.draft = start_draft(run.request, run.facts)
+    chosen = run.request.engine_version
+    if run.request.dialect == "sglang" and chosen is not None and chosen.engine == "sglang":
+        run.draft.sglang_version = chosen.version
     run.draft.policy = LockPolicy(strict=run.request.strict,
                                   allow_override=frozenset(run.request.allow_override))
 
@@ -82,7 +88,7 @@ def _lock_inputs(run: Run) -> None:
 def _derive_facts(run: Run) -> None:
     draft, facts = run.checked()
     memory_gib, memory_source = memory(facts, run.request.fact_sources)
-    draft.derived = derive_facts(facts, memory_gib, memory_source)
+    draft.derived = derive_facts(facts, memory_gib, memory_source, draft.sglang_version)
     draft.derived["dialect"] = run.request.dialect
 
 
@@ -187,11 +193,25 @@ def _plan(run: Run) -> None:
         warnings=[*draft.warnings],
         facts=facts_out, fact_sources=dict(sorted(request.fact_sources.items())),
         deprecations=list(request.deprecations),
-        notes=[*request.notes, *([model_note] if model_note else [])],
+        notes=[*request.notes, *_version_notes(request), *([model_note] if model_note else [])],
         ignored_args=list(request.ignored_args), units=phase_units(draft.derived),
         key_facts=shown_facts(facts_out, request.fact_sources, draft.derived),
-        engine=run.engine,
+        engine=run.engine, engine_version=_version_header(request),
     )
+
+
+def _version_notes(request: ResolveRequest) -> list[str]:
+    """The one line saying a requested version was answered as the nearest older one."""
+    note = request.engine_version.note if request.engine_version is not None else None
+    return [note] if note else []
+
+
+def _version_header(request: ResolveRequest) -> dict[str, str]:
+    from cgconfig.engines.versions import default
+
+    chosen = request.engine_version or default(request.dialect)
+    return {"engine": chosen.engine, "version": chosen.version, "label": chosen.label,
+            "source": chosen.source}
 
 
 Step = tuple[str, Callable[[Run], None]]

@@ -62,8 +62,10 @@ class ResolveRequest:
 class RuleSetLike(Protocol):
     """What the pipeline needs of a rule set: the rules for one engine, applied to a draft."""
 
-    def for_engine(self, engine: str) -> RuleSetLike:
-        """The rules that run on ``engine``'s lines (its packs' and the core packs')."""
+    def for_engine(self, engine: str, version: str | None = None) -> RuleSetLike:
+        """The rules that run on ``engine``'s lines at ``version`` (``None``: the newest
+        supported): its packs' and the core packs', without those whose ``versions``
+        exclude that release."""
 
     def check_switches(self, draft: Draft, *, disabled: list[str],
                        apply_advice: list[str]) -> None:

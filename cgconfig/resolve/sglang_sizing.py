@@ -16,8 +16,9 @@ Three places where the engine decides a size before any rule runs:
 from __future__ import annotations
 
 from cgconfig import model_archs as ma
-from cgconfig import sizes as sz
+from cgconfig.dialects import sglang_grid as sz
 from cgconfig.dialects import sglang_sizes as ss
+from cgconfig.dialects.sglang_releases import holds
 from cgconfig.draft import Draft, SizeGenerator
 from cgconfig.facts import Facts
 from cgconfig.plan import Change, Decision
@@ -127,7 +128,8 @@ def fill_prefill_sizes(draft: Draft, facts: Facts) -> None:
         value = ss.default_prefill_max_bs(
             chunked, use_mla=facts.use_mla, pp_size=1, prefill_breakable=breakable,
             prefill_bs_locked="prefill.bs" in draft.locked,
-            max_total_tokens=facts.max_total_tokens, model_path=facts.model_path)
+            max_total_tokens=facts.max_total_tokens, model_path=facts.model_path,
+            mla_from_chunked=holds("mla-prefill-max-bs-from-chunked", draft.sglang_version))
         why = (f"prefill max_bs from the chunked-prefill size {chunked} "
                f"({derived['chunked_prefill_source']}): {value}")
         change = draft.record("prefill.max_bs", value, source="default (derived)",
@@ -136,5 +138,5 @@ def fill_prefill_sizes(draft: Draft, facts: Facts) -> None:
     if not pbs:
         draft.derived_sizes.add("prefill")
         max_bs = draft.get("prefill.max_bs")
-        draft.record("prefill.bs", ss.prefill_batch_sizes(max_bs), source="default (derived)",
+        draft.record("prefill.bs", sz.prefill_sizes(max_bs), source="default (derived)",
                      layer="default", why=f"generated from prefill.max_bs={max_bs}")

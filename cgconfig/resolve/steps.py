@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from cgconfig import sizes as sz
+from cgconfig.dialects import sglang_grid as sz
+from cgconfig.dialects.sglang_releases import holds
 from cgconfig.draft import Draft
 from cgconfig.facts import Facts
 from cgconfig.fields.table import all_config_keys, default_value
@@ -109,19 +110,21 @@ def fill_decode_sizes(draft: Draft, facts: Facts) -> None:
     elif bs:
         _max_bs_from_list(draft, "decode", bs)
     elif draft.get("decode.max_bs") is None:
-        tier = sz.memory_tier(d["gpu_memory_gib"], facts.device)
+        tier = sz.memory_tier(d["gpu_memory_gib"], facts.device, draft.sglang_version)
         value = tier.decode_max_bs(facts.tp_size)
         why = (f"GPU memory tier {tier.label} ({d['gpu_memory_source']}), tp_size="
                f"{facts.tp_size}: default decode max_bs {value}")
         changes = [draft.record("decode.max_bs", value, source="default (derived)", layer="default",
                                 why=why)]
         mrr = facts.max_running_requests
-        if mrr is not None and mrr < value:
+        if mrr is not None and mrr < value and holds("decode-max-bs-running-clamp",
+                                                     draft.sglang_version):
             why2 = f"default decode max_bs clamped to --max-running-requests {mrr}"
             changes.append(draft.record("decode.max_bs", mrr, source="resolver", layer=layer,
                                         why=why2))
             why = f"{why}; {why2}"
-        changes.append(expand_multimodal_decode(draft, facts))
+        if holds("qwen3-vl-running-limit", draft.sglang_version):
+            changes.append(expand_multimodal_decode(draft, facts))
         resolver_decision(draft, "sizes.decode-max-bs-default", why, changes)
     if not bs:
         draft.derived_sizes.add("decode")

@@ -19,6 +19,7 @@ from cgconfig.constants import DIALECTS
 from cgconfig.engines import has_engine_variables
 from cgconfig.engines.entry import find_entry_point, might_have_entry_point
 from cgconfig.engines.tokens import ENGINE_PARSERS, is_option
+from cgconfig.engines.versions import EngineVersion
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Source, gather
@@ -66,8 +67,47 @@ def _entry_tables(dialect: str) -> tuple[DialectFlags, ...]:
     return own, engine_flags(dialect)
 
 
+#: The split's part that holds ``--engine-version``'s value (cgconfig's own flag, read by
+#: :func:`request_from_split` before any source, wherever it stands in the line).
+VERSION_PART = "engine-version"
+
+
+def _take_engine_version(argv: list[str]) -> tuple[list[str], Part | None]:
+    """``argv`` without ``--engine-version V`` / ``--engine-version=V``, and its value."""
+    from cgconfig.engines.version_source import FLAG
+
+    kept: list[str] = []
+    found: Part | None = None
+    i = 0
+    while i < len(argv):
+        name, eq, inline = argv[i].partition("=")
+        if name != FLAG:
+            kept.append(argv[i])
+            i += 1
+            continue
+        if not eq and (i + 1 >= len(argv) or is_option(argv[i + 1], ENGINE_PARSERS["sglang"])):
+            raise InputError("expects a version (sglang==0.5.20, or 0.5.20)", where=FLAG)
+        if found is not None:
+            raise InputError("given twice", where=FLAG, hint="name each engine once: "
+                             "--engine-version sglang==0.5.20")
+        found = Part([inline if eq else argv[i + 1]], [i])
+        i += 1 if eq else 2
+    return kept, found
+
+
 def split_command_line(argv: list[str], host: DialectFlags | None = None) -> ArgvSplit:
-    """Split ``argv`` once into the SGLang part, the dialect's part and the host's part."""
+    """Split ``argv`` once into the SGLang part, the dialect's part and the host's part
+    (``--engine-version`` into its own part, :data:`VERSION_PART`)."""
+    version = None
+    if any(token.startswith("--engine-version") for token in argv):
+        argv, version = _take_engine_version(list(argv))
+    split = _split_command_line(argv, host)
+    if version is not None:
+        split.parts[VERSION_PART] = version
+    return split
+
+
+def _split_command_line(argv: list[str], host: DialectFlags | None) -> ArgvSplit:
     entry = find_entry_point(argv) if might_have_entry_point(argv) else None
     if entry is None:
         split = split_argv(list(argv), _DIALECT_TABLES, host)
@@ -141,18 +181,26 @@ def _cgconfig_words(words: list[str],
 
 def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
                        ignore_unknown: bool | None = None,
-                       environ: Mapping[str, str] | None = None) -> tuple[ResolveRequest, list[str]]:
+                       environ: Mapping[str, str] | None = None,
+                       log_version: str | None = None) -> tuple[ResolveRequest, list[str]]:
     """Gather the sources the split's dialect chooses: SGLang's flags (with the files they
     name), the entry point's own input (the model, the engine's other flags, its environment
     variables from ``VAR=value`` prefixes and ``environ``), the machine (platform inferred,
     GPUs probed), the dialect's own source, then the model's ``config.json``.
-    Returns the request and the positionals."""
+    The engine version comes first (``engines.version_source.PRECEDENCE``: ``--engine-version``,
+    ``CGCONFIG_ENGINE_VERSION`` in ``environ``, ``log_version``, a docker image tag before the
+    entry point, the installed package). Returns the request and the positionals."""
     if split.dialect not in DIALECTS:
         raise InputError(f"unknown dialect {split.dialect!r}", where="--dialect",
                          allowed=DIALECTS, suggestion=did_you_mean(split.dialect, DIALECTS))
     entry = split.entry
     engine = entry.dialect if entry is not None else split.dialect
+    version = engine_version_of(split, engine, environ, log_version)
     sglang_part = split.parts.get("sglang", Part())
+    if engine == "sglang":  # the release's own parser: its unknown and ambiguous spellings
+        from cgconfig.sources.sglang_version_flags import check_sglang_spellings
+
+        check_sglang_spellings(sglang_part.tokens, version)
     sglang = SglangArgv(sglang_part.tokens, allow_positionals=allow_positionals,
                         ignore_unknown=ignore_unknown,
                         engine=engine if entry is not None else "sglang", dialect=engine,
@@ -178,4 +226,16 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
         sources.append(make(split.parts.get(split.dialect, Part()), entry is not None))
     sources.append(ModelConfigFile())
     request = gather(sources)
+    request.engine_version = version
     return request, sglang.positionals
+
+
+def engine_version_of(split: ArgvSplit, engine: str, environ: Mapping[str, str] | None,
+                      log_version: str | None) -> EngineVersion:
+    """The version of ``engine`` the split line is answered for (its sources in
+    ``engines.version_source.PRECEDENCE`` order)."""
+    from cgconfig.engines.version_source import select
+
+    flag = split.parts.get(VERSION_PART)
+    return select(engine, flag=flag.tokens[0] if flag is not None else None, environ=environ,
+                  log_version=log_version, wrapper=split.wrapper)

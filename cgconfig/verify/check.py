@@ -97,12 +97,13 @@ def launch_for(record: LogRecord, line: list[str]) -> tuple[list[str], str, list
 
 
 def _check_flag(argv: list[str], flag: str, needed: int, phases: tuple[str, ...],
-                environ: Mapping[str, str] | None) -> list[str]:
+                environ: Mapping[str, str] | None, log_version: str | None) -> list[str]:
     """Resolve again with ``flag`` appended: does the plan then cover ``needed``?"""
     from cgconfig.api import request_from_argv, resolve_request
 
     try:
-        plan = resolve_request(request_from_argv([*argv, *flag.split()], environ=environ))
+        plan = resolve_request(request_from_argv([*argv, *flag.split()], environ=environ,
+                                                 log_version=log_version))
     except InputError as error:
         return [f"cgconfig refuses {flag} on this line: {error.what[:160]}"]
     top = max((max(plan.capture_sizes(p), default=0) for p in phases), default=0)
@@ -120,7 +121,8 @@ def verify(record: LogRecord, line: list[str], environ: Mapping[str, str] | None
     plan = None
     for _ in range(MAX_DROPPED):
         try:
-            plan = resolve_request(request_from_argv(argv, environ=environ))
+            plan = resolve_request(request_from_argv(argv, environ=environ,
+                                                     log_version=record.version))
             break
         except InputError as error:
             dropped = _drop_printed(argv, error, len(argv) - len(line), source)
@@ -144,7 +146,8 @@ def verify(record: LogRecord, line: list[str], environ: Mapping[str, str] | None
     for report in eager:
         if report.flag and report.eager_sizes:
             phases = ("decode", "prefill") if report.phase == "mixed" else (report.phase,)
-            notes.extend(_check_flag(argv, report.flag, report.eager_sizes[1], phases, environ))
+            notes.extend(_check_flag(argv, report.flag, report.eager_sizes[1], phases, environ,
+                                     record.version))
     verdict = Verdict(record, comparison, eager, metrics, notes)
     for phase, steps in record.steps.items():
         if steps.out_of_range:

@@ -10,11 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from cgconfig.engines.version_source import LOG_SOURCE
 from cgconfig.plan import Plan
 from cgconfig.verify.record import Capture, LogRecord
 
-SUPPORTED = {"sglang": "0.5.23", "vllm": "0.33.0", "trtllm": "1.x (trtllm-serve main)"}
-"""The one version per engine whose rules cgconfig's plan follows."""
 ENGINE_LABEL = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "TensorRT-LLM"}
 _PHASE_OF = {"decode": "decode", "prefill": "prefill", "decode FULL": "decode",
              "mixed PIECEWISE": "prefill", "mixed FULL": "prefill"}
@@ -128,17 +127,28 @@ def decision_for(plan: Plan, key: str) -> str:
     return text
 
 
-def version_note(record: LogRecord) -> str:
-    """One line: the log's engine version against the version whose rules the plan uses."""
+def version_note(record: LogRecord, plan: Plan) -> str:
+    """One line: the log's engine version against the version the plan answers for
+    (``Plan.engine_version``: the log's own version unless ``--engine-version`` or
+    ``CGCONFIG_ENGINE_VERSION`` named another)."""
     engine = record.engine or "sglang"
-    label, ours = ENGINE_LABEL[engine], SUPPORTED[engine]
+    label = ENGINE_LABEL[engine]
+    chosen = plan.engine_version
+    source = chosen.get("source", "default")
+    ours = (f"{chosen.get('label', label)}, the newest supported" if source.startswith("default")
+            else f"{chosen.get('label', label)} ({source})")
     if record.version is None:
         return (f"the log does not print {label}'s version (format: {record.era or 'unknown'}); "
-                f"the plan uses {label} {ours}'s rules")
-    if record.version.startswith(ours.split(" ")[0]) and engine != "trtllm":
-        return f"{label} {record.version}: the plan uses this version's rules"
-    return (f"the log is {label} {record.version}; cgconfig supports one version per engine, "
-            f"so the plan uses {label} {ours}'s rules")
+                f"the plan answers for {ours}")
+    if chosen.get("source") == LOG_SOURCE:
+        if chosen.get("version") == record.version:
+            return f"{label} {record.version}: the plan uses this version's rules"
+        return (f"the log is {label} {record.version}: the plan uses the rules of "
+                f"{chosen['label']}, the nearest older supported version")
+    from cgconfig.engines.versions import supported_range
+
+    return (f"the log is {label} {record.version} (cgconfig answers for "
+            f"{supported_range(engine)}); the plan answers for {ours}")
 
 
 def _observed(record: LogRecord, want: Expected, wanted: list[Expected]) -> Capture | None:
@@ -158,7 +168,7 @@ def compare(record: LogRecord, plan: Plan, argv: list[str], argv_source: str) ->
     """Compare every group the plan expects, and every group the log captured beyond them."""
     engine = record.engine or "sglang"
     wanted = expected_groups(plan, engine, argv)
-    result = Comparison(plan, argv, argv_source, version_note(record), wanted)
+    result = Comparison(plan, argv, argv_source, version_note(record, plan), wanted)
     captured_any = any(not g.startswith("draft") for g in record.captures)
     if not captured_any and not record.disabled:
         result.notes.append("the log has no capture lines (is the start of the log missing?); "

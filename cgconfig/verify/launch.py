@@ -38,9 +38,10 @@ def argv_from_args(engine: str, args: dict[str, Any]) -> tuple[list[str], list[s
         flag = table.lookup(spelling) or by_dest.get(key)
         if flag is None:
             if engine == "sglang" and spelling in _cgconfig_spellings():
-                # An older release's flag that cgconfig still reads (a deprecated alias).
+                # An older release's flag that cgconfig still reads (a deprecated alias):
+                # written as its replacement, which every supported release reads.
                 if value is not None and value is not False:
-                    argv.extend(_tokens(spelling, 0 if value is True else None, value))
+                    argv.extend(_replaced(spelling, value))
                 continue
             unknown.append(key)
             continue
@@ -48,6 +49,21 @@ def argv_from_args(engine: str, args: dict[str, Any]) -> tuple[list[str], list[s
             continue
         argv.extend(_tokens(flag.options[0], flag.nargs, value, ENGINE_PARSERS[engine]))
     return argv, unknown
+
+
+def _replaced(spelling: str, value: Any) -> list[str]:
+    """An old SGLang spelling's tokens, as its declared replacement where it has one
+    (``--cuda-graph-max-bs 8`` → ``--cuda-graph-max-bs-decode 8``; a switch whose
+    replacement is ``--flag VALUE`` → those two words)."""
+    from cgconfig.fields.flags import flag_index
+
+    flag = flag_index().get(spelling)
+    words = (flag.replacement or "").split() if flag is not None else []
+    if len(words) == 1:
+        return _tokens(words[0], 0 if value is True else None, value)
+    if len(words) == 2 and value is True:
+        return words
+    return _tokens(spelling, 0 if value is True else None, value)
 
 
 def _cgconfig_spellings() -> frozenset[str]:

@@ -180,7 +180,9 @@ def test_namespace_deprecations_and_errors_match_the_command_line() -> None:
     parser = _launcher_parser()
     namespace = parser.parse_args(["--model-path", "m", "--cuda-graph-max-bs", "8"])
     plan = resolve_namespace(namespace)
-    assert plan.deprecations == resolve_args(["--cuda-graph-max-bs", "8"]).deprecations
+    # The alias is SGLang 0.5.19's (0.5.20 removed it): the line names that release.
+    assert plan.deprecations == resolve_args(["--engine-version", "sglang==0.5.19",
+                                              "--cuda-graph-max-bs", "8"]).deprecations
     namespace = parser.parse_args(["--model-path", "m", "--cuda-graph-max-bs-decode", "0"])
     with pytest.raises(InputError, match="--cuda-graph-max-bs-decode"):
         resolve_namespace(namespace)

@@ -186,7 +186,7 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("dp-size-float", ["resolve", "--dp-size", "1.5"], ["--dp-size", "expected an integer"]),
     ("max-bs-negative", ["resolve", "--cuda-graph-max-bs-decode", "-5"],
      ["--cuda-graph-max-bs-decode", "expected a positive integer, got -5"]),
-    ("alias-max-bs-zero", ["resolve", "--cuda-graph-max-bs", "0"],
+    ("alias-max-bs-zero", ["resolve", "--engine-version", "0.5.19", "--cuda-graph-max-bs", "0"],
      ["--cuda-graph-max-bs", "expected a positive integer"]),
     ("bs-list-zero", ["resolve", "--cuda-graph-bs-decode", "1", "0"],
      ["--cuda-graph-bs-decode", "expected a positive integer, got 0"]),

@@ -212,7 +212,7 @@ def test_top_level_help_lists_commands(capsys) -> None:
 
 LAUNCH = ["python", "-m", "sglang.launch_server", "--model-path", "meta-llama/Llama-3.1-70B",
           "--tp", "8", "--port", "30000", "--host", "0.0.0.0", "--mem-fraction-static", "0.85",
-          "--trust-remote-code", "--attention-backend", "fa3", "--cuda-graph-max-bs", "256",
+          "--trust-remote-code", "--attention-backend", "fa3", "--cuda-graph-max-bs-decode", "256",
           "--chunked-prefill-size", "8192", "--max-running-requests", "512"]
 
 
@@ -228,7 +228,17 @@ def test_whole_sglang_launch_line_resolves(capsys) -> None:
     # read since issue #10: the engine block shows the given fraction instead of SGLang's own
     assert plan["engine"]["mem_fraction_static"]["source"] == "--mem-fraction-static"
     assert plan["facts"]["model_path"] == "meta-llama/Llama-3.1-70B"
-    assert "'--cuda-graph-max-bs' is deprecated" in err
+
+
+def test_launch_line_alias_is_the_chosen_releases_to_accept(capsys) -> None:
+    # SGLang 0.5.19 still reads --cuda-graph-max-bs (deprecated); 0.5.20 on refuse it.
+    line = [*LAUNCH[:-6], "--cuda-graph-max-bs", "256"]
+    rc, out, err = run(["resolve", *line, "--engine-version", "sglang==0.5.19", "-o", "json"],
+                       capsys)
+    assert rc == 0 and "'--cuda-graph-max-bs' is deprecated" in err
+    assert json.loads(out)["config"]["decode"]["max_bs"] == 256
+    rc, _, err = run(["resolve", *line], capsys)
+    assert rc == 2 and "removed in SGLang 0.5.20" in err
 
 
 def test_launch_line_with_python3_and_sglang_serve(capsys) -> None:

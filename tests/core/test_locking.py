@@ -21,7 +21,7 @@ def resolve_plain(argv: list[str]) -> Plan:
 @pytest.mark.parametrize(("argv", "key"), [
     (["--cuda-graph-backend-decode", "full"], "decode.backend"),
     (["--cuda-graph-backend-prefill", "breakable"], "prefill.backend"),
-    (["--enable-breakable-cuda-graph"], "prefill.backend"),
+    (["--engine-version", "0.5.19", "--enable-breakable-cuda-graph"], "prefill.backend"),
     (["--cuda-graph-config", '{"decode":{"backend":"full"}}'], "decode.backend"),
     (["--cuda-graph-config", '{"prefill":{"backend":"breakable"}}'], "prefill.backend"),
 ])

@@ -16,12 +16,27 @@ import pytest
 from cgconfig.api import request_from_argv
 from cgconfig.api import resolve_request as resolve
 from cgconfig.cli.main import main
+from cgconfig.engines.versions import SUPPORTED
 from cgconfig.plan import Plan
+
+#: SGLang's deprecated aliases (--cuda-graph-max-bs, --disable-piecewise-cuda-graph...) are
+#: accepted only by the releases before 0.5.20: lines with them are answered as the oldest.
+ALIAS_RELEASE = ["--engine-version", f"sglang=={SUPPORTED['sglang'][0]}"]
+
+
+def with_alias_release(argv: list[str]) -> list[str]:
+    """``argv``, answered as a release that accepts its deprecated aliases when it has one."""
+    from cgconfig.fields.flags import flag_index
+
+    index = flag_index()
+    aliased = any(index.get(t.split("=", 1)[0]) is not None
+                  and index[t.split("=", 1)[0]].replacement for t in argv)
+    return [*ALIAS_RELEASE, *argv] if aliased else argv
 
 
 def resolve_plain(argv: list[str]) -> Plan:
     """Resolve argv with the rule engine off: only inputs, defaults and sizes."""
-    request = request_from_argv(argv)
+    request = request_from_argv(with_alias_release(argv))
     request.use_rules = False
     return resolve(request)
 
@@ -438,7 +453,7 @@ DEPRECATED = [
                          ids=[d[1] for d in DEPRECATED])
 def test_deprecated_alias_prints_exact_note_on_stderr(argv: list[str], flag: str,
                                                       replacement: str, capsys) -> None:
-    rc = main(["resolve", *argv, "-o", "json"])
+    rc = main(["resolve", *with_alias_release(argv), "-o", "json"])
     captured = capsys.readouterr()
     assert rc == 0
     expected = (f"cgconfig: deprecated: '{flag}' is deprecated and will be removed in a future "
@@ -453,7 +468,7 @@ def test_deprecated_alias_prints_exact_note_on_stderr(argv: list[str], flag: str
     ["--disable-decode-cuda-graph"], ["--cuda-graph-prefill-max-context", "200k"],
 ])
 def test_canonical_flags_print_no_deprecation_note(argv: list[str], capsys) -> None:
-    rc = main(["resolve", *argv, "-o", "json"])
+    rc = main(["resolve", *with_alias_release(argv), "-o", "json"])
     captured = capsys.readouterr()
     assert rc == 0
     assert "deprecated" not in captured.err

@@ -262,7 +262,8 @@ def test_max_bs_forms_are_equivalent(n: int, facts: list[str]) -> None:
         ["--cuda-graph-max-bs-decode", str(n)],
         ["--cuda-graph-config", json.dumps({"decode": {"max_bs": n}})],
     ]
-    results = [outcome(form + facts) for form in forms]
+    # The aliases are SGLang 0.5.19's (0.5.20 removed them): every form names that release.
+    results = [outcome(["--engine-version", "0.5.19", *form, *facts]) for form in forms]
     assert results[0] == results[1] == results[2]
     if results[0][0] == "ok":
         assert "decode.max_bs" in results[0][3]
@@ -276,7 +277,8 @@ def test_bs_list_forms_are_equivalent(sizes: list[int], facts: list[str]) -> Non
         ["--cuda-graph-bs-decode", *map(str, sizes)],
         ["--cuda-graph-config", json.dumps({"decode": {"bs": sizes}})],
     ]
-    results = [outcome(form + facts) for form in forms]
+    # The aliases are SGLang 0.5.19's (0.5.20 removed them): every form names that release.
+    results = [outcome(["--engine-version", "0.5.19", *form, *facts]) for form in forms]
     assert results[0] == results[1] == results[2]
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 
 from cgconfig import resolve_args
-from cgconfig import sizes as sz
 from cgconfig.api import request_from_argv
 from cgconfig.api import resolve_request as resolve
+from cgconfig.dialects import sglang_grid as sz
 from cgconfig.plan import Plan
 
 

@@ -32,7 +32,7 @@ def test_line_splits_with_no_unknown_flag(entry: dict[str, Any]) -> None:
     found = find_entry_point(entry["line"])
     assert found is not None and found.dialect == entry["engine"]
     split = split_line(found.dialect, found.argv)
-    if entry["id"] == "sglang-37":  # SGLang 0.5.23 itself rejects it: see KNOWN_DIFFERENCES
+    if entry["id"] == "sglang-37":  # SGLang 0.5.23 itself rejects it: see SGLANG_REFUSED
         assert [e.what for e in split.errors] == [
             "ambiguous option: could match --cuda-graph-max-bs-decode, "
             "--cuda-graph-max-bs-prefill (SGLang 0.5.23)"]
@@ -47,9 +47,6 @@ KNOWN_DIFFERENCES = {
     "sglang-13": "SGLang's dLLM algorithm registry fails to load JointThreshold in the CPU oracle "
                  "(RuntimeError: Unknown diffusion LLM algorithm); cgconfig does not model "
                  "--dllm-algorithm",
-    "sglang-37": "the line is from SGLang's docs, but SGLang 0.5.23's argparse rejects "
-                 "--cuda-graph-max-bs as an ambiguous prefix (of -decode and -prefill); cgconfig "
-                 "keeps it as the deprecated alias of --cuda-graph-max-bs-decode",
 }
 
 
@@ -60,7 +57,8 @@ def test_sglang_line_has_the_engines_answer(entry: dict[str, Any]) -> None:
     oracle = entry["oracle"]
     answer = oracle["answer"]
     # SGLang's own argparse accepted every recorded line, as split_line does.
-    assert answer["error_stage"] != "argparse" or entry["id"] in KNOWN_DIFFERENCES
+    assert answer["error_stage"] != "argparse" or entry["id"] in {**KNOWN_DIFFERENCES,
+                                                                   **SGLANG_REFUSED}
     assert "--model-arch" in oracle["options"]
     if answer["error"] is None:
         assert answer["decode"]["backend"] in ("full", "breakable", "disabled")
@@ -118,6 +116,23 @@ VLLM_REFUSED = {
 }
 
 
+#: SGLang lines from docs written for an older SGLang, which SGLang 0.5.23 refuses (its
+#: recorded answer); cgconfig refuses them as that release's parser does.
+SGLANG_REFUSED = {
+    "sglang-37": "SGLang 0.5.23's argparse rejects --cuda-graph-max-bs (removed in 0.5.20) as an "
+                 "ambiguous prefix of --cuda-graph-max-bs-decode and -prefill",
+}
+REFUSED = {**VLLM_REFUSED, **SGLANG_REFUSED}
+
+
+@pytest.mark.parametrize("line_id", list(SGLANG_REFUSED))
+def test_sglang_line_refused_as_its_release_refuses_it(line_id: str, tmp_path: Path) -> None:
+    entry = next(e for e in ENTRIES if e["id"] == line_id)
+    assert entry["oracle"]["answer"]["error_stage"] == "argparse"
+    with pytest.raises(InputError, match="ambiguous option"):
+        request_from_argv(line_argv(entry, tmp_path / "x.yaml"), environ={})
+
+
 @pytest.mark.parametrize("line_id", list(VLLM_REFUSED))
 def test_vllm_line_refused_as_vllm_refuses_it(line_id: str, tmp_path: Path) -> None:
     entry = next(e for e in ENTRIES if e["id"] == line_id)
@@ -125,8 +140,8 @@ def test_vllm_line_refused_as_vllm_refuses_it(line_id: str, tmp_path: Path) -> N
         request_from_argv(line_argv(entry, tmp_path / "x.yaml"), environ={})
 
 
-@pytest.mark.parametrize("entry", [e for e in ENTRIES if e["id"] not in VLLM_REFUSED],
-                         ids=[e["id"] for e in ENTRIES if e["id"] not in VLLM_REFUSED])
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if e["id"] not in REFUSED],
+                         ids=[e["id"] for e in ENTRIES if e["id"] not in REFUSED])
 def test_line_resolves_without_ignore_unknown_args(entry: dict[str, Any], tmp_path: Path) -> None:
     options = tmp_path / "extra_llm_api_options.yaml"
     options.write_text("cuda_graph_config:\n  enable_padding: true\n")
@@ -174,7 +189,7 @@ def cache_path(model: str) -> Path:
     return HF_HOME / "hub" / ("models--" + model.replace("/", "--"))
 
 
-ACCEPTED = [e for e in ENTRIES if e["id"] not in VLLM_REFUSED]
+ACCEPTED = [e for e in ENTRIES if e["id"] not in REFUSED]
 
 
 @pytest.mark.parametrize("entry", ACCEPTED, ids=[e["id"] for e in ACCEPTED])
@@ -203,7 +218,7 @@ def test_line_resolves_to_the_expected_platform_and_model(
 
 
 SGLANG_WITH_CONFIG = [e for e in WITH_CONFIG if e["engine"] == "sglang"
-                      and e["id"] not in KNOWN_DIFFERENCES]
+                      and e["id"] not in KNOWN_DIFFERENCES and e["id"] not in REFUSED]
 
 
 @pytest.mark.parametrize("entry", SGLANG_WITH_CONFIG, ids=[e["id"] for e in SGLANG_WITH_CONFIG])

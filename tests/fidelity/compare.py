@@ -56,6 +56,8 @@ def sglang_argv(case: dict[str, Any]) -> list[str]:
     if "--device" not in line:
         # The oracle's machine: SGLang resolves on it whatever backend the line names.
         facts += ["--device", case["platform"]]
+    if case.get("engine_version"):  # an older release's corpus: answered as that release
+        facts += ["--engine-version", f"sglang=={case['engine_version']}"]
     return facts + line
 
 
@@ -86,6 +88,10 @@ DELIBERATE = {
     # The oracle's XPU stub has no torch.xpu.get_device_properties, so SGLang's XMX probe
     # (utils/common.py:xpu_has_xmx_support) fails; a real XPU answers it.
     "deliberate:oracle-xpu-stub": ("engine", "Torch not compiled with XPU enabled"),
+    # The oracle's environment has the real xgrammar over its tvm_ffi stub since the vLLM
+    # engine oracle was added, so SGLang's DFLASH path fails importing xgrammar's FFI (a
+    # harness crash, not SGLang's verdict; the older releases' corpora were recorded after it).
+    "deliberate:oracle-xgrammar-ffi": ("engine", "has no attribute 'get_max_recursion_depth'"),
 }
 
 
@@ -204,14 +210,32 @@ def vllm_mismatch(case: dict[str, Any]) -> str | None:
     return None
 
 
+def corpus_file(kind: str) -> Path:
+    """``sglang``, ``vllm``, or ``sglang@0.5.20`` (an older release's corpus)."""
+    engine, _, version = kind.partition("@")
+    return HERE / (f"{engine}_cases_{version}.jsonl" if version else f"{engine}_cases.jsonl")
+
+
+def version_kinds() -> list[str]:
+    """The older SGLang releases with a recorded corpus, as kinds (``sglang@0.5.20``)."""
+    from cgconfig.engines.versions import SUPPORTED
+
+    return [f"sglang@{v}" for v in SUPPORTED["sglang"] if corpus_file(f"sglang@{v}").exists()]
+
+
 def load(kind: str) -> list[dict[str, Any]]:
-    with open(HERE / f"{kind}_cases.jsonl") as fh:
-        return [json.loads(line) for line in fh]
+    version = kind.partition("@")[2]
+    with open(corpus_file(kind)) as fh:
+        cases = [json.loads(line) for line in fh]
+    for case in cases:
+        if version:
+            case["engine_version"] = version
+    return cases
 
 
 def mismatches(kind: str) -> dict[int, str]:
     """Case id → category for every case cgconfig gets wrong."""
-    check = sglang_mismatch if kind == "sglang" else vllm_mismatch
+    check = vllm_mismatch if kind == "vllm" else sglang_mismatch
     found = {}
     for case in load(kind):
         why = check(case)
@@ -231,7 +255,8 @@ def known() -> dict[str, dict[int, str]]:
 
 def write_known() -> None:
     """Record today's differences as the open list (after a fix, or after re-recording)."""
-    data = {kind: {str(k): v for k, v in sorted(mismatches(kind).items())} for kind in ("sglang", "vllm")}
+    data = {kind: {str(k): v for k, v in sorted(mismatches(kind).items())}
+            for kind in ("sglang", "vllm", *version_kinds())}
     KNOWN_FILE.write_text(json.dumps(data, indent=0, sort_keys=True) + "\n")
 
 
@@ -251,8 +276,8 @@ def main(argv: list[str]) -> None:
         print("cgconfig argv:", " ".join(sglang_argv(case)))
         print("cgconfig:", json.dumps(sglang_outcome(case)))
         return
-    for kind in ("sglang", "vllm"):
-        if not (HERE / f"{kind}_cases.jsonl").exists():
+    for kind in ("sglang", "vllm", *version_kinds()):
+        if not corpus_file(kind).exists():
             print(f"{kind}: no recorded corpus here")
             continue
         cases = load(kind)

@@ -4,6 +4,7 @@ Run by hand, never in CI (CI replays the recorded answers)::
 
     python tests/fidelity/record.py --oracle /path/to/oracle [--sglang 3200] [--vllm 1200] [--seed 2026]
     python tests/fidelity/record.py --oracle /path/to/oracle --append-sglang 300 --seed 2027 --focus refusals
+    python tests/fidelity/record.py --oracle /path/to/oracle --sglang-version 0.5.20 --sglang 400 --seed 2031
 
 ``--oracle`` is a folder with ``sglang_oracle.py`` and ``vllm_oracle.py``: harnesses that import
 the unmodified SGLang 0.5.23 and vLLM 0.33.0 packages on a CPU machine, stub only the GPU facts
@@ -81,13 +82,17 @@ def _ask(python: str, script: Path, cases: list[tuple[int, list[str]]], pre: lis
     return {a["id"]: a for a in answers}
 
 
-def _answer_sglang(oracle: Path, python: str, cases: list[dict[str, Any]]) -> None:
-    """Ask the SGLang oracle (one process per platform) and store each case's ``answer``."""
+def _answer_sglang(oracle: Path, python: str, cases: list[dict[str, Any]],
+                   version: str | None = None) -> None:
+    """Ask the SGLang oracle (one process per platform; ``version``: that release's code,
+    ``--sglang-version``) and store each case's ``answer``."""
     answers: dict[int, Any] = {}
+    pre = ["--sglang-version", version] if version else []
     for platform in ("cuda", "hip", "xpu", "cpu"):
         mine = [(c["id"], sglang_oracle_argv(c)) for c in cases if c["platform"] == platform]
         if mine:
-            answers.update(_ask(python, oracle / "sglang_oracle.py", mine, ["--platform", platform]))
+            answers.update(_ask(python, oracle / "sglang_oracle.py", mine,
+                                [*pre, "--platform", platform]))
     for case in cases:
         case["answer"] = _trim_sglang(answers[case["id"]])
 
@@ -114,6 +119,25 @@ def append_sglang(oracle: Path, python: str, count: int, seed: int, focus: str |
             out.write(json.dumps(case, sort_keys=True) + "\n")
 
 
+def version_corpus(version: str) -> Path:
+    """The corpus file of an older SGLang release (``sglang_cases_<version>.jsonl``)."""
+    return HERE / f"sglang_cases_{version}.jsonl"
+
+
+def record_sglang_version(oracle: Path, python: str, version: str, count: int, seed: int) -> None:
+    """Record ``count`` cases answered by SGLang ``version``'s own code into its corpus file.
+
+    The inputs are the general generator's (SGLang 0.5.23's flags): a flag the release lacks
+    is that release's argparse refusal, which cgconfig must report as well."""
+    cases = generate("sglang", count, seed)
+    for case in cases:
+        case["batch"] = f"seed {seed}, SGLang {version}"
+    _answer_sglang(oracle, python, cases, version)
+    with open(version_corpus(version), "w") as out:
+        for case in cases:
+            out.write(json.dumps(case, sort_keys=True) + "\n")
+
+
 def record_vllm(oracle: Path, python: str, count: int, seed: int) -> None:
     cases = generate("vllm", count, seed)
     answers = _ask(python, oracle / "vllm_oracle.py", [(c["id"], vllm_oracle_argv(c)) for c in cases], [])
@@ -135,8 +159,14 @@ def main() -> None:
                              "instead of re-recording the corpus")
     parser.add_argument("--focus", choices=["refusals", "graphflags"],
                         help="with --append-sglang: draw more of the inputs SGLang refuses")
+    parser.add_argument("--sglang-version", metavar="X.Y.Z",
+                        help="record --sglang N cases answered by this older SGLang release into "
+                             "sglang_cases_X.Y.Z.jsonl (the oracle's --sglang-version)")
     args = parser.parse_args()
     python = args.python or str(args.oracle / "vendor" / "venv" / "bin" / "python")
+    if args.sglang_version:
+        record_sglang_version(args.oracle, python, args.sglang_version, args.sglang, args.seed)
+        return
     if args.append_sglang:
         append_sglang(args.oracle, python, args.append_sglang, args.seed, args.focus)
         return

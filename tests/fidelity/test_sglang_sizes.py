@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from cgconfig.dialects import sglang_grid as grid
 from cgconfig.dialects import sglang_sizes as ss
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -110,7 +111,7 @@ def test_default_prefill_max_bs_and_sizes() -> None:
             continue
         assert _default_prefill_max_bs(case) == answer["prefill"]["max_bs"], case["id"]
         if "prefill.bs" not in answer["locked"]:
-            assert ss.prefill_batch_sizes(answer["prefill"]["max_bs"]) == answer["prefill"]["bs"]
+            assert grid.prefill_sizes(answer["prefill"]["max_bs"]) == answer["prefill"]["bs"]
         checked += 1
     assert checked > 1000
 

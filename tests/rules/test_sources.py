@@ -9,11 +9,15 @@ from pathlib import Path
 import pytest
 import yaml
 
+from cgconfig.engines.versions import SUPPORTED
 from cgconfig.rules.loader import load_rule_set
 
 ROOT = Path(__file__).resolve().parents[2]
 #: An upstream citation: engine and version, then a file path, then (usually) a function.
-UPSTREAM = re.compile(r"(SGLang (0\.5\.23|main[^,]*,?)|vLLM 0\.33\.0|TensorRT-LLM) .*?[\w/]+\.py")
+#: The versions are the supported ones (cgconfig/engines/versions.py).
+_SGLANG = "|".join(re.escape(v) for v in SUPPORTED["sglang"])
+_VLLM = "|".join(re.escape(v) for v in SUPPORTED["vllm"])
+UPSTREAM = re.compile(rf"(SGLang ({_SGLANG}|main[^,]*,?)|vLLM ({_VLLM})|TensorRT-LLM) .*?[\w/]+\.py")
 #: Citations of documents that are not in the repository.
 OUTSIDE = re.compile(r"research|SPEC\b|SPEC's|§|(?<![\w-])R\d{1,2}[a-z]?\b|\(A\d{1,2}\)")
 

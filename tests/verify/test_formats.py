@@ -45,14 +45,15 @@ def test_sglang_legacy_draft_and_cpu_lines() -> None:
 
 def test_server_args_repr_becomes_a_launch_line() -> None:
     """0.4.10-0.5.18 `server_args=ServerArgs(...)`: graph flags kept, others dropped, an old
-    spelling cgconfig still reads kept, a removed one left out with a note."""
+    spelling cgconfig still reads written as its replacement (every supported release reads
+    it), a removed one left out with a note."""
     line = ("[t] server_args=ServerArgs(model_path='org/m', tokenizer_path='org/m', tp_size=2, "
             "cuda_graph_max_bs=8, enable_piecewise_cuda_graph=True, watchdog_timeout=300, "
             "lora_paths=None)")
     record = read_lines([line, "[t TP0] Capture cuda graph bs [1, 2, 4, 8]"], "log")
     argv, source, _ = launch_for(record, [])
     assert argv == ["python", "-m", "sglang.launch_server", "--model-path", "org/m",
-                    "--tp-size", "2", "--cuda-graph-max-bs", "8",
+                    "--tp-size", "2", "--cuda-graph-max-bs-decode", "8",
                     "--enable-piecewise-cuda-graph"]
     assert source.startswith("log line 1")
     result = verify(record, ["--gpu-memory-gib", "80"])

@@ -66,15 +66,20 @@ NPU_MEMORY_TIERS: tuple[MemoryTier, ...] = (
 )
 
 
-def memory_tier(gpu_memory_gib: float | None, device: str = "cuda") -> MemoryTier:
-    """The tier for a GPU's memory; unknown memory gives SGLang's unknown tier."""
+def memory_tier(gpu_memory_gib: float | None, device: str = "cuda",
+                version: str | None = None) -> MemoryTier:
+    """The tier for a GPU's memory in SGLang ``version`` (``None``: the newest supported);
+    unknown memory gives SGLang's unknown tier."""
     if gpu_memory_gib is None:
         return UNKNOWN_MEMORY_TIER
     tiers = NPU_MEMORY_TIERS + GPU_MEMORY_TIERS if device == "npu" else GPU_MEMORY_TIERS
-    for tier in tiers:
-        if gpu_memory_gib < tier.below_gib:
-            return tier
-    return GPU_MEMORY_TIERS[-1]
+    found = next((tier for tier in tiers if gpu_memory_gib < tier.below_gib), GPU_MEMORY_TIERS[-1])
+    if found is GPU_MEMORY_TIERS[1]:
+        from cgconfig.dialects.sglang_releases import TIER_20_35_BEFORE_0_5_20, holds
+
+        if not holds("memory-tier-20-35-doubled", version):
+            return MemoryTier(found.below_gib, *TIER_20_35_BEFORE_0_5_20, found.label)
+    return found
 
 
 def expand_grid(grid: Grid, limit: int) -> list[int]:
@@ -90,9 +95,10 @@ def decode_sizes(max_bs: int, *, speculative: bool = False, padding: bool = True
     """SGLang's default decode list: the grid up to ``max_bs``, then ``max_bs`` itself."""
     check_decode_batch(max_bs, "decode.max_bs")
     if not padding:
-        return list(range(1, max_bs + 1))
-    sizes = expand_grid(SPECULATIVE_DECODE_GRID if speculative else DECODE_GRID, max_bs)
-    if max_bs not in sizes:
+        sizes = list(range(1, max_bs + 1))
+    else:
+        sizes = expand_grid(SPECULATIVE_DECODE_GRID if speculative else DECODE_GRID, max_bs)
+    if max_bs not in sizes:  # also without padding: max_bs 0 gives [0], as SGLang's does
         # Without it a batch of exactly max_running_requests ran eagerly (SGLang PR #21005).
         sizes.append(max_bs)
     return sizes

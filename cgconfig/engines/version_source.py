@@ -1,0 +1,177 @@
+"""Which engine version a line is answered for, and where that choice came from.
+
+One ordered tuple, :data:`PRECEDENCE`, says which source wins; the first source that names a
+version of the line's engine decides, and :func:`versions.choose` maps it onto a supported
+version (nearest older, with a note) or refuses it with one line naming the supported range.
+With none, the newest supported version answers (:func:`versions.default`). Stdlib only: the
+installed engine is read from its package metadata, never imported.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from functools import cache
+
+from cgconfig.engines.versions import NAMES, SUPPORTED, EngineVersion, choose, default, version_key
+from cgconfig.errors import InputError
+
+#: The sources of an engine version, highest precedence first. What the user states comes
+#: first (the flag, then cgconfig's environment variable), then evidence of what ran (the log
+#: given to ``verify`` prints its version), then what the line starts (a docker image tag), then
+#: the Python environment cgconfig runs in (the engine's installed package).
+PRECEDENCE: tuple[str, ...] = (
+    "--engine-version", "CGCONFIG_ENGINE_VERSION", "log", "docker image", "installed package")
+
+#: cgconfig's own variable naming the engine version(s): ``sglang==0.5.20``, ``0.5.20``, or a
+#: comma-separated list, one per engine (``sglang==0.5.20,vllm==0.27.1``).
+ENV_VAR = "CGCONFIG_ENGINE_VERSION"
+FLAG = "--engine-version"
+#: How a plan names a version taken from the log given to ``verify``.
+LOG_SOURCE = "the log's version line"
+
+#: Engine → its distribution names on PyPI (read with ``importlib.metadata``).
+DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
+    "sglang": ("sglang",), "vllm": ("vllm",), "trtllm": ("tensorrt_llm", "tensorrt-llm")}
+
+#: Engine → words an image repository's last path part contains (``lmsysorg/sglang``,
+#: ``vllm/vllm-openai``, ``nvcr.io/nvidia/tensorrt-llm/release``).
+IMAGE_NAMES: dict[str, tuple[str, ...]] = {
+    "sglang": ("sglang",), "vllm": ("vllm",), "trtllm": ("tensorrt-llm", "tensorrt_llm", "trtllm")}
+
+
+def parse_spec(text: str, engine: str, where: str) -> str | None:
+    """The version ``text`` names for ``engine`` (``sglang==0.5.20``, or ``0.5.20`` when the
+    engine is known from the line; a comma-separated list names one per engine), or ``None``
+    when it names only other engines. Bad text is an :class:`InputError`."""
+    found: str | None = None
+    named: list[str] = []
+    for item in (piece.strip() for piece in text.split(",")):
+        if not item:
+            continue
+        name, sep, version = item.partition("==")
+        if not sep:
+            name, version = engine, item
+        name = name.strip().lower()
+        alias = {"tensorrt-llm": "trtllm", "tensorrt_llm": "trtllm", "trtllm-serve": "trtllm"}
+        name = alias.get(name, name)
+        if name not in SUPPORTED:
+            raise InputError(f"unknown engine {name!r} in {item!r}", where=where,
+                             allowed=tuple(f"{e}==VERSION" for e in SUPPORTED),
+                             hint="write ENGINE==VERSION (sglang==0.5.20) or only the version")
+        named.append(name)
+        if name == engine:
+            if found is not None and found != version.strip():
+                raise InputError(f"names {NAMES[engine]} twice ({found} and {version.strip()})",
+                                 where=where)
+            found = version.strip()
+    if not named:
+        raise InputError("expects a version (sglang==0.5.20, or 0.5.20)", where=where)
+    return found
+
+
+def image_version(words: Iterable[str], engine: str) -> tuple[str, str] | None:
+    """(image, tag) of the first container image of ``engine`` among ``words`` whose tag is a
+    release number (``lmsysorg/sglang:v0.5.20-cu129`` → ``v0.5.20-cu129``); ``latest`` and
+    other tags name no version."""
+    for word in words:
+        if ":" not in word or word.startswith("-") or "=" in word or "/" not in word:
+            continue
+        repository, _, tag = word.rpartition(":")
+        if "/" in tag or not tag or len(tag) > 64:
+            continue  # a registry port (host:5000/image) or a path, not a tag
+        last = repository.rsplit("/", 1)[-1].lower()
+        if "@" in tag:
+            tag = tag.split("@", 1)[0]
+        if any(name in last for name in IMAGE_NAMES[engine]) and version_key(tag) is not None:
+            return word, tag
+    return None
+
+
+def installed_version(engine: str) -> str | None:
+    """The version of ``engine`` installed in this Python environment, or ``None``.
+
+    Read from the distribution's metadata on ``sys.path`` (``sglang-0.5.20.dist-info/METADATA``,
+    its ``Version:`` line), as ``importlib.metadata`` finds it but without importing that
+    (it costs more than a whole resolution) and without importing the engine. Read once per
+    engine and ``sys.path``."""
+    import sys
+
+    return _installed(engine, tuple(sys.path))
+
+
+@cache
+def _installed(engine: str, path: tuple[str, ...]) -> str | None:
+    wanted = {name.replace("-", "_").lower() for name in DISTRIBUTIONS[engine]}
+    for folder in path:
+        try:
+            entries = os.listdir(folder or ".")
+        except OSError:
+            continue
+        for entry in entries:
+            stem, dot, suffix = entry.rpartition(".")
+            if suffix not in ("dist-info", "egg-info") or not dot:
+                continue
+            name, _, version = stem.partition("-")
+            if name.replace("-", "_").replace(".", "_").lower() not in wanted:
+                continue
+            return _metadata_version(os.path.join(folder or ".", entry)) or version or None
+    return None
+
+
+def _metadata_version(path: str) -> str | None:
+    """The ``Version:`` header of a dist-info's ``METADATA`` (egg-info: ``PKG-INFO``)."""
+    for name in ("METADATA", "PKG-INFO"):
+        try:
+            with open(os.path.join(path, name), encoding="utf-8", errors="replace") as handle:
+                for _, line in zip(range(64), handle, strict=False):
+                    if line.startswith("Version:"):
+                        return line.split(":", 1)[1].strip()[:64] or None
+        except OSError:
+            continue
+    return None
+
+
+def select(engine: str, *, flag: str | None = None, environ: Mapping[str, str] | None = None,
+           log_version: str | None = None, wrapper: Iterable[str] = (),
+           installed: bool = True) -> EngineVersion:
+    """The version of ``engine`` a line is answered for: the first of :data:`PRECEDENCE` that
+    names one. ``flag`` is ``--engine-version``'s value, ``environ`` the caller's environment
+    (``CGCONFIG_ENGINE_VERSION``), ``log_version`` what a log printed, ``wrapper`` the words
+    before the entry point (a ``docker run`` line), ``installed`` whether to read the
+    installed package. A log's version outside the range is passed over (``verify`` still
+    compares, and says so); any other source's raises :class:`InputError` (one line naming
+    the range), as does text that is not a version."""
+    candidates: list[tuple[str, str | None]] = []
+    for source in PRECEDENCE:
+        if source == FLAG and flag is not None:
+            version = parse_spec(flag, engine, FLAG)
+            if version is None:
+                raise InputError(f"{flag!r} names no {NAMES[engine]} version, and the line is "
+                                 f"{NAMES[engine]}'s", where=FLAG,
+                                 hint=f"--engine-version {engine}==VERSION")
+            candidates.append((FLAG, version))
+        elif source == ENV_VAR and environ is not None and environ.get(ENV_VAR, "").strip():
+            candidates.append((ENV_VAR, parse_spec(environ[ENV_VAR], engine, ENV_VAR)))
+        elif source == "log" and log_version:
+            candidates.append((LOG_SOURCE, log_version))
+        elif source == "docker image":
+            image = image_version(wrapper, engine)
+            if image is not None:
+                candidates.append((f"docker image {image[0]}", image[1]))
+        elif source == "installed package" and installed:
+            version = installed_version(engine)
+            if version is not None:
+                candidates.append((f"installed package {DISTRIBUTIONS[engine][0]}", version))
+    for source, version in candidates:
+        if version is None:
+            continue  # it named other engines only
+        if engine == "trtllm" and source not in (FLAG, ENV_VAR):
+            continue  # its releases are not what the table is keyed by (a main-branch commit)
+        try:
+            return choose(engine, version, source)
+        except ValueError as error:
+            if source == LOG_SOURCE:
+                continue  # verify compares anyway; its version note names the range
+            raise InputError(str(error)) from None  # the message names the source
+    return default(engine)

@@ -1,0 +1,138 @@
+"""Each SGLang release's own flag errors (its table, argparse prefix rules), its behaviour
+changes (dialects/sglang_releases.py), and `cgconfig diff --a-version/--b-version`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cgconfig.api import resolve_args
+from cgconfig.cli.main import main
+from cgconfig.dialects.sglang_releases import CHANGES, holds
+from cgconfig.engines import versions
+from cgconfig.engines.table import load_table
+from cgconfig.errors import CgConfigError
+
+LINE = ["python3", "-m", "sglang.launch_server", "--model-path", "m"]
+
+
+def refusal(argv: list[str]) -> str:
+    with pytest.raises(CgConfigError) as raised:
+        resolve_args(argv)
+    text = str(raised.value)
+    assert "\n" not in text
+    return text
+
+
+@pytest.mark.parametrize(("alias", "value", "replacement"), [
+    ("--cuda-graph-max-bs", ["8"], "--cuda-graph-max-bs-decode"),
+    ("--disable-piecewise-cuda-graph", [], "--cuda-graph-backend-prefill disabled"),
+    ("--piecewise-cuda-graph-max-tokens", ["512"], "--cuda-graph-max-bs-prefill"),
+])
+def test_aliases_removed_in_0_5_20_are_refused_from_then_on(alias: str, value: list[str],
+                                                            replacement: str) -> None:
+    for version in versions.SUPPORTED["sglang"][1:]:
+        text = refusal([*LINE, "--engine-version", version, alias, *value])
+        assert "was removed in SGLang 0.5.20" in text and f"use {replacement}" in text
+    # 0.5.19 still reads them, with its deprecation note.
+    plan = resolve_args([*LINE, "--engine-version", "0.5.19", alias, *value])
+    assert any(alias in note for note in plan.deprecations)
+
+
+def test_ambiguous_prefix_is_the_releases_own_error() -> None:
+    # `--cuda-graph-max-bs` is a prefix of -decode and -prefill: SGLang 0.5.23's argparse
+    # refuses it as ambiguous; `--pp` matches --pp-size and others in every release.
+    assert "ambiguous option: --cuda-graph-max-bs could match --cuda-graph-max-bs-decode, " \
+           "--cuda-graph-max-bs-prefill" in refusal([*LINE, "--cuda-graph-max-bs", "8"])
+    for version in versions.SUPPORTED["sglang"]:
+        text = refusal([*LINE, "--engine-version", version, "--pp", "2"])
+        assert "ambiguous option: --pp could match" in text and "use --pp-size" in text
+
+
+def test_a_unique_prefix_is_accepted_as_argparse_does() -> None:
+    table = load_table("sglang")
+    assert table.prefix_matches("--tp-si") == ["--tp-size"]
+    assert resolve_args([*LINE, "--tp-si", "2"]).facts["tp_size"] == 2
+
+
+def test_a_flag_added_later_is_refused_by_the_older_release() -> None:
+    text = refusal([*LINE, "--engine-version", "0.5.20", "--cuda-graph-prefill-max-context",
+                    "4096"])
+    assert "is new in SGLang 0.5.21" in text and "SGLang 0.5.20 (--engine-version)" in text
+    resolve_args([*LINE, "--engine-version", "0.5.21", "--cuda-graph-prefill-max-context",
+                  "4096"])
+
+
+def test_cgconfig_own_flags_are_not_the_releases() -> None:
+    plan = resolve_args(["--engine-version", "0.5.19", "--gpu-memory-gib", "80", "--strict",
+                         "--gpu-sm", "90"])
+    assert plan.engine_version["version"] == "0.5.19"
+
+
+def test_every_release_change_is_a_supported_release() -> None:
+    for name, change in CHANGES.items():
+        assert change.since in versions.SUPPORTED["sglang"], name
+        assert not holds(name, versions.SUPPORTED["sglang"][0]) or change.since == \
+            versions.SUPPORTED["sglang"][0]
+        assert holds(name, None)
+
+
+@pytest.mark.parametrize(("version", "decode", "prefill"), [
+    ("0.5.19", 24, 2048), ("0.5.20", 48, 4096), ("0.5.23", 48, 4096)])
+def test_the_20_35_gib_tier_changed_in_0_5_20(version: str, decode: int, prefill: int) -> None:
+    plan = resolve_args(["--engine-version", version, "--gpu-memory-gib", "24"])
+    assert (plan.config["decode"]["max_bs"], plan.config["prefill"]["max_bs"]) == \
+        (decode, prefill)
+
+
+@pytest.mark.parametrize(("version", "decode"), [("0.5.21", 256), ("0.5.22", 48)])
+def test_the_running_requests_clamp_begins_in_0_5_22(version: str, decode: int) -> None:
+    plan = resolve_args(["--engine-version", version, "--gpu-memory-gib", "80",
+                         "--max-running-requests", "48"])
+    assert plan.config["decode"]["max_bs"] == decode
+
+
+@pytest.mark.parametrize(("version", "prefill"), [("0.5.22", 2048), ("0.5.23", 8192)])
+def test_mla_prefill_default_changed_in_0_5_23(version: str, prefill: int) -> None:
+    plan = resolve_args(["--engine-version", version, "--gpu-memory-gib", "180", "--use-mla",
+                         "--model-arch", "DeepseekV3ForCausalLM", "--tp-size", "8"])
+    assert plan.config["prefill"]["max_bs"] == prefill
+
+
+def test_diff_of_one_line_across_two_releases(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["diff", "--a-version", "sglang==0.5.19", "--b-version", "sglang==0.5.23",
+               "-o", "json", "--gpu-memory-gib", "24"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 1 and not out["equal"]
+    assert out["a"].startswith("cgconfig resolve --engine-version sglang==0.5.19 ")
+    rc = main(["diff", "--a-version", "0.5.22", "--b-version", "0.5.23", "-o", "json",
+               "--gpu-memory-gib", "80"])
+    assert rc == 0 and json.loads(capsys.readouterr().out)["equal"]
+    assert main(["diff", "--a-version", "0.5.20"]) == 2
+
+
+def test_the_newest_release_fast_path_skips_only_what_it_would_accept() -> None:
+    # check_sglang_spellings skips reading the table when every flag is one of cgconfig's
+    # primary spellings at the newest release; the full check accepts each of them too.
+    from cgconfig.engines.versions import EngineVersion
+    from cgconfig.fields.flags import ALL_FLAGS
+    from cgconfig.sources import sglang_version_flags as check
+
+    newest = versions.newest("sglang")
+    full = EngineVersion("sglang", newest, "test")
+    for flag in ALL_FLAGS:
+        if flag.replacement is None and flag.name.startswith("--"):
+            assert check._all_canonical([flag.name])
+            table = load_table("sglang", newest)
+            owned = check._sglang_owned(flag.name, table)
+            assert owned is None or table.lookup(flag.name) is not None \
+                or len(table.prefix_matches(flag.name)) == 1, flag.name
+    check.check_sglang_spellings(["--tp-size", "2"], full)
+
+
+def test_a_reason_names_the_release_the_line_is_answered_for() -> None:
+    # {engine.label} in a rule's reason is the chosen release, from the registry.
+    for version in versions.SUPPORTED["sglang"][1:]:
+        text = refusal(["--engine-version", version, "--attention-backend", "cutlass_mla"])
+        assert text.startswith(f"SGLang {version}'s argument parser rejects")
