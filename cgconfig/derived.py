@@ -40,6 +40,10 @@ DERIVED_TYPES: dict[str, Any] = {
     "sglang_page_size": int,
     "speculative_eagle_topk": Optional[int],  # noqa: UP045
     "sglang_moe_a2a_backend": str,
+    "gpu_sm": int,
+    "gpu_sm_said": str,
+    "attn_dp_divides_tp": bool,
+    "sglang_context_length": Optional[int],  # noqa: UP045
 }
 
 def prefill_cp_breakable_supported(facts: Facts, prefill_attention: str | None) -> bool:
@@ -86,6 +90,15 @@ def _speculative_params(facts: Facts) -> ss.SpeculativeParams:
             num_draft_tokens=facts.speculative_num_draft_tokens)
     except ss.SpeculativeParamsError:
         return given
+
+
+def _sglang_moe_a2a_backend(facts: Facts) -> str:
+    """The MoE all-to-all backend SGLang 0.5.23 runs with: MLA prefill CP sets deepep
+    (``model_overrides/deepseek_v2.py``); ``ascend_tp`` becomes ``none``
+    (``moe_hook.py:handle_a2a_moe``)."""
+    if facts.use_mla and facts.enable_prefill_cp:
+        return "deepep"
+    return "none" if facts.moe_a2a_backend == "ascend_tp" else facts.moe_a2a_backend
 
 
 def derive_facts(facts: Facts, memory_gib: float | None,
@@ -136,6 +149,12 @@ def derive_facts(facts: Facts, memory_gib: float | None,
         "sglang_page_size": sa.resolved_page_size(facts, engine_attention),
         "speculative_eagle_topk": speculative.eagle_topk,
         # SGLang 0.5.23 model_overrides/deepseek_v2.py: MLA prefill CP sets the deepep a2a.
-        "sglang_moe_a2a_backend": ("deepep" if facts.use_mla and facts.enable_prefill_cp
-                                   else facts.moe_a2a_backend),
+        "sglang_moe_a2a_backend": _sglang_moe_a2a_backend(facts),
+        # The SM the refusals read: the given or probed one, else Hopper's (as the backends).
+        "gpu_sm": sa.gpu_sm(facts),
+        "gpu_sm_said": sa.gpu_sm_said(facts),
+        # SGLang 0.5.23 parallel_hook.handle_data_parallelism: tp_size % attn_dp_size == 0.
+        "attn_dp_divides_tp": not facts.enable_dp_attention or facts.tp_size % facts.dp_size == 0,
+        # ModelConfig.context_len: --context-length when given, else the model's own.
+        "sglang_context_length": facts.context_length or facts.model_context_length,
     }

@@ -19,14 +19,31 @@ from cgconfig.dialects import sglang_engine as se
 if TYPE_CHECKING:
     from cgconfig.facts import Facts
 
+#: The compute capability taken when neither ``--gpu-sm`` nor a GPU probe gives one: Hopper's.
+#: SGLang reads the real one (``get_device_capability``); the default backends and the
+#: refusals that depend on the GPU generation both assume this one (docs/fidelity.md).
+ASSUMED_GPU_SM = 90
+
+
+def gpu_sm(facts: Facts) -> int:
+    """The SM the backend choice and the refusals read: the known one, else Hopper's."""
+    return facts.gpu_sm or ASSUMED_GPU_SM
+
+
+def gpu_sm_said(facts: Facts) -> str:
+    """How a refusal names that SM (saying when it was assumed)."""
+    if facts.gpu_sm:
+        return f"SM {facts.gpu_sm}"
+    return f"SM {ASSUMED_GPU_SM} (assumed: no --gpu-sm given and no GPU found)"
+
 
 def attention_choice(facts: Facts, model: se.ModelShape, gpu_memory_gib: float | None, *,
                      with_fallback: bool = True) -> se.AttentionChoice:
     """SGLang 0.5.23's attention backends for these facts: the one call into the one port of
     its choice (:func:`cgconfig.dialects.sglang_engine.resolve_attention_backends`). An unknown
-    SM is taken as Hopper's (90)."""
+    SM is taken as Hopper's (:data:`ASSUMED_GPU_SM`)."""
     return se.resolve_attention_backends(
-        se.Platform(facts.device, facts.gpu_sm or 90), model, tp_size=facts.tp_size,
+        se.Platform(facts.device, gpu_sm(facts)), model, tp_size=facts.tp_size,
         attention_backend=facts.attention_backend,
         prefill_backend=facts.prefill_attention_backend,
         decode_backend=facts.decode_attention_backend,

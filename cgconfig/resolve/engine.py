@@ -179,7 +179,7 @@ def engine_block(draft: Draft, facts: Facts, memory_draft: Draft) -> dict[str, d
     derived = draft.derived
     if derived.get("dialect") != "sglang":
         return {}
-    platform = se.Platform(facts.device, facts.gpu_sm or 90)
+    platform = se.Platform(facts.device, sa.gpu_sm(facts))
     model = model_shape(facts)
     attention = sa.attention_choice(facts, model, derived["gpu_memory_gib"])
     attn_dp_size = facts.dp_size if derived["attn_dp_enabled"] else 1

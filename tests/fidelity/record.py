@@ -133,7 +133,7 @@ def main() -> None:
     parser.add_argument("--append-sglang", type=int, metavar="N",
                         help="append N new SGLang cases drawn with --seed (use a new seed) "
                              "instead of re-recording the corpus")
-    parser.add_argument("--focus", choices=["refusals", "graphflags"],
+    parser.add_argument("--focus", choices=["refusals", "graphflags", "enginechecks"],
                         help="with --append-sglang: draw more of the inputs SGLang refuses")
     args = parser.parse_args()
     python = args.python or str(args.oracle / "vendor" / "venv" / "bin" / "python")
