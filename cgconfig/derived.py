@@ -80,11 +80,12 @@ def _attn_cp_layout_valid(facts: Facts) -> bool:
 def speculative_block_size(facts: Facts) -> int | None:
     """The draft's block size SGLang 0.5.23 reads for the line's algorithm (DFLASH's verify
     block, DSPARK's gamma), ``None`` for the others."""
+    size: int | None = None
     if facts.speculative_algorithm == "DFLASH":
-        return facts.speculative_dflash_block_size
-    if facts.speculative_algorithm == "DSPARK":
-        return facts.speculative_dspark_block_size
-    return None
+        size = facts.speculative_dflash_block_size
+    elif facts.speculative_algorithm == "DSPARK":
+        size = facts.speculative_dspark_block_size
+    return size
 
 
 def _speculative_params(facts: Facts) -> ss.SpeculativeParams:
@@ -124,16 +125,18 @@ DEEPEP_V2_DISPATCH_CAPACITY = 128
 
 
 def _attn_dp_size(facts: Facts) -> int:
-    return facts.dp_size if facts.enable_dp_attention and facts.dp_size > 1 else 1
+    size: int = facts.dp_size if facts.enable_dp_attention and facts.dp_size > 1 else 1
+    return size
 
 
 def _deepep_v2_prefill_tokens(facts: Facts, per_dp_chunk: int) -> int:
     """SGLang 0.5.23 ``moe_hook.required_deepep_v2_prefill_tokens_per_rank``: the prefill
     buffer's ceiling (the per-DP chunk, else ``--max-prefill-tokens``) scattered over the
     ``tp_size // attn_dp_size`` ranks of a DP group (no registered model sizes it otherwise)."""
-    ceiling = per_dp_chunk if per_dp_chunk > 0 else (facts.max_prefill_tokens
-                                                    or _MAX_PREFILL_TOKENS)
-    return -(-ceiling // max(1, facts.tp_size // _attn_dp_size(facts)))
+    ceiling: int = per_dp_chunk if per_dp_chunk > 0 else (facts.max_prefill_tokens
+                                                         or _MAX_PREFILL_TOKENS)
+    scatter: int = max(1, facts.tp_size // _attn_dp_size(facts))
+    return -(-ceiling // scatter)
 
 
 def derive_facts(facts: Facts, memory_gib: float | None,

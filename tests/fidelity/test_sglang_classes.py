@@ -15,9 +15,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import compare
 import pytest
 
-import compare
 from cgconfig.api import resolve_args
 from cgconfig.errors import CgConfigError
 
