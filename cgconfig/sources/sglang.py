@@ -69,7 +69,9 @@ class SglangArgv:
             where[name] = flag
         leaves += _fold_dwdp_size(facts, where)
         _fold_attn_dp_size(facts, where)
-        deprecations = list(parsed.deprecations) + _fold_backend_aliases(facts, where)
+        deprecations = list(parsed.deprecations)
+        if self.engine == "sglang":
+            deprecations += _fold_backend_aliases(facts, where)
         return Contribution(
             leaves=leaves, facts=facts, fact_sources=where,
             deprecations=deprecations, notes=notes,
