@@ -40,9 +40,8 @@ DERIVED_TYPES: dict[str, Any] = {
     "sglang_page_size": int,
     "speculative_eagle_topk": Optional[int],  # noqa: UP045
     "sglang_moe_a2a_backend": str,
-    "gpu_sm": int,
-    "gpu_sm_said": str,
     "attn_dp_divides_tp": bool,
+    "dcp_divides_tp": bool,
     "sglang_context_length": Optional[int],  # noqa: UP045
     "deepep_v2_prefill_tokens": int,
     "deepep_v2_decode_max_bs": int,
@@ -188,11 +187,10 @@ def derive_facts(facts: Facts, memory_gib: float | None,
         "speculative_eagle_topk": speculative.eagle_topk,
         # SGLang 0.5.23 model_overrides/deepseek_v2.py: MLA prefill CP sets the deepep a2a.
         "sglang_moe_a2a_backend": _sglang_moe_a2a_backend(facts),
-        # The SM the refusals read: the given or probed one, else Hopper's (as the backends).
-        "gpu_sm": sa.gpu_sm(facts),
-        "gpu_sm_said": sa.gpu_sm_said(facts),
         # SGLang 0.5.23 parallel_hook.handle_data_parallelism: tp_size % attn_dp_size == 0.
         "attn_dp_divides_tp": not facts.enable_dp_attention or facts.tp_size % facts.dp_size == 0,
+        # attention_hook._check_xpu_dcp: --dcp-size must divide --tp-size.
+        "dcp_divides_tp": facts.tp_size % facts.dcp_size == 0,
         # ModelConfig.context_len: --context-length when given, else the model's own.
         "sglang_context_length": facts.context_length or facts.model_context_length,
         "deepep_v2_prefill_tokens": _deepep_v2_prefill_tokens(facts, effective),

@@ -19,22 +19,17 @@ from cgconfig.dialects import sglang_engine as se
 if TYPE_CHECKING:
     from cgconfig.facts import Facts
 
-#: The compute capability taken when neither ``--gpu-sm`` nor a GPU probe gives one: Hopper's.
-#: SGLang reads the real one (``get_device_capability``); the default backends and the
-#: refusals that depend on the GPU generation both assume this one (docs/fidelity.md).
+#: The compute capability the default attention backends are chosen for when neither
+#: ``--gpu-sm`` nor a GPU probe gives one: Hopper's. SGLang reads the real one
+#: (``get_device_capability``). The refusals that depend on the GPU generation are not
+#: guessed from it: they need a known SM (docs/fidelity.md).
 ASSUMED_GPU_SM = 90
 
 
 def gpu_sm(facts: Facts) -> int:
-    """The SM the backend choice and the refusals read: the known one, else Hopper's."""
-    return facts.gpu_sm or ASSUMED_GPU_SM
-
-
-def gpu_sm_said(facts: Facts) -> str:
-    """How a refusal names that SM (saying when it was assumed)."""
-    if facts.gpu_sm:
-        return f"SM {facts.gpu_sm}"
-    return f"SM {ASSUMED_GPU_SM} (assumed: no --gpu-sm given and no GPU found)"
+    """The SM the backend choice reads: the known one, else Hopper's."""
+    sm: int = facts.gpu_sm or ASSUMED_GPU_SM
+    return sm
 
 
 def attention_choice(facts: Facts, model: se.ModelShape, gpu_memory_gib: float | None, *,

@@ -71,17 +71,20 @@ def test_tokenspeed_mla_is_read_as_sglang_renames_it() -> None:
     ["--decode-attention-backend", "trtllm_mla"],
     ["--attention-backend", "trtllm_mha", "--tp-size", "4", "--attn-cp-size", "2"],
 ])
-def test_unknown_sm_is_taken_as_hopper_for_the_refusals(argv: list[str],
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """With no ``--gpu-sm`` and no GPU found, the refusals assume Hopper (SM 90) as the default
-    backends do (docs/fidelity.md): SGLang 0.5.23 on SM 90 refuses each of these lines
-    (oracle ``--sm 90``: "CuteDSL MLA backend is only supported on Blackwell GPUs (SM100)",
-    "TRTLLM MLA backend is only supported on Blackwell GPUs (SM100/SM12x)", "Prefill context
-    parallelism with the TRTLLM MHA prefill backend requires SM100"), and on SM 100 plans them."""
+def test_unknown_sm_refusals_need_a_known_sm(argv: list[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """SGLang 0.5.23 on SM 90 refuses each of these lines (oracle ``--sm 90``: "CuteDSL MLA
+    backend is only supported on Blackwell GPUs (SM100)", "TRTLLM MLA backend is only
+    supported on Blackwell GPUs (SM100/SM12x)", "Prefill context parallelism with the TRTLLM
+    MHA prefill backend requires SM100") and on SM 100 resolves them. cgconfig refuses them with
+    ``--gpu-sm 90`` and plans them with ``--gpu-sm 100``; with no SM known it does not guess a
+    refusal (a Blackwell-only backend on the line says the GPU is a Blackwell): the default
+    backends alone take Hopper's, as docs/fidelity.md says."""
     monkeypatch.setenv("PATH", "")  # no nvidia-smi: the SM is unknown
-    with pytest.raises(CgConfigError, match=r"SM 90 \(assumed: no --gpu-sm given"):
-        resolve_args(argv)
+    with pytest.raises(CgConfigError, match=r"SM 90"):
+        resolve_args([*argv, "--gpu-sm", "90"])
     resolve_args([*argv, "--gpu-sm", "100"])
+    resolve_args(argv)
 
 
 def _model(tmp_path: Path, extra: str) -> str:

@@ -58,8 +58,7 @@ REASONS: list[tuple[str, list[str], str]] = [
     ),
     (
         "attention.deepseek-v3-trtllm-mla-prefill",
-        ["--model-arch", "DeepseekV3ForCausalLM", "--attention-backend", "trtllm_mla",
-         "--gpu-sm", "100"],
+        ["--model-arch", "DeepseekV3ForCausalLM", "--attention-backend", "trtllm_mla"],
         "DeepseekV3ForCausalLM with the trtllm_mla prefill attention backend: under a "
         "captured prefill graph trtllm_mla falls back to FlashAttention, which makes "
         "prefill slower than running it eagerly, so the breakable prefill graph is "
