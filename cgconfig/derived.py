@@ -40,6 +40,12 @@ DERIVED_TYPES: dict[str, Any] = {
     "sglang_page_size": int,
     "speculative_eagle_topk": Optional[int],  # noqa: UP045
     "sglang_moe_a2a_backend": str,
+    "attn_dp_divides_tp": bool,
+    "dcp_divides_tp": bool,
+    "sglang_context_length": Optional[int],  # noqa: UP045
+    "deepep_v2_prefill_tokens": int,
+    "deepep_v2_decode_max_bs": int,
+    "deepep_v2_pool_bs": int,
 }
 
 def prefill_cp_breakable_supported(facts: Facts, prefill_attention: str | None) -> bool:
@@ -70,6 +76,17 @@ def _attn_cp_layout_valid(facts: Facts) -> bool:
     return bool(facts.tp_size % (facts.attn_cp_size * attn_dp) == 0)
 
 
+def speculative_block_size(facts: Facts) -> int | None:
+    """The draft's block size SGLang 0.5.23 reads for the line's algorithm (DFLASH's verify
+    block, DSPARK's gamma), ``None`` for the others."""
+    size: int | None = None
+    if facts.speculative_algorithm == "DFLASH":
+        size = facts.speculative_dflash_block_size
+    elif facts.speculative_algorithm == "DSPARK":
+        size = facts.speculative_dspark_block_size
+    return size
+
+
 def _speculative_params(facts: Facts) -> ss.SpeculativeParams:
     """The speculative parameters SGLang 0.5.23 resolves (``speculative_hook``: NGRAM 12 draft
     tokens with top-k 10, the EAGLE family's auto parameters); as given without speculative
@@ -83,9 +100,42 @@ def _speculative_params(facts: Facts) -> ss.SpeculativeParams:
         return ss.speculative_draft_params(
             facts.speculative_algorithm, model_arch=facts.model_arch,
             num_steps=facts.speculative_num_steps, eagle_topk=facts.speculative_eagle_topk,
-            num_draft_tokens=facts.speculative_num_draft_tokens)
+            num_draft_tokens=facts.speculative_num_draft_tokens,
+            block_size=speculative_block_size(facts))
     except ss.SpeculativeParamsError:
         return given
+
+
+def _sglang_moe_a2a_backend(facts: Facts) -> str:
+    """The MoE all-to-all backend SGLang 0.5.23 runs with: MLA prefill CP sets deepep
+    (``model_overrides/deepseek_v2.py``); ``ascend_tp`` becomes ``none``
+    (``moe_hook.py:handle_a2a_moe``)."""
+    if facts.use_mla and facts.enable_prefill_cp:
+        return "deepep"
+    return "none" if facts.moe_a2a_backend == "ascend_tp" else facts.moe_a2a_backend
+
+
+#: SGLang 0.5.23 ``fields/schedule.py``: ``--max-prefill-tokens`` default.
+_MAX_PREFILL_TOKENS = 16384
+
+
+#: SGLang 0.5.23 ``environ.py``: ``SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK`` default.
+DEEPEP_V2_DISPATCH_CAPACITY = 128
+
+
+def _attn_dp_size(facts: Facts) -> int:
+    size: int = facts.dp_size if facts.enable_dp_attention and facts.dp_size > 1 else 1
+    return size
+
+
+def _deepep_v2_prefill_tokens(facts: Facts, per_dp_chunk: int) -> int:
+    """SGLang 0.5.23 ``moe_hook.required_deepep_v2_prefill_tokens_per_rank``: the prefill
+    buffer's ceiling (the per-DP chunk, else ``--max-prefill-tokens``) scattered over the
+    ``tp_size // attn_dp_size`` ranks of a DP group (no registered model sizes it otherwise)."""
+    ceiling: int = per_dp_chunk if per_dp_chunk > 0 else (facts.max_prefill_tokens
+                                                         or _MAX_PREFILL_TOKENS)
+    scatter: int = max(1, facts.tp_size // _attn_dp_size(facts))
+    return -(-ceiling // scatter)
 
 
 def derive_facts(facts: Facts, memory_gib: float | None,
@@ -137,6 +187,17 @@ def derive_facts(facts: Facts, memory_gib: float | None,
         "sglang_page_size": sa.resolved_page_size(facts, engine_attention),
         "speculative_eagle_topk": speculative.eagle_topk,
         # SGLang 0.5.23 model_overrides/deepseek_v2.py: MLA prefill CP sets the deepep a2a.
-        "sglang_moe_a2a_backend": ("deepep" if facts.use_mla and facts.enable_prefill_cp
-                                   else facts.moe_a2a_backend),
+        "sglang_moe_a2a_backend": _sglang_moe_a2a_backend(facts),
+        # SGLang 0.5.23 parallel_hook.handle_data_parallelism: tp_size % attn_dp_size == 0.
+        "attn_dp_divides_tp": not facts.enable_dp_attention or facts.tp_size % facts.dp_size == 0,
+        # attention_hook._check_xpu_dcp: --dcp-size must divide --tp-size.
+        "dcp_divides_tp": facts.tp_size % facts.dcp_size == 0,
+        # ModelConfig.context_len: --context-length when given, else the model's own.
+        "sglang_context_length": facts.context_length or facts.model_context_length,
+        "deepep_v2_prefill_tokens": _deepep_v2_prefill_tokens(facts, effective),
+        # moe_hook._decode_graph_dispatch_tokens_per_rank: the largest decode graph that fits
+        # the 128-token capacity at this width, and the per-rank request pool that bounds it.
+        "deepep_v2_decode_max_bs": DEEPEP_V2_DISPATCH_CAPACITY // width,
+        "deepep_v2_pool_bs": (max(1, facts.max_running_requests // _attn_dp_size(facts))
+                              if facts.max_running_requests else DEEPEP_V2_DISPATCH_CAPACITY + 1),
     }

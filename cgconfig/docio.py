@@ -78,24 +78,30 @@ def _json_int(text: str) -> int:
     return int(text)
 
 
-def loads_bounded(text: str, where: str) -> Any:
+def loads_bounded(text: str, where: str, *, non_finite: bool = False) -> Any:
     """``json.loads`` within the document limits, for JSON given inline (a flag's value).
 
     Too deep is an :class:`~cgconfig.errors.InputError`; text that is not JSON, NaN/Infinity
-    and integers too long to convert raise ``ValueError`` (``json.JSONDecodeError`` for a
-    syntax error), so a caller may fall back to reading the text another way.
+    (unless ``non_finite``) and integers too long to convert raise ``ValueError``
+    (``json.JSONDecodeError`` for a syntax error), so a caller may fall back to reading the
+    text another way. ``non_finite`` reads ``NaN``, ``Infinity`` and ``-Infinity`` (and
+    numbers beyond a float) as Python's ``json`` does, for a model's ``config.json``: the engine
+    reads it with ``json.load``, which accepts them; whoever reads such a value checks it.
     """
     if len(text) > limits.MAX_FILE_BYTES:
         limits.check_file_size(len(text.encode("utf-8", "surrogatepass")), where)
     limits.check_depth(json_depth(text), where)
+    if non_finite:
+        return json.loads(text, parse_int=_json_int)
     return json.loads(text, parse_constant=_json_constant, parse_float=_json_float,
                       parse_int=_json_int)
 
 
-def load_json_text(text: str, where: str) -> Any:
-    """Parse JSON text; a syntax error becomes one line naming the source and position."""
+def load_json_text(text: str, where: str, *, non_finite: bool = False) -> Any:
+    """Parse JSON text; a syntax error becomes one line naming the source and position.
+    ``non_finite``: NaN and Infinity are read as :func:`loads_bounded` says."""
     try:
-        return loads_bounded(text, where)
+        return loads_bounded(text, where, non_finite=non_finite)
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})",
                          where=where) from None

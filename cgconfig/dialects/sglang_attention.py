@@ -19,14 +19,26 @@ from cgconfig.dialects import sglang_engine as se
 if TYPE_CHECKING:
     from cgconfig.facts import Facts
 
+#: The compute capability the default attention backends are chosen for when neither
+#: ``--gpu-sm`` nor a GPU probe gives one: Hopper's. SGLang reads the real one
+#: (``get_device_capability``). The refusals that depend on the GPU generation are not
+#: guessed from it: they need a known SM (docs/fidelity.md).
+ASSUMED_GPU_SM = 90
+
+
+def gpu_sm(facts: Facts) -> int:
+    """The SM the backend choice reads: the known one, else Hopper's."""
+    sm: int = facts.gpu_sm or ASSUMED_GPU_SM
+    return sm
+
 
 def attention_choice(facts: Facts, model: se.ModelShape, gpu_memory_gib: float | None, *,
                      with_fallback: bool = True) -> se.AttentionChoice:
     """SGLang 0.5.23's attention backends for these facts: the one call into the one port of
     its choice (:func:`cgconfig.dialects.sglang_engine.resolve_attention_backends`). An unknown
-    SM is taken as Hopper's (90)."""
+    SM is taken as Hopper's (:data:`ASSUMED_GPU_SM`)."""
     return se.resolve_attention_backends(
-        se.Platform(facts.device, facts.gpu_sm or 90), model, tp_size=facts.tp_size,
+        se.Platform(facts.device, gpu_sm(facts)), model, tp_size=facts.tp_size,
         attention_backend=facts.attention_backend,
         prefill_backend=facts.prefill_attention_backend,
         decode_backend=facts.decode_attention_backend,

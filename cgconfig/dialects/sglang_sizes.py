@@ -206,6 +206,8 @@ NGRAM_DEFAULT_MAX_BFS_BREADTH = 10
 #: ``speculative_hook._handle_dflash``: draft tokens when neither the flag nor the draft model's
 #: config gives a block size.
 DFLASH_DEFAULT_DRAFT_TOKENS = 16
+#: ``speculative/dspark_components/dspark_config.py:DEFAULT_DSPARK_GAMMA`` (SGLang 0.5.23).
+DSPARK_DEFAULT_GAMMA = 7
 
 
 @dataclass(frozen=True)
@@ -218,16 +220,20 @@ class SpeculativeParams:
 
 
 def speculative_draft_params(algorithm: str, *, model_arch: str | None, num_steps: int | None,
-                             eagle_topk: int | None, num_draft_tokens: int | None
-                             ) -> SpeculativeParams:
+                             eagle_topk: int | None, num_draft_tokens: int | None,
+                             block_size: int | None = None) -> SpeculativeParams:
     """Draft width defaults of ``speculative_hook`` (SGLang 0.5.23).
 
     EAGLE family (``_handle_eagle_family``): with no steps, topk and draft tokens must be unset
     too (else upstream's assertion refuses) and ``_auto_choose_speculative_params`` picks them;
     steps without topk refuses (upstream compares ``None > 1``); with topk 1 the draft tokens
     become steps + 1. NGRAM (``_handle_ngram``): 12 draft tokens by default, topk = the BFS
-    breadth (10), steps = draft // topk. DFLASH (``_handle_dflash``): 16 draft tokens when
-    none are given. Other algorithms keep what was given.
+    breadth (10), steps = draft // topk. DFLASH (``_handle_dflash``): the block size
+    (``--speculative-dflash-block-size``), else 16 draft tokens when none are given. DSPARK
+    (``_handle_dspark``): gamma + 1, gamma the block size (``--speculative-dspark-block-size``),
+    else 7 when no draft tokens are given (the draft checkpoint's own gamma is not read). Other
+    algorithms keep what was given. A block size whose draft tokens differ from the given ones
+    is refused by rules ``refuse.dflash-block-size`` and ``refuse.dspark-block-size``.
     """
     algo = algorithm.upper()
     if algo in EAGLE_FAMILY:
@@ -251,6 +257,11 @@ def speculative_draft_params(algorithm: str, *, model_arch: str | None, num_step
         draft = NGRAM_DEFAULT_DRAFT_TOKENS if num_draft_tokens is None else num_draft_tokens
         steps = draft // topk if num_steps is None else num_steps
         return SpeculativeParams(steps, topk, draft)
+    if algo == "DFLASH" and num_draft_tokens is None and block_size is not None:
+        return SpeculativeParams(num_steps, eagle_topk, block_size)
+    if algo == "DSPARK" and (block_size is not None or num_draft_tokens is None):
+        gamma = DSPARK_DEFAULT_GAMMA if block_size is None else block_size
+        return SpeculativeParams(num_steps, eagle_topk, gamma + 1)
     if algo == "DFLASH" and num_draft_tokens is None:
         # cgconfig does not read the draft model's config: its block size is taken as unset.
         return SpeculativeParams(num_steps, eagle_topk, DFLASH_DEFAULT_DRAFT_TOKENS)

@@ -129,6 +129,19 @@ class DeploymentFacts(BaseModel):
     speculative_eagle_topk: PositiveInt | None = None
     """Draft branches per step (EAGLE family); topk 1 makes the draft tokens steps + 1."""
 
+    speculative_dflash_block_size: PositiveInt | None = None
+    """DFLASH verify block (``--speculative-dflash-block-size``): SGLang 0.5.23 takes it as the
+    draft tokens and refuses draft tokens that differ (and a block size that is not positive,
+    as cgconfig's parser does)."""
+
+    speculative_dspark_block_size: PositiveInt | None = None
+    """DSPARK gamma (``--speculative-dspark-block-size``): SGLang 0.5.23 verifies gamma + 1
+    draft tokens and refuses draft tokens that differ (and a block size that is not positive,
+    as cgconfig's parser does)."""
+
+    uno_lora_path: str | None = None
+    """UNO's draft LoRA checkpoint (``--uno-lora-path``); SGLang 0.5.23's UNO needs it."""
+
     enable_lora: bool = False
     """LoRA adapters are served."""
 

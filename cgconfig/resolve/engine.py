@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from cgconfig.derived import prefill_cp_breakable_supported
+from cgconfig.derived import prefill_cp_breakable_supported, speculative_block_size
 from cgconfig.dialects import sglang_attention as sa
 from cgconfig.dialects import sglang_engine as se
 from cgconfig.dialects import sglang_memory as sm
@@ -93,7 +93,8 @@ def _draft_tokens(facts: Facts) -> se.EngineValue:
         params = ss.speculative_draft_params(
             facts.speculative_algorithm, model_arch=facts.model_arch,
             num_steps=facts.speculative_num_steps, eagle_topk=facts.speculative_eagle_topk,
-            num_draft_tokens=facts.speculative_num_draft_tokens)
+            num_draft_tokens=facts.speculative_num_draft_tokens,
+            block_size=speculative_block_size(facts))
     except ss.SpeculativeParamsError as exc:
         return se.EngineValue(facts.speculative_num_draft_tokens, se.SOURCE_SPECULATIVE_DRAFT,
                               str(exc))
@@ -110,7 +111,7 @@ def engine_block(draft: Draft, facts: Facts, memory_draft: Draft) -> dict[str, d
     derived = draft.derived
     if derived.get("dialect") != "sglang":
         return {}
-    platform = se.Platform(facts.device, facts.gpu_sm or 90)
+    platform = se.Platform(facts.device, sa.gpu_sm(facts))
     model = sa.model_shape(facts)
     attention = sa.attention_choice(facts, model, derived["gpu_memory_gib"])
     attn_dp_size = facts.dp_size if derived["attn_dp_enabled"] else 1

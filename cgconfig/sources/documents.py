@@ -74,9 +74,13 @@ def leaves_from_mapping(data: Any, origin_source: str, layer: Layer, *, position
                                  suggestion=did_you_mean(str(key), groups[group]))
             dotted = f"{group}.{key}"
             at = where((group, key))
-            if value is None:
+            if value is None and not spec(dotted).optional:
                 raise InputError(f"null is not a value for {dotted}", where=at,
+                                 allowed=BACKENDS if key == "backend" else None,
                                  hint="omit the key to keep the default")
+            # A null where the key may be unset is SGLang 0.5.23's own reading: the key keeps
+            # its default and is locked (``arg_groups/cuda_graph_hook.py:parse_cuda_graph_config``
+            # locks every key the JSON names), so no later default or hook moves it.
             checked = validate_leaf(dotted, value, at)
             ptr = docio.pointer((group, key))
             shown_at = at.split(" (")[0] + f" {ptr}" if file_name else ptr

@@ -82,17 +82,54 @@ class ModelConfig:
         return self.shown or OVERRIDE_FLAG
 
 
+#: Keys transformers' config classes type as integers (``PretrainedConfig`` subclasses are
+#: strict dataclasses in the transformers SGLang 0.5.23 pins): NaN or Infinity there is
+#: refused by the engine (``StrictDataclassFieldValidationError``), anywhere else it is read.
+INT_CONFIG_KEYS = frozenset((
+    "vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
+    "num_attention_heads", "num_key_value_heads", "max_position_embeddings", "head_dim",
+    "moe_intermediate_size", "shared_expert_intermediate_size", "num_experts",
+    "num_experts_per_tok", "n_routed_experts", "n_shared_experts", "kv_lora_rank",
+    "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
+    "first_k_dense_replace", "n_group", "topk_group", "patch_size", "spatial_merge_size",
+    "temporal_patch_size", "in_channels", "num_position_embeddings", "depth", "num_heads",
+    "out_hidden_size", "image_size"))
+
+
+def _refuse_non_finite_ints(data: dict[str, Any], shown: str,
+                            lines: dict[tuple[str, ...], int]) -> None:
+    """A NaN or Infinity at an integer key of the config, its ``text_config`` or, in a
+    composite (vision-language) config, its ``vision_config`` is the engine's refusal, named
+    with its line; a text model's stray ``vision_config`` is not typed, so it is read."""
+    import math
+
+    subs = ("text_config", "vision_config") if isinstance(data.get("text_config"), dict) \
+        else ("text_config",)
+    places = [((), data)] + [((k,), data[k]) for k in subs if isinstance(data.get(k), dict)]
+    for path, body in places:
+        for key, value in body.items():
+            if key in INT_CONFIG_KEYS and isinstance(value, float) and not math.isfinite(value):
+                at = lines.get((*path, key))
+                raise InputError(
+                    f"{'.'.join((*path, key))} is {value}: transformers' config types it as an "
+                    "integer, so the engine refuses this config.json", where=f"{shown}:{at}"
+                    if at else shown, hint="give an integer (a context length, a head count ...)")
+
+
 def read_config(path_text: str) -> ModelConfig:
     """A ``config.json`` read within the document limits, with each key's line."""
     from cgconfig.docio import display_name, load_json_text, read_text_file
 
     shown = display_name(path_text)
     text = read_text_file(path_text, where=shown)
-    data = load_json_text(text, shown)
+    # SGLang reads config.json with transformers' json.load, which takes NaN and Infinity; a
+    # value cgconfig reads is checked where it is read (a non-finite context length is refused).
+    data = load_json_text(text, shown, non_finite=True)
     if not isinstance(data, dict):
         raise InputError(f"a model config must be a JSON object, not {type(data).__name__}",
                          where=shown)
     lines = key_lines(text)
+    _refuse_non_finite_ints(data, shown, lines)
     where = {key: f"{shown}:{lines[(key,)]}" if (key,) in lines else shown for key in data}
     for key, sub in data.items():
         if isinstance(sub, dict):

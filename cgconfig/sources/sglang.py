@@ -72,11 +72,40 @@ class SglangArgv:
             where[name] = flag
         leaves += _fold_dwdp_size(facts, where)
         _fold_attn_dp_size(facts, where)
+        deprecations = list(parsed.deprecations)
+        if self.engine == "sglang":
+            deprecations += _fold_backend_aliases(facts, where)
         return Contribution(
             leaves=leaves, facts=facts, fact_sources=where,
-            deprecations=list(parsed.deprecations), notes=notes,
+            deprecations=deprecations, notes=notes,
             ignored=list(parsed.ignored),
             settings=parsed.settings)
+
+
+#: SGLang 0.5.23's deprecated attention-backend names and what it reads them as
+#: (``srt/arg_groups/serving_hook.py:_handle_deprecated_args``).
+_BACKEND_ALIASES = {"compressed": "dsv4", "tokenspeed_mla": "cutedsl_mla"}
+_BACKEND_FACTS = ("attention_backend", "decode_attention_backend", "prefill_attention_backend")
+
+
+def _fold_backend_aliases(facts: dict[str, Any], where: dict[str, str]) -> list[str]:
+    """Each deprecated attention-backend name as the backend SGLang 0.5.23 renames it to,
+    before any check reads it; a prefill backend renamed to the decode-only ``cutedsl_mla``
+    becomes ``trtllm_mla`` (``serving_hook.py:_handle_deprecated_args``). Returns SGLang's
+    deprecation warnings."""
+    said = []
+    for name in _BACKEND_FACTS:
+        old = facts.get(name)
+        if not isinstance(old, str) or old not in _BACKEND_ALIASES:
+            continue
+        new = _BACKEND_ALIASES[old]
+        flag = "--" + name.replace("_", "-")
+        said.append(f"{flag}={old} is deprecated; use '{new}' instead (SGLang 0.5.23)")
+        if name == "prefill_attention_backend" and new == "cutedsl_mla":
+            new = "trtllm_mla"  # cutedsl_mla is decode-only
+        facts[name] = new
+        where[name] = f"{where.get(name, flag)} {old} (SGLang reads {new})"
+    return said
 
 
 def _fold_attn_dp_size(facts: dict[str, Any], where: dict[str, str]) -> None:

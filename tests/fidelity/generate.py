@@ -221,6 +221,54 @@ def _graph_flag_draws(rng: random.Random, argv: list[str]) -> list[str]:
     return extra
 
 
+#: SGLang 0.5.23 ``--moe-a2a-backend`` values the default generator does not draw
+#: (``sglang/srt/arg_groups/choices.py``).
+A2A_MORE = ("deepep_v2", "flashinfer_megamoe", "pplx", "ascend_tp")
+#: ``--disaggregation-transfer-backend`` choices of SGLang 0.5.23.
+TRANSFER_BACKENDS = ("mooncake", "nixl", "ascend", "fake", "mori", "mooncake_tcp")
+
+
+def _engine_check_draws(rng: random.Random, argv: list[str]) -> list[str]:
+    """The SGLang 0.5.23 start-up checks of issue #20 (``focus="enginechecks"``): attention DP
+    by ``--attn-dp-size`` at any tp, multi-item scoring with and without flashinfer, the newer
+    MoE all-to-all backends on dense and MoE models, the KV transfer backend under PD
+    disaggregation, UNO with and without its LoRA, DFLASH and DSPARK block sizes, LoRA under
+    every draft algorithm, decode context parallelism, and the prefill graph's context bucket
+    around the model's context. Flags already drawn are kept."""
+    extra: list[str] = []
+    if _absent(argv, "--dp-size", "--attn-dp-size") and _maybe(rng, 0.15):
+        extra += ["--attn-dp-size", str(rng.choice((2, 4, 8)))]
+    if _maybe(rng, 0.12):
+        extra.append("--enable-mis")
+        if _absent(argv, "--attention-backend") and _maybe(rng, 0.4):
+            extra += ["--attention-backend", "flashinfer"]
+    if _absent(argv, "--moe-a2a-backend") and _maybe(rng, 0.15):
+        extra += ["--moe-a2a-backend", rng.choice(A2A_MORE)]
+    if _maybe(rng, 0.15):
+        extra += ["--disaggregation-transfer-backend", rng.choice(TRANSFER_BACKENDS)]
+        if _absent(argv, "--disaggregation-mode") and _maybe(rng, 0.6):
+            extra += ["--disaggregation-mode", rng.choice(("prefill", "decode"))]
+    if _absent(argv, "--speculative-algorithm") and _maybe(rng, 0.2):
+        algo = rng.choice(("UNO", "DFLASH", "DSPARK", "FROZEN_KV_MTP", "EAGLE", "NGRAM"))
+        extra += ["--speculative-algorithm", algo]
+        if algo in ("DFLASH", "DSPARK", "EAGLE"):
+            extra += ["--speculative-draft-model-path", "@llama"]
+        if algo == "UNO" and _maybe(rng, 0.6):
+            extra += ["--uno-lora-path", "/uno"]
+        if algo in ("DFLASH", "DSPARK") and _maybe(rng, 0.6):
+            extra += [f"--speculative-{algo.lower()}-block-size", str(rng.choice((0, 3, 4, 7, 8)))]
+        if _maybe(rng, 0.5):
+            extra += ["--speculative-num-draft-tokens", str(rng.choice((4, 8, 16)))]
+        if _absent(argv, "--enable-lora") and _maybe(rng, 0.25):
+            extra += ["--enable-lora", "--lora-paths", "a=/x"]
+    if _maybe(rng, 0.1):
+        extra += ["--dcp-size", str(rng.choice((2, 4)))]
+    if _maybe(rng, 0.12):
+        extra += ["--cuda-graph-prefill-max-context",
+                  str(rng.choice((1000, 4096, 8192, 40960, 131072, 200000, 1000000)))]
+    return extra
+
+
 def sglang_case(rng: random.Random, case_id: int, focus: str | None = None) -> dict[str, Any]:
     """One random SGLang launch line with the machine and model it runs on. ``focus="refusals"``
     adds :func:`_refusal_flags` (drawn after the rest, so the default stream is unchanged)."""
@@ -241,6 +289,8 @@ def sglang_case(rng: random.Random, case_id: int, focus: str | None = None) -> d
         case["argv"] = argv + _refusal_flags(rng, model, argv)
     elif focus == "graphflags":
         case["argv"] = argv + _graph_flag_draws(rng, argv)
+    elif focus == "enginechecks":
+        case["argv"] = argv + _engine_check_draws(rng, argv)
     return case
 
 

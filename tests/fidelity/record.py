@@ -5,6 +5,7 @@ Run by hand, never in CI (CI replays the recorded answers)::
     python tests/fidelity/record.py --oracle /path/to/oracle [--sglang 3200] [--vllm 1200] [--seed 2026]
     python tests/fidelity/record.py --oracle /path/to/oracle --append-sglang 300 --seed 2027 --focus refusals
     python tests/fidelity/record.py --oracle /path/to/oracle --sglang-version 0.5.20 --sglang 400 --seed 2031
+    python tests/fidelity/record.py --oracle /path/to/oracle --answer tests/fidelity/sglang_classes.jsonl
 
 ``--oracle`` is a folder with ``sglang_oracle.py`` and ``vllm_oracle.py``: harnesses that import
 the unmodified SGLang 0.5.23 and vLLM 0.33.0 packages on a CPU machine, stub only the GPU facts
@@ -138,6 +139,17 @@ def record_sglang_version(oracle: Path, python: str, version: str, count: int, s
             out.write(json.dumps(case, sort_keys=True) + "\n")
 
 
+def answer_named(oracle: Path, python: str, path: Path) -> None:
+    """Answer every case of a hand-written SGLang case file (``sglang_classes.jsonl``: named
+    classes, one case a line, ``answer`` absent or stale) and write it back with the answers."""
+    with open(path) as fh:
+        cases = [json.loads(line) for line in fh if line.strip()]
+    _answer_sglang(oracle, python, cases)
+    with open(path, "w") as out:
+        for case in cases:
+            out.write(json.dumps(case, sort_keys=True) + "\n")
+
+
 def record_vllm(oracle: Path, python: str, count: int, seed: int) -> None:
     cases = generate("vllm", count, seed)
     answers = _ask(python, oracle / "vllm_oracle.py", [(c["id"], vllm_oracle_argv(c)) for c in cases], [])
@@ -157,14 +169,19 @@ def main() -> None:
     parser.add_argument("--append-sglang", type=int, metavar="N",
                         help="append N new SGLang cases drawn with --seed (use a new seed) "
                              "instead of re-recording the corpus")
-    parser.add_argument("--focus", choices=["refusals", "graphflags"],
+    parser.add_argument("--focus", choices=["refusals", "graphflags", "enginechecks"],
                         help="with --append-sglang: draw more of the inputs SGLang refuses")
     parser.add_argument("--sglang-version", metavar="X.Y.Z",
                         help="record --sglang N cases answered by this older SGLang release into "
                              "sglang_cases_X.Y.Z.jsonl (the oracle's --sglang-version)")
+    parser.add_argument("--answer", type=Path, metavar="FILE",
+                        help="answer the hand-written SGLang cases in FILE (sglang_classes.jsonl) "
+                             "in place, and nothing else")
     args = parser.parse_args()
     python = args.python or str(args.oracle / "vendor" / "venv" / "bin" / "python")
-    if args.sglang_version:
+    if args.answer:
+        answer_named(args.oracle, python, args.answer)
+    elif args.sglang_version:
         record_sglang_version(args.oracle, python, args.sglang_version, args.sglang, args.seed)
         return
     if args.append_sglang:

@@ -172,9 +172,12 @@ def test_the_api_reads_no_environment_unless_given(monkeypatch: pytest.MonkeyPat
 @pytest.mark.parametrize("argv", [
     ["--lora-paths", "a=/x", "b=/y", "--lora-target-modules", "q_proj", "k_proj",
      "--numa-node", "0", "1"],
-    ["--moe-a2a-backend", "pplx"], ["--speculative-algorithm", "DSPARK"],
+    # pplx needs attention DP and a small per-rank chunk, cutedsl_mla Blackwell: SGLang 0.5.23
+    # refuses either line without them at start-up (rules refuse.pplx-*, refuse.cutedsl-*).
+    ["--moe-a2a-backend", "pplx", "--tp-size", "2", "--attn-dp-size", "2",
+     "--chunked-prefill-size", "-1"], ["--speculative-algorithm", "DSPARK"],
     ["--attention-backend", "dsa"], ["--attention-backend", "qsa"],
-    ["--attention-backend", "cutedsl_mla"],
+    ["--attention-backend", "cutedsl_mla", "--gpu-sm", "100"],
 ])
 def test_values_sglang_accepts_resolve(argv: list[str]) -> None:
     resolve_args(argv, environ={})
