@@ -174,10 +174,17 @@ def _sglang(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, An
 
 
 def _vllm(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    import importlib.util
+
     import vllm.platforms as platforms
     from vllm import __version__
-    from vllm.entrypoints.common.cli_args import make_arg_parser
     from vllm.platforms.cuda import NonNvmlCudaPlatform
+
+    # Where each release keeps make_arg_parser (0.20-0.28 openai/, 0.29-0.32 launchers/).
+    origin = next(m for m in ("common", "launchers", "openai")
+                  if importlib.util.find_spec(f"vllm.entrypoints.{m}")
+                  and importlib.util.find_spec(f"vllm.entrypoints.{m}.cli_args"))
+    make_arg_parser = importlib.import_module(f"vllm.entrypoints.{origin}.cli_args").make_arg_parser
     from vllm.utils.argparse_utils import FlexibleArgumentParser
 
     # Defaults such as the device type come from the current platform: record a CUDA machine's,
@@ -188,7 +195,7 @@ def _vllm(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, Any]
     parser = make_arg_parser(FlexibleArgumentParser(prog="vllm serve"))
     deprecated = {a.dest for a in getattr(parser, "_deprecated", set())}
     meta = {"engine": "vllm", "version": __version__,
-            "source": f"vllm {__version__}: vllm/entrypoints/common/cli_args.py make_arg_parser "
+            "source": f"vllm {__version__}: vllm/entrypoints/{origin}/cli_args.py make_arg_parser "
                       "(FrontendArgs + AsyncEngineArgs.add_cli_args) on FlexibleArgumentParser",
             "parser": {"kind": "argparse", "prog": "vllm serve", "allow_abbrev": parser.allow_abbrev,
                        "underscore_dashes": True, "dotted_json": True, "short_O": True}}
@@ -303,6 +310,8 @@ def main() -> None:
     cli.add_argument("--origin", default="tensorrt_llm/commands/serve.py",
                      help="trtllm: where the source came from (URL @ commit), recorded in the table")
     cli.add_argument("--out", default=str(OUT_DIR))
+    cli.add_argument("--older", action="store_true",
+                     help="an older release: overlay flags it lacks are listed, not an error")
     args = cli.parse_args()
     finder = None
     if args.engine != "trtllm":
@@ -310,7 +319,9 @@ def main() -> None:
     build = {"sglang": _sglang, "vllm": _vllm, "trtllm": _trtllm}[args.engine]
     meta, rows = import_with_stubs(lambda: build(args), args.engine, finder)
     unmatched = _apply_overlay(args.engine, rows)
-    if unmatched:
+    if unmatched and args.older:
+        print(f"overlay-{args.engine}.yaml flags this release lacks: {unmatched}", file=sys.stderr)
+    elif unmatched:
         sys.exit(f"overlay-{args.engine}.yaml names flags the engine does not have: {unmatched}")
     name = {"trtllm": "trtllm-serve"}.get(args.engine, args.engine)
     table = {**meta, "generated": datetime.date.today().isoformat(), "generator": GENERATOR,
