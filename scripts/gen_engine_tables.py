@@ -312,7 +312,21 @@ def main() -> None:
     cli.add_argument("--out", default=str(OUT_DIR))
     cli.add_argument("--older", action="store_true",
                      help="an older release: overlay flags it lacks are listed, not an error")
+    cli.add_argument("--reclassify", metavar="TABLE", nargs="+",
+                     help="re-apply the overlay to generated tables (no engine import)")
     args = cli.parse_args()
+    if args.reclassify:
+        for path in map(Path, args.reclassify):
+            table = json.loads(path.read_text())
+            order = [list(row) for row in table["flags"]]
+            for row in table["flags"]:
+                row.pop("note", None)
+                row["cgconfig"] = None
+            _apply_overlay(args.engine, table["flags"])
+            table["flags"] = [{k: row[k] for k in sorted(row, key=lambda k, o=keys: (
+                o.index(k) if k in o else len(o)))} for row, keys in zip(table["flags"], order, strict=True)]
+            path.write_text(json.dumps(table, indent=1, sort_keys=False) + "\n")
+        return
     finder = None
     if args.engine != "trtllm":
         finder = prepare_imports(args.sys_path, args.stub_missing, args.stub)

@@ -17,6 +17,7 @@ from functools import cache
 
 from cgconfig.engines import has_engine_variables
 from cgconfig.engines.entry import find_entry_point, might_have_entry_point
+from cgconfig.engines.versions import EngineVersion
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.constants import DIALECTS
 from cgconfig.resolve.request import ResolveRequest
@@ -113,7 +114,9 @@ def _cgconfig_words(words: list[str], host: DialectFlags | None) -> tuple[list[s
 
 def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
                        ignore_unknown: bool | None = None,
-                       environ: Mapping[str, str] | None = None) -> tuple[ResolveRequest, list[str]]:
+                       environ: Mapping[str, str] | None = None,
+                       engine_version: EngineVersion | None = None,
+                       ) -> tuple[ResolveRequest, list[str]]:
     """Gather the sources the split's dialect chooses: SGLang's flags (with the files they
     name), the entry point's own input (the model, the engine's other flags, its environment
     variables from ``VAR=value`` prefixes and ``environ``), the machine (platform inferred,
@@ -147,5 +150,5 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
         make = DIALECT_SOURCES[split.dialect][1]
         sources.append(make(split.parts.get(split.dialect, Part()), entry is not None))
     sources.append(ModelConfigFile())
-    request = gather(sources)
+    request = gather(sources, engine_version)
     return request, sglang.positionals

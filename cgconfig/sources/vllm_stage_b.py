@@ -15,8 +15,10 @@ from typing import Any
 
 from cgconfig.dialects import vllm_mode_resolution as resolution_rules
 from cgconfig.dialects import vllm_modes as modes
+from cgconfig.dialects import vllm_releases as releases
 from cgconfig.dialects.vllm_splitting_ops import splitting_fixup
 from cgconfig.draft import Draft
+from cgconfig.engines.versions import newest
 from cgconfig.errors import InputError, StrictConflictError
 from cgconfig.locks import conflict_message
 from cgconfig.plan import Change, Decision, Outcome
@@ -38,16 +40,20 @@ class CapturePlan:
 
 def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile: bool,
                  splitting_ops: list[str] | None, capture: CapturePlan, *,
-                 graphs_off: list[tuple[str, str, str]] | None = None, v2_runner: bool = False,
+                 graphs_off: list[tuple[str, str, str]] | None = None,
+                 v2_runner: bool | Callable[[Draft], bool] = False,
                  fuse_attn_quant: bool = False,
                  attention: Callable[[Draft], tuple[str, str]] | None = None,
-                 replan: Callable[[dict[str, Any]], CapturePlan] | None = None) -> DraftStep:
+                 replan: Callable[[dict[str, Any]], CapturePlan] | None = None,
+                 release: str | None = None) -> DraftStep:
     """vLLM's mode resolution after the user's input: A8, the sizes, A19-A22, Stage B, B7.
 
     ``support`` is the attention capability (a level name) or None when unknown: then no
     Stage-B downgrade is assumed, but B7 still rounds the sizes. ``backend`` names it in
-    messages ("" reads "the attention backend").
+    messages ("" reads "the attention backend"). ``release``: the vLLM release (default the
+    newest supported); ``v2_runner`` may be a function of the model's facts.
     """
+    release = release or newest("vllm")
 
     def hook(draft: Draft) -> None:
         nonlocal support, backend, capture
@@ -62,7 +68,7 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
         original = mode
         if not vllm_compile and mode.requires_piecewise():
             # A8: piecewise graphs need the VLLM_COMPILE compilation mode.
-            mode = mode.without_piecewise()
+            mode = releases.piecewise_fallback(mode, release)
             _apply(draft, "vllm.A8", original, mode,
                    f"Cudagraph mode {original.name} is not compatible with compilation mode "
                    f"other than VLLM_COMPILE. Overriding to {mode.name}.",
@@ -86,7 +92,8 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                 mode, modes.parse_level(support or "ALWAYS"),
                 num_speculative_tokens=num_spec, compilation_mode_is_vllm_compile=vllm_compile,
                 attention_split=fixup.attention_split, backend_name=backend,
-                use_v2_model_runner=v2_runner)
+                use_v2_model_runner=releases.has(release, "v2_skips_spec_rounding")
+                and (v2_runner(draft) if callable(v2_runner) else v2_runner))
         except resolution_rules.VllmModeError as exc:
             raise InputError(str(exc), where="vLLM cudagraph_mode") from None
         for step in resolution.steps:

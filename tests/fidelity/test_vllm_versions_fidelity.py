@@ -1,0 +1,69 @@
+"""cgconfig's plans for whole `vllm serve` lines against each supported vLLM release's own
+engine path.
+
+Each release of ``engines.versions.SUPPORTED["vllm"]`` has a corpus
+(``vllm_version_cases-<version>.jsonl``, recorded by ``record_vllm_versions.py`` from that
+release's unmodified wheel). cgconfig answers every line for that release; the listed
+differences (``known_vllm_version_differences.json``, each explained in docs/fidelity.md) are a
+ratchet: a new difference fails, and so does a listed one that now agrees.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+import compare_vllm_versions as cvv
+
+from cgconfig.engines.versions import SUPPORTED, choose
+
+
+@pytest.mark.parametrize("version", SUPPORTED["vllm"])
+def test_release_corpus_matches_recorded_answers(version: str) -> None:
+    found = cvv.mismatches(version)
+    listed = cvv.known().get(version, {})
+    new = {cid: why for cid, why in found.items() if cid not in listed}
+    fixed = sorted(cid for cid in listed if cid not in found)
+    assert not new, (f"vLLM {version}: {len(new)} cases now differ (first: "
+                     f"{sorted(new.items())[:10]}); inspect with: python "
+                     f"tests/fidelity/compare_vllm_versions.py {version} --ids ID")
+    assert not fixed, (f"vLLM {version}: listed differences now agree {fixed[:10]}: run "
+                       "python tests/fidelity/compare_vllm_versions.py --update-known")
+    moved = {cid: (listed[cid], why) for cid, why in found.items()
+             if cid in listed and listed[cid] != why}
+    assert not moved, f"vLLM {version}: listed differences changed category: {moved}"
+
+
+@pytest.mark.parametrize("version", SUPPORTED["vllm"])
+def test_release_corpus_size_agreement_and_provenance(version: str) -> None:
+    cases = cvv.load(version)
+    assert len(cases) >= 150
+    assert {c["vllm_version"] for c in cases} == {version}
+    plans_ok, plans, refusals_ok, refusals = cvv.agreement(version)
+    assert plans_ok >= 0.995 * plans and refusals_ok >= 0.995 * refusals
+    assert refusals >= 5  # the corpus does hold lines the release refuses
+    words = {w.split("=")[0] for c in cases for w in c["argv"]}
+    for flag in ("--max-num-seqs", "--max-num-batched-tokens", "--compilation-config",
+                 "--speculative-config", "--attention-backend"):
+        assert flag in words, flag
+    assert {c["sm"] for c in cases} == {80, 89, 90, 100}
+
+
+def test_releases_differ_where_vllm_changed() -> None:
+    """The corpora themselves show what moved between releases (so a test that compares a
+    release with itself cannot pass here): the default grid of a Blackwell server with
+    ``--max-num-seqs 1024`` is 51 sizes before 0.28 and 83 from 0.31, as the issue's logs say."""
+    from cgconfig.api import request_from_argv, resolve_request
+
+    line = ["--gpu-sm", "100", "--gpu-memory-gib", "180", "vllm", "serve", "org/dense-8b",
+            "--max-num-seqs", "1024", "--max-num-batched-tokens", "8192"]
+    counts = {}
+    for version in ("0.20.2", "0.27.1", "0.28.0", "0.33.0"):
+        plan = resolve_request(request_from_argv(
+            line, environ={}, engine_version=choose("vllm", version, "test")))
+        counts[version] = len(plan.to_dict()["capture"]["decode"]["sizes"])
+    assert counts["0.20.2"] == counts["0.27.1"] == 51
+    assert counts["0.33.0"] == 83 and counts["0.28.0"] > 51
