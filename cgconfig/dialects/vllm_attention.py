@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from cgconfig.dialects.vllm_modes import SupportLevel
 from cgconfig.dialects.vllm_releases import at_least, newest_release
 
-#: The last release whose FlashInfer builder reports UNIFORM_SINGLE_TOKEN_DECODE off Blackwell.
-FLASHINFER_USTD_UNTIL = "0.32.0"
+#: The last release whose FlashInfer builder reports UNIFORM_SINGLE_TOKEN_DECODE on Hopper.
+FLASHINFER_HOPPER_USTD_UNTIL = "0.29.0"
 
 _S = SupportLevel
 MLA_BACKENDS = ("FLASHMLA", "FLASH_ATTN_MLA", "TRITON_MLA", "CUTLASS_MLA", "FLASHINFER_MLA")
@@ -70,9 +70,12 @@ OLDER_LEVELS: tuple[tuple[str, str, str, tuple[int, ...] | None, SupportLevel, s
      "mla/flashinfer_mla.py FlashInferMLAMetadataBuilder._cudagraph_support"),
     ("FLASH_ATTN", "0.20.2", "0.21.0", (100, 103), _S.UNIFORM_BATCH,
      "flash_attn.py: FlashAttention 2 on Blackwell (no FlashAttention 4 yet)"),
-    ("FLASHINFER", "0.20.2", FLASHINFER_USTD_UNTIL, (80, 86, 89, 90, 120, 121),
+    ("FLASHINFER", "0.20.2", "0.32.0", (80, 86, 89), _S.UNIFORM_SINGLE_TOKEN_DECODE,
+     "flashinfer.py FlashInferMetadataBuilder.get_cudagraph_support: UNIFORM_BATCH only with "
+     "TRTLLM attention (before 0.33's FA2-native decode)"),
+    ("FLASHINFER", "0.20.2", FLASHINFER_HOPPER_USTD_UNTIL, (90, 120, 121),
      _S.UNIFORM_SINGLE_TOKEN_DECODE, "flashinfer.py FlashInferMetadataBuilder."
-     "get_cudagraph_support: UNIFORM_BATCH only with TRTLLM attention (Blackwell)"),
+     "get_cudagraph_support: Hopper and SM12x are XQA architectures from 0.30"),
 )
 
 
@@ -125,9 +128,11 @@ def _fp8_refusal(backend: str, sm: int) -> str | None:
 
 #: Where a release's backend took attention sinks on fewer GPUs than 0.33.0's: (backend,
 #: first release, last release, compute capabilities). FlashInfer's sinks need TRTLLM
-#: attention (Blackwell) before 0.33.
+#: attention (``flashinfer.py FlashInferBackend.supports_sink``): Blackwell only until 0.27,
+#: SM12x from 0.28, Hopper from 0.30.
 OLDER_SINKS: tuple[tuple[str, str, str, tuple[int, ...]], ...] = (
-    ("FLASHINFER", "0.20.2", "0.32.0", (100, 103)),
+    ("FLASHINFER", "0.20.2", "0.27.1", (100, 103)),
+    ("FLASHINFER", "0.28.0", "0.29.0", (100, 103, 120, 121)),
 )
 
 

@@ -60,11 +60,21 @@ V2_MODEL_RULES: dict[str, tuple[str, frozenset[str]]] = {
     "0.28.0": ("listed-or-dense-hybrid-if-listed",
                _V2_0_26 | {"KimiK3ForConditionalGeneration", "DeepseekV4ForCausalLM"}),
 }
-#: ``VllmConfig._get_v2_model_runner_unsupported_features``: n-gram speculative decoding runs
-#: on V2 from 0.29, stock torch.compile from 0.30; these methods never do.
-_V2_NGRAM_SINCE = "0.29.0"
-_V2_STOCK_TORCH_COMPILE_SINCE = "0.30.0"
-_V1_ONLY_SPEC_METHODS = ("draft_model", "suffix", "medusa", "mlp_speculator")
+#: ``VllmConfig._get_v2_model_runner_unsupported_features``: until 0.29 Model Runner V2 runs
+#: only the speculative methods :data:`_V2_SPEC_METHODS`; from 0.30 it runs all but those
+#: listed for the newest release at or below the line's (release → methods kept on V1).
+_V2_SPEC_METHODS = ("eagle", "eagle3", "mtp", "dflash", "dspark", "extract_hidden_states")
+_V1_SPEC_METHODS: dict[str, tuple[str, ...]] = {
+    "0.30.0": ("ngram", "ngram_gpu", "draft_model", "suffix", "medusa", "mlp_speculator",
+               "custom_class"),
+    "0.31.0": ("ngram", "ngram_gpu", "suffix", "medusa", "mlp_speculator", "custom_class"),
+    "0.32.0": ("suffix", "medusa", "mlp_speculator", "custom_class"),
+    "0.33.0": ("suffix", "custom_class"),
+}
+#: Stock torch.compile keeps a line on V1 until 0.31 (0.32 runs it on V2 without graphs).
+_V2_STOCK_TORCH_COMPILE_SINCE = "0.32.0"
+
+
 #: config.json keys vLLM reads as the number of experts (``ModelArchConfig.num_experts``).
 _EXPERT_KEYS = ("num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts")
 
@@ -141,8 +151,16 @@ def uses_v2_runner(version: str, *, model_arch: str | None, moe: bool, hybrid: b
     model of ``model_arch`` with experts (``moe``) or Mamba-type layers (``hybrid``)."""
     if not _v2_model(version, model_arch, moe, hybrid):
         return False
-    if spec_method in ("ngram", "ngram_gpu") and not at_least(version, _V2_NGRAM_SINCE):
-        return False
-    if spec_method in _V1_ONLY_SPEC_METHODS:
+    if spec_method is not None and not _v2_spec_method(version, spec_method):
         return False
     return not (stock_torch_compile and not at_least(version, _V2_STOCK_TORCH_COMPILE_SINCE))
+
+
+def _v2_spec_method(version: str, method: str) -> bool:
+    """Whether Model Runner V2 of ``version`` runs speculative ``method`` (``deepseek_mtp``
+    and the other ``*_mtp`` names are ``mtp`` to ``SpeculativeConfig``)."""
+    method = "mtp" if method.endswith("_mtp") else method
+    if not at_least(version, "0.30.0"):
+        return method in _V2_SPEC_METHODS
+    first = max((r for r in _V1_SPEC_METHODS if at_least(version, r)), key=_key)
+    return method not in _V1_SPEC_METHODS[first]

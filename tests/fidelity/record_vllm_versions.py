@@ -121,6 +121,8 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--seed", type=int, default=2020)
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--append", action="store_true",
+                        help="add the new cases (ids after the recorded ones) to the corpus")
     parser.add_argument("--retry", metavar="ERROR",
                         help="re-ask the recorded cases whose error starts with ERROR (an oracle "
                              "failure, such as a cache written by two cases at once) and keep "
@@ -130,7 +132,11 @@ def main() -> int:
         sys.exit(f"{args.oracle}/vendor/vllm-{args.version} is missing: unpack that wheel first")
     if args.retry is not None:
         return _retry(args.oracle, args.version, args.retry)
-    cases = sorted(cases_for(args.version, args.cases, args.seed), key=_zygote_key)
+    old = ([json.loads(line) for line in corpus_path(args.version).read_text().splitlines()]
+           if args.append else [])
+    start = max((r["id"] for r in old), default=-1) + 1
+    cases = sorted((dict(c, id=start + c["id"])
+                    for c in cases_for(args.version, args.cases, args.seed)), key=_zygote_key)
     shares: list[list[dict[str, Any]]] = [[] for _ in range(args.jobs)]
     groups: dict[str, list[dict[str, Any]]] = {}
     for c in cases:
@@ -150,7 +156,7 @@ def main() -> int:
     broken = [r["id"] for r in rows if (r["answer"]["error_stage"] or "") == "oracle"]
     if broken:
         print(f"oracle failures (not recorded): {broken[:20]}", file=sys.stderr)
-    rows = [r for r in rows if r["id"] not in broken]
+    rows = old + [r for r in rows if r["id"] not in broken]
     corpus_path(args.version).write_text("".join(json.dumps(r, sort_keys=True) + "\n"
                                                  for r in rows))
     print(f"{len(rows)} cases in {corpus_path(args.version).name}", file=sys.stderr)

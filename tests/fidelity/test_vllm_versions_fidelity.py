@@ -67,3 +67,20 @@ def test_releases_differ_where_vllm_changed() -> None:
         counts[version] = len(plan.to_dict()["capture"]["decode"]["sizes"])
     assert counts["0.20.2"] == counts["0.27.1"] == 51
     assert counts["0.33.0"] == 83 and counts["0.28.0"] > 51
+
+
+def test_releases_outside_the_range_are_refused_in_one_line() -> None:
+    """vLLM 0.11 and older (another era of CUDA-graph defaults) and anything past the newest
+    series are refused with one line naming the supported range; a release between two
+    supported ones is answered by the nearer older one, with a note."""
+    from cgconfig.engines.versions import supported_range
+
+    for requested in ("0.11.0", "0.10.2", "0.19.1", "0.34.0"):
+        with pytest.raises(ValueError) as refused:
+            choose("vllm", requested, "--engine-version")
+        message = str(refused.value)
+        assert "\n" not in message and supported_range("vllm") in message
+        assert supported_range("vllm") == "vLLM 0.20.2 to 0.33.0"
+    between = choose("vllm", "0.27.0", "--engine-version")
+    assert between.version == "0.26.0" and between.note is not None
+    assert choose("vllm", "0.33.1", "docker tag").version == "0.33.0"
