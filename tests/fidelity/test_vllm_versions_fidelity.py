@@ -84,3 +84,25 @@ def test_releases_outside_the_range_are_refused_in_one_line() -> None:
     between = choose("vllm", "0.27.0", "--engine-version")
     assert between.version == "0.26.0" and between.note is not None
     assert choose("vllm", "0.33.1", "docker tag").version == "0.33.0"
+
+
+def test_release_facts_are_data_with_sources() -> None:
+    """Each behaviour that moved names the release it starts in (inside the supported range)
+    and the vLLM file it is read from; the model-runner table names supported releases; the
+    runner a dense line gets moves where the releases' code says."""
+    from cgconfig.dialects import vllm_releases as releases
+
+    for behaviour, (first, source) in releases.SINCE.items():
+        assert releases.at_least("0.33.0", first) and releases.at_least(first, "0.21.0"), \
+            behaviour
+        assert source.split()[0].endswith(".py"), (behaviour, source)
+    assert set(releases.V2_MODEL_RULES) <= set(SUPPORTED["vllm"])
+    assert releases.has("0.28.0", "blackwell_ceiling") and not releases.has("0.27.1",
+                                                                            "blackwell_ceiling")
+    dense = dict(model_arch="LlamaForCausalLM", moe=False, hybrid=False, spec_method=None,
+                 stock_torch_compile=False)
+    runners = [releases.uses_v2_runner(v, **dense) for v in SUPPORTED["vllm"]]
+    assert runners[:3] == [False, False, False] and all(runners[3:])
+    ngram = dict(dense, spec_method="ngram")
+    assert [v for v in SUPPORTED["vllm"] if releases.uses_v2_runner(v, **ngram)] == \
+        ["0.32.0", "0.33.0"]
