@@ -1,4 +1,4 @@
-"""vLLM's mode resolution after the user's input, as one dialect step, in vLLM 0.33.0's order:
+"""vLLM's mode resolution after the user's input, as one dialect step, in vLLM's order:
 A8 (piecewise needs VLLM_COMPILE), the capture sizes ``VllmConfig._set_cudagraph_sizes`` left,
 ``set_splitting_ops_for_v1`` (A19-A22), the worker's Stage B (B2-B6) and the spec-decode
 rounding (B7). Each step that changes something is a decision ``vllm.<id>``.
@@ -72,20 +72,22 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
             _apply(draft, "vllm.A8", original, mode,
                    f"Cudagraph mode {original.name} is not compatible with compilation mode "
                    f"other than VLLM_COMPILE. Overriding to {mode.name}.",
-                   "VllmConfig._normalize_piecewise_cudagraph_mode")
+                   "VllmConfig._normalize_piecewise_cudagraph_mode"
+                   if releases.has(release, "piecewise_fallback") else "VllmConfig.__post_init__",
+                   release)
         _set_sizes(draft, capture.sizes, "vllm.sizes", capture.why,
                    f"vLLM's capture sizes: {capture.why}",
-                   "vLLM 0.33.0 VllmConfig._set_cudagraph_sizes",
+                   f"vLLM {release} VllmConfig._set_cudagraph_sizes",
                    "choose sizes up to max_num_batched_tokens")
         fixup = splitting_fixup(mode, splitting_ops, vllm_compile,
                                 fuse_attn_quant=fuse_attn_quant)
         if fixup.rule:
             _apply(draft, f"vllm.{fixup.rule}", mode, fixup.mode, fixup.message,
-                   "CompilationConfig.set_splitting_ops_for_v1")
+                   "CompilationConfig.set_splitting_ops_for_v1", release)
         mode = fixup.mode
         for rule, message, function in graphs_off or []:
             if mode is not modes.CudaGraphMode.NONE:
-                _apply(draft, rule, mode, modes.CudaGraphMode.NONE, message, function)
+                _apply(draft, rule, mode, modes.CudaGraphMode.NONE, message, function, release)
                 mode = modes.CudaGraphMode.NONE
         try:
             resolution = resolution_rules.resolve_mode(
@@ -97,13 +99,15 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
         except resolution_rules.VllmModeError as exc:
             raise InputError(str(exc), where="vLLM cudagraph_mode") from None
         for step in resolution.steps:
-            _apply(draft, f"vllm.{step.rule}", step.before, step.after, step.message)
-        _round_for_spec(draft, capture, resolution.size_multiple, num_spec)
+            _apply(draft, f"vllm.{step.rule}", step.before, step.after, step.message,
+                   release=release)
+        _round_for_spec(draft, capture, resolution.size_multiple, num_spec, release)
 
     return hook
 
 
-def _round_for_spec(draft: Draft, capture: CapturePlan, q: int, num_spec: int) -> None:
+def _round_for_spec(draft: Draft, capture: CapturePlan, q: int, num_spec: int,
+                    release: str) -> None:
     """B7: full decode graphs with speculative tokens take sizes that are multiples of q."""
     if q <= 1 or not capture.sizes:
         return
@@ -115,7 +119,7 @@ def _round_for_spec(draft: Draft, capture: CapturePlan, q: int, num_spec: int) -
                f"rounded to multiples of {q} (1 + num_speculative_tokens)",
                f"full decode graphs with {num_spec} speculative tokens replay uniform batches "
                f"of {q} tokens per request: sizes rounded to multiples of {q}",
-               "vLLM 0.33.0 CompilationConfig.adjust_cudagraph_sizes_for_spec_decode (B7)",
+               f"vLLM {release} CompilationConfig.adjust_cudagraph_sizes_for_spec_decode (B7)",
                f"choose sizes that are multiples of {q}")
 
 
@@ -150,7 +154,8 @@ def _set_sizes(draft: Draft, sizes: list[int], rule: str, why: str, decision_why
 
 
 def _apply(draft: Draft, rule: str, before: modes.CudaGraphMode, after: modes.CudaGraphMode,
-           message: str, function: str = _STAGE_B) -> None:
+           message: str, function: str = _STAGE_B, release: str | None = None) -> None:
+    release = release or newest("vllm")
     decode, prefill = modes.mode_to_phases(after)
     changes: list[Change] = []
     locked: list[str] = []
@@ -168,7 +173,7 @@ def _apply(draft: Draft, rule: str, before: modes.CudaGraphMode, after: modes.Cu
         if change is not None:
             changes.append(change)
     _decide(draft, rule, changes, locked, message, why=f"{message} ({before.name} → {after.name})",
-            source=f"vLLM 0.33.0 {function} ({rule[5:]})",
+            source=f"vLLM {release} {function} ({rule[5:]})",
             inputs=[i for k in locked for i in draft.user_inputs(k)])
 
 
