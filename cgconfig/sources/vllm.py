@@ -274,6 +274,8 @@ def _capture_plan(vin: VllmInput, facts: dict[str, Any], user_sizes: list[int] |
         raise InputError(str(exc), where="--compilation-config") from None
     gpu = (f"--gpu-sm {sm}" if sm is not None else
            "GPU compute capability unknown (--gpu-sm): not Blackwell assumed")
+    if sm is not None and sm // 10 == 10 and not releases.has(engine.release, "blackwell_ceiling"):
+        gpu += f" (vLLM {engine.release}: a 512 ceiling on Blackwell too; 1024 from 0.28)"
     dropped = sorted(set(user_sizes or []) - set(result.sizes))
     why = (f"max_num_seqs={max_num_seqs}, max_num_batched_tokens={max_num_batched_tokens} "
            f"({basis}), num_speculative_tokens={vin.num_speculative_tokens}, {gpu}{model_note}")
