@@ -14,6 +14,7 @@ import argparse
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from cgconfig.engines.versions import EngineVersion
 from cgconfig.errors import InputError
 from cgconfig.fields.flags import CONFIG_FLAGS, FACT_FLAGS, OPTION_FLAGS, Flag
 from cgconfig.limits import quote
@@ -43,14 +44,17 @@ def resolve_request(request: ResolveRequest) -> Plan:
 
 def request_from_argv(argv: list[str], *, ignore_unknown: bool | None = None,
                       environ: Mapping[str, str] | None = None,
-                      log_version: str | None = None) -> ResolveRequest:
+                      log_version: str | None = None,
+                      engine_version: EngineVersion | None = None) -> ResolveRequest:
     """A request from a command line in any dialect (SGLang, vLLM, TensorRT-LLM, detected or
     named by ``--dialect`` or by an entry point such as ``vllm serve``); ``environ`` holds the
     engine environment variables to read and ``CGCONFIG_ENGINE_VERSION`` (the CLI passes
-    ``os.environ``; default: none); ``log_version`` is the engine version a log printed."""
+    ``os.environ``; default: none); ``log_version`` is the engine version a log printed;
+    ``engine_version`` names the release outright (over every source the line has)."""
     return request_from_split(split_command_line(check_argv(argv)),
                               ignore_unknown=ignore_unknown,
-                              environ=check_environ(environ), log_version=log_version)[0]
+                              environ=check_environ(environ), log_version=log_version,
+                              engine_version=engine_version)[0]
 
 
 def check_environ(environ: Any, where: str = "environ") -> Mapping[str, str] | None:

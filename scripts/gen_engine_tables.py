@@ -177,10 +177,17 @@ def _sglang(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, An
 
 
 def _vllm(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    import importlib.util
+
     import vllm.platforms as platforms
     from vllm import __version__
-    from vllm.entrypoints.common.cli_args import make_arg_parser
     from vllm.platforms.cuda import NonNvmlCudaPlatform
+
+    # Where each release keeps make_arg_parser (0.20-0.28 openai/, 0.29-0.32 launchers/).
+    origin = next(m for m in ("common", "launchers", "openai")
+                  if importlib.util.find_spec(f"vllm.entrypoints.{m}")
+                  and importlib.util.find_spec(f"vllm.entrypoints.{m}.cli_args"))
+    make_arg_parser = importlib.import_module(f"vllm.entrypoints.{origin}.cli_args").make_arg_parser
     from vllm.utils.argparse_utils import FlexibleArgumentParser
 
     # Defaults such as the device type come from the current platform: record a CUDA machine's,
@@ -191,7 +198,7 @@ def _vllm(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, Any]
     parser = make_arg_parser(FlexibleArgumentParser(prog="vllm serve"))
     deprecated = {a.dest for a in getattr(parser, "_deprecated", set())}
     meta = {"engine": "vllm", "version": __version__,
-            "source": f"vllm {__version__}: vllm/entrypoints/common/cli_args.py make_arg_parser "
+            "source": f"vllm {__version__}: vllm/entrypoints/{origin}/cli_args.py make_arg_parser "
                       "(FrontendArgs + AsyncEngineArgs.add_cli_args) on FlexibleArgumentParser",
             "parser": {"kind": "argparse", "prog": "vllm serve", "allow_abbrev": parser.allow_abbrev,
                        "underscore_dashes": True, "dotted_json": True, "short_O": True}}
@@ -306,10 +313,24 @@ def main() -> None:
     cli.add_argument("--origin", default="tensorrt_llm/commands/serve.py",
                      help="trtllm: where the source came from (URL @ commit), recorded in the table")
     cli.add_argument("--out", default=str(OUT_DIR))
-    cli.add_argument("--older-release", action="store_true",
+    cli.add_argument("--older-release", "--older", dest="older_release", action="store_true",
                      help="an older release than the newest supported: overlay entries for flags "
                           "it does not have yet are listed, not an error")
+    cli.add_argument("--reclassify", metavar="TABLE", nargs="+",
+                     help="re-apply the overlay to generated tables (no engine import)")
     args = cli.parse_args()
+    if args.reclassify:
+        for path in map(Path, args.reclassify):
+            table = json.loads(path.read_text())
+            order = [list(row) for row in table["flags"]]
+            for row in table["flags"]:
+                row.pop("note", None)
+                row["cgconfig"] = None
+            _apply_overlay(args.engine, table["flags"])
+            table["flags"] = [{k: row[k] for k in sorted(row, key=lambda k, o=keys: (
+                o.index(k) if k in o else len(o)))} for row, keys in zip(table["flags"], order, strict=True)]
+            path.write_text(json.dumps(table, indent=1, sort_keys=False) + "\n")
+        return
     finder = None
     if args.engine != "trtllm":
         finder = prepare_imports(args.sys_path, args.stub_missing, args.stub)
@@ -323,7 +344,8 @@ def main() -> None:
 
         classify(rows, build_specs())
     if unmatched and args.older_release:
-        print(f"overlay-{args.engine}.yaml flags this release lacks: {', '.join(unmatched)}")
+        print(f"overlay-{args.engine}.yaml flags this release lacks: {', '.join(unmatched)}",
+              file=sys.stderr)
     elif unmatched:
         sys.exit(f"overlay-{args.engine}.yaml names flags the engine does not have: {unmatched}")
     name = {"trtllm": "trtllm-serve"}.get(args.engine, args.engine)

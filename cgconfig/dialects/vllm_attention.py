@@ -1,4 +1,5 @@
-"""vLLM 0.33.0's attention backend for a whole `vllm serve` line, and its CUDA-graph support.
+"""vLLM's attention backend for a whole `vllm serve` line, and its CUDA-graph support (0.33.0;
+older releases' levels in :data:`OLDER_LEVELS`).
 
 The backend a model's layers select (``platforms/cuda.py`` / ``platforms/rocm.py``
 ``get_attn_backend_cls`` with ``--attention-backend`` or the platform's priority list), the
@@ -16,6 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cgconfig.dialects.vllm_modes import SupportLevel
+from cgconfig.dialects.vllm_releases import at_least, newest_release
+
+#: The last release whose FlashInfer builder reports UNIFORM_SINGLE_TOKEN_DECODE on Hopper.
+FLASHINFER_HOPPER_USTD_UNTIL = "0.29.0"
 
 _S = SupportLevel
 MLA_BACKENDS = ("FLASHMLA", "FLASH_ATTN_MLA", "TRITON_MLA", "CUTLASS_MLA", "FLASHINFER_MLA")
@@ -52,6 +57,35 @@ class AttentionChoice:
 
 class AttentionRefusal(ValueError):
     """vLLM's "Selected backend ... is not valid for this configuration"."""
+
+
+#: Where a release's builder declared another level than 0.33.0's: (backend, first release,
+#: last release, compute capabilities (SM × 10) or None for all, level, the builder's source).
+OLDER_LEVELS: tuple[tuple[str, str, str, tuple[int, ...] | None, SupportLevel, str], ...] = (
+    ("TRITON_MLA", "0.20.2", "0.21.0", None, _S.NEVER,
+     "mla/triton_mla.py: no _cudagraph_support, the builder default"),
+    ("TRITON_MLA", "0.26.0", "0.30.0", None, _S.UNIFORM_SINGLE_TOKEN_DECODE,
+     "mla/triton_mla.py TritonMLAMetadataBuilder._cudagraph_support"),
+    ("FLASHINFER_MLA", "0.20.2", "0.30.0", None, _S.UNIFORM_BATCH,
+     "mla/flashinfer_mla.py FlashInferMLAMetadataBuilder._cudagraph_support"),
+    ("FLASH_ATTN", "0.20.2", "0.21.0", (100, 103), _S.UNIFORM_BATCH,
+     "flash_attn.py: FlashAttention 2 on Blackwell (no FlashAttention 4 yet)"),
+    ("FLASHINFER", "0.20.2", "0.32.0", (80, 86, 89), _S.UNIFORM_SINGLE_TOKEN_DECODE,
+     "flashinfer.py FlashInferMetadataBuilder.get_cudagraph_support: UNIFORM_BATCH only with "
+     "TRTLLM attention (before 0.33's FA2-native decode)"),
+    ("FLASHINFER", "0.20.2", FLASHINFER_HOPPER_USTD_UNTIL, (90, 120, 121),
+     _S.UNIFORM_SINGLE_TOKEN_DECODE, "flashinfer.py FlashInferMetadataBuilder."
+     "get_cudagraph_support: Hopper and SM12x are XQA architectures from 0.30"),
+)
+
+
+def level_in(backend: str, sm: int, release: str) -> SupportLevel:
+    """The builder's ``AttentionCGSupport`` for ``backend`` on SM ``sm`` in vLLM ``release``."""
+    for name, first, last, sms, level, _ in OLDER_LEVELS:
+        if name == backend and at_least(release, first) and not at_least_after(release, last) \
+                and (sms is None or sm in sms):
+            return level
+    return _level(backend, sm)
 
 
 def _level(backend: str, sm: int) -> SupportLevel:
@@ -92,7 +126,25 @@ def _fp8_refusal(backend: str, sm: int) -> str | None:
     return None
 
 
-def _reasons(backend: str, sm: int, mla: bool, sinks: bool, fp8: bool) -> list[str]:
+#: Where a release's backend took attention sinks on fewer GPUs than 0.33.0's: (backend,
+#: first release, last release, compute capabilities). FlashInfer's sinks need TRTLLM
+#: attention (``flashinfer.py FlashInferBackend.supports_sink``): Blackwell only until 0.27,
+#: SM12x from 0.28, Hopper from 0.30.
+OLDER_SINKS: tuple[tuple[str, str, str, tuple[int, ...]], ...] = (
+    ("FLASHINFER", "0.20.2", "0.27.1", (100, 103)),
+    ("FLASHINFER", "0.28.0", "0.29.0", (100, 103, 120, 121)),
+)
+
+
+def _sinks_on(backend: str, release: str) -> tuple[int, ...] | None:
+    for name, first, last, sms in OLDER_SINKS:
+        if name == backend and at_least(release, first) and not at_least_after(release, last):
+            return sms
+    return _SINKS.get(backend, ())
+
+
+def _reasons(backend: str, sm: int, mla: bool, sinks: bool, fp8: bool,
+             release: str) -> list[str]:
     reasons = []
     refusal = _fp8_refusal(backend, sm) if fp8 else None
     if refusal:
@@ -104,14 +156,20 @@ def _reasons(backend: str, sm: int, mla: bool, sinks: bool, fp8: bool) -> list[s
     if not mla and backend in MLA_BACKENDS:
         reasons.append("non-MLA model")
     if sinks and backend not in MLA_BACKENDS:
-        allowed = _SINKS.get(backend, ())
+        allowed = _sinks_on(backend, release)
         if allowed is not None and sm not in allowed:
             reasons.append("attention sinks not supported")
     return reasons
 
 
+def at_least_after(release: str, last: str) -> bool:
+    """Whether ``release`` is newer than ``last``."""
+    return at_least(release, last) and release != last
+
+
 def choose(requested: str | None, *, rocm: bool, sm: int | None, mla: bool,
-           model_arch: str | None, fp8_kv_cache: bool = False) -> AttentionChoice:
+           model_arch: str | None, fp8_kv_cache: bool = False,
+           release: str | None = None) -> AttentionChoice:
     """The backend and level for a line; raises :class:`AttentionRefusal` where vLLM does.
 
     ``sm`` unknown is taken as Hopper (90), as the rest of cgconfig assumes."""
@@ -126,12 +184,13 @@ def choose(requested: str | None, *, rocm: bool, sm: int | None, mla: bool,
                                    "--kv-cache-dtype fp8)")
     else:
         backend = requested.upper()
-        reasons = _reasons(backend, sm, mla, sinks, fp8_kv_cache and not rocm)
+        reasons = _reasons(backend, sm, mla, sinks, fp8_kv_cache and not rocm,
+                           release or newest_release())
         if reasons:
             raise AttentionRefusal(f"Selected backend AttentionBackendEnum.{backend} is not "
                                    f"valid for this configuration. Reason: {reasons}")
         why = "--attention-backend"
-    level = _level(backend, sm)
+    level = level_in(backend, sm, release or newest_release())
     if model_arch in HYBRID_ARCHS and level > MAMBA_LEVEL:
         level, why = MAMBA_LEVEL, f"{why}; the model's Mamba layers support {MAMBA_LEVEL.name}"
     return AttentionChoice(backend, level, why)

@@ -1,4 +1,4 @@
-"""vLLM's default CUDA-graph capture sizes (``VllmConfig._set_cudagraph_sizes``, vLLM 0.33.0).
+"""vLLM's default CUDA-graph capture sizes (``VllmConfig._set_cudagraph_sizes``, vLLM 0.20-0.33).
 
 Reproduces ``vllm/config/vllm.py`` with a single decode tier ``(q, max_num_seqs)``;
 dynamic speculative-decoding tiers are out of scope. Sizes are token counts. vLLM only runs
@@ -78,6 +78,8 @@ def default_capture_sizes(
     capture_sizes: Sequence[int] | None = None,
     performance_mode: str = "balanced",
     blackwell: bool = False,
+    spec_decode_sizes: bool = True,
+    max_num_seqs_size: bool = True,
 ) -> SizeResult:
     """vLLM's capture sizes and ``max_cudagraph_capture_size`` for a server configuration.
 
@@ -87,6 +89,11 @@ def default_capture_sizes(
     and uniform-decode sizes (request counts × q, or ``max_num_seqs`` itself when q = 1) are
     added to the grid. Everything is capped at ``max_num_batched_tokens``, which is added when it
     falls under the ceiling.
+
+    Releases before 0.29 add no uniform-decode sizes for speculative decoding
+    (``spec_decode_sizes=False``), before 0.31 not ``max_num_seqs`` either
+    (``max_num_seqs_size=False``); before 0.28 the ceiling is 512 on every GPU (the caller passes
+    ``blackwell=False``).
 
     Raises ``ValueError`` where vLLM raises or asserts: both user values given but inconsistent,
     an empty user list, or a ceiling below 1. Non-fatal adjustments come back in ``notes``.
@@ -115,10 +122,10 @@ def default_capture_sizes(
         # Twice the widest decode batch leaves headroom for padding; decode sizes are only
         # added here, never when the user chose the maximum.
         max_size = min(max_num_seqs * q * 2, ceiling)
-        if q > 1:
+        if q > 1 and spec_decode_sizes:
             uniform_decode_sizes = sorted(n * q for n in _request_counts(max_num_seqs, ceiling)
                                           if n * q <= max_size)
-        elif max_num_seqs <= max_size:
+        elif q == 1 and max_num_seqs_size and max_num_seqs <= max_size:
             uniform_decode_sizes = [max_num_seqs]
     else:
         max_size = max_capture_size

@@ -182,7 +182,9 @@ def _cgconfig_words(words: list[str],
 def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
                        ignore_unknown: bool | None = None,
                        environ: Mapping[str, str] | None = None,
-                       log_version: str | None = None) -> tuple[ResolveRequest, list[str]]:
+                       log_version: str | None = None,
+                       engine_version: EngineVersion | None = None,
+                       ) -> tuple[ResolveRequest, list[str]]:
     """Gather the sources the split's dialect chooses: SGLang's flags (with the files they
     name), the entry point's own input (the model, the engine's other flags, its environment
     variables from ``VAR=value`` prefixes and ``environ``), the machine (platform inferred,
@@ -195,7 +197,7 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
                          allowed=DIALECTS, suggestion=did_you_mean(split.dialect, DIALECTS))
     entry = split.entry
     engine = entry.dialect if entry is not None else split.dialect
-    version = engine_version_of(split, engine, environ, log_version)
+    version = engine_version or engine_version_of(split, engine, environ, log_version)
     sglang_part = split.parts.get("sglang", Part())
     if engine == "sglang":  # the release's own parser: its unknown and ambiguous spellings
         from cgconfig.sources.sglang_version_flags import check_sglang_spellings
@@ -225,8 +227,7 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
         make = DIALECT_SOURCES[split.dialect][1]
         sources.append(make(split.parts.get(split.dialect, Part()), entry is not None))
     sources.append(ModelConfigFile())
-    request = gather(sources)
-    request.engine_version = version
+    request = gather(sources, version)
     return request, sglang.positionals
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from cgconfig.engines.versions import EngineVersion
 from cgconfig.provenance import Leaf
 from cgconfig.resolve.request import DialectDefault, DraftStep, ResolveRequest
 
@@ -77,9 +78,10 @@ def add(request: ResolveRequest, part: Contribution, *, facts_win: bool = True) 
         request.dialect = part.dialect
 
 
-def gather(sources: list[Source]) -> ResolveRequest:
-    """One request from ``sources``, each contributing in turn."""
-    request = ResolveRequest()
+def gather(sources: list[Source], engine_version: EngineVersion | None = None) -> ResolveRequest:
+    """One request from ``sources``, each contributing in turn (answering for
+    ``engine_version``, None: the newest supported)."""
+    request = ResolveRequest(engine_version=engine_version)
     for source in sources:
         add(request, source.contribute(request))
     return request

@@ -17,6 +17,7 @@ from typing import Any
 
 from cgconfig.dialects import vllm_attention
 from cgconfig.dialects import vllm_modes as modes
+from cgconfig.dialects import vllm_releases as releases
 from cgconfig.dialects.vllm_sizes import default_capture_sizes
 from cgconfig.draft import Draft
 from cgconfig.errors import InputError, did_you_mean
@@ -24,12 +25,14 @@ from cgconfig.limits import quote
 from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.resolve.request import DialectDefault, ResolveRequest
 from cgconfig.sources.contribution import Contribution
+from cgconfig.sources.model_config import lookup_config, read_config
 from cgconfig.sources.split import Arg
 from cgconfig.sources.vllm_argv import COMPILATION_MODES, CcValue, VllmInput, parse_vllm_argv
 from cgconfig.sources.vllm_engine_args import (
     BATCHED_DP_MAX_NUM_BATCHED_TOKENS,
     LEVEL_DEFAULTS,
     EngineArgs,
+    check_async,
     check_speculative,
     read_engine_args,
 )
@@ -71,14 +74,15 @@ class VllmArgv:
     tokens: list[str]
     positions: list[int]
     whole_engine: bool = False
-    """A `vllm serve` line: the worker is vLLM 0.33.0's default Model Runner V2 (no B7
-    rounding); otherwise the V1 runner that ``CompilationConfig`` alone is modelled with."""
+    """A `vllm serve` line: the worker is the model runner the release picks
+    (:func:`cgconfig.dialects.vllm_releases.uses_v2_runner`); otherwise the V1 runner that
+    ``CompilationConfig`` alone is modelled with."""
     args: list[Arg] | None = None
     """The splitter's runs of the tokens (flag and values)."""
 
     def contribute(self, so_far: ResolveRequest) -> Contribution:
         """Parse the tokens once; map them onto cgconfig's keys, vLLM's grid and Stage B."""
-        engine = read_engine_args(so_far.engine_args)
+        engine = read_engine_args(so_far.engine_args, releases.release_of(so_far.engine_version))
         vin = parse_vllm_argv(self.tokens, self.positions, self.args)
         if vin.attention_backend is None:
             vin.attention_backend = engine.attention_backend
@@ -92,6 +96,9 @@ def _speculative(vin: VllmInput, engine: EngineArgs, *, whole_engine: bool) -> N
     refusal."""
     if vin.speculative is not None and whole_engine:
         check_speculative(*vin.speculative, "--speculative-config")
+    if whole_engine:
+        check_async(vin.speculative[0] if vin.speculative is not None else engine.spec_method,
+                    engine)
     if engine.spec_tokens is None:
         return
     check_speculative(engine.spec_method, engine.spec_model, True, "--spec-tokens")
@@ -140,7 +147,7 @@ def _contribution(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs | No
     requested = (modes.CudaGraphMode.NONE if vin.enforce_eager is not None
                  else _mode_of(mode_chain[-1]) if mode_chain
                  else default_mode)
-    at_sizes = requested if vllm_compile else requested.without_piecewise()
+    at_sizes = requested if vllm_compile else releases.piecewise_fallback(requested, engine.release)
     replan = None
     if at_sizes is modes.CudaGraphMode.NONE:
         capture = CapturePlan([], 0, f"cudagraph_mode is NONE when vLLM sets the capture sizes "
@@ -169,11 +176,31 @@ def _contribution(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs | No
                                   vin.num_speculative_tokens, vllm_compile, vin.splitting_ops(),
                                   capture, graphs_off=_graphs_off(vin, engine, level_mode,
                                                                   v2_runner),
-                                  v2_runner=v2_runner,
+                                  v2_runner=_runner(vin, engine, level_mode) if v2_runner
+                                  else False, release=engine.release,
                                   fuse_attn_quant=vin.pass_config.get("fuse_attn_quant") is True,
                                   attention=_attention(vin, engine) if v2_runner else None,
                                   replan=replan))
     return out
+
+
+def _runner(vin: VllmInput, engine: EngineArgs, level_mode: str) -> Callable[[Draft], bool]:
+    """Whether a whole `vllm serve` line runs on Model Runner V2 in its release, once the
+    model's facts (architecture, experts in its config.json) are known."""
+    method = vin.speculative[0] if vin.speculative is not None else engine.spec_method
+    stock = vin.compilation_mode(level_mode) == COMPILATION_MODES["STOCK_TORCH_COMPILE"]
+
+    def pick(draft: Draft) -> bool:
+        path = lookup_config(draft.facts.get("model_path"))
+        config = read_config(path).data if path else {}
+        arch = draft.facts.get("model_arch")
+        return releases.uses_v2_runner(
+            engine.release, model_arch=arch if isinstance(arch, str) else None,
+            moe=releases.is_moe(config), hybrid=arch in vllm_attention.HYBRID_ARCHS,
+            spec_method=method if isinstance(method, str) else None,
+            stock_torch_compile=stock)
+
+    return pick
 
 
 def _graphs_off(vin: VllmInput, engine: EngineArgs, level_mode: str,
@@ -181,7 +208,8 @@ def _graphs_off(vin: VllmInput, engine: EngineArgs, level_mode: str,
     """vLLM's steps that turn every graph off after the mode is chosen: (rule, message,
     function)."""
     off = []
-    if v2_runner and vin.compilation_mode(level_mode) == COMPILATION_MODES["STOCK_TORCH_COMPILE"]:
+    if v2_runner and releases.has(engine.release, "v2_stock_torch_compile_off") \
+            and vin.compilation_mode(level_mode) == COMPILATION_MODES["STOCK_TORCH_COMPILE"]:
         off.append(("vllm.v2-stock-torch-compile",
                     "CUDA graphs are not supported with stock torch.compile in Model Runner V2.",
                     "VllmConfig._disable_cudagraphs_for_v2_stock_torch_compile"))
@@ -197,7 +225,7 @@ def _graphs_off(vin: VllmInput, engine: EngineArgs, level_mode: str,
 def _scheduler(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs) -> tuple[int, int, str]:
     """max_num_seqs and max_num_batched_tokens as ``EngineArgs._set_default_max_num_seqs_and_
     batched_tokens_args`` leaves them (usage context OPENAI_API_SERVER), and why."""
-    seqs, tokens, basis = _engine_defaults(_number_fact(facts, "gpu_memory_gib"))
+    seqs, tokens, basis = _engine_defaults(_number_fact(facts, "gpu_memory_gib"), engine.release)
     if engine.batched_dp_moe:
         tokens, basis = BATCHED_DP_MAX_NUM_BATCHED_TOKENS, (
             f"{basis}; {engine.all2all_backend} with expert parallelism and DP "
@@ -219,7 +247,7 @@ def _check_scheduler(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs) 
     seqs, tokens, _ = _scheduler(vin, facts, engine)
     if tokens < seqs:
         raise InputError(f"max_num_batched_tokens ({tokens}) must be greater than or equal to "
-                         f"max_num_seqs ({seqs}) (vLLM 0.33.0 SchedulerConfig)",
+                         f"max_num_seqs ({seqs}) (vLLM {engine.release} SchedulerConfig)",
                          where="--max-num-batched-tokens" if vin.max_num_batched_tokens
                          else "--max-num-seqs")
 
@@ -240,12 +268,17 @@ def _capture_plan(vin: VllmInput, facts: dict[str, Any], user_sizes: list[int] |
         result = default_capture_sizes(
             max_num_seqs, max_num_batched_tokens,
             num_speculative_tokens=vin.num_speculative_tokens, max_capture_size=user_max,
-            capture_sizes=user_sizes, blackwell=sm is not None and sm // 10 == 10,
-            performance_mode=engine.performance_mode)
+            capture_sizes=user_sizes, performance_mode=engine.performance_mode,
+            blackwell=sm is not None and sm // 10 == 10
+            and releases.has(engine.release, "blackwell_ceiling"),
+            spec_decode_sizes=releases.has(engine.release, "spec_decode_sizes"),
+            max_num_seqs_size=releases.has(engine.release, "max_num_seqs_size"))
     except ValueError as exc:
         raise InputError(str(exc), where="--compilation-config") from None
     gpu = (f"--gpu-sm {sm}" if sm is not None else
            "GPU compute capability unknown (--gpu-sm): not Blackwell assumed")
+    if sm is not None and sm // 10 == 10 and not releases.has(engine.release, "blackwell_ceiling"):
+        gpu += f" (vLLM {engine.release}: a 512 ceiling on Blackwell too; 1024 from 0.28)"
     dropped = sorted(set(user_sizes or []) - set(result.sizes))
     why = (f"max_num_seqs={max_num_seqs}, max_num_batched_tokens={max_num_batched_tokens} "
            f"({basis}), num_speculative_tokens={vin.num_speculative_tokens}, {gpu}{model_note}")
@@ -262,7 +295,7 @@ def _attention(vin: VllmInput, engine: EngineArgs) -> Callable[[Draft], tuple[st
 
     def pick(draft: Draft) -> tuple[str, str]:
         facts = draft.facts
-        _check_world_size(facts)
+        _check_world_size(facts, engine.release)
         _check_max_model_len(facts, engine)
         if facts.get("model_arch") is None and facts.get("model_path") and given is None \
                 and not facts.get("use_mla"):
@@ -277,9 +310,9 @@ def _attention(vin: VllmInput, engine: EngineArgs) -> Callable[[Draft], tuple[st
             choice = vllm_attention.choose(
                 requested, rocm=facts.get("device") == "hip", sm=_number_fact(facts, "gpu_sm"),
                 mla=bool(facts.get("use_mla")), model_arch=facts.get("model_arch"),
-                fp8_kv_cache=engine.kv_cache_dtype.startswith("fp8"))
+                fp8_kv_cache=engine.kv_cache_dtype.startswith("fp8"), release=engine.release)
         except vllm_attention.AttentionRefusal as exc:
-            raise InputError(f"{exc} (vLLM 0.33.0)", where="--attention-backend") from None
+            raise InputError(f"{exc} (vLLM {engine.release})", where="--attention-backend") from None
         return choice.level.name, choice.backend
 
     return pick
@@ -291,11 +324,11 @@ def _check_max_model_len(facts: dict[str, Any], engine: EngineArgs) -> None:
     if engine.max_model_len is not None and derived is not None \
             and engine.max_model_len > derived:
         raise InputError(f"User-specified max_model_len ({engine.max_model_len}) is greater than "
-                         f"the derived max_model_len ({derived}) (vLLM 0.33.0 ModelConfig)",
+                         f"the derived max_model_len ({derived}) (vLLM {engine.release} ModelConfig)",
                          where="--max-model-len")
 
 
-def _check_world_size(facts: dict[str, Any]) -> None:
+def _check_world_size(facts: dict[str, Any], release: str) -> None:
     """``ParallelConfig``'s refusal on CUDA: more ranks per node than GPUs (when the count is
     known; the multiprocessing executor, one node)."""
     if facts.get("device", "cuda") != "cuda":
@@ -304,7 +337,7 @@ def _check_world_size(facts: dict[str, Any]) -> None:
     world = (_number_fact(facts, "tp_size") or 1) * (_number_fact(facts, "pp_size") or 1)
     if gpus is not None and world > gpus:
         raise InputError(f"World size ({world}) is larger than the number of available GPUs "
-                         f"({gpus}) in this node (vLLM 0.33.0 ParallelConfig)",
+                         f"({gpus}) in this node (vLLM {release} ParallelConfig)",
                          where="--tensor-parallel-size × --pipeline-parallel-size")
 
 
@@ -336,10 +369,13 @@ VLLM_ENGINE_DEFAULTS: tuple[tuple[float, int, int], ...] = (
 )
 
 
-def _engine_defaults(memory_gib: float | None) -> tuple[int, int, str]:
-    """vLLM's engine-argument defaults for a GPU's memory, and where they came from."""
+def _engine_defaults(memory_gib: float | None, release: str) -> tuple[int, int, str]:
+    """vLLM's engine-argument defaults for a GPU's memory in ``release``, and where they came
+    from."""
     if memory_gib is None:
         _, seqs, tokens = VLLM_ENGINE_DEFAULTS[-1]
         return seqs, tokens, "vLLM server defaults for unknown GPU memory"
-    floor, seqs, tokens = next(row for row in VLLM_ENGINE_DEFAULTS if memory_gib >= row[0])
+    rows = VLLM_ENGINE_DEFAULTS if releases.has(release, "large_gpu_defaults") \
+        else VLLM_ENGINE_DEFAULTS[1:]
+    floor, seqs, tokens = next(row for row in rows if memory_gib >= row[0])
     return seqs, tokens, f"vLLM server defaults for ≥ {floor:g} GiB ({memory_gib:g} GiB)"

@@ -23,9 +23,10 @@ Standard library only: this module sits on the CLI's start-up path.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from cgconfig.errors import InputError
+from cgconfig.engines.versions import newest, version_key
+from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.values import looks_human_int, parse_human_int, parse_int
 from cgconfig.limits import quote
 
@@ -58,6 +59,10 @@ class EngineArgs:
     performance_mode: str = "balanced"
     kv_cache_dtype: str = "auto"
     max_model_len: int | None = None
+    async_scheduling: bool | None = None
+    """``--async-scheduling`` / ``--no-async-scheduling`` (None: vLLM decides)."""
+    release: str = field(default_factory=lambda: newest("vllm"))
+    """The vLLM release the line is answered for (``engines.versions.SUPPORTED["vllm"]``)."""
 
     @property
     def deepep_high_throughput_off(self) -> bool:
@@ -82,11 +87,15 @@ def _level(text: str, name: str) -> int:
     return value
 
 
-def read_engine_args(args: list[tuple[str, str, list[str]]]) -> EngineArgs:
-    """``args`` as (dest, spelling, values) in line order; the last one of a flag wins."""
-    out = EngineArgs()
+def read_engine_args(args: list[tuple[str, str, list[str]]],
+                     release: str | None = None) -> EngineArgs:
+    """``args`` as (dest, spelling, values) in line order; the last one of a flag wins. A value
+    outside the choices of ``release``'s own parser (its flag table) is that parser's refusal."""
+    out = EngineArgs() if release is None else EngineArgs(release=release)
     for dest, name, values in args:
         value = values[-1] if values else ""
+        if dest in _CHOICE_DESTS and values:
+            _check_choice(name, value, out.release)
         if dest == "optimization_level":
             out.optimization_level = _level(value, name)
             out.level_source = f"{name} {value}" if not name.startswith("-O") or \
@@ -109,10 +118,44 @@ def read_engine_args(args: list[tuple[str, str, list[str]]]) -> EngineArgs:
             out.performance_mode = value
         elif dest == "kv_cache_dtype" and values:
             out.kv_cache_dtype = value
+        elif dest == "async_scheduling":
+            out.async_scheduling = not name.startswith("--no-")
         elif dest == "max_model_len" and values:
             out.max_model_len = parse_human_int(value, name) if looks_human_int(value) \
                 else parse_int(value, name)
     return out
+
+
+#: Modelled flags whose values vLLM's parser checks against its choices (per release).
+_CHOICE_DESTS = ("all2all_backend", "performance_mode")
+
+
+def _check_choice(name: str, value: str, release: str) -> None:
+    """argparse's ``invalid choice`` refusal, with ``release``'s own choices."""
+    from cgconfig.engines.table import load_table  # a whole `vllm serve` line loads it anyway
+
+    flag = load_table("vllm", release).lookup(name)
+    if flag is not None and flag.choices and value not in flag.choices:
+        raise InputError(f"argument {name}: invalid choice: {value!r} (vLLM {release})",
+                         where=name, allowed=", ".join(flag.choices),
+                         suggestion=did_you_mean(value, flag.choices))
+
+
+#: Speculative methods that async scheduling refuses until 0.32 (``VllmConfig.__post_init__``:
+#: only EAGLE/MTP, draft models, ngram_gpu, DSpark and DFlash).
+_NOT_ASYNC_METHODS = ("ngram", "[ngram]", "suffix", "medusa", "mlp_speculator")
+_ASYNC_CHECK_UNTIL = (0, 32)
+
+
+def check_async(method: object, engine: EngineArgs) -> None:
+    """``VllmConfig.__post_init__``'s refusal of an explicit ``--async-scheduling`` with a
+    speculative method it cannot overlap (0.20-0.32; 0.33 checks it for the V1 runner only)."""
+    key = version_key(engine.release) or ()
+    if engine.async_scheduling and method in _NOT_ASYNC_METHODS and \
+            key[:2] <= _ASYNC_CHECK_UNTIL:
+        raise InputError("Currently, async scheduling is only supported with EAGLE/MTP/Draft "
+                         f"Model/NGram GPU kind of speculative decoding (method {method}; vLLM "
+                         f"{engine.release} VllmConfig)", where="--async-scheduling")
 
 
 #: ``SpeculativeConfig`` methods that need no draft model (``config/speculative.py``): the

@@ -1,4 +1,4 @@
-"""vLLM's mode resolution after the user's input, as one dialect step, in vLLM 0.33.0's order:
+"""vLLM's mode resolution after the user's input, as one dialect step, in vLLM's order:
 A8 (piecewise needs VLLM_COMPILE), the capture sizes ``VllmConfig._set_cudagraph_sizes`` left,
 ``set_splitting_ops_for_v1`` (A19-A22), the worker's Stage B (B2-B6) and the spec-decode
 rounding (B7). Each step that changes something is a decision ``vllm.<id>``.
@@ -15,8 +15,10 @@ from typing import Any
 
 from cgconfig.dialects import vllm_mode_resolution as resolution_rules
 from cgconfig.dialects import vllm_modes as modes
+from cgconfig.dialects import vllm_releases as releases
 from cgconfig.dialects.vllm_splitting_ops import splitting_fixup
 from cgconfig.draft import Draft
+from cgconfig.engines.versions import newest
 from cgconfig.errors import InputError, StrictConflictError
 from cgconfig.locks import conflict_message
 from cgconfig.plan import Change, Decision, Outcome
@@ -38,16 +40,20 @@ class CapturePlan:
 
 def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile: bool,
                  splitting_ops: list[str] | None, capture: CapturePlan, *,
-                 graphs_off: list[tuple[str, str, str]] | None = None, v2_runner: bool = False,
+                 graphs_off: list[tuple[str, str, str]] | None = None,
+                 v2_runner: bool | Callable[[Draft], bool] = False,
                  fuse_attn_quant: bool = False,
                  attention: Callable[[Draft], tuple[str, str]] | None = None,
-                 replan: Callable[[dict[str, Any]], CapturePlan] | None = None) -> DraftStep:
+                 replan: Callable[[dict[str, Any]], CapturePlan] | None = None,
+                 release: str | None = None) -> DraftStep:
     """vLLM's mode resolution after the user's input: A8, the sizes, A19-A22, Stage B, B7.
 
     ``support`` is the attention capability (a level name) or None when unknown: then no
     Stage-B downgrade is assumed, but B7 still rounds the sizes. ``backend`` names it in
-    messages ("" reads "the attention backend").
+    messages ("" reads "the attention backend"). ``release``: the vLLM release (default the
+    newest supported); ``v2_runner`` may be a function of the model's facts.
     """
+    release = release or newest("vllm")
 
     def hook(draft: Draft) -> None:
         nonlocal support, backend, capture
@@ -62,41 +68,46 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
         original = mode
         if not vllm_compile and mode.requires_piecewise():
             # A8: piecewise graphs need the VLLM_COMPILE compilation mode.
-            mode = mode.without_piecewise()
+            mode = releases.piecewise_fallback(mode, release)
             _apply(draft, "vllm.A8", original, mode,
                    f"Cudagraph mode {original.name} is not compatible with compilation mode "
                    f"other than VLLM_COMPILE. Overriding to {mode.name}.",
-                   "VllmConfig._normalize_piecewise_cudagraph_mode")
+                   "VllmConfig._normalize_piecewise_cudagraph_mode"
+                   if releases.has(release, "piecewise_fallback") else "VllmConfig.__post_init__",
+                   release)
         _set_sizes(draft, capture.sizes, "vllm.sizes", capture.why,
                    f"vLLM's capture sizes: {capture.why}",
-                   "vLLM 0.33.0 VllmConfig._set_cudagraph_sizes",
+                   f"vLLM {release} VllmConfig._set_cudagraph_sizes",
                    "choose sizes up to max_num_batched_tokens")
         fixup = splitting_fixup(mode, splitting_ops, vllm_compile,
                                 fuse_attn_quant=fuse_attn_quant)
         if fixup.rule:
             _apply(draft, f"vllm.{fixup.rule}", mode, fixup.mode, fixup.message,
-                   "CompilationConfig.set_splitting_ops_for_v1")
+                   "CompilationConfig.set_splitting_ops_for_v1", release)
         mode = fixup.mode
         for rule, message, function in graphs_off or []:
             if mode is not modes.CudaGraphMode.NONE:
-                _apply(draft, rule, mode, modes.CudaGraphMode.NONE, message, function)
+                _apply(draft, rule, mode, modes.CudaGraphMode.NONE, message, function, release)
                 mode = modes.CudaGraphMode.NONE
         try:
             resolution = resolution_rules.resolve_mode(
                 mode, modes.parse_level(support or "ALWAYS"),
                 num_speculative_tokens=num_spec, compilation_mode_is_vllm_compile=vllm_compile,
                 attention_split=fixup.attention_split, backend_name=backend,
-                use_v2_model_runner=v2_runner)
+                use_v2_model_runner=releases.has(release, "v2_skips_spec_rounding")
+                and (v2_runner(draft) if callable(v2_runner) else v2_runner))
         except resolution_rules.VllmModeError as exc:
             raise InputError(str(exc), where="vLLM cudagraph_mode") from None
         for step in resolution.steps:
-            _apply(draft, f"vllm.{step.rule}", step.before, step.after, step.message)
-        _round_for_spec(draft, capture, resolution.size_multiple, num_spec)
+            _apply(draft, f"vllm.{step.rule}", step.before, step.after, step.message,
+                   release=release)
+        _round_for_spec(draft, capture, resolution.size_multiple, num_spec, release)
 
     return hook
 
 
-def _round_for_spec(draft: Draft, capture: CapturePlan, q: int, num_spec: int) -> None:
+def _round_for_spec(draft: Draft, capture: CapturePlan, q: int, num_spec: int,
+                    release: str) -> None:
     """B7: full decode graphs with speculative tokens take sizes that are multiples of q."""
     if q <= 1 or not capture.sizes:
         return
@@ -108,7 +119,7 @@ def _round_for_spec(draft: Draft, capture: CapturePlan, q: int, num_spec: int) -
                f"rounded to multiples of {q} (1 + num_speculative_tokens)",
                f"full decode graphs with {num_spec} speculative tokens replay uniform batches "
                f"of {q} tokens per request: sizes rounded to multiples of {q}",
-               "vLLM 0.33.0 CompilationConfig.adjust_cudagraph_sizes_for_spec_decode (B7)",
+               f"vLLM {release} CompilationConfig.adjust_cudagraph_sizes_for_spec_decode (B7)",
                f"choose sizes that are multiples of {q}")
 
 
@@ -143,7 +154,8 @@ def _set_sizes(draft: Draft, sizes: list[int], rule: str, why: str, decision_why
 
 
 def _apply(draft: Draft, rule: str, before: modes.CudaGraphMode, after: modes.CudaGraphMode,
-           message: str, function: str = _STAGE_B) -> None:
+           message: str, function: str = _STAGE_B, release: str | None = None) -> None:
+    release = release or newest("vllm")
     decode, prefill = modes.mode_to_phases(after)
     changes: list[Change] = []
     locked: list[str] = []
@@ -161,7 +173,7 @@ def _apply(draft: Draft, rule: str, before: modes.CudaGraphMode, after: modes.Cu
         if change is not None:
             changes.append(change)
     _decide(draft, rule, changes, locked, message, why=f"{message} ({before.name} → {after.name})",
-            source=f"vLLM 0.33.0 {function} ({rule[5:]})",
+            source=f"vLLM {release} {function} ({rule[5:]})",
             inputs=[i for k in locked for i in draft.user_inputs(k)])
 
 

@@ -1,0 +1,167 @@
+"""Record one corpus per supported vLLM release: random `vllm serve` lines answered by that
+release's own engine-configuration path.
+
+Run by hand, never in CI (CI replays the recorded answers, ``compare_vllm_versions.py``)::
+
+    python tests/fidelity/record_vllm_versions.py --oracle /path/to/oracle --version 0.27.1 \
+        [--cases 200] [--seed 2020]
+
+``--oracle`` is a folder with ``vllm_engine_oracle.py`` and one unpacked wheel per release
+(``vendor/vllm-<version>``, ``*.py`` only, unmodified); ``ORACLE_VLLM_VERSION`` picks the release
+it runs: its ``vllm serve`` parser, ``EngineArgs.from_cli_args``, ``create_engine_config()``, the
+attention backend the model's layers select, and the worker's
+``resolve_cudagraph_mode_and_sizes`` as that release's default model runner calls it.
+
+The lines come from ``vllm_engine_generate.py`` (the same generator as the 0.33.0 corpus), kept
+to the CUDA machines of four compute capabilities (one oracle start-up each) and to the flags the
+release's own parser knows (its table ``cgconfig/engines/vllm-<version>.json``), so that every
+corpus measures the release's CUDA-graph decisions rather than its flag list. Output:
+``vllm_version_cases-<version>.jsonl`` beside this file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from record_vllm_engine import _trim, _zygote_key, oracle_line
+from vllm_engine_generate import generate
+
+HERE = Path(__file__).parent
+TABLES = HERE.parent.parent / "cgconfig" / "engines"
+#: Compute capabilities the per-release corpora run on (Hopper, Blackwell, Ampere, Ada).
+SMS = (90, 100, 80, 89)
+
+
+def corpus_path(version: str) -> Path:
+    """Where a release's corpus lives."""
+    return HERE / f"vllm_version_cases-{version}.jsonl"
+
+
+def known_options(version: str) -> set[str]:
+    """Every option string of the release's `vllm serve` parser (its generated table)."""
+    table = json.loads((TABLES / f"vllm-{version}.json").read_text())
+    return {o for flag in table["flags"] for o in flag["options"]}
+
+
+def flag_name(word: str) -> str | None:
+    """The option a command-line word spells (``-O1`` → ``-O``, ``-cc.x=1`` → ``-cc``), or
+    None for a value or the model."""
+    if not word.startswith("-") or word[1:2].isdigit():
+        return None
+    name = word.split("=", 1)[0]
+    if name.startswith("-O") and not name.startswith("--"):
+        return "--optimization-level"  # FlexibleArgumentParser's -O<n> / -O <n>
+    return name.split(".", 1)[0]
+
+
+def fits(case: dict[str, Any], options: set[str]) -> bool:
+    """A case of the per-release corpus: a CUDA machine of :data:`SMS`, no environment, and
+    only flags the release knows."""
+    if case["platform"] != "cuda" or case["sm"] not in SMS or case["env"]:
+        return False
+    names = {flag_name(w) for w in case["argv"][3:]}
+    return all(name in options for name in names if name is not None)
+
+
+def cases_for(version: str, n: int, seed: int) -> list[dict[str, Any]]:
+    """``n`` generated cases that fit the release, renumbered from 0."""
+    options = known_options(version)
+    chosen: list[dict[str, Any]] = []
+    batch = 0
+    while len(chosen) < n:
+        pool = generate(4 * n, seed + batch, 0)
+        chosen += [c for c in pool if fits(c, options)][: n - len(chosen)]
+        batch += 1
+    return [dict(c, id=i) for i, c in enumerate(chosen)]
+
+
+def _run(oracle: Path, version: str, cases: list[dict[str, Any]],
+         out: dict[int, dict[str, Any]], lock: threading.Lock) -> None:
+    python = oracle / "vendor" / "venv" / "bin" / "python"
+    env = {"CG_MAIN": str(HERE.parent.parent), "PATH": "/usr/bin:/bin",
+           "ORACLE_VLLM_VERSION": version}
+    proc = subprocess.Popen([str(python), str(oracle / "vllm_engine_oracle.py"), "--batch", "-"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    assert proc.stdin and proc.stdout
+    feed = "".join(json.dumps(oracle_line(c)) + "\n" for c in cases)
+    threading.Thread(target=lambda: (proc.stdin.write(feed), proc.stdin.close()),  # type: ignore[union-attr]
+                     daemon=True).start()
+    for line in proc.stdout:
+        answer = json.loads(line)
+        with lock:
+            out[answer["id"]] = answer
+    proc.wait()
+
+
+def _retry(oracle: Path, version: str, error: str) -> int:
+    path = corpus_path(version)
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    again = [r for r in rows if (r["answer"]["error"] or "").startswith(error)]
+    answers: dict[int, dict[str, Any]] = {}
+    _run(oracle, version, sorted(again, key=_zygote_key), answers, threading.Lock())
+    for row in again:
+        row["answer"] = _trim(answers[row["id"]])
+    path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
+    print(f"{len(again)} cases asked again in {path.name}", file=sys.stderr)
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--oracle", type=Path, required=True)
+    parser.add_argument("--version", required=True)
+    parser.add_argument("--cases", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=2020)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--append", action="store_true",
+                        help="add the new cases (ids after the recorded ones) to the corpus")
+    parser.add_argument("--retry", metavar="ERROR",
+                        help="re-ask the recorded cases whose error starts with ERROR (an oracle "
+                             "failure, such as a cache written by two cases at once) and keep "
+                             "the new answers")
+    args = parser.parse_args()
+    if not (args.oracle / "vendor" / f"vllm-{args.version}").is_dir():
+        sys.exit(f"{args.oracle}/vendor/vllm-{args.version} is missing: unpack that wheel first")
+    if args.retry is not None:
+        return _retry(args.oracle, args.version, args.retry)
+    old = ([json.loads(line) for line in corpus_path(args.version).read_text().splitlines()]
+           if args.append else [])
+    start = max((r["id"] for r in old), default=-1) + 1
+    cases = sorted((dict(c, id=start + c["id"])
+                    for c in cases_for(args.version, args.cases, args.seed)), key=_zygote_key)
+    shares: list[list[dict[str, Any]]] = [[] for _ in range(args.jobs)]
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for c in cases:
+        groups.setdefault(_zygote_key(c), []).append(c)
+    for group in sorted(groups.values(), key=len, reverse=True):
+        min(shares, key=len).extend(group)
+    answers: dict[int, dict[str, Any]] = {}
+    lock = threading.Lock()
+    threads = [threading.Thread(target=_run, args=(args.oracle, args.version, s, answers, lock))
+               for s in shares if s]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    rows = [dict(c, answer=_trim(answers[c["id"]]), vllm_version=args.version)
+            for c in sorted(cases, key=lambda c: c["id"]) if c["id"] in answers]
+    broken = [r["id"] for r in rows if (r["answer"]["error_stage"] or "") == "oracle"]
+    if broken:
+        print(f"oracle failures (not recorded): {broken[:20]}", file=sys.stderr)
+    rows = old + [r for r in rows if r["id"] not in broken]
+    corpus_path(args.version).write_text("".join(json.dumps(r, sort_keys=True) + "\n"
+                                                 for r in rows))
+    print(f"{len(rows)} cases in {corpus_path(args.version).name}", file=sys.stderr)
+    return 0 if os.environ.get("CG_ALLOW_BROKEN") or not broken else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

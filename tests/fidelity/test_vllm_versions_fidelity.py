@@ -1,0 +1,108 @@
+"""cgconfig's plans for whole `vllm serve` lines against each supported vLLM release's own
+engine path.
+
+Each release of ``engines.versions.SUPPORTED["vllm"]`` has a corpus
+(``vllm_version_cases-<version>.jsonl``, recorded by ``record_vllm_versions.py`` from that
+release's unmodified wheel). cgconfig answers every line for that release; the listed
+differences (``known_vllm_version_differences.json``, each explained in docs/fidelity.md) are a
+ratchet: a new difference fails, and so does a listed one that now agrees.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+import compare_vllm_versions as cvv
+
+from cgconfig.engines.versions import SUPPORTED, choose
+
+
+@pytest.mark.parametrize("version", SUPPORTED["vllm"])
+def test_release_corpus_matches_recorded_answers(version: str) -> None:
+    found = cvv.mismatches(version)
+    listed = cvv.known().get(version, {})
+    new = {cid: why for cid, why in found.items() if cid not in listed}
+    fixed = sorted(cid for cid in listed if cid not in found)
+    assert not new, (f"vLLM {version}: {len(new)} cases now differ (first: "
+                     f"{sorted(new.items())[:10]}); inspect with: python "
+                     f"tests/fidelity/compare_vllm_versions.py {version} --ids ID")
+    assert not fixed, (f"vLLM {version}: listed differences now agree {fixed[:10]}: run "
+                       "python tests/fidelity/compare_vllm_versions.py --update-known")
+    moved = {cid: (listed[cid], why) for cid, why in found.items()
+             if cid in listed and listed[cid] != why}
+    assert not moved, f"vLLM {version}: listed differences changed category: {moved}"
+
+
+@pytest.mark.parametrize("version", SUPPORTED["vllm"])
+def test_release_corpus_size_agreement_and_provenance(version: str) -> None:
+    cases = cvv.load(version)
+    assert len(cases) >= 150
+    assert {c["vllm_version"] for c in cases} == {version}
+    plans_ok, plans, refusals_ok, refusals = cvv.agreement(version)
+    assert plans_ok >= 0.995 * plans and refusals_ok >= 0.995 * refusals
+    assert refusals >= 5  # the corpus does hold lines the release refuses
+    words = {w.split("=")[0] for c in cases for w in c["argv"]}
+    for flag in ("--max-num-seqs", "--max-num-batched-tokens", "--compilation-config",
+                 "--speculative-config", "--attention-backend"):
+        assert flag in words, flag
+    assert {c["sm"] for c in cases} == {80, 89, 90, 100}
+
+
+def test_releases_differ_where_vllm_changed() -> None:
+    """The corpora themselves show what moved between releases (so a test that compares a
+    release with itself cannot pass here): the default grid of a Blackwell server with
+    ``--max-num-seqs 1024`` is 51 sizes before 0.28 and 83 from 0.31, as the issue's logs say."""
+    from cgconfig.api import request_from_argv, resolve_request
+
+    line = ["--gpu-sm", "100", "--gpu-memory-gib", "180", "vllm", "serve", "org/dense-8b",
+            "--max-num-seqs", "1024", "--max-num-batched-tokens", "8192"]
+    counts = {}
+    for version in ("0.20.2", "0.27.1", "0.28.0", "0.33.0"):
+        plan = resolve_request(request_from_argv(
+            line, environ={}, engine_version=choose("vllm", version, "test")))
+        counts[version] = len(plan.to_dict()["capture"]["decode"]["sizes"])
+    assert counts["0.20.2"] == counts["0.27.1"] == 51
+    assert counts["0.33.0"] == 83 and counts["0.28.0"] > 51
+
+
+def test_releases_outside_the_range_are_refused_in_one_line() -> None:
+    """vLLM 0.11 and older (another era of CUDA-graph defaults) and anything past the newest
+    series are refused with one line naming the supported range; a release between two
+    supported ones is answered by the nearer older one, with a note."""
+    from cgconfig.engines.versions import supported_range
+
+    for requested in ("0.11.0", "0.10.2", "0.19.1", "0.34.0"):
+        with pytest.raises(ValueError) as refused:
+            choose("vllm", requested, "--engine-version")
+        message = str(refused.value)
+        assert "\n" not in message and supported_range("vllm") in message
+        assert supported_range("vllm") == "vLLM 0.20.2 to 0.33.0"
+    between = choose("vllm", "0.27.0", "--engine-version")
+    assert between.version == "0.26.0" and between.note is not None
+    assert choose("vllm", "0.33.1", "docker tag").version == "0.33.0"
+
+
+def test_release_facts_are_data_with_sources() -> None:
+    """Each behaviour that moved names the release it starts in (inside the supported range)
+    and the vLLM file it is read from; the model-runner table names supported releases; the
+    runner a dense line gets moves where the releases' code says."""
+    from cgconfig.dialects import vllm_releases as releases
+
+    for behaviour, (first, source) in releases.SINCE.items():
+        assert releases.at_least("0.33.0", first) and releases.at_least(first, "0.21.0"), \
+            behaviour
+        assert source.split()[0].endswith(".py"), (behaviour, source)
+    assert set(releases.V2_MODEL_RULES) <= set(SUPPORTED["vllm"])
+    assert releases.has("0.28.0", "blackwell_ceiling") and not releases.has("0.27.1",
+                                                                            "blackwell_ceiling")
+    dense = dict(model_arch="LlamaForCausalLM", moe=False, hybrid=False, spec_method=None,
+                 stock_torch_compile=False)
+    runners = [releases.uses_v2_runner(v, **dense) for v in SUPPORTED["vllm"]]
+    assert runners[:3] == [False, False, False] and all(runners[3:])
+    ngram = dict(dense, spec_method="ngram")
+    assert [v for v in SUPPORTED["vllm"] if releases.uses_v2_runner(v, **ngram)] == \
+        ["0.32.0", "0.33.0"]
