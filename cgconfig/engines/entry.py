@@ -254,8 +254,33 @@ def _next_candidate(words: list[str], i: int) -> int:
     return i + 1
 
 
+#: Container images whose own entrypoint is an engine's: ``docker run vllm/vllm-openai:TAG
+#: --model M`` runs ``vllm serve --model M`` (vLLM's docs, "Using Docker"). Repository (the
+#: image name without registry host and tag) → (dialect, the entrypoint).
+IMAGE_ENTRYPOINTS: dict[str, tuple[str, str]] = {"vllm/vllm-openai": ("vllm", "vllm serve")}
+
+
+def _image_entrypoint(words: list[str], i: int) -> tuple[str, str, int] | None:
+    """(dialect, program text, index of the first engine argument) when words[i] is an image
+    of :data:`IMAGE_ENTRYPOINTS` run by a container runner before it."""
+    word = words[i]
+    if word[:1] == "-" or "/" not in word:
+        return None
+    name = word.split("@", 1)[0]
+    if ":" in name.rsplit("/", 1)[-1]:
+        name = name.rsplit(":", 1)[0]
+    parts = name.split("/")
+    repo = "/".join(parts[-2:]) if len(parts) >= 2 else name
+    found = IMAGE_ENTRYPOINTS.get(repo)
+    if found is None or _container_env(words[:i]) is None:
+        return None
+    return found[0], f"{word} (entrypoint {found[1]})", i + 1
+
+
 def find_entry_point(line: str | Sequence[str]) -> EntryPoint | None:
-    """The first engine entry point in ``line`` (a string or shell words), or ``None``."""
+    """The first engine entry point in ``line`` (a string or shell words), or ``None``. Without
+    an explicit one, an engine image run by a container runner with no ``--entrypoint`` of its
+    own starts its engine (:data:`IMAGE_ENTRYPOINTS`)."""
     words = tokenize(line)
     i = 0
     while i < len(words):
@@ -263,17 +288,26 @@ def find_entry_point(line: str | Sequence[str]) -> EntryPoint | None:
         if not found:
             i = _next_candidate(words, i)
             continue
-        dialect, program, start = found
-        env, first, inherit, unset = _env_before(words, i)
-        container = _container_env(words[:first])
-        passed: tuple[str, ...] = ()
-        if container is not None:  # a fresh environment: -e words, then the prefixes
-            env, passed, inherit = {**container[0], **env}, container[1], False
-        return EntryPoint(dialect=dialect, program=program, env=env,
-                          argv=_engine_argv(dialect, program, words[start:]), start=first,
-                          inherit=inherit, unset=unset, passed=passed, program_at=i,
-                          args_at=start)
+        return _entry(words, i, found)
+    for i in range(len(words)):
+        found = _image_entrypoint(words, i)
+        if found is not None:
+            overridden = any(w == "--entrypoint" or w.startswith("--entrypoint=") for w in words[:i])
+            return None if overridden else _entry(words, i, found)
     return None
+
+
+def _entry(words: list[str], i: int, found: tuple[str, str, int]) -> EntryPoint:
+    dialect, program, start = found
+    env, first, inherit, unset = _env_before(words, i)
+    container = _container_env(words[:first])
+    passed: tuple[str, ...] = ()
+    if container is not None:  # a fresh environment: -e words, then the prefixes
+        env, passed, inherit = {**container[0], **env}, container[1], False
+    return EntryPoint(dialect=dialect, program=program, env=env,
+                      argv=_engine_argv(dialect, program, words[start:]), start=first,
+                      inherit=inherit, unset=unset, passed=passed, program_at=i,
+                      args_at=start)
 
 
 #: Program names (a path's last part) that can start an entry point.
@@ -287,6 +321,7 @@ def might_have_entry_point(words: Sequence[str]) -> bool:
         if word[:1] == "-" or word[:1].isdigit():
             continue  # flags and numbers: most words of a cgconfig line
         base = word.rsplit("/", 1)[-1]
-        if base in _PROGRAMS or base.startswith("python"):
+        if base in _PROGRAMS or base.startswith("python") or any(
+                base.startswith(image.rsplit("/", 1)[-1]) for image in IMAGE_ENTRYPOINTS):
             return True
     return False

@@ -238,5 +238,9 @@ def engine_version_of(split: ArgvSplit, engine: str, environ: Mapping[str, str] 
     from cgconfig.engines.version_source import select
 
     flag = split.parts.get(VERSION_PART)
+    wrapper = list(split.wrapper)
+    entry = split.entry
+    if entry is not None and entry.program_at < len(split.line):
+        wrapper.append(split.line[entry.program_at])  # an image whose entrypoint is the engine's
     return select(engine, flag=flag.tokens[0] if flag is not None else None, environ=environ,
-                  log_version=log_version, wrapper=split.wrapper)
+                  log_version=log_version, wrapper=wrapper)

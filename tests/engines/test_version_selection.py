@@ -156,3 +156,23 @@ def test_verify_answers_for_the_version_the_log_prints(printed: str, tmp_path) -
     note = verdict.comparison.version_note
     assert ("the plan uses this version's rules" in note) == (printed == "same")
     assert ("nearest older supported" in note) == (printed != "same")
+
+
+def test_vllm_image_runs_vllm_serve_as_its_entrypoint() -> None:
+    """vLLM's docs ("Using Docker", https://docs.vllm.ai/en/stable/deployment/docker.html) run
+    ``docker run ... vllm/vllm-openai:TAG --model M``: the image's entrypoint is ``vllm serve``,
+    so the words after the image are vLLM's and its tag names the release."""
+    line = ("docker run --runtime nvidia --gpus all -v /hf:/root/.cache/huggingface -p 8000:8000 "
+            "--ipc=host vllm/vllm-openai:v0.27.1 --model mistralai/Mistral-7B-v0.1 "
+            "--max-num-seqs 64").split()
+    request = request_from_argv(line)
+    assert request.dialect == "vllm"
+    assert request.engine_version is not None
+    assert (request.engine_version.version, request.engine_version.source) == (
+        "0.27.1", "docker image vllm/vllm-openai:v0.27.1")
+    assert request.facts["model_path"] == "mistralai/Mistral-7B-v0.1"
+
+
+def test_an_image_name_outside_a_container_runner_is_not_an_entry_point() -> None:
+    with pytest.raises(InputError):
+        request_from_argv(["vllm/vllm-openai:v0.27.1", "--model", "m"])
