@@ -104,7 +104,10 @@ TEXT_SUBCONFIGS = ("thinker_config", "llm_config", "language_config", "text_conf
 
 
 #: The model-shape facts read from the config (:func:`shape`).
-SHAPE_KEYS = ("model_kv_heads", "no_vision_config", "vision_num_layers", "vision_hidden_size")
+SHAPE_KEYS = ("model_kv_heads", "no_vision_config", "vision_num_layers", "vision_hidden_size",
+              "model_num_experts")
+#: Config keys that count a model's experts (vLLM's ``ModelArchConfig.num_experts``).
+EXPERT_KEYS = ("num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts")
 
 
 def _count(value: Any) -> int | None:
@@ -115,7 +118,8 @@ def shape(config: Mapping[str, Any]) -> dict[str, tuple[str, int | bool]]:
     """What SGLang 0.5.23 reads of the model's size from its config, by fact name, each with
     the dotted config key it came from: the text config's ``num_key_value_heads``
     (``get_hf_text_config``), whether there is no ``vision_config``, and its
-    ``num_hidden_layers`` and ``hidden_size`` (``memory_hook.adjust_mem_fraction_for_vlm``).
+    ``num_hidden_layers`` and ``hidden_size`` (``memory_hook.adjust_mem_fraction_for_vlm``), and
+    the expert count vLLM's ``ModelConfig.is_moe`` reads.
     A count that is missing or not a positive integer gives nothing (the consumers take
     SGLang's defaults); an empty config gives nothing at all."""
     if not config:
@@ -131,8 +135,20 @@ def shape(config: Mapping[str, Any]) -> dict[str, tuple[str, int | bool]]:
         "vision_num_layers": ("vision_config.num_hidden_layers",
                               _count(vision.get("num_hidden_layers"))),
         "vision_hidden_size": ("vision_config.hidden_size", _count(vision.get("hidden_size"))),
+        "model_num_experts": _experts(config, text, text_key),
     }
     return {name: (place, value) for name, (place, value) in found.items() if value is not None}
+
+
+def _experts(config: Mapping[str, Any], text: Mapping[str, Any],
+             text_key: str | None) -> tuple[str, int | None]:
+    """(dotted key, count) of the first positive expert count in the config, then in its text
+    config (``vllm/config/model.py:ModelConfig.is_moe``)."""
+    for doc, prefix in ((config, ""), (text, f"{text_key}." if text_key else "")):
+        for key in EXPERT_KEYS:
+            if _count(doc.get(key)) is not None:
+                return prefix + key, _count(doc.get(key))
+    return "num_experts", None
 
 
 def text_config(config: Mapping[str, Any]) -> tuple[Mapping[str, Any], str | None]:

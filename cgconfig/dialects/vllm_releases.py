@@ -75,10 +75,6 @@ _V1_SPEC_METHODS: dict[str, tuple[str, ...]] = {
 _V2_STOCK_TORCH_COMPILE_SINCE = "0.32.0"
 
 
-#: config.json keys vLLM reads as the number of experts (``ModelArchConfig.num_experts``).
-_EXPERT_KEYS = ("num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts")
-
-
 def _key(version: str) -> tuple[int, ...]:
     key = version_key(version)
     if key is None:  # versions.SUPPORTED holds release numbers only
@@ -115,16 +111,6 @@ def release_of(engine_version: Any) -> str:
     if engine_version is not None and getattr(engine_version, "engine", None) == "vllm":
         return str(engine_version.version)
     return newest("vllm")
-
-
-def is_moe(config: dict[str, Any]) -> bool:
-    """``ModelConfig.is_moe``: the model's config (or its text config) names experts."""
-    for doc in (config, config.get("text_config")):
-        if isinstance(doc, dict) and any(
-                isinstance(doc.get(k), int) and not isinstance(doc.get(k), bool) and doc[k] > 0
-                for k in _EXPERT_KEYS):
-            return True
-    return False
 
 
 def _v2_model(version: str, arch: str | None, moe: bool, hybrid: bool) -> bool:

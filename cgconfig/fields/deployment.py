@@ -255,6 +255,12 @@ class DeploymentFacts(BaseModel):
     (``memory_hook.adjust_mem_fraction_for_vlm``). Unset: read with the model's config; without
     one the encoder is taken to be there, with ViT-L/14's size."""
 
+    model_num_experts: PositiveInt | None = None
+    """Experts per MoE layer, the first positive count among ``num_experts``,
+    ``num_local_experts``, ``n_routed_experts`` and ``moe_num_experts`` in the model's config or
+    its text config (vLLM's ``ModelConfig.is_moe``: the releases that default to Model Runner V2
+    for MoE models read it). Unset: read with the model's config; a dense model without one."""
+
     vision_num_layers: PositiveInt | None = None
     """Layers of the model's vision encoder (``vision_config.num_hidden_layers``); SGLang's
     memory heuristic for a multimodal model reads it. Unset: read with the model's config

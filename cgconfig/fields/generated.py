@@ -187,6 +187,8 @@ SPECS: tuple[FieldSpec, ...] = (
               doc="The model's KV heads in all (num_key_value_heads of its text config); SGLang's ROCm attention-backend choice for an MLA model reads them per rank (aiter takes 16 or 128). Unset: read with the model's config; unknown without one."),
     FieldSpec('facts.no_vision_config', 'bool', False,
               doc="The model's config has no vision_config: SGLang's memory heuristic then leaves mem_fraction_static of a multimodal model as it is (memory_hook.adjust_mem_fraction_for_vlm). Unset: read with the model's config; without one the encoder is taken to be there, with ViT-L/14's size."),
+    FieldSpec('facts.model_num_experts', 'int', None, optional=True, gt=0.0,
+              doc="Experts per MoE layer, the first positive count among num_experts, num_local_experts, n_routed_experts and moe_num_experts in the model's config or its text config (vLLM's ModelConfig.is_moe: the releases that default to Model Runner V2 for MoE models read it). Unset: read with the model's config; a dense model without one."),
     FieldSpec('facts.vision_num_layers', 'int', None, optional=True, gt=0.0,
               doc="Layers of the model's vision encoder (vision_config.num_hidden_layers); SGLang's memory heuristic for a multimodal model reads it. Unset: read with the model's config (SGLang takes 24 when the config has none)."),
     FieldSpec('facts.vision_hidden_size', 'int', None, optional=True, gt=0.0,

@@ -25,7 +25,6 @@ from cgconfig.limits import quote
 from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.resolve.request import DialectDefault, ResolveRequest
 from cgconfig.sources.contribution import Contribution
-from cgconfig.sources.model_config import lookup_config, read_config
 from cgconfig.sources.split import Arg
 from cgconfig.sources.vllm_argv import COMPILATION_MODES, CcValue, VllmInput, parse_vllm_argv
 from cgconfig.sources.vllm_engine_args import (
@@ -191,12 +190,10 @@ def _runner(vin: VllmInput, engine: EngineArgs, level_mode: str) -> Callable[[Dr
     stock = vin.compilation_mode(level_mode) == COMPILATION_MODES["STOCK_TORCH_COMPILE"]
 
     def pick(draft: Draft) -> bool:
-        path = lookup_config(draft.facts.get("model_path"))
-        config = read_config(path).data if path else {}
         arch = draft.facts.get("model_arch")
         return releases.uses_v2_runner(
             engine.release, model_arch=arch if isinstance(arch, str) else None,
-            moe=releases.is_moe(config), hybrid=arch in vllm_attention.HYBRID_ARCHS,
+            moe=draft.facts.get("model_num_experts") is not None, hybrid=arch in vllm_attention.HYBRID_ARCHS,
             spec_method=method if isinstance(method, str) else None,
             stock_torch_compile=stock)
 

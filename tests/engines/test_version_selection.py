@@ -162,9 +162,10 @@ def test_vllm_image_runs_vllm_serve_as_its_entrypoint() -> None:
     """vLLM's docs ("Using Docker", https://docs.vllm.ai/en/stable/deployment/docker.html) run
     ``docker run ... vllm/vllm-openai:TAG --model M``: the image's entrypoint is ``vllm serve``,
     so the words after the image are vLLM's and its tag names the release."""
-    line = ("docker run --runtime nvidia --gpus all -v /hf:/root/.cache/huggingface -p 8000:8000 "
-            "--ipc=host vllm/vllm-openai:v0.27.1 --model mistralai/Mistral-7B-v0.1 "
-            "--max-num-seqs 64").split()
+    line = ["docker", "run", "--runtime", "nvidia", "--gpus", "all", "-v",
+            "/hf:/root/.cache/huggingface", "-p", "8000:8000", "--ipc=host",
+            "vllm/vllm-openai:v0.27.1", "--model", "mistralai/Mistral-7B-v0.1",
+            "--max-num-seqs", "64"]
     request = request_from_argv(line)
     assert request.dialect == "vllm"
     assert request.engine_version is not None
