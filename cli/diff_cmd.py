@@ -53,17 +53,23 @@ def _versions(rest: list[str]) -> tuple[dict[str, str], list[str]]:
             kept.append(rest[index])
             index += 1
             continue
-        if not eq:
-            if index + 1 >= len(rest):
-                raise InputError(f"{name} needs a version", where="diff",
-                                 hint=f"{name} sglang==0.5.20")
-            value = rest[index + 1]
-            index += 1
-        if name in versions:
+        value, index = _value(rest, index, eq, value, "a version", f"{name} sglang==0.5.20")
+        if name[:3] in versions:
             raise InputError(f"{name} given twice", where="diff")
         versions[name[:3]] = value
         index += 1
     return versions, kept
+
+
+def _value(rest: list[str], index: int, eq: str, inline: str, what: str,
+           hint: str) -> tuple[str, int]:
+    """The value of the option at ``rest[index]``: written after ``=``, else the next word
+    (``index`` then moves onto it)."""
+    if eq:
+        return inline, index
+    if index + 1 >= len(rest):
+        raise InputError(f"{rest[index].partition('=')[0]} needs {what}", where="diff", hint=hint)
+    return rest[index + 1], index + 1
 
 
 def _parse(argv: list[str]) -> tuple[str, list[tuple[str, str]]]:
@@ -98,12 +104,8 @@ def _parse_sides(fmt: str, rest: list[str]) -> tuple[str, list[tuple[str, str]]]
         token = rest[index]
         name, eq, value = token.partition("=")
         if name in ("--a", "--b"):
-            if not eq:
-                if index + 1 >= len(rest):
-                    raise InputError(f"{name} needs a launch line", where="diff",
-                                     hint=f'quote it: {name} "--tp-size 8 ..."')
-                value = rest[index + 1]
-                index += 1
+            value, index = _value(rest, index, eq, value, "a launch line",
+                                  f'quote it: {name} "--tp-size 8 ..."')
             if name in lines:
                 raise InputError(f"{name} given twice", where="diff")
             lines[name] = value

@@ -377,3 +377,9 @@ def test_explain_json_loads_no_torch_rich_console_or_yaml(tmp_path) -> None:
     assert result["rc"] == 0
     for module in ("torch", "rich.console", "yaml"):
         assert module not in result["heavy"]
+
+
+def test_diff_version_given_twice_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diff", "--a-version", "0.5.20", "--a-version", "0.5.21", "--tp-size", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--a-version given twice" in err
