@@ -203,6 +203,12 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
         from cgconfig.sources.sglang_version_flags import check_sglang_spellings
 
         check_sglang_spellings(sglang_part.tokens, version)
+    elif engine == "vllm" and entry is not None:  # the release's own `vllm serve` parser
+        from cgconfig.sources.vllm_version_flags import check_vllm_spellings
+
+        check_vllm_spellings((arg.name for part in ("vllm", "vllm_engine")
+                              for arg in split.parts.get(part, Part()).args or () if arg.name),
+                             version)
     sglang = SglangArgv(sglang_part.tokens, allow_positionals=allow_positionals,
                         ignore_unknown=ignore_unknown,
                         engine=engine if entry is not None else "sglang", dialect=engine,
