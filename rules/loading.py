@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from cgconfig.rules.cache import read_cache
-from cgconfig.rules.ruleset import CompiledRule, RuleSet
+from cgconfig.rules.compiled import CompiledRule
+from cgconfig.rules.ruleset import RuleSet
 
 _SHIPPED: list[RuleSet] = []
 
