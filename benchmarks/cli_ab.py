@@ -6,7 +6,13 @@ each, with the ratio B/A. Use it to check a change against the commit before it:
 
     git worktree add /tmp/base <commit> && python3 -m venv /tmp/base/.venv \\
         && /tmp/base/.venv/bin/pip install -q -e /tmp/base
-    python benchmarks/cli_ab.py --a /tmp/base/.venv/bin/cgconfig --b .venv/bin/cgconfig [--runs 21]
+    python3 -m venv /tmp/new && /tmp/new/bin/pip install -q -e .
+    python benchmarks/cli_ab.py --a /tmp/base/.venv/bin/cgconfig --b /tmp/new/bin/cgconfig [--runs 21]
+
+Make both installs the same way (same packages, same kind of install): every import searches
+the environment's ``sys.path``, so a venv that also holds torch and the test tools is slower
+for reasons that are not the code's. With ``PYTHONDONTWRITEBYTECODE`` set, every run compiles
+the sources again and the ratio measures source size; unset it for the figure users see.
 """
 
 from __future__ import annotations
