@@ -24,6 +24,7 @@ from typing import Any
 
 from cgconfig.api import request_from_argv, resolve_request
 from cgconfig.dialects.vllm_modes import phases_to_mode
+from cgconfig.engines.versions import EngineVersion
 from cgconfig.errors import CgConfigError
 
 HERE = Path(__file__).parent
@@ -71,9 +72,11 @@ def expected(case: dict[str, Any]) -> dict[str, Any]:
             "sizes": [] if mode == "NONE" else answer["cudagraph_capture_sizes"]}
 
 
-def outcome(case: dict[str, Any]) -> dict[str, Any]:
+def outcome(case: dict[str, Any], engine_version: EngineVersion | None = None) -> dict[str, Any]:
+    """cgconfig's answer for a case, as vLLM ``engine_version`` (None: the newest)."""
     try:
-        plan = resolve_request(request_from_argv(cgconfig_argv(case), environ={})).to_dict()
+        request = request_from_argv(cgconfig_argv(case), environ={}, engine_version=engine_version)
+        plan = resolve_request(request).to_dict()
     except CgConfigError as exc:
         return {"refused": True, "error": str(exc)}
     capture = plan["capture"]
@@ -82,9 +85,9 @@ def outcome(case: dict[str, Any]) -> dict[str, Any]:
     return {"refused": False, "mode": mode, "sizes": [] if mode == "NONE" else sizes}
 
 
-def mismatch(case: dict[str, Any]) -> str | None:
+def mismatch(case: dict[str, Any], engine_version: EngineVersion | None = None) -> str | None:
     """The category of the difference, or None when cgconfig agrees."""
-    want, got = expected(case), outcome(case)
+    want, got = expected(case), outcome(case, engine_version)
     if want["refused"] != got["refused"]:
         return "refused-by-vllm" if want["refused"] else "refused-by-cgconfig"
     if want["refused"]:

@@ -23,10 +23,7 @@ from typing import Any
 
 import compare_vllm_engine as cve
 
-from cgconfig.api import request_from_argv, resolve_request
-from cgconfig.dialects.vllm_modes import phases_to_mode
 from cgconfig.engines.versions import SUPPORTED, choose
-from cgconfig.errors import CgConfigError
 
 HERE = Path(__file__).parent
 KNOWN = HERE / "known_vllm_version_differences.json"
@@ -48,30 +45,13 @@ def load(version: str) -> list[dict[str, Any]]:
 
 
 def outcome(case: dict[str, Any]) -> dict[str, Any]:
-    version = choose("vllm", case["vllm_version"], "corpus")
-    try:
-        request = request_from_argv(cve.cgconfig_argv(case), environ={}, engine_version=version)
-        plan = resolve_request(request).to_dict()
-    except CgConfigError as exc:
-        return {"refused": True, "error": str(exc)}
-    capture = plan["capture"]
-    mode = phases_to_mode(capture["decode"]["backend"], capture["prefill"]["backend"]).mode.name
-    sizes = capture["decode"]["sizes"] or capture["prefill"]["sizes"]
-    return {"refused": False, "mode": mode, "sizes": [] if mode == "NONE" else sizes}
+    """cgconfig's answer for a case, as the release the case was recorded from."""
+    return cve.outcome(case, choose("vllm", case["vllm_version"], "corpus"))
 
 
 def mismatch(case: dict[str, Any]) -> str | None:
     """The category of the difference, or None when cgconfig agrees."""
-    want, got = cve.expected(case), outcome(case)
-    if want["refused"] != got["refused"]:
-        return "refused-by-vllm" if want["refused"] else "refused-by-cgconfig"
-    if want["refused"]:
-        return None
-    if want["mode"] != got["mode"]:
-        return f"mode {want['mode']} != {got['mode']}"
-    if want["sizes"] != got["sizes"]:
-        return "sizes"
-    return None
+    return cve.mismatch(case, choose("vllm", case["vllm_version"], "corpus"))
 
 
 @cache
