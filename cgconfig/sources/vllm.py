@@ -94,13 +94,14 @@ def _speculative(vin: VllmInput, engine: EngineArgs, *, whole_engine: bool) -> N
     speculative config; ``--spec-tokens`` without a method or model is ``SpeculativeConfig``'s
     refusal."""
     if vin.speculative is not None and whole_engine:
-        check_speculative(*vin.speculative, "--speculative-config")
+        check_speculative(*vin.speculative, "--speculative-config", engine.release)
     if whole_engine:
         check_async(vin.speculative[0] if vin.speculative is not None else engine.spec_method,
                     engine)
     if engine.spec_tokens is None:
         return
-    check_speculative(engine.spec_method, engine.spec_model, True, "--spec-tokens")
+    check_speculative(engine.spec_method, engine.spec_model, True, "--spec-tokens",
+                      engine.release)
     vin.num_speculative_tokens = engine.spec_tokens
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cgconfig.engines.versions import newest, version_key
+from cgconfig.engines.versions import label, newest, version_key
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.values import looks_human_int, parse_human_int, parse_int
 from cgconfig.limits import quote
@@ -76,14 +76,15 @@ class EngineArgs:
                 and self.data_parallel_size > 1)
 
 
-def _level(text: str, name: str) -> int:
+def _level(text: str, name: str, release: str) -> int:
     try:
         value = int(text)
     except ValueError:
         value = -1
     if value not in LEVEL_DEFAULTS:
         raise InputError(f"optimization level must be one of 0, 1, 2, 3, got {quote(text)} "
-                         "(vLLM 0.33.0 VllmConfig)", where=name, allowed="0, 1, 2, 3")
+                         f"({label('vllm', release)} VllmConfig)", where=name,
+                         allowed="0, 1, 2, 3")
     return value
 
 
@@ -97,7 +98,7 @@ def read_engine_args(args: list[tuple[str, str, list[str]]],
         if dest in _CHOICE_DESTS and values:
             _check_choice(name, value, out.release)
         if dest == "optimization_level":
-            out.optimization_level = _level(value, name)
+            out.optimization_level = _level(value, name, out.release)
             out.level_source = f"{name} {value}" if not name.startswith("-O") or \
                 name in ("-O", "--optimization-level") else name
         elif dest == "attention_backend" and values:
@@ -164,7 +165,8 @@ _NO_DRAFT_MODEL = ("ngram", "[ngram]", "ngram_gpu", "suffix", "extract_hidden_st
                    "dspark")
 
 
-def check_speculative(method: object, model: object, tokens_given: bool, where: str) -> None:
+def check_speculative(method: object, model: object, tokens_given: bool, where: str,
+                      release: str) -> None:
     """``SpeculativeConfig.__post_init__``'s refusal: speculative tokens without a draft model
     for a method that needs one (EAGLE, EAGLE-3, draft_model...)."""
     if model is not None or not tokens_given:
@@ -176,7 +178,7 @@ def check_speculative(method: object, model: object, tokens_given: bool, where: 
         return
     if name == "custom_class":
         raise InputError("method='custom_class' requires 'model' to contain the custom proposer "
-                         "module path (vLLM 0.33.0 SpeculativeConfig)", where=where)
+                         f"module path ({label('vllm', release)} SpeculativeConfig)", where=where)
     raise InputError("num_speculative_tokens was provided but without speculative model "
-                     f"(method {name}; vLLM 0.33.0 SpeculativeConfig)", where=where,
+                     f"(method {name}; {label('vllm', release)} SpeculativeConfig)", where=where,
                      hint="name the draft model (\"model\" / --spec-model)")
