@@ -54,7 +54,7 @@ def rule_ids() -> list[str]:
 
         packs = PACK_DIR
     ids: list[str] = []
-    for path in sorted(packs.glob("*.yaml")):
+    for path in sorted(packs.glob("*/*.yaml"), key=lambda p: p.name):
         ids += _RULE_ID.findall(path.read_text(encoding="utf-8"))
     return ids
 

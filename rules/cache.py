@@ -59,8 +59,10 @@ _OURS = re.compile(r"\.?packs-[0-9A-Za-z.+_-]{1,40}-[0-9a-f]{32}\.json(?:\.[0-9]
 
 
 def shipped_pack_files() -> list[Path]:
-    """The shipped packs in application order (their file names start with a number)."""
-    return sorted(p for p in PACK_DIR.glob("*.yaml") if p.name != CAPABILITIES_FILE.name)
+    """The shipped packs in application order (their file names start with a number), from one
+    folder per engine (``packs/sglang/``; ``packs/core/`` for packs every engine runs), each
+    pack declaring that engine (the loader checks it)."""
+    return sorted(PACK_DIR.glob("*/*.yaml"), key=lambda p: (p.name, p.parent.name))
 
 
 def cache_key() -> str | None:

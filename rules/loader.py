@@ -149,6 +149,14 @@ def check_rule(rule: Rule) -> list[str]:
     return errors
 
 
+def _in_its_engine_folder(pack: RulePack, path: Path) -> RulePack:
+    """A shipped pack sits in the folder of the engine it declares (``packs/sglang/``)."""
+    if pack.engine != path.parent.name:
+        raise InputError(f"declares engine: {pack.engine} but sits in packs/{path.parent.name}/",
+                         where=str(path), hint=f"move it to rules/packs/{pack.engine}/")
+    return pack
+
+
 def load_pack_file(path: Path | str, *, check: bool = True) -> RulePack:
     """Read and validate one pack; errors carry ``file:line``."""
     from cgconfig.docio import read_document
@@ -200,7 +208,7 @@ def shipped_packs() -> tuple[list[RulePack], CapabilityTable | None]:
             return packs, caps
         except (KeyError, TypeError, ValidationError):
             pass
-    packs = [load_pack_file(f) for f in shipped_pack_files()]
+    packs = [_in_its_engine_folder(load_pack_file(f), f) for f in shipped_pack_files()]
     caps = load_capabilities(CAPABILITIES_FILE) if CAPABILITIES_FILE.exists() else None
     _write_cache(packs, caps)
     return packs, caps

@@ -148,7 +148,7 @@ def test_sglang_lines_still_run_sglang_steps(spy: dict[str, Any]) -> None:
 def test_every_shipped_pack_declares_its_engine() -> None:
     from cgconfig.rules.loader import PACK_DIR, load_pack_file
 
-    for path in sorted(Path(PACK_DIR).glob("*.yaml")):
+    for path in sorted(Path(PACK_DIR).glob("*/*.yaml")):
         if path.name == "capabilities.yaml":
             continue
         pack = load_pack_file(path)

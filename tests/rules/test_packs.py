@@ -177,3 +177,26 @@ def test_contains_rejects_a_non_list_path_and_a_bad_item(tmp_path) -> None:
         target.write_text(base.replace("PATH", path_text).replace("VALUE", value))
         with pytest.raises(InputError, match=message):
             load_pack_file(target)
+
+
+def test_shipped_packs_sit_in_their_engine_folder() -> None:
+    assert shipped_pack_files()
+    for path in shipped_pack_files():
+        assert path.parent.parent == cache.PACK_DIR
+        assert load_pack_file(path).engine == path.parent.name, path
+
+
+def test_a_shipped_pack_in_another_engine_folder_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cgconfig.rules import loader
+
+    folder = tmp_path / "packs" / "vllm"
+    folder.mkdir(parents=True)
+    source = next(p for p in shipped_pack_files() if load_pack_file(p).engine == "sglang")
+    (folder / source.name).write_text(source.read_text())
+    monkeypatch.setattr(cache, "PACK_DIR", tmp_path / "packs")
+    monkeypatch.setattr(loader, "shipped_pack_files", cache.shipped_pack_files)
+    monkeypatch.setattr(loader, "read_cache", lambda: None)
+    monkeypatch.setattr(loader, "write_cache", lambda data: None)
+    with pytest.raises(InputError, match="declares engine: sglang but sits in packs/vllm/"):
+        loader.shipped_packs()
