@@ -185,7 +185,7 @@ def test_the_key_follows_content_not_metadata(tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     packs = _pack_copy(tmp_path, monkeypatch)
     before = cache.cache_key()
-    target = sorted(packs.glob("[0-9]*.yaml"))[0]
+    target = sorted(packs.glob("*/[0-9]*.yaml"))[0]
     info = target.stat()
     data = bytearray(target.read_bytes())
     data[-2] = ord("x") if data[-2] != ord("x") else ord("y")  # same size
