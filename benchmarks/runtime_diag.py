@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib.util
 import json
 import statistics
-import sys
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -28,18 +26,9 @@ from types import ModuleType
 from typing import Any
 
 import torch
+from runtime_profile import load_bench  # the one loader of runtime_bench.py (same folder)
 
 HERE = Path(__file__).resolve().parent
-
-
-def load_bench() -> ModuleType:
-    """benchmarks/runtime_bench.py as a module (workloads, hand-made steps, timing)."""
-    spec = importlib.util.spec_from_file_location("runtime_bench", HERE / "runtime_bench.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["runtime_bench"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def ratios(samples: dict[str, list[float]], base: str) -> dict[str, float]:

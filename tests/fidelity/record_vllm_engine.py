@@ -55,12 +55,15 @@ def _zygote_key(case: dict[str, Any]) -> str:
     return json.dumps([case["platform"], case["sm"], sorted(case["env"].items())])
 
 
-def _run(oracle: Path, cases: list[dict[str, Any]], out: dict[int, dict[str, Any]],
-         lock: threading.Lock) -> None:
+def run_batch(oracle: Path, cases: list[dict[str, Any]], out: dict[int, dict[str, Any]],
+              lock: threading.Lock, version: str | None = None) -> None:
+    """Answer ``cases`` with one oracle process (``version``: the vLLM release it runs, the
+    oracle's ``ORACLE_VLLM_VERSION``; None: its default) and store each answer by id."""
     python = oracle / "vendor" / "venv" / "bin" / "python"
+    env = {"CG_MAIN": str(HERE.parent.parent), "PATH": "/usr/bin:/bin",
+           **({"ORACLE_VLLM_VERSION": version} if version else {})}
     proc = subprocess.Popen([str(python), str(oracle / "vllm_engine_oracle.py"), "--batch", "-"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            env={"CG_MAIN": str(HERE.parent.parent), "PATH": "/usr/bin:/bin"})
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
     assert proc.stdin and proc.stdout
     feed = "".join(json.dumps(oracle_line(c)) + "\n" for c in cases)
     threading.Thread(target=lambda: (proc.stdin.write(feed), proc.stdin.close()),  # type: ignore[union-attr]
@@ -116,7 +119,7 @@ def main() -> int:
         recorded = [json.loads(line) for line in CASES.read_text().splitlines()]
         twins = sorted(ablations(recorded, args.ablate), key=_zygote_key)
         answers: dict[int, dict[str, Any]] = {}
-        _run(args.oracle, twins, answers, threading.Lock())
+        run_batch(args.oracle, twins, answers, threading.Lock())
         ABLATIONS.write_text("".join(json.dumps(dict(t, answer=_trim(answers[t["id"]])),
                                                 sort_keys=True) + "\n"
                                      for t in twins if t["id"] in answers))
@@ -133,7 +136,7 @@ def main() -> int:
         min(shares, key=len).extend(group)
     answers: dict[int, dict[str, Any]] = {}
     lock = threading.Lock()
-    threads = [threading.Thread(target=_run, args=(args.oracle, share, answers, lock))
+    threads = [threading.Thread(target=run_batch, args=(args.oracle, share, answers, lock))
                for share in shares if share]
     for t in threads:
         t.start()

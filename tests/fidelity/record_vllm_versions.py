@@ -24,14 +24,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from record_vllm_engine import _trim, _zygote_key, oracle_line
+from record_vllm_engine import _trim, _zygote_key, run_batch
 from vllm_engine_generate import generate
 
 HERE = Path(__file__).parent
@@ -83,30 +82,12 @@ def cases_for(version: str, n: int, seed: int) -> list[dict[str, Any]]:
     return [dict(c, id=i) for i, c in enumerate(chosen)]
 
 
-def _run(oracle: Path, version: str, cases: list[dict[str, Any]],
-         out: dict[int, dict[str, Any]], lock: threading.Lock) -> None:
-    python = oracle / "vendor" / "venv" / "bin" / "python"
-    env = {"CG_MAIN": str(HERE.parent.parent), "PATH": "/usr/bin:/bin",
-           "ORACLE_VLLM_VERSION": version}
-    proc = subprocess.Popen([str(python), str(oracle / "vllm_engine_oracle.py"), "--batch", "-"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
-    assert proc.stdin and proc.stdout
-    feed = "".join(json.dumps(oracle_line(c)) + "\n" for c in cases)
-    threading.Thread(target=lambda: (proc.stdin.write(feed), proc.stdin.close()),  # type: ignore[union-attr]
-                     daemon=True).start()
-    for line in proc.stdout:
-        answer = json.loads(line)
-        with lock:
-            out[answer["id"]] = answer
-    proc.wait()
-
-
 def _retry(oracle: Path, version: str, error: str) -> int:
     path = corpus_path(version)
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     again = [r for r in rows if (r["answer"]["error"] or "").startswith(error)]
     answers: dict[int, dict[str, Any]] = {}
-    _run(oracle, version, sorted(again, key=_zygote_key), answers, threading.Lock())
+    run_batch(oracle, sorted(again, key=_zygote_key), answers, threading.Lock(), version)
     for row in again:
         row["answer"] = _trim(answers[row["id"]])
     path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
@@ -145,7 +126,7 @@ def main() -> int:
         min(shares, key=len).extend(group)
     answers: dict[int, dict[str, Any]] = {}
     lock = threading.Lock()
-    threads = [threading.Thread(target=_run, args=(args.oracle, args.version, s, answers, lock))
+    threads = [threading.Thread(target=run_batch, args=(args.oracle, s, answers, lock, args.version))
                for s in shares if s]
     for t in threads:
         t.start()
