@@ -25,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 import compare_vllm_engine as cve
-from record_vllm_engine import _run, _trim, _zygote_key
+from record_vllm_engine import _trim, _zygote_key, run_batch
 
 from cgconfig.api import resolve_args
 from cgconfig.cli.launch_args import server_line, vllm_launch_args
@@ -106,7 +106,7 @@ def main() -> int:
         min(shares, key=len).extend(group)
     answers: dict[int, dict[str, Any]] = {}
     lock = threading.Lock()
-    threads = [threading.Thread(target=_run, args=(args.oracle, s, answers, lock)) for s in shares]
+    threads = [threading.Thread(target=run_batch, args=(args.oracle, s, answers, lock)) for s in shares]
     for t in threads:
         t.start()
     for t in threads:
