@@ -2,7 +2,7 @@
 
 The 10,000-step sequence of ``benchmarks/workloads/poisson_sequence.json`` (a continuous-batching
 simulation, see ``make_workloads.py``) is served by two decode runners on one model: one captured
-with SGLang's default list for max_bs 256 (36 sizes, ``cgconfig.dialects.sglang_grid.decode_sizes``), one with
+with SGLang's default list for max_bs 256 (36 sizes, ``cgconfig.engines.sglang.grid.decode_sizes``), one with
 the list ``cgconfig tune`` chooses for that histogram with the same number of graphs
 (``cgconfig.tune.optimize.best_sizes`` over every size 1..256, which is what the resolver allows
 for ``--gpu-memory-gib 141 --tp-size 1``). The sequence is cut into chunks of 1,000 steps and
@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "examples"))
 
 from llama_decoder import LlamaDecoder, ModelConfig, decode_slots  # noqa: E402
 
-from cgconfig.dialects.sglang_grid import decode_sizes  # noqa: E402
+from cgconfig.engines.sglang.grid import decode_sizes  # noqa: E402
 from cgconfig.runtime import PhaseRunner, phase_capture  # noqa: E402
 from cgconfig.tune import histogram  # noqa: E402
 from cgconfig.tune.cost import cost_document  # noqa: E402

@@ -14,6 +14,7 @@ import argparse
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from cgconfig.engines.plugins import part as engine_part
 from cgconfig.engines.versions import EngineVersion
 from cgconfig.errors import InputError
 from cgconfig.fields.flags import CONFIG_FLAGS, FACT_FLAGS, OPTION_FLAGS, Flag
@@ -26,7 +27,7 @@ from cgconfig.sources.contribution import Settings, Source, gather
 from cgconfig.sources.machine import MachineFacts
 from cgconfig.sources.model_config import ModelConfigFile
 from cgconfig.sources.python_values import ConfigValue, FactValues, SettingValues
-from cgconfig.sources.sglang import SglangArgv
+from cgconfig.sources.split import Part
 
 if TYPE_CHECKING:
     from cgconfig.fields.config import CudaGraphConfig
@@ -198,7 +199,8 @@ def resolve_namespace(namespace: argparse.Namespace, *, facts: dict[str, Any] | 
                                  where=f"namespace.{_dest(flag)}"
                                        + (f"[{index}]" if items is value else ""))
         argv.extend(str(item) for item in items)
-    sources: list[Source] = [SglangArgv(argv), FactValues(_check_mapping(facts, "facts"), fill_only=True),
+    host = engine_part("sglang", "line_source")(Part(argv), entry_point=False, engine="sglang")
+    sources: list[Source] = [host, FactValues(_check_mapping(facts, "facts"), fill_only=True),
                              MachineFacts(), ModelConfigFile(),
                              SettingValues(Settings(strict=strict))]
     return resolve_request(gather(sources))

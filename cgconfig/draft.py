@@ -42,7 +42,7 @@ class Draft:
     """How downgrades treat locked keys (``--strict``, ``--allow-override``)."""
     sglang_version: str | None = None
     """The SGLang release an SGLang line is answered for (``None``: the newest supported);
-    its sizing steps ask ``dialects.sglang_releases.holds`` what that release does."""
+    its sizing steps ask ``engines.sglang.releases.holds`` what that release does."""
     decode_filter: Callable[[list[int]], list[int]] | None = None
     """A dialect's own capture filter (TensorRT-LLM's, set by its step): configured decode
     sizes → captured ones, recording its decisions. ``None``: SGLang's filter."""

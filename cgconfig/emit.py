@@ -132,7 +132,7 @@ def vllm_args(plan: Plan, user_config: dict[str, Any] | None = None
     """vLLM's ``--compilation-config`` for the plan, around the keys of ``user_config`` (the
     user's own compilation config) that are not graph keys, and one note per thing vLLM cannot
     say (tagged as in :data:`VLLM_INEXPRESSIBLE`)."""
-    from cgconfig.dialects.vllm_modes import CudaGraphMode, phases_to_mode
+    from cgconfig.engines.vllm.modes import CudaGraphMode, phases_to_mode
 
     decode, prefill = plan.config["decode"], plan.config["prefill"]
     mode, lost = phases_to_mode(decode["backend"], prefill["backend"])
@@ -211,7 +211,7 @@ def emit_plan(plan: Plan, target: str, user_config: dict[str, Any] | None = None
         args, notes = vllm_args(plan, user_config)
         return shlex.join(args) + "\n", notes
     if target == "trtllm":
-        from cgconfig.emit_trtllm import trtllm_text
+        from cgconfig.engines.trtllm.emit import trtllm_text
 
         return trtllm_text(plan, user_config)
     if target == "env":

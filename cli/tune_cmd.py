@@ -234,11 +234,11 @@ def run_histogram(log: str | None, interval: int, output: str | None, *,
             raise InputError("give one log: --sglang-log LOG or --vllm-log LOG",
                              where="cgconfig histogram")
         if vllm_log is not None:
-            from cgconfig.tune.vllm_log import histogram_from_log as from_vllm
+            from cgconfig.engines.vllm.tune_log import histogram_from_log as from_vllm
 
             histogram = from_vllm(vllm_log)
         else:
-            from cgconfig.tune.sglang_log import histogram_from_log
+            from cgconfig.engines.sglang.tune_log import histogram_from_log
 
             assert log is not None
             histogram = histogram_from_log(log, interval=interval)

@@ -277,7 +277,7 @@ class Rule(BaseModel):
     kind: Literal["policy", "constraint"]
     stage: str = RESOLVED
     """The upstream hook or config stage the rule encodes, from its engine's list
-    (:data:`cgconfig.resolve.stages.ENGINE_STAGES`, checked when the pack loads): the rule runs
+    (:func:`cgconfig.resolve.stages.engine_stages`, checked when the pack loads): the rule runs
     there, in the engine's order. Unset: ``resolved``, after the engine's whole resolution."""
     when: Condition
     then: list[Action] = Field(min_length=1)

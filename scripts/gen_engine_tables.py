@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Regenerate cgconfig's engine flag tables (``cgconfig/engines/*.json``) from the engines themselves.
+"""Regenerate cgconfig's engine flag tables (``cgconfig/engines/<engine>/tables/*.json``) from
+the engines themselves.
 
 Run by hand when an engine version changes, never in CI. Each table lists every flag the engine's
 own command-line parser knows (all spellings, arity, value type, choices, default, deprecation,
 hidden help) with a sample value the real parser accepted, plus the classification from the
-hand-written overlay ``cgconfig/engines/overlay-<engine>.yaml`` (modelled / ignored / graph effect).
+hand-written overlay ``cgconfig/engines/<engine>/overlay.yaml`` (modelled / ignored / graph effect).
 
     # SGLang: ServerArgs.add_cli_args on the argparse parser that `sglang serve` builds
     python scripts/gen_engine_tables.py sglang [--sys-path DIR] [--stub-missing]
@@ -20,7 +21,7 @@ with permissive fakes, which is how the checked-in tables were made on a CPU-onl
     PY=/path/to/venv-with-torch-transformers/bin/python
     $PY scripts/gen_engine_tables.py sglang --sys-path vendor/sglang-0.5.23 --stub-missing
     $PY scripts/gen_engine_tables.py vllm --sys-path vendor/vllm-0.33.0 --stub-missing
-    # an older release beside the newest (its table is cgconfig/engines/sglang-<version>.json;
+    # an older release beside the newest (its table is cgconfig/engines/sglang/tables/sglang-<version>.json;
     # the version is read from the wheel, the overlay's newer flags are listed, not refused)
     $PY scripts/gen_engine_tables.py sglang --sys-path vendor/sglang-0.5.20 --stub-missing --older-release
 
@@ -44,7 +45,7 @@ from typing import Any
 from engine_imports import import_with_stubs, prepare_imports
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT_DIR = ROOT / "cgconfig" / "engines"
+ENGINES_DIR = ROOT / "cgconfig" / "engines"
 GENERATOR = "scripts/gen_engine_tables.py"
 
 #: Values tried, in order, as a sample argument for each flag that takes one.
@@ -269,10 +270,10 @@ def _trtllm(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, An
 # --------------------------------------------------------------------------- overlay + output
 
 def _apply_overlay(engine: str, rows: list[dict[str, Any]]) -> list[str]:
-    """Classify every row from overlay-<engine>.yaml; returns overlay names matching no flag."""
+    """Classify every row from <engine>/overlay.yaml; returns overlay names matching no flag."""
     import yaml
 
-    overlay = yaml.safe_load((OUT_DIR / f"overlay-{engine}.yaml").read_text()) or {}
+    overlay = yaml.safe_load((ENGINES_DIR / engine / "overlay.yaml").read_text()) or {}
     modelled: dict[str, dict[str, Any]] = overlay.get("modelled") or {}
     graph: dict[str, str] = overlay.get("graph_effect_unmodelled") or {}
     seen: set[str] = set()
@@ -312,7 +313,7 @@ def main() -> None:
     cli.add_argument("--version", help="trtllm: the version or commit the source is from")
     cli.add_argument("--origin", default="tensorrt_llm/commands/serve.py",
                      help="trtllm: where the source came from (URL @ commit), recorded in the table")
-    cli.add_argument("--out", default=str(OUT_DIR))
+    cli.add_argument("--out", default=None, help="folder (default: the engine's tables/)")
     cli.add_argument("--older-release", "--older", dest="older_release", action="store_true",
                      help="an older release than the newest supported: overlay entries for flags "
                           "it does not have yet are listed, not an error")
@@ -344,15 +345,16 @@ def main() -> None:
 
         classify(rows, build_specs())
     if unmatched and args.older_release:
-        print(f"overlay-{args.engine}.yaml flags this release lacks: {', '.join(unmatched)}",
+        print(f"{args.engine}/overlay.yaml flags this release lacks: {', '.join(unmatched)}",
               file=sys.stderr)
     elif unmatched:
-        sys.exit(f"overlay-{args.engine}.yaml names flags the engine does not have: {unmatched}")
+        sys.exit(f"{args.engine}/overlay.yaml names flags the engine does not have: {unmatched}")
     name = {"trtllm": "trtllm-serve"}.get(args.engine, args.engine)
     table = {**meta, "generated": datetime.date.today().isoformat(), "generator": GENERATOR,
              "stubbed_imports": sorted(finder.roots) if finder else [],
              "flags": rows}
-    out = Path(args.out) / f"{name}-{meta['version']}.json"
+    folder = Path(args.out) if args.out else ENGINES_DIR / args.engine / "tables"
+    out = folder / f"{name}-{meta['version']}.json"
     out.write_text(json.dumps(table, indent=1, sort_keys=False) + "\n")
     counts = {s: sum(r["status"] == s for r in rows) for s in ("modelled", "ignored")}
     graph = sum(r["graph_effect"] for r in rows)

@@ -159,7 +159,7 @@ def table_path(engine: str, version: str | None = None) -> str:
     version = version or newest(engine)
     if version not in SUPPORTED[engine]:
         raise KeyError(f"{engine} {version} is not a supported version: {SUPPORTED[engine]}")
-    return os.path.join(_HERE, f"{ENGINES[engine][0]}-{version}.json")
+    return os.path.join(_HERE, engine, "tables", f"{ENGINES[engine][0]}-{version}.json")
 
 
 @cache

@@ -1,7 +1,7 @@
 """The keys' own SGLang flags in SGLang's flag tables: ``modelled``, feeding their key.
 
 A key's :class:`~cgconfig.fields.spec.FlagSpelling` is the one place its flag is named; the
-classification of that flag in every SGLang flag table (``cgconfig/engines/sglang-*.json``,
+classification of that flag in every SGLang flag table (``cgconfig/engines/sglang/tables/*.json``,
 one per version) is written from it, both by ``scripts/gen_engine_tables.py`` when a table is
 made from the engine and by ``python -m cgconfig.fields.generate`` on the checked-in tables,
 so a new key needs no hand-written overlay entry.

@@ -1,59 +1,12 @@
-"""The last steps: what will actually be captured, and the coverage it leaves."""
+"""The capture step of an engine that captures exactly its listed sizes (vLLM, TensorRT-LLM);
+SGLang's capture filter is its model runner's (``cgconfig.engines.sglang.cuda_graph_runner``).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from cgconfig.dialects import sglang_grid as sz
 from cgconfig.draft import Draft
-from cgconfig.facts import Facts
-from cgconfig.fields.values import round_up
-from cgconfig.plan import Change, Decision
-
-
-def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
-    """Configured lists → what will actually be captured, per phase."""
-    capture: dict[str, dict[str, Any]] = {}
-    d = draft.derived
-    # decode
-    dec_backend = draft.get("decode.backend")
-    alignment = sz.capture_alignment(
-        tp_size=facts.tp_size, dp_size=facts.dp_size,
-        enable_dp_attention=facts.enable_dp_attention, attn_cp_size=facts.attn_cp_size,
-        moe_a2a_backend=facts.moe_a2a_backend,
-        enable_two_batch_overlap=facts.enable_two_batch_overlap,
-        request_width=d["request_width"], pool_size=facts.max_running_requests)
-    configured = list(draft.get("decode.bs") or [])
-    # SGLang 0.5.23 creates no CPU decode runner without torch.compile: configured, not
-    # captured (rule platform.cpu-decode-needs-torch-compile says why).
-    no_runner = facts.device == "cpu" and not draft.get("options.enable_torch_compile")
-    runs = dec_backend != "disabled" and not no_runner
-    sizes = sz.filter_capture_sizes(configured, alignment) if runs else []
-    if runs:
-        _record_filter(draft, configured, sizes, alignment)
-    if runs and not sizes:
-        draft.warnings.append(
-            "decode: no configured size survives the capture filter (alignment "
-            f"{alignment.multiple}, width {alignment.request_width}); decode runs eagerly")
-    compile_list = sz.compile_sizes(
-        sizes, enable_torch_compile=draft.get("options.enable_torch_compile"),
-        torch_compile_max_bs=draft.get("options.torch_compile_max_bs"))
-    capture["decode"] = {
-        "backend": dec_backend if sizes else "disabled",
-        "sizes": sizes,
-        "compile_sizes": compile_list,
-        "alignment": {"multiple": alignment.multiple, "request_width": alignment.request_width,
-                      "pool_size": alignment.pool_size},
-    }
-    # prefill: no filter upstream; the list is used sorted.
-    pre_backend = draft.get("prefill.backend")
-    psizes = sorted(set(draft.get("prefill.bs") or [])) if pre_backend != "disabled" else []
-    if pre_backend != "disabled" and not psizes:
-        draft.warnings.append("prefill: no capture sizes (prefill max_bs below 4 tokens or "
-                              "chunked prefill disabled); prefill runs eagerly")
-    capture["prefill"] = {"backend": pre_backend if psizes else "disabled", "sizes": psizes}
-    _coverage(draft, facts, sizes, dec_backend)
-    return capture
 
 
 def capture_listed(draft: Draft) -> dict[str, dict[str, Any]]:
@@ -79,53 +32,3 @@ def capture_listed(draft: Draft) -> dict[str, dict[str, Any]]:
     capture["decode"].update(compile_sizes=[], alignment={"multiple": 1, "request_width": 1,
                                                           "pool_size": None})
     return capture
-
-
-#: SGLang 0.5.23's capture filter, cited by its decisions.
-FILTER_SOURCE = ("sglang 0.5.23 python/sglang/srt/model_executor/runner/base_cuda_graph_runner.py:"
-                 "get_batch_sizes_to_capture")
-
-
-def _record_filter(draft: Draft, configured: list[int], sizes: list[int],
-                   alignment: sz.CaptureAlignment) -> None:
-    """Record what the capture filter changed: the request-pool cap
-    (``--max-running-requests``) as its own decision, then the alignment."""
-    pooled = sorted(set(configured))
-    before = configured
-    pool = alignment.pool_size
-    if pool is not None and pooled and pooled[-1] > round_up(pool, alignment.multiple):
-        bound = round_up(pool, alignment.multiple)
-        capped = sorted({s for s in pooled if s <= bound} | {bound})
-        dropped = sorted(set(pooled) - set(capped))
-        added = " and adds the pool size" if bound not in pooled else ""
-        draft.decisions.append(Decision(
-            rule="sizes.max-running-requests-cap", kind="resolver", outcome="applied",
-            why=(f"--max-running-requests {pool} caps the captured decode sizes at the request "
-                 f"pool ({bound}): the filter drops {_short(dropped)}{added}"),
-            changes=[Change("capture.decode.sizes", configured, capped)], source=FILTER_SOURCE))
-        pooled = before = capped
-    if sizes == pooled:
-        return
-    dropped = sorted(set(pooled) - set(sizes))
-    why = "capture filter: " + ("; ".join(alignment.reasons) or "sorted and deduplicated")
-    draft.decisions.append(Decision(
-        rule="sizes.capture-filter", kind="resolver", outcome="applied",
-        why=f"{why} (dropped {_short(dropped)})" if dropped else why,
-        changes=[Change("capture.decode.sizes", before, sizes)], source=FILTER_SOURCE))
-
-
-def _coverage(draft: Draft, facts: Facts, sizes: list[int], backend: str) -> None:
-    mrr = facts.max_running_requests
-    if backend == "disabled" or not sizes or mrr is None or mrr <= sizes[-1]:
-        return
-    message = (f"coverage: --max-running-requests {mrr} exceeds the largest decode graph "
-               f"({sizes[-1]}); batches of {sizes[-1] + 1}..{mrr} requests run eagerly, "
-               "without CUDA graphs")
-    draft.warnings.append(message)
-    draft.decisions.append(Decision(
-        rule="coverage.decode-eager-range", kind="resolver", outcome="warned", why=message,
-        hint=f"raise --cuda-graph-max-bs-decode to {mrr} to cover every batch"))
-
-
-def _short(values: list[int]) -> str:
-    return str(values) if len(values) <= 6 else f"[{values[0]}, {values[1]}, …, {values[-1]}]"

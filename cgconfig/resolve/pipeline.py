@@ -1,45 +1,47 @@
 """Resolution as a list of named steps per engine, each a function of the run so far.
 
+Each engine's package lists its own steps in its own order (``cgconfig/engines/<engine>/
+pipeline.py``, the plug-in part ``steps``), built from the steps here that every engine shares
+and its own:
+
     sglang:  validate facts → lock inputs → derive facts → dialect steps → rule switches
-             → each SGLang stage in SGLang's order (:data:`~cgconfig.resolve.stages.SGLANG_STAGES`):
-               its own steps and its rules (DeepEP alignment at ``apply_deepep_adjustments``;
-               decode and prefill sizes, then the memory-hook view, at
-               ``handle_gpu_memory_settings``) → rules end → capture → engine → plan
+             → each SGLang stage in SGLang's order, its own steps and its rules
+             → rules end → capture (its model runner's filter) → engine → plan
     vllm:    validate facts → lock inputs → derive facts → dialect steps → listed sizes
-             → rule switches → stage ``resolved`` → rules end → capture → plan
+             → rule switches → stage ``resolved`` → rules end → capture (listed) → plan
     trtllm:  as vllm
 
-A line runs its own engine's steps (:data:`ENGINE_STEPS`, keyed by the request's dialect) and
-only the rules of its engine's packs and the core packs (``RuleSetLike.for_engine``): a vLLM or
-TensorRT-LLM plan runs no SGLang sizing step and no SGLang rule. Each rule runs once, at the
-stage its pack names (``stage:``); nothing runs twice and no order is read from a rule's text.
+:func:`resolve` runs the steps of the request's engine (its dialect) with only the rules of
+that engine's packs and the core packs (``RuleSetLike.for_engine``). Each rule runs once, at
+the stage its pack names (``stage:``); nothing runs twice and no order is read from a rule's
+text. This package imports no engine's package and never the rule engine: the rule set is an
+argument.
 
 Nothing flows backwards: the locked set is frozen from the user's inputs before any default or
-rule runs, and each step records what it did in the draft, so the plan can explain itself. The
-rule set is an argument: this package never imports the rule engine.
+rule runs, and each step records what it did in the draft, so the plan can explain itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from cgconfig.constants import PHASES
-from cgconfig.derived import derive_facts
+from cgconfig.derived import common_derived
 from cgconfig.draft import Draft
+from cgconfig.engines.plugins import part
 from cgconfig.errors import StrictConflictError
 from cgconfig.facts import Facts, shown_facts, validate_facts
 from cgconfig.fields.table import all_config_keys, keys_per_phase
 from cgconfig.locks import LockPolicy
 from cgconfig.plan import Plan, phase_units
-from cgconfig.resolve.capture import capture, capture_listed
-from cgconfig.resolve.engine import engine_block, memory_view
+from cgconfig.provenance import Leaf
+from cgconfig.resolve.capture import capture_listed
 from cgconfig.resolve.model_note import unknown_model_note
 from cgconfig.resolve.request import ResolveRequest, RuleSetLike
-from cgconfig.resolve.sglang_sizing import align_deepep_prefill, fill_prefill_sizes
-from cgconfig.resolve.stages import ENGINE_STAGES, RESOLVED, SGLANG_DEEPEP, SGLANG_MEMORY_HOOK
-from cgconfig.resolve.steps import fill_decode_sizes, fill_listed_sizes, memory, start_draft
+from cgconfig.resolve.stages import RESOLVED
+from cgconfig.resolve.steps import fill_listed_sizes, memory, start_draft
 
 
 @dataclass
@@ -54,7 +56,7 @@ class Run:
     engine: dict[str, dict[str, Any]] = field(default_factory=dict)
     plan: Plan | None = None
     memory_view: Draft | None = None
-    """The draft as SGLang's memory hook leaves it (taken once, at that stage)."""
+    """The draft as the engine's memory step leaves it (SGLang's memory hook), taken once."""
     conflicts: list[str] = field(default_factory=list)
     """``--strict`` conflicts met so far, raised together once every stage has run."""
 
@@ -71,40 +73,36 @@ class Run:
         return self.draft, self.facts
 
 
-def _validate_facts(run: Run) -> None:
+def validate(run: Run) -> None:
+    """Step ``validate-facts``: the request's facts, typed and checked."""
     run.facts = validate_facts(run.request.facts, run.request.fact_sources)
 
 
-def _lock_inputs(run: Run) -> None:
+def lock_inputs(run: Run, *, engine_leaves: Iterable[Leaf] = (),
+                engine_defaults: Mapping[str, tuple[Any, str]] | None = None) -> None:
+    """Step ``lock-inputs``: the draft from the inputs, its locked set frozen; an engine's own
+    step passes what the engine sets as flags and its own defaults."""
     assert run.facts is not None
-    run.draft = start_draft(run.request, run.facts)
-    chosen = run.request.engine_version
-    if run.request.dialect == "sglang" and chosen is not None and chosen.engine == "sglang":
-        run.draft.sglang_version = chosen.version
+    run.draft = start_draft(run.request, run.facts, engine_leaves=engine_leaves,
+                            engine_defaults=engine_defaults)
     run.draft.policy = LockPolicy(strict=run.request.strict,
                                   allow_override=frozenset(run.request.allow_override))
 
 
-def _derive_facts(run: Run) -> None:
+def derive(run: Run) -> None:
+    """Step ``derive-facts`` of an engine with no derived values of its own."""
     draft, facts = run.checked()
     memory_gib, memory_source = memory(facts, run.request.fact_sources)
-    draft.derived = derive_facts(facts, memory_gib, memory_source, draft.sglang_version)
-    draft.derived["dialect"] = run.request.dialect
+    draft.derived = common_derived(facts, memory_gib, memory_source, run.request.dialect)
 
 
-def _decode_sizes(run: Run) -> None:
-    fill_decode_sizes(*run.checked())
-
-
-def _prefill_sizes(run: Run) -> None:
-    fill_prefill_sizes(*run.checked())
-
-
-def _listed_sizes(run: Run) -> None:
+def listed_sizes(run: Run) -> None:
+    """Step ``listed-sizes``: each phase's max_bs from its listed sizes."""
     fill_listed_sizes(run.checked()[0])
 
 
-def _dialect_steps(run: Run) -> None:
+def dialect_steps(run: Run) -> None:
+    """Step ``dialect-steps``: the steps the dialect's source handed over."""
     draft, _ = run.checked()
     for hook in run.request.hooks:
         hook(draft)
@@ -114,7 +112,8 @@ def _active_rules(run: Run) -> RuleSetLike | None:
     return run.rules if run.request.use_rules else None
 
 
-def _rule_switches(run: Run) -> None:
+def rule_switches(run: Run) -> None:
+    """Step ``rule-switches``: ``--disable-rule`` / ``--enable-rule`` checked against the set."""
     draft, _ = run.checked()
     rules = _active_rules(run)
     if rules is not None:
@@ -122,8 +121,8 @@ def _rule_switches(run: Run) -> None:
                              apply_advice=run.request.apply_advice)
 
 
-def _stage(name: str, before: tuple[Callable[[Run], None], ...] = (),
-           after: tuple[Callable[[Run], None], ...] = ()) -> Step:
+def stage(name: str, before: tuple[Callable[[Run], None], ...] = (),
+          after: tuple[Callable[[Run], None], ...] = ()) -> Step:
     """One engine stage: its own steps, then the rules that name it, then what follows."""
 
     def run_stage(run: Run) -> None:
@@ -140,7 +139,7 @@ def _stage(name: str, before: tuple[Callable[[Run], None], ...] = (),
     return f"stage {name}", run_stage
 
 
-def _rules_end(run: Run) -> None:
+def rules_end(run: Run) -> None:
     """After the last stage: every ``--strict`` conflict in one error, else the advice
     warnings."""
     draft, _ = run.checked()
@@ -152,29 +151,13 @@ def _rules_end(run: Run) -> None:
                      apply_advice=run.request.apply_advice)
 
 
-def _deepep_prefill(run: Run) -> None:
-    align_deepep_prefill(*run.checked())
-
-
-def _memory_view(run: Run) -> None:
-    run.memory_view = memory_view(run.checked()[0])
-
-
-def _capture(run: Run) -> None:
-    run.capture = capture(*run.checked())
-
-
-def _capture_listed(run: Run) -> None:
+def capture_listed_sizes(run: Run) -> None:
+    """Step ``capture`` of an engine that captures exactly its listed sizes."""
     run.capture = capture_listed(run.checked()[0])
 
 
-def _engine(run: Run) -> None:
-    draft, facts = run.checked()
-    assert run.memory_view is not None
-    run.engine = engine_block(draft, facts, run.memory_view)
-
-
-def _plan(run: Run) -> None:
+def make_plan(run: Run) -> None:
+    """Step ``plan``: the plan from the draft, the capture and the engine block."""
     draft, facts = run.checked()
     request = run.request
     config = {p: {k: draft.values[f"{p}.{k}"] for k in keys_per_phase()[p]} for p in PHASES}
@@ -215,48 +198,37 @@ def _version_header(request: ResolveRequest) -> dict[str, str]:
 
 
 Step = tuple[str, Callable[[Run], None]]
-_HEAD: tuple[Step, ...] = (
-    ("validate-facts", _validate_facts),
-    ("lock-inputs", _lock_inputs),
-    ("derive-facts", _derive_facts),
-    ("dialect-steps", _dialect_steps),
-)
-#: SGLang's own steps, at the stage where SGLang 0.5.23 does them: before a stage's rules
-#: (the memory hook's sizing) or after them (the DeepEP alignment, which reads the prefill
-#: backend the compatibility cascade left; the memory-hook view).
-_SGLANG_BEFORE: dict[str, tuple[Callable[[Run], None], ...]] = {
-    SGLANG_MEMORY_HOOK: (_decode_sizes, _prefill_sizes)}
-_SGLANG_AFTER: dict[str, tuple[Callable[[Run], None], ...]] = {
-    SGLANG_DEEPEP: (_deepep_prefill,), SGLANG_MEMORY_HOOK: (_memory_view,)}
-_LISTED_RULES: tuple[Step, ...] = (
-    ("rule-switches", _rule_switches), _stage(RESOLVED), ("rules-end", _rules_end))
-#: Each engine's pipeline, in order: one place to read what a resolution of its lines does.
-#: SGLang runs its stages in its own order, its sizing among them; vLLM and TensorRT-LLM take
-#: their sizes from their own dialect (vLLM's grid and Stage B, TensorRT-LLM's batch sizes),
-#: run their rules once that is resolved and capture exactly the listed sizes.
-ENGINE_STEPS: dict[str, tuple[Step, ...]] = {
-    "sglang": (*_HEAD, ("rule-switches", _rule_switches),
-               *(_stage(name, _SGLANG_BEFORE.get(name, ()), _SGLANG_AFTER.get(name, ()))
-                 for name in ENGINE_STAGES["sglang"]),
-               ("rules-end", _rules_end), ("capture", _capture),
-               ("engine", _engine), ("plan", _plan)),
-    "vllm": (*_HEAD, ("listed-sizes", _listed_sizes), *_LISTED_RULES,
-             ("capture", _capture_listed), ("plan", _plan)),
-    "trtllm": (*_HEAD, ("listed-sizes", _listed_sizes), *_LISTED_RULES,
-               ("capture", _capture_listed), ("plan", _plan)),
-}
-assert all(name in ENGINE_STAGES for name in ENGINE_STEPS)
-#: SGLang's pipeline (the default dialect).
-STEPS = ENGINE_STEPS["sglang"]
+
+
+def head(lock: Callable[[Run], None] = lock_inputs,
+         derive_step: Callable[[Run], None] = derive) -> tuple[Step, ...]:
+    """The steps every engine starts with: ``validate-facts`` → ``lock-inputs`` →
+    ``derive-facts`` → ``dialect-steps``, with the engine's own lock and derive steps."""
+    return (("validate-facts", validate), ("lock-inputs", lock), ("derive-facts", derive_step),
+            ("dialect-steps", dialect_steps))
+
+
+#: The whole pipeline of an engine whose dialect step decides the modes and sizes and which
+#: captures exactly the listed sizes (vLLM, TensorRT-LLM): its rules run once that is resolved.
+LISTED_STEPS: tuple[Step, ...] = (
+    *head(), ("listed-sizes", listed_sizes), ("rule-switches", rule_switches), stage(RESOLVED),
+    ("rules-end", rules_end), ("capture", capture_listed_sizes), ("plan", make_plan))
+
+
+def engine_steps(engine: str) -> tuple[Step, ...]:
+    """``engine``'s steps, in its order (its plug-in part ``steps``)."""
+    steps: tuple[Step, ...] = part(engine, "steps")
+    return steps
 
 
 def resolve(request: ResolveRequest, rules: RuleSetLike | None) -> Plan:
-    """Run every step over ``request``; ``rules`` is the rule set to apply (``None``: none).
+    """Run every step of the request's engine over ``request``; ``rules`` is the rule set to
+    apply (``None``: none).
 
     Raises :class:`~cgconfig.errors.InputError` for bad input.
     """
     run = Run(request, rules)
-    for _, step in ENGINE_STEPS[request.dialect]:
+    for _, step in engine_steps(request.dialect):
         step(run)
     assert run.plan is not None
     return run.plan

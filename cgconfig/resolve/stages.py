@@ -5,83 +5,41 @@ engine's list here, and the pipeline runs the rules of each stage, to a fixpoint
 stage's place, between the engine's own steps. The order is the engine's, never a reading of
 a rule's ``source:`` text.
 
-SGLang's stages follow SGLang 0.5.23 ``python/sglang/srt/arg_groups/pipeline.py:
-run_resolution_pipeline`` (each named ``<module>.<function>`` after the hook that runs there),
-then ``check_server_args`` and the model runner at start-up. :data:`RESOLVED`, last on every
-engine, is "after the engine's whole resolution": the stage of a rule that names none (a user
-pack's) and the only stage a ``core`` pack may name.
+Each engine lists its own (the plug-in part ``stages``: SGLang's hooks in
+``cgconfig/engines/sglang/stages.py``). :data:`RESOLVED`, last on every engine, is "after the
+engine's whole resolution": the stage of a rule that names none (a user pack's) and the only
+stage a ``core`` pack may name.
 
 Stdlib only: the start-up path reads it to check the rule-pack cache.
 """
 
 from __future__ import annotations
 
+from functools import cache
+
 #: After the engine's whole resolution, on every engine.
 RESOLVED = "resolved"
 
-#: SGLang's memory hook: its sizing steps run at this stage, and the engine block's memory
-#: heuristic reads the config as this stage leaves it.
-SGLANG_MEMORY_HOOK = "memory_hook.handle_gpu_memory_settings"
-#: SGLang's DeepEP alignment of the prefill sizes (before the memory defaults).
-SGLANG_DEEPEP = "cuda_graph_hook.apply_deepep_adjustments"
 
-#: SGLang 0.5.23, in ``run_resolution_pipeline`` order (the stages cgconfig's rules and steps
-#: encode; hooks that touch nothing cgconfig models are left out).
-SGLANG_STAGES: tuple[str, ...] = (
-    "server_args.add_cli_args",                 # argparse: the flag's choices
-    "mega_moe_hook.handle_mega_moe",
-    "parallel_hook.validate_prefill_cp_platform",
-    "model_config.ModelConfig",                 # the model's config, read with the model path
-    "parallel_hook.handle_dwdp",
-    "cuda_graph_hook.apply_cuda_graph_compatibility",
-    SGLANG_DEEPEP,
-    "cuda_graph_hook.apply_cuda_graph_disaggregation_roles",
-    "cuda_graph_hook.handle_cuda_graph_config",  # the resolved config's final checks
-    "platform_hook.handle_cpu_backends",
-    "platform_hook.handle_npu_backends",
-    "platform_hook.handle_mps_backends",
-    "platform_hook.handle_xpu_backends",
-    SGLANG_MEMORY_HOOK,
-    "model_hook.handle_model_specific_adjustments",
-    "attention_hook.handle_deterministic_inference",
-    "attention_hook.handle_attention_backend_compatibility",
-    "cuda_graph_hook.disable_prefill_cuda_graph_for_deepseek_trtllm_mla",
-    "cuda_graph_hook.apply_glm5_prefill_cuda_graph_policy",  # SGLang main, after linear attn
-    "attention_hook.handle_multi_item_scoring",
-    "parallel_hook.handle_data_parallelism",
-    "parallel_hook.handle_context_parallelism",
-    "moe_hook.handle_a2a_moe",
-    "speculative_hook.handle_speculative_decoding",
-    "mega_moe_hook.validate_mega_moe_token_budget_for_model",
-    "serving_hook.handle_environment_variables",
-    "kv_cache_hook.handle_page_major_kv_layout",
-    "kv_cache_hook.handle_unified_memory_pool",
-    "serving_hook.handle_other_validations",
-    "model_hook.handle_model_capability_adjustments",
-    "validation_hook.check_server_args",        # Engine._launch_subprocesses, after resolve_once
-    "runtime",                                  # the model runner's graph backends and capture
-    RESOLVED,
-)
+@cache
+def engine_stages() -> dict[str, tuple[str, ...]]:
+    """Each engine's stages in order (its plug-in part ``stages``)."""
+    from cgconfig.engines.plugins import PACKAGES, part
 
-#: Each engine's stages in order. vLLM and TensorRT-LLM resolve their config in their own
-#: dialect steps; their rules run once that is done.
-ENGINE_STAGES: dict[str, tuple[str, ...]] = {
-    "sglang": SGLANG_STAGES,
-    "vllm": (RESOLVED,),
-    "trtllm": (RESOLVED,),
-}
-assert len(set(SGLANG_STAGES)) == len(SGLANG_STAGES)
+    return {engine: part(engine, "stages") for engine in PACKAGES}
 
 
 def stages_of(engine: str) -> tuple[str, ...]:
     """The stages a pack for ``engine`` may name; a ``core`` pack runs on every engine, so
     only the stages every engine has."""
-    if engine in ENGINE_STAGES:
-        return ENGINE_STAGES[engine]
-    return tuple(s for s in SGLANG_STAGES if all(s in v for v in ENGINE_STAGES.values()))
+    stages = engine_stages()
+    if engine in stages:
+        return stages[engine]
+    every = list(stages.values())
+    return tuple(s for s in every[0] if all(s in v for v in every))
 
 
 def stage_key() -> str:
     """The stage lists as one string (part of the rule-pack cache key)."""
     return "\0".join(f"{engine}:{','.join(stages)}" for engine, stages in
-                     sorted(ENGINE_STAGES.items()))
+                     sorted(engine_stages().items()))

@@ -12,12 +12,13 @@ the precedence of config values is by layer (:data:`cgconfig.provenance.PRECEDEN
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from functools import cache
 
 from cgconfig.constants import DIALECTS
 from cgconfig.engines import has_engine_variables
 from cgconfig.engines.entry import find_entry_point, might_have_entry_point
+from cgconfig.engines.plugins import part as engine_part
 from cgconfig.engines.tokens import ENGINE_PARSERS, is_option
 from cgconfig.engines.versions import EngineVersion
 from cgconfig.errors import InputError, did_you_mean
@@ -26,41 +27,19 @@ from cgconfig.sources.contribution import Source, gather
 from cgconfig.sources.dialect_flags import ENTRY_ONLY_FLAGS, TRTLLM_FLAGS, VLLM_FLAGS, engine_flags
 from cgconfig.sources.machine import MachineFacts
 from cgconfig.sources.model_config import ModelConfigFile
-from cgconfig.sources.sglang import SglangArgv
-from cgconfig.sources.sglang_argv import sglang_args
 from cgconfig.sources.split import ArgvSplit, DialectFlags, Part, split_argv
 
-
-def _vllm(part: Part, entry_point: bool) -> Source:
-    from cgconfig.sources.vllm import VllmArgv  # only a vLLM line pays for vLLM's tables
-
-    # A `vllm serve` line is read as vLLM's whole engine reads it (Model Runner V2, its
-    # default in 0.33.0); `--dialect vllm` alone models CompilationConfig as the V1 runner.
-    return VllmArgv(part.tokens, part.positions, whole_engine=entry_point, args=part.args)
-
-
-def _trtllm(part: Part, entry_point: bool) -> Source:
-    from cgconfig.sources.trtllm import TrtllmOptions
-
-    return TrtllmOptions(part.tokens, needs_file=not entry_point, args=part.args)
-
-
-#: Each non-SGLang dialect: its flag table (what the splitter carves out) and its source
-#: (made from the dialect's tokens, and whether the line has an entry point).
-DIALECT_SOURCES: dict[str, tuple[DialectFlags, Callable[[Part, bool], Source]]] = {
-    "vllm": (VLLM_FLAGS, _vllm),
-    "trtllm": (TRTLLM_FLAGS, _trtllm),
-}
-
-
-_DIALECT_TABLES = tuple(table for table, _ in DIALECT_SOURCES.values())
+#: Each non-SGLang dialect's flag table: what the splitter carves out of a line for that
+#: engine's own source (its plug-in part ``line_source``; only a line of that dialect loads it).
+DIALECT_FLAGS: dict[str, DialectFlags] = {"vllm": VLLM_FLAGS, "trtllm": TRTLLM_FLAGS}
+_DIALECT_TABLES = tuple(DIALECT_FLAGS.values())
 
 
 @cache
 def _entry_tables(dialect: str) -> tuple[DialectFlags, ...]:
     """The tables that split an entry-point line of ``dialect``: the dialect's own flags
     (plus the entry-only ones), then every flag of the engine's table."""
-    own = DIALECT_SOURCES[dialect][0]
+    own = DIALECT_FLAGS[dialect]
     extra = ENTRY_ONLY_FLAGS.get(dialect)
     if extra:
         own = DialectFlags(own.owner, {**own.flags, **extra}, own.prefixes)
@@ -147,7 +126,7 @@ def _group_sglang(split: ArgvSplit, engine: str) -> ArgvSplit:
     flag table claimed), once: its reader and ``--emit`` take them from here."""
     part = split.parts.get("sglang")
     if part is not None:
-        part.args = sglang_args(part.tokens, engine, part.positions)
+        part.args = engine_part("sglang", "group_args")(part.tokens, engine, part.positions)
     return split
 
 
@@ -198,21 +177,13 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
     entry = split.entry
     engine = entry.dialect if entry is not None else split.dialect
     version = engine_version or engine_version_of(split, engine, environ, log_version)
-    sglang_part = split.parts.get("sglang", Part())
-    if engine == "sglang":  # the release's own parser: its unknown and ambiguous spellings
-        from cgconfig.sources.sglang_version_flags import check_sglang_spellings
-
-        check_sglang_spellings(sglang_part.tokens, version)
-    elif engine == "vllm" and entry is not None:  # the release's own `vllm serve` parser
-        from cgconfig.sources.vllm_version_flags import check_vllm_spellings
-
-        check_vllm_spellings((arg.name for part in ("vllm", "vllm_engine")
-                              for arg in split.parts.get(part, Part()).args or () if arg.name),
-                             version)
-    sglang = SglangArgv(sglang_part.tokens, allow_positionals=allow_positionals,
-                        ignore_unknown=ignore_unknown,
-                        engine=engine if entry is not None else "sglang", dialect=engine,
-                        args=sglang_part.args)
+    check = engine_part(engine, "check_spellings")  # the release's own parser's errors
+    if check is not None:
+        check(split, version, entry_point=entry is not None)
+    # SGLang is the host dialect: every line's unclaimed words are SGLang's and cgconfig's.
+    sglang = engine_part("sglang", "line_source")(
+        split.parts.get("sglang", Part()), entry_point=entry is not None, engine=engine,
+        allow_positionals=allow_positionals, ignore_unknown=ignore_unknown)
     sources: list[Source] = [sglang]
     if entry is not None:
         from cgconfig.sources.entry_point import LaunchLine
@@ -229,9 +200,9 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
     # After the line's own input (a ROCm-only vLLM backend names the platform), before the
     # dialect's source (vLLM's grid reads the probed SM).
     sources.append(MachineFacts())
-    if split.dialect in DIALECT_SOURCES:
-        make = DIALECT_SOURCES[split.dialect][1]
-        sources.append(make(split.parts.get(split.dialect, Part()), entry is not None))
+    if split.dialect in DIALECT_FLAGS:
+        sources.append(engine_part(split.dialect, "line_source")(
+            split.parts.get(split.dialect, Part()), entry_point=entry is not None))
     sources.append(ModelConfigFile())
     request = gather(sources, version)
     return request, sglang.positionals

@@ -8,7 +8,7 @@ Version 1 of the format (documented in ``docs/histogram-format.md``)::
 
 Decode sizes count requests in a step, prefill sizes count tokens; a count is the number of steps
 served at that size. Every phase is optional. The runtime writes it
-(``runner.stats.write_histogram(path)``); :mod:`cgconfig.tune.sglang_log` converts SGLang's
+(``runner.stats.write_histogram(path)``); :mod:`cgconfig.engines.sglang.tune_log` converts SGLang's
 server log into it. This module needs neither torch nor pydantic.
 """
 

@@ -6,13 +6,12 @@ A log in no known format is an :class:`InputError` naming what was looked for.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Protocol
 
+from cgconfig.engines.plugins import PACKAGES, part
 from cgconfig.errors import InputError
 from cgconfig.verify.record import LogRecord, rank_of
-from cgconfig.verify.sglang_reader import SglangReader
 from cgconfig.verify.text import open_log, strip_escapes
-from cgconfig.verify.trtllm_reader import TrtllmReader
-from cgconfig.verify.vllm_reader import VllmReader
 
 LOOKED_FOR = ("SGLang 'Capture ... CUDA graph' / 'Decode batch' / 'server_args='",
               "vLLM 'Capturing CUDA graphs' / 'Graph capturing finished' / 'non-default args:'",
@@ -20,13 +19,22 @@ LOOKED_FOR = ("SGLang 'Capture ... CUDA graph' / 'Decode batch' / 'server_args='
 ENGINE_NAMES = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "TensorRT-LLM"}
 
 
+class LogReader(Protocol):
+    """What each engine's ``log_reader.make_reader`` returns: fed every line once."""
+
+    engine: str
+    record: LogRecord
+
+    def feed(self, number: int, rank: str, text: str, /) -> bool: ...
+
+    def finish(self) -> LogRecord: ...
+
+
 def read_lines(lines: Iterable[str], where: str, *, interval: int = 40,
                engine: str | None = None) -> LogRecord:
     """Read a log's lines (already split); ``engine`` restricts the readers to one."""
-    readers: list[SglangReader | VllmReader | TrtllmReader] = [
-        SglangReader(interval), VllmReader(), TrtllmReader()]
-    if engine is not None:
-        readers = [r for r in readers if r.engine == engine]
+    readers: list[LogReader] = [part(name, "log_reader")(interval) for name in PACKAGES
+                                if engine is None or name == engine]
     count = 0
     for count, raw in enumerate(lines, 1):
         line = strip_escapes(raw)

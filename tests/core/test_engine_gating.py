@@ -19,16 +19,18 @@ import pytest
 from cgconfig.api import request_from_argv, resolve_request
 from cgconfig.engines import tokenize
 from cgconfig.errors import CgConfigError
-from cgconfig.resolve import pipeline
+from cgconfig.engines.sglang import pipeline
 from cgconfig.rules import ruleset
 from cgconfig.rules.loading import load_rules_for_resolve
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 LINES = [json.loads(line) for line in (DATA / "launch_lines" / "lines.jsonl").read_text()
          .splitlines() if line.strip()]
-#: The SGLang-only functions the pipeline calls (the DeepEP alignment, the memory-hook sizing
-#: and its view, the capture filter, the engine block).
-SGLANG_STEPS = ("align_deepep_prefill", "fill_decode_sizes", "fill_prefill_sizes",
+#: The SGLang-only functions SGLang's pipeline calls (the flags SGLang sets and its platform
+#: defaults, its derived facts, the DeepEP alignment, the memory-hook sizing and its view, the
+#: capture filter, the engine block).
+SGLANG_STEPS = ("engine_flag_leaves", "platform_defaults", "derive_facts",
+                "align_deepep_prefill", "fill_decode_sizes", "fill_prefill_sizes",
                 "memory_view", "capture", "engine_block")
 
 VLLM_FLAGS: tuple[tuple[str, ...], ...] = (

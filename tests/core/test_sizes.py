@@ -13,7 +13,7 @@ import pytest
 from cgconfig import resolve_args
 from cgconfig.api import request_from_argv
 from cgconfig.api import resolve_request as resolve
-from cgconfig.dialects import sglang_grid as sz
+from cgconfig.engines.sglang import grid as sz
 from cgconfig.plan import Plan
 
 

@@ -68,10 +68,19 @@ GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
 FULL_GRAPH = {name: _imports(name, path, typing_too=True) for name, path in MODULES.items()}
 
 
+#: The engine plug-ins, each a package-level node of its own (``cgconfig.engines.vllm``) beside
+#: the engines' shared core (``cgconfig.engines``: tables, tokenizer, versions, entry points).
+ENGINE_PACKAGES = ("sglang", "vllm", "trtllm")
+
+
 def _package(module: str) -> str:
-    """A module's package-level node: its first-level subpackage (``cgconfig.sources``), or the
-    module itself when it sits at the top (``cgconfig.plan``, the root ``cgconfig``)."""
-    return ".".join(module.split(".")[:2])
+    """A module's package-level node: its first-level subpackage (``cgconfig.sources``), an
+    engine's own package (``cgconfig.engines.sglang``), or the module itself when it sits at
+    the top (``cgconfig.plan``, the root ``cgconfig``)."""
+    parts = module.split(".")
+    if parts[:2] == ["cgconfig", "engines"] and len(parts) > 2 and parts[2] in ENGINE_PACKAGES:
+        return ".".join(parts[:3])
+    return ".".join(parts[:2])
 
 
 def _package_graph() -> dict[str, list[tuple[str, list[str]]]]:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cgconfig.dialects.trtllm_sizes import generate_batch_sizes, validate
+from cgconfig.engines.trtllm.sizes import generate_batch_sizes, validate
 
 UNPADDED_128 = [*range(1, 32), 32, 64, 128]  # "[1..31, 32, 64, 128]"
 PADDED_128 = [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128]
@@ -138,13 +138,13 @@ def test_generated_sizes_properties(max_bs: int, padding: bool, variant: str) ->
 
 # model_engine.py:_filter_cuda_graph_batch_sizes (TensorRT-LLM 603c8a0a), worked by hand.
 def test_filter_keeps_sizes_up_to_the_bound_without_padding() -> None:
-    from cgconfig.dialects.trtllm_sizes import filter_batch_sizes
+    from cgconfig.engines.trtllm.sizes import filter_batch_sizes
 
     assert filter_batch_sizes([1, 2, 4, 8, 16], 6, False) == ([1, 2, 4], None)
 
 
 def test_filter_pads_to_the_bound_once_with_padding() -> None:
-    from cgconfig.dialects.trtllm_sizes import filter_batch_sizes
+    from cgconfig.engines.trtllm.sizes import filter_batch_sizes
 
     sizes, warning = filter_batch_sizes([1, 2, 4, 8, 16], 6, True)
     assert sizes == [1, 2, 4, 6] and warning is not None and "(8)" in warning
@@ -153,7 +153,7 @@ def test_filter_pads_to_the_bound_once_with_padding() -> None:
 
 
 def test_filter_keeps_duplicates_and_the_bound_uses_float_division() -> None:
-    from cgconfig.dialects.trtllm_sizes import filter_batch_sizes, graph_batch_bound
+    from cgconfig.engines.trtllm.sizes import filter_batch_sizes, graph_batch_bound
 
     assert filter_batch_sizes([1, 1, 2], 8, False) == ([1, 1, 2], None)
     assert graph_batch_bound(2048, 16, 3) == 4 and graph_batch_bound(2048, 17, 3) == 4
@@ -166,7 +166,7 @@ def test_lax_fast_path_is_pydantic(value: object) -> None:
     """Values cgconfig checks itself (already of the field's type) come out as pydantic has them."""
     from pydantic import ValidationError
 
-    from cgconfig.dialects.trtllm_llm_args import ConfigProblem, _adapter, lax
+    from cgconfig.engines.trtllm.llm_args import ConfigProblem, _adapter, lax
 
     for kind in ("int", "nonneg", "bool", "int_list", "pos_list"):
         try:

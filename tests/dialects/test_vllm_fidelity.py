@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from cgconfig import InputError, resolve_args
-from cgconfig.dialects.vllm_modes import CudaGraphMode
-from cgconfig.dialects.vllm_splitting_ops import VLLM_ATTENTION_OPS, splitting_fixup
+from cgconfig.engines.vllm.modes import CudaGraphMode
+from cgconfig.engines.vllm.splitting_ops import VLLM_ATTENTION_OPS, splitting_fixup
 
 MODES = {("disabled", "disabled"): "NONE", ("breakable", "breakable"): "PIECEWISE",
          ("full", "full"): "FULL", ("full", "disabled"): "FULL_DECODE_ONLY",

@@ -13,14 +13,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cgconfig.dialects import vllm_mode_resolution
-from cgconfig.dialects.vllm_mode_resolution import (
+from cgconfig.engines.vllm import mode_resolution as vllm_mode_resolution
+from cgconfig.engines.vllm.mode_resolution import (
     ModeResolution,
     VllmModeError,
     resolve_mode,
     round_sizes_for_spec,
 )
-from cgconfig.dialects.vllm_modes import (
+from cgconfig.engines.vllm.modes import (
     MODE_PHASES,
     VLLM_BACKEND_SUPPORT,
     CudaGraphMode,

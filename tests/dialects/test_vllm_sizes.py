@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cgconfig.dialects.vllm_sizes import default_capture_sizes
+from cgconfig.engines.vllm.sizes import default_capture_sizes
 
 # "[1,2,4,8,16,...,248,256,272,...,496,512]"
 GRID_512 = [1, 2, 4, *range(8, 249, 8), *range(256, 513, 16)]

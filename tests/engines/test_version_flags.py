@@ -1,5 +1,5 @@
 """Each SGLang release's own flag errors (its table, argparse prefix rules), its behaviour
-changes (dialects/sglang_releases.py), and `cgconfig diff --a-version/--b-version`."""
+changes (engines/sglang/releases.py), and `cgconfig diff --a-version/--b-version`."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 from cgconfig.api import resolve_args
 from cgconfig.cli.main import main
-from cgconfig.dialects.sglang_releases import CHANGES, holds
 from cgconfig.engines import versions
+from cgconfig.engines.sglang.releases import CHANGES, holds
 from cgconfig.engines.table import load_table
 from cgconfig.errors import CgConfigError
 
@@ -115,9 +115,9 @@ def test_diff_of_one_line_across_two_releases(capsys: pytest.CaptureFixture[str]
 def test_the_newest_release_fast_path_skips_only_what_it_would_accept() -> None:
     # check_sglang_spellings skips reading the table when every flag is one of cgconfig's
     # primary spellings at the newest release; the full check accepts each of them too.
+    from cgconfig.engines.sglang import version_flags as check
     from cgconfig.engines.versions import EngineVersion
     from cgconfig.fields.flags import ALL_FLAGS
-    from cgconfig.sources import sglang_version_flags as check
 
     newest = versions.newest("sglang")
     full = EngineVersion("sglang", newest, "test")

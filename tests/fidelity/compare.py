@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cgconfig.api import resolve_args
-from cgconfig.dialects.vllm_splitting_ops import VLLM_ATTENTION_OPS
+from cgconfig.engines.vllm.splitting_ops import VLLM_ATTENTION_OPS
 from cgconfig.errors import CgConfigError
 
 HERE = Path(__file__).parent

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from cgconfig.api import request_from_argv, resolve_request
-from cgconfig.dialects.vllm_modes import phases_to_mode
 from cgconfig.engines.versions import EngineVersion
+from cgconfig.engines.vllm.modes import phases_to_mode
 from cgconfig.errors import CgConfigError
 
 HERE = Path(__file__).parent

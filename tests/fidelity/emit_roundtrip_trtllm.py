@@ -31,7 +31,7 @@ def emitted(case: dict[str, Any], folder: str) -> tuple[str, list[int], list[str
     """The emitted options text, the plan's captured decode list, and the notes (``None``
     when cgconfig refuses the case)."""
     from cgconfig import InputError, resolve_args
-    from cgconfig.emit_trtllm import trtllm_text
+    from cgconfig.engines.trtllm.emit import trtllm_text
 
     path = Path(folder) / f"case{case['id']}.yaml"
     path.write_text(case["yaml"])

@@ -36,7 +36,7 @@ from record import _ask, _trim_vllm, vllm_oracle_argv
 
 from cgconfig.api import resolve_args
 from cgconfig.cli.launch_args import server_line, vllm_launch_args
-from cgconfig.dialects.vllm_splitting_ops import VLLM_ATTENTION_OPS
+from cgconfig.engines.vllm.splitting_ops import VLLM_ATTENTION_OPS
 
 HERE = Path(__file__).parent
 OUT = HERE / "emit_roundtrip_vllm.jsonl"

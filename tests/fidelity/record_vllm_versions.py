@@ -14,7 +14,7 @@ attention backend the model's layers select, and the worker's
 
 The lines come from ``vllm_engine_generate.py`` (the same generator as the 0.33.0 corpus), kept
 to the CUDA machines of four compute capabilities (one oracle start-up each) and to the flags the
-release's own parser knows (its table ``cgconfig/engines/vllm-<version>.json``), so that every
+release's own parser knows (its table ``cgconfig/engines/vllm/tables/vllm-<version>.json``), so that every
 corpus measures the release's CUDA-graph decisions rather than its flag list. Output:
 ``vllm_version_cases-<version>.jsonl`` beside this file.
 """

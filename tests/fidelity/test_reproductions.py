@@ -405,7 +405,7 @@ def test_strict_remedies_for_eager_attention_do_not_exit_3(capsys, backend: str,
 
 
 def test_vllm_messages_never_say_backend_backend() -> None:
-    from cgconfig.dialects.vllm_modes import VLLM_BACKEND_SUPPORT
+    from cgconfig.engines.vllm.modes import VLLM_BACKEND_SUPPORT
 
     seen = 0
     for backend in [None, *VLLM_BACKEND_SUPPORT]:

@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import compare
 
 from cgconfig.api import resolve_args
-from cgconfig.dialects.sglang_attention import resolved_page_size
+from cgconfig.engines.sglang.attention import resolved_page_size
 from cgconfig.errors import CgConfigError
 from cgconfig.facts import Facts
 from cgconfig.fields.table import fact_fields, spec

@@ -1,4 +1,4 @@
-"""``cgconfig.dialects.sglang_sizes`` checked directly against SGLang 0.5.23's recorded answers.
+"""``cgconfig.engines.sglang.sizes`` checked directly against SGLang 0.5.23's recorded answers.
 
 Each test rebuilds, from a corpus case's launch line and machine, the inputs of one ported
 function and compares its output with what SGLang resolved. The subsets are chosen where the
@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from cgconfig.dialects import sglang_grid as grid
-from cgconfig.dialects import sglang_sizes as ss
+from cgconfig.engines.sglang import grid
+from cgconfig.engines.sglang import sizes as ss
 
 sys.path.insert(0, str(Path(__file__).parent))
 import compare

@@ -90,7 +90,7 @@ def test_release_facts_are_data_with_sources() -> None:
     """Each behaviour that moved names the release it starts in (inside the supported range)
     and the vLLM file it is read from; the model-runner table names supported releases; the
     runner a dense line gets moves where the releases' code says."""
-    from cgconfig.dialects import vllm_releases as releases
+    from cgconfig.engines.vllm import releases
 
     for behaviour, (first, source) in releases.SINCE.items():
         assert releases.at_least("0.33.0", first) and releases.at_least(first, "0.21.0"), \

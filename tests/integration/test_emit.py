@@ -10,7 +10,6 @@ import subprocess
 import pytest
 
 from cgconfig import resolve_args
-from cgconfig.dialects.vllm_splitting_ops import VLLM_ATTENTION_OPS
 from cgconfig.emit import (
     VLLM_INEXPRESSIBLE,
     decode_sizes_as,
@@ -20,6 +19,7 @@ from cgconfig.emit import (
     sglang_config,
     vllm_args,
 )
+from cgconfig.engines.vllm.splitting_ops import VLLM_ATTENTION_OPS
 from cgconfig.errors import InputError
 
 SCENARIOS = [

@@ -14,14 +14,9 @@ import yaml
 
 from cgconfig.api import resolve_args
 from cgconfig.errors import InputError
-from cgconfig.resolve import pipeline
-from cgconfig.resolve.stages import (
-    ENGINE_STAGES,
-    RESOLVED,
-    SGLANG_MEMORY_HOOK,
-    SGLANG_STAGES,
-    stages_of,
-)
+from cgconfig.engines.sglang import pipeline
+from cgconfig.engines.sglang.stages import SGLANG_MEMORY_HOOK, SGLANG_STAGES
+from cgconfig.resolve.stages import RESOLVED, engine_stages, stages_of
 from cgconfig.rules import cache
 from cgconfig.rules.cache import shipped_pack_files
 from cgconfig.rules.loader import load_pack_file
@@ -59,7 +54,7 @@ def test_every_shipped_rule_names_a_stage_of_its_engine() -> None:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
         for rule in data["rules"]:
             assert "stage" in rule, f"{path.name}: {rule['id']} names no stage"
-            assert rule["stage"] in ENGINE_STAGES[data["engine"]], rule["id"]
+            assert rule["stage"] in engine_stages()[data["engine"]], rule["id"]
 
 
 def test_an_unknown_stage_is_one_line_with_a_did_you_mean(tmp_path: Path) -> None:

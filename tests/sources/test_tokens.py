@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 
 from cgconfig.cli.launch_args import server_argv, user_compilation_config
 from cgconfig.cli.options import HOST_FLAGS, parse_options
+from cgconfig.engines.sglang.argv import parse_argv, sglang_args
 from cgconfig.engines.split import split_line, table_rules
 from cgconfig.engines.table import load_table
 from cgconfig.engines.tokens import (
@@ -42,7 +43,6 @@ from cgconfig.engines.tokens import (
 from cgconfig.errors import InputError
 from cgconfig.sources.command_line import request_from_split, split_command_line
 from cgconfig.sources.dialect_flags import VLLM_FLAGS
-from cgconfig.sources.sglang_argv import parse_argv, sglang_args
 from cgconfig.sources.split import split_argv
 from cgconfig.verify.launch import argv_from_args
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from cgconfig.api import request_from_argv, resolve_request
-from cgconfig.dialects.vllm_modes import phases_to_mode
+from cgconfig.engines.vllm.modes import phases_to_mode
 from cgconfig.errors import InputError
 
 MODELS = Path(__file__).resolve().parent.parent / "fidelity" / "models"

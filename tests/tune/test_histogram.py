@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cgconfig.cli.main import main
+from cgconfig.engines.sglang.tune_log import histogram_from_lines
 from cgconfig.errors import InputError
 from cgconfig.tune import histogram
-from cgconfig.tune.sglang_log import histogram_from_lines
 
 counts = st.dictionaries(st.integers(1, histogram.MAX_SIZE), st.integers(1, 10**12), max_size=30)
 

@@ -7,7 +7,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cgconfig.dialects.sglang_grid import decode_sizes
+from cgconfig.engines.sglang.grid import decode_sizes
 from cgconfig.tune.optimize import (
     INFINITY,
     StepCost,

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from cgconfig.cli.main import main
+from cgconfig.engines.sglang.tune_log import histogram_from_lines, histogram_from_log
 from cgconfig.errors import InputError
-from cgconfig.tune.sglang_log import histogram_from_lines, histogram_from_log
 
 
 def test_repeated_markers_scan_in_linear_time() -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from cgconfig.cli.main import main
+from cgconfig.engines.vllm.tune_log import histogram_from_lines
 from cgconfig.errors import InputError
 from cgconfig.tune import histogram
-from cgconfig.tune.vllm_log import histogram_from_lines
 
 TABLE = """\
 (EngineCore_DP0 pid=2) INFO 11-01 10:00:10 [loggers.py:259] **CUDAGraph Config Settings:**

@@ -1,0 +1,52 @@
+"""The engines as plug-ins: the package that serves each engine, and the parts the core asks of it.
+
+The shared core (sources, the pipeline, rules, verify, emit) never imports an engine's package:
+it asks :func:`part` for one of the named parts below, so an engine's modules load only when a
+line of that engine needs them, and an engine is one package (``cgconfig/engines/<engine>/``)
+plus its row in :data:`PACKAGES`. ``tests/core/test_structure.py`` fails on a core module that
+imports an engine package, and ``tests/core/test_engine_plugins.py`` checks that every engine
+provides every part.
+
+Stdlib only: the start-up path reads it.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import import_module
+from typing import Any
+
+#: Each engine's package.
+PACKAGES: dict[str, str] = {
+    "sglang": "cgconfig.engines.sglang",
+    "vllm": "cgconfig.engines.vllm",
+    "trtllm": "cgconfig.engines.trtllm",
+}
+
+#: What the core asks of every engine: part → (module of the engine's package, attribute).
+#: Every engine's module defines every attribute; ``None`` says the engine has no such thing.
+PARTS: dict[str, tuple[str, str]] = {
+    # resolve.pipeline: the engine's steps, in the engine's own order
+    "steps": ("pipeline", "STEPS"),
+    # resolve.stages (stdlib only): the upstream stages its rules may name, in order
+    "stages": ("stages", "STAGES"),
+    # sources.command_line: the source made from the engine's words of a line
+    "line_source": ("source", "line_source"),
+    # sources.command_line: the chosen release's own parser check of the line's spellings
+    "check_spellings": ("version_flags", "check_spellings"),
+    # sources.command_line: grouping of the words no flag table claimed into runs (SGLang's
+    # flags and cgconfig's own, read by SGLang's parser rules: SGLang is the host dialect)
+    "group_args": ("source", "group_args"),
+    # verify.read: a new one-pass reader of the engine's server log (``make_reader(interval)``)
+    "log_reader": ("log_reader", "make_reader"),
+}
+
+
+@cache
+def part(engine: str, name: str) -> Any:
+    """The ``name`` part of ``engine`` (see :data:`PARTS`); ``None`` when the engine's module
+    exists but declares the part as ``None`` (it has no such thing)."""
+    if engine not in PACKAGES:
+        raise KeyError(f"unknown engine {engine!r}; known: {', '.join(PACKAGES)}")
+    module, attribute = PARTS[name]
+    return getattr(import_module(f"{PACKAGES[engine]}.{module}"), attribute)

@@ -1,0 +1,90 @@
+"""The attention backend and KV page size SGLang 0.5.23 resolves when the launch line leaves them
+to the engine, as the refusal rules read them: pure functions of the deployment facts. The
+backend choice itself has one home, :mod:`cgconfig.engines.sglang.engine_settings`; this module feeds it
+the facts and adds the page-size constraints.
+
+Several of SGLang's start-up refusals read these resolved values rather than the flags
+(speculative tree drafts with paged KV, deterministic inference, the page-major KV layout).
+The page size is ported from the post-processes of SGLang 0.5.23
+``python/sglang/srt/arg_groups/overrides.py`` (``_mla_backend_page_constraints``,
+``_fa4_page_constraint``, ``_intel_xpu_page_constraint``, ``_page_size_default``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cgconfig.engines.sglang import engine_settings as se
+
+if TYPE_CHECKING:
+    from cgconfig.facts import Facts
+
+#: The compute capability the default attention backends are chosen for when neither
+#: ``--gpu-sm`` nor a GPU probe gives one: Hopper's. SGLang reads the real one
+#: (``get_device_capability``). The refusals that depend on the GPU generation are not
+#: guessed from it: they need a known SM (docs/fidelity.md).
+ASSUMED_GPU_SM = 90
+
+
+def gpu_sm(facts: Facts) -> int:
+    """The SM the backend choice reads: the known one, else Hopper's."""
+    sm: int = facts.gpu_sm or ASSUMED_GPU_SM
+    return sm
+
+
+def attention_choice(facts: Facts, model: se.ModelShape, gpu_memory_gib: float | None, *,
+                     with_fallback: bool = True) -> se.AttentionChoice:
+    """SGLang 0.5.23's attention backends for these facts: the one call into the one port of
+    its choice (:func:`cgconfig.engines.sglang.engine_settings.resolve_attention_backends`). An unknown
+    SM is taken as Hopper's (:data:`ASSUMED_GPU_SM`)."""
+    return se.resolve_attention_backends(
+        se.Platform(facts.device, gpu_sm(facts)), model, tp_size=facts.tp_size,
+        attention_backend=facts.attention_backend,
+        prefill_backend=facts.prefill_attention_backend,
+        decode_backend=facts.decode_attention_backend,
+        deterministic=facts.enable_deterministic_inference,
+        speculative_algorithm=facts.speculative_algorithm,
+        eagle_topk=facts.speculative_eagle_topk, page_size=facts.page_size,
+        gpu_memory_mib=None if gpu_memory_gib is None else gpu_memory_gib * 1024,
+        # pd_disaggregation_hook.handle_pd_disaggregation: a decode server runs without it.
+        radix_cache_off=facts.disaggregation_mode == "decode", with_fallback=with_fallback)
+
+
+def model_shape(facts: Facts) -> se.ModelShape:
+    """What SGLang reads from the model, from the model facts (read once from its config by
+    :mod:`cgconfig.sources.model_config`, ``--json-model-override-args`` merged, or given as
+    flags): the one shape the backend choice and the memory heuristic both read."""
+    return se.ModelShape(
+        arch=facts.model_arch, use_mla=facts.use_mla, mla_kv_heads=facts.model_kv_heads,
+        context_len=facts.context_length or facts.model_context_length,
+        vision_layers=facts.vision_num_layers, vision_hidden_size=facts.vision_hidden_size,
+        is_multimodal=facts.is_multimodal)
+
+
+def resolved_attention_backend(facts: Facts, gpu_memory_gib: float | None) -> str:
+    """``ServerArgs.attention_backend`` after SGLang's defaults, before the platform fallbacks
+    (the refusals read the backend as the overrides leave it)."""
+    choice = attention_choice(facts, model_shape(facts), gpu_memory_gib, with_fallback=False)
+    return str(choice.attention_backend.value)
+
+
+def resolved_page_size(facts: Facts, attention_backend: str) -> int:
+    """``ServerArgs.page_size`` after the backend page constraints (1 when nothing forces one)."""
+    page = facts.page_size or 1
+    decode = facts.decode_attention_backend
+    prefill = facts.prefill_attention_backend
+    uses = {attention_backend, decode, prefill}
+    if "flashmla" in (attention_backend, decode):
+        page = 64
+    if "trtllm_mla" in (attention_backend, decode) and page not in (32, 64):
+        page = 64
+    if "cutedsl_mla" in uses and page not in (32, 64):
+        page = 64
+    if "trtllm_mha" in uses and page not in (16, 32, 64, 128):
+        page = 64
+    if "fa4" in uses and not facts.use_mla and facts.device == "cuda" \
+            and facts.gpu_sm in (100, 103) and (facts.speculative_eagle_topk or 0) <= 1:
+        page = 128
+    if "intel_xpu" in uses and page not in ((64, 128, 16, 32) if facts.use_mla else (64, 128)):
+        page = 128
+    return page

@@ -1,0 +1,42 @@
+"""What SGLang sets before any hook runs: values it sets as if the user had passed a flag, and
+the defaults that differ from cgconfig's by platform. Both enter at step ``lock-inputs``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cgconfig import model_archs as ma
+from cgconfig.facts import Facts
+from cgconfig.provenance import Layer, Leaf, Origin
+
+#: Platforms on which prefill graphs are validated; elsewhere prefill defaults to disabled.
+PREFILL_GRAPH_PLATFORMS = ("cuda",)
+
+
+def platform_defaults(facts: Facts) -> dict[str, tuple[Any, str]]:
+    """Defaults SGLang gives by platform: prefill graphs off where they are not validated."""
+    if facts.device in PREFILL_GRAPH_PLATFORMS:
+        return {}
+    return {"prefill.backend": ("disabled", f"prefill graphs are not validated on {facts.device}")}
+
+
+#: SGLang 0.5.23 ``apply_muse_glimmer_prefill_cuda_graph_max_bs_default``'s prefill max_bs.
+MUSE_GLIMMER_PREFILL_MAX_BS = 512
+
+
+def engine_flag_leaves(leaves: list[Leaf], facts: Facts) -> list[Leaf]:
+    """Values SGLang sets as flags before parsing: they lock like user input.
+
+    Only when no flag of the user's already sets the key (an explicit
+    ``--cuda-graph-max-bs-prefill`` wins upstream too).
+    """
+    if facts.model_arch not in ma.MUSE_GLIMMER_ARCHS:
+        return []
+    if any(leaf.key == "prefill.max_bs" and leaf.origin.layer == Layer.CONVENIENCE
+           for leaf in leaves):
+        return []
+    origin = Origin(Layer.CONVENIENCE, "SGLang 0.5.23 apply_muse_glimmer_prefill_cuda_graph_"
+                    f"max_bs_default (--cuda-graph-max-bs-prefill {MUSE_GLIMMER_PREFILL_MAX_BS})",
+                    position=-1)
+    return [Leaf("prefill.max_bs", MUSE_GLIMMER_PREFILL_MAX_BS, origin)]

@@ -1,0 +1,187 @@
+"""Capture-size grids, GPU-memory tiers and the capture-time filter, as SGLang 0.5.23 does them.
+
+The grids and tiers are data (tuples below); the functions only walk them. Decode sizes count
+requests, prefill sizes count tokens. See SGLang 0.5.23
+``python/sglang/srt/arg_groups/cuda_graph_hook.py:generate_decode_cuda_graph_batch_sizes`` /
+``generate_prefill_cuda_graph_batch_sizes`` and ``arg_groups/memory_hook.py:handle_gpu_memory_settings``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cgconfig.fields.values import round_up
+from cgconfig.limits import check_decode_batch, check_prefill_tokens
+
+#: A grid is a union of inclusive ranges ``(start, stop, step)``; ``None`` as stop means
+#: "up to max_bs".
+Grid = tuple[tuple[int, int | None, int], ...]
+
+DECODE_GRID: Grid = ((1, 2, 1), (4, 12, 4), (16, 256, 8), (272, 496, 16), (512, None, 32))
+"""Decode without speculative decoding: 1, 2, 4, 8, 12; 16…256 step 8; 272…496 step 16;
+512…max_bs step 32."""
+
+SPECULATIVE_DECODE_GRID: Grid = ((1, 8, 1), (10, 32, 2), (40, 64, 4), (72, 256, 8),
+                                 (272, None, 16))
+"""Decode with speculative decoding: denser at small sizes, where verify batches live."""
+
+PREFILL_GRID: Grid = ((4, 32, 4), (48, 256, 16), (288, 512, 32), (576, 1024, 64),
+                      (1280, 4096, 256), (4608, None, 512))
+"""Prefill token counts; max_bs itself is not appended (100 ends at 96; below 4 is empty)."""
+
+CPU_GRID: Grid = ((1, 16, 1), (18, 30, 2), (32, 80, 4), (84, None, 8))
+"""CPU (torch.compile) sizes up to torch_compile_max_bs, which is appended."""
+
+
+@dataclass(frozen=True)
+class MemoryTier:
+    """Defaults for GPUs below ``below_gib`` (the first matching row wins)."""
+
+    below_gib: float
+    chunked_prefill_size: int
+    decode_max_bs_tp_lt4: int
+    decode_max_bs_tp_ge4: int
+    label: str
+
+    def decode_max_bs(self, tp_size: int) -> int:
+        """The default decode max_bs for this tier at a tensor-parallel size."""
+        return self.decode_max_bs_tp_lt4 if tp_size < 4 else self.decode_max_bs_tp_ge4
+
+
+#: SGLang 0.5.23 tiers (``arg_groups/memory_hook.py:handle_gpu_memory_settings``):
+#: GiB → chunked-prefill size, decode max_bs (tp<4 / tp≥4).
+GPU_MEMORY_TIERS: tuple[MemoryTier, ...] = (
+    MemoryTier(20, 2048, 8, 8, "< 20 GiB (T4, RTX 4080)"),
+    MemoryTier(35, 4096, 48, 160, "20–35 GiB (A10, RTX 4090/5090)"),
+    MemoryTier(60, 4096, 32, 160, "35–60 GiB (A100-40G, L40)"),
+    MemoryTier(160, 8192, 256, 512, "60–160 GiB (H100, A100-80G, H200)"),
+    MemoryTier(float("inf"), 16384, 512, 512, "≥ 160 GiB (B200, MI300)"),
+)
+UNKNOWN_MEMORY_TIER = MemoryTier(float("nan"), 4096, 160, 160, "unknown GPU memory")
+
+#: Ascend NPU tiers (SGLang hardware_backend/npu): ≤ 32 GiB and ≤ 64 GiB.
+NPU_MEMORY_TIERS: tuple[MemoryTier, ...] = (
+    MemoryTier(32.0001, 4096, 16, 64, "NPU ≤ 32 GiB"),
+    MemoryTier(64.0001, 8192, 64, 256, "NPU ≤ 64 GiB"),
+)
+
+
+def memory_tier(gpu_memory_gib: float | None, device: str = "cuda",
+                version: str | None = None) -> MemoryTier:
+    """The tier for a GPU's memory in SGLang ``version`` (``None``: the newest supported);
+    unknown memory gives SGLang's unknown tier."""
+    if gpu_memory_gib is None:
+        return UNKNOWN_MEMORY_TIER
+    tiers = NPU_MEMORY_TIERS + GPU_MEMORY_TIERS if device == "npu" else GPU_MEMORY_TIERS
+    found = next((tier for tier in tiers if gpu_memory_gib < tier.below_gib), GPU_MEMORY_TIERS[-1])
+    if found is GPU_MEMORY_TIERS[1]:
+        from cgconfig.engines.sglang.releases import TIER_20_35_BEFORE_0_5_20, holds
+
+        if not holds("memory-tier-20-35-doubled", version):
+            return MemoryTier(found.below_gib, *TIER_20_35_BEFORE_0_5_20, found.label)
+    return found
+
+
+def expand_grid(grid: Grid, limit: int) -> list[int]:
+    """Every size of ``grid`` that is ``<= limit``, ascending."""
+    sizes: set[int] = set()
+    for start, stop, step in grid:
+        end = limit if stop is None else min(stop, limit)
+        sizes.update(range(start, end + 1, step))
+    return sorted(sizes)
+
+
+def decode_sizes(max_bs: int, *, speculative: bool = False, padding: bool = True) -> list[int]:
+    """SGLang's default decode list: the grid up to ``max_bs``, then ``max_bs`` itself."""
+    check_decode_batch(max_bs, "decode.max_bs")
+    if not padding:
+        sizes = list(range(1, max_bs + 1))
+    else:
+        sizes = expand_grid(SPECULATIVE_DECODE_GRID if speculative else DECODE_GRID, max_bs)
+    if max_bs not in sizes:  # also without padding: max_bs 0 gives [0], as SGLang's does
+        # Without it a batch of exactly max_running_requests ran eagerly (SGLang PR #21005).
+        sizes.append(max_bs)
+    return sizes
+
+
+def prefill_sizes(max_bs: int) -> list[int]:
+    """SGLang's default prefill token list up to ``max_bs`` (not appended; may be empty)."""
+    check_prefill_tokens(max_bs, "prefill.max_bs")
+    return expand_grid(PREFILL_GRID, max_bs)
+
+
+def cpu_sizes(torch_compile_max_bs: int, *, padding: bool = True) -> list[int]:
+    """SGLang's CPU list: the CPU grid up to ``torch_compile_max_bs``, plus that bound."""
+    check_decode_batch(torch_compile_max_bs, "--torch-compile-max-bs")
+    if not padding:
+        return list(range(1, torch_compile_max_bs + 1))
+    sizes = set(expand_grid(CPU_GRID, torch_compile_max_bs))
+    sizes.add(torch_compile_max_bs)
+    return sorted(sizes)
+
+
+@dataclass(frozen=True)
+class CaptureAlignment:
+    """Inputs of the decode capture filter, derived from the deployment."""
+
+    multiple: int
+    """Sizes × request width must be a multiple of this (attention-TP gather, TBO, CP)."""
+    request_width: int
+    """Tokens per request in a captured step (draft tokens under speculative decoding)."""
+    pool_size: int | None
+    """Request-pool size (max running requests); ``None`` when not known before start-up."""
+    reasons: tuple[str, ...] = ()
+
+
+def capture_alignment(*, tp_size: int, dp_size: int, enable_dp_attention: bool,
+                      attn_cp_size: int, moe_a2a_backend: str, enable_two_batch_overlap: bool,
+                      request_width: int, pool_size: int | None) -> CaptureAlignment:
+    """Alignment base and request width of SGLang's ``get_batch_sizes_to_capture``.
+
+    A gathered buffer (MLP-TP gather under DP attention, or attention-TP gather under an MoE
+    all-to-all backend) multiplies the base by the attention-TP size, so the gathered token
+    count splits evenly across ranks; two-batch overlap doubles it and counts requests, not
+    tokens; the base is made a multiple of the attention-CP size.
+    """
+    multiple = 1
+    reasons: list[str] = []
+    width = request_width
+    if enable_two_batch_overlap:
+        multiple *= 2
+        width = 1
+        reasons.append("two-batch overlap splits each batch in two (×2, width counted as 1)")
+    attn_tp = max(1, tp_size // (dp_size if enable_dp_attention else 1) // attn_cp_size)
+    gathered = enable_dp_attention or moe_a2a_backend != "none"
+    if gathered and attn_tp > 1:
+        multiple *= attn_tp
+        why = "DP-attention MLP gather" if enable_dp_attention else "attention-TP gather"
+        reasons.append(f"{why} across attention-TP size {attn_tp} (×{attn_tp})")
+    if attn_cp_size > 1 and multiple % attn_cp_size:
+        multiple *= attn_cp_size
+        reasons.append(f"attention context-parallel size {attn_cp_size} (×{attn_cp_size})")
+    return CaptureAlignment(multiple, width, pool_size, tuple(reasons))
+
+
+def filter_capture_sizes(sizes: list[int], alignment: CaptureAlignment) -> list[int]:
+    """What will actually be captured from a configured decode list (SGLang's filter).
+
+    The pool size is rounded up to the alignment; if the largest size exceeds it, the pool
+    size joins the list; misaligned sizes and sizes over the pool are dropped; the result is
+    de-duplicated and sorted.
+    """
+    captured = list(sizes)
+    if alignment.pool_size is not None:
+        pool = round_up(alignment.pool_size, alignment.multiple)
+        if captured and max(captured) > pool:
+            captured.append(pool)
+        captured = [s for s in captured if s <= pool]
+    captured = [s for s in captured if (s * alignment.request_width) % alignment.multiple == 0]
+    return sorted(set(captured))
+
+
+def compile_sizes(captured: list[int], *, enable_torch_compile: bool,
+                  torch_compile_max_bs: int) -> list[int]:
+    """The captured decode sizes torch.compile also handles (none without torch.compile)."""
+    if not enable_torch_compile:
+        return []
+    return [s for s in captured if s <= torch_compile_max_bs]

@@ -1,0 +1,165 @@
+"""The SGLang source: cgconfig's own flags (or a whole SGLang launch line), and the documents
+its flags name (``--cuda-graph-config`` values, a ``--deployment`` file)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from cgconfig.engines.sglang.argv import parse_argv, sglang_args
+from cgconfig.errors import InputError
+from cgconfig.provenance import Layer, Leaf, Origin
+from cgconfig.resolve.request import ResolveRequest
+from cgconfig.sources.contribution import Contribution
+from cgconfig.sources.documents import facts_from_file, leaves_from_config_arg
+from cgconfig.sources.split import Arg, Part
+
+if TYPE_CHECKING:
+    pass
+
+#: Per dialect, what an unexpected positional usually is (naming only that engine's flags).
+_POSITIONAL_HINTS = {
+    "sglang": "every input is a --flag (a config document goes after --cuda-graph-config)",
+    "vllm": "every input is a --flag: vLLM's switches (--enforce-eager) take no value, and a "
+            "compilation config goes after --compilation-config (-cc)",
+    "trtllm": "every input is a --flag (an options file goes after --extra_llm_api_options)",
+}
+
+
+@dataclass
+class SglangArgv:
+    """SGLang-dialect tokens of one command line."""
+
+    tokens: list[str]
+    allow_positionals: bool = False
+    """``explain`` takes keys as positionals; ``resolve`` takes none."""
+    ignore_unknown: bool | None = None
+    engine: str = "sglang"
+    """The engine whose flags the line may carry besides cgconfig's (its entry point's)."""
+    dialect: str = "sglang"
+    """The line's dialect: an error's hint names only that engine's flags."""
+    positionals: list[str] = field(default_factory=list)
+    """The positionals found (``explain``'s keys), once :meth:`contribute` ran."""
+    args: list[Arg] | None = None
+    """The tokens' runs as the split grouped them (grouped by the parser when absent)."""
+
+    def contribute(self, so_far: ResolveRequest) -> Contribution:
+        """Parse the tokens once; read the documents they name."""
+        del so_far  # the first source: nothing gathered before it
+        parsed = parse_argv(self.tokens, ignore_unknown=self.ignore_unknown,
+                            engine=self.engine, args=self.args or None)
+        if parsed.positionals and not self.allow_positionals and self.engine == "vllm":
+            # As vLLM's own parser says it; a vLLM line's error names vLLM's flags only.
+            raise InputError(f"unrecognized arguments: {parsed.positionals[0]} (vLLM 0.33.0 "
+                             "vllm serve)", where="vllm serve",
+                             hint="vllm serve takes one positional, the model; a boolean flag "
+                                  "takes no value (--enforce-eager, or --no-enforce-eager)")
+        if parsed.positionals and not self.allow_positionals:
+            raise InputError(f"unexpected argument {parsed.positionals[0]!r}",
+                             where="command line", hint=_POSITIONAL_HINTS.get(
+                                 self.dialect, _POSITIONAL_HINTS["sglang"]))
+        self.positionals = list(parsed.positionals)
+        leaves = list(parsed.leaves)
+        notes = list(parsed.notes)
+        if len(parsed.config_docs) > 1:  # argparse keeps the last value of a repeated option
+            notes.append(f"--cuda-graph-config given {len(parsed.config_docs)} times: SGLang "
+                         "0.5.23 keeps the last one (argparse), so only the last is read")
+        for raw, position in parsed.config_docs[-1:]:
+            leaves += leaves_from_config_arg(raw, position)
+        facts: dict[str, Any] = {}
+        where: dict[str, str] = {}
+        if parsed.deployment is not None:
+            facts, where = facts_from_file(parsed.deployment)
+        for name, (value, flag) in parsed.facts.items():
+            facts[name] = value
+            where[name] = flag
+        leaves += _fold_dwdp_size(facts, where)
+        _fold_attn_dp_size(facts, where)
+        deprecations = list(parsed.deprecations)
+        if self.engine == "sglang":
+            deprecations += _fold_backend_aliases(facts, where)
+        return Contribution(
+            leaves=leaves, facts=facts, fact_sources=where,
+            deprecations=deprecations, notes=notes,
+            ignored=list(parsed.ignored),
+            settings=parsed.settings)
+
+
+#: SGLang 0.5.23's deprecated attention-backend names and what it reads them as
+#: (``srt/arg_groups/serving_hook.py:_handle_deprecated_args``).
+_BACKEND_ALIASES = {"compressed": "dsv4", "tokenspeed_mla": "cutedsl_mla"}
+_BACKEND_FACTS = ("attention_backend", "decode_attention_backend", "prefill_attention_backend")
+
+
+def _fold_backend_aliases(facts: dict[str, Any], where: dict[str, str]) -> list[str]:
+    """Each deprecated attention-backend name as the backend SGLang 0.5.23 renames it to,
+    before any check reads it; a prefill backend renamed to the decode-only ``cutedsl_mla``
+    becomes ``trtllm_mla`` (``serving_hook.py:_handle_deprecated_args``). Returns SGLang's
+    deprecation warnings."""
+    said = []
+    for name in _BACKEND_FACTS:
+        old = facts.get(name)
+        if not isinstance(old, str) or old not in _BACKEND_ALIASES:
+            continue
+        new = _BACKEND_ALIASES[old]
+        flag = "--" + name.replace("_", "-")
+        said.append(f"{flag}={old} is deprecated; use '{new}' instead (SGLang 0.5.23)")
+        if name == "prefill_attention_backend" and new == "cutedsl_mla":
+            new = "trtllm_mla"  # cutedsl_mla is decode-only
+        facts[name] = new
+        where[name] = f"{where.get(name, flag)} {old} (SGLang reads {new})"
+    return said
+
+
+def _fold_attn_dp_size(facts: dict[str, Any], where: dict[str, str]) -> None:
+    """``--attn-dp-size N`` as the DP-attention facts cgconfig models (``dp_size N`` with
+    ``enable_dp_attention``): SGLang 0.5.23 turns the older spelling into the newer one
+    (``srt/arg_groups/parallel_hook.py:_handle_deprecated_dp_attention``) and resolves both
+    alike; next to ``--dp-size`` above 1 it refuses the line
+    (``parallel_hook.py:_handle_data_parallelism``)."""
+    size = facts.get("attn_dp_size")
+    if not isinstance(size, int) or size <= 1:
+        return
+    flag = where.get("attn_dp_size", "--attn-dp-size")
+    dp_size = facts.get("dp_size")
+    if isinstance(dp_size, int) and dp_size > 1:
+        raise InputError(f"SGLang 0.5.23 refuses --dp-size {dp_size} with {flag} {size}: "
+                         "data-parallel replicas combined with attention data parallelism are "
+                         "not supported", where=flag,
+                         hint=f"give {flag} {size} alone, or --dp-size {dp_size} "
+                              "--enable-dp-attention")
+    facts["dp_size"], facts["enable_dp_attention"] = size, True
+    where["dp_size"] = where["enable_dp_attention"] = f"{flag} {size}"
+
+
+def _fold_dwdp_size(facts: dict[str, Any], where: dict[str, str]) -> list[Leaf]:
+    """``--dwdp-size N`` as SGLang 0.5.23's ``srt/arg_groups/parallel_hook.py:handle_dwdp``
+    resolves it, before the CUDA-graph config is parsed: attention DP over N groups (replicas
+    reset to 1), a vocabulary-parallel LM head, no MoE all-to-all, and the legacy
+    ``--disable-cuda-graph`` switch (so an explicit phase backend still wins). Its refusals
+    are rule ``refuse.dwdp-layout``."""
+    size = facts.get("dwdp_size")
+    if not isinstance(size, int) or size <= 1:
+        return []
+    said = f"{where.get('dwdp_size', '--dwdp-size')} {size}"
+    facts.update(attn_dp_size=size, dp_size=1, enable_dp_lm_head=True, moe_a2a_backend="none")
+    for name in ("attn_dp_size", "dp_size", "enable_dp_lm_head", "moe_a2a_backend"):
+        where[name] = said
+    return [Leaf(key, "disabled", Origin(Layer.LEGACY, said))
+            for key in ("decode.backend", "prefill.backend")]
+
+
+def line_source(part: Part, *, entry_point: bool, engine: str, allow_positionals: bool = False,
+                ignore_unknown: bool | None = None) -> SglangArgv:
+    """The plug-in part ``line_source``: the words of a line no flag table claimed (SGLang's
+    flags and cgconfig's own), read by SGLang's parser rules on every line; ``engine`` is the
+    line's engine (its entry point's, else its dialect)."""
+    return SglangArgv(part.tokens, allow_positionals=allow_positionals,
+                      ignore_unknown=ignore_unknown, engine=engine if entry_point else "sglang",
+                      dialect=engine, args=part.args)
+
+
+def group_args(tokens: list[str], engine: str, positions: list[int] | None) -> list[Arg]:
+    """The plug-in part ``group_args``: the host's words grouped into runs
+    (:func:`cgconfig.engines.sglang.argv.sglang_args`)."""
+    return sglang_args(tokens, engine, positions)

@@ -1,0 +1,8 @@
+"""trtllm-serve's flags per release: one build is supported (``engines/versions.py``), and
+click's own errors for its flags are the splitter's, so there is no release check.
+"""
+
+from __future__ import annotations
+
+#: The plug-in part ``check_spellings``: none.
+check_spellings = None

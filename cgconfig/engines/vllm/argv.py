@@ -1,0 +1,254 @@
+"""The vLLM dialect: ``--compilation-config``/``-cc`` JSON, dotted ``-cc.key=value`` overrides,
+``--enforce-eager``, ``--max-num-seqs``, ``--max-num-batched-tokens``,
+``--num-speculative-tokens``, ``--cudagraph-capture-sizes``, ``--max-cudagraph-capture-size``.
+
+Merge order (documented, unlike vLLM's): every JSON document in argv order, then every dotted
+key in argv order, deep-merged; later wins and every shadowed value stays in the provenance.
+vLLM itself drops the JSON entirely when any dotted key is present.
+
+``null`` is vLLM's "unset" (:meth:`VllmInput.effective`). What the values mean is
+:mod:`.vllm`'s job; vLLM's own steps after them are :mod:`.vllm_stage_b`'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from cgconfig.docio import loads_bounded
+from cgconfig.errors import InputError, did_you_mean
+from cgconfig.fields.values import looks_human_int, parse_human_int, parse_int
+from cgconfig.limits import quote, quote_key
+from cgconfig.sources.dialect_flags import VLLM_FLAGS
+from cgconfig.sources.split import Arg, claimed_args
+
+CC_FLAGS = ("--compilation-config", "-cc")
+#: CompilationConfig keys that matter here.
+MODELLED_KEYS = ("cudagraph_mode", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "mode",
+                 "splitting_ops")
+#: CompilationConfig keys accepted and ignored (no effect on which graphs are captured).
+PASSTHROUGH_KEYS = (
+    "backend", "cudagraph_num_of_warmups", "cudagraph_copy_inputs",
+    "cudagraph_specialize_lora", "use_inductor_graph_partition", "compile_sizes",
+    "inductor_compile_config", "inductor_passes", "custom_ops", "debug_dump_path",
+    "cache_dir", "compile_cache_save_format", "compile_mm_encoder", "cudagraph_mm_encoder",
+    "fast_moe_cold_start", "static_forward_context", "dynamic_shapes_config",
+)
+#: vLLM 0.33.0 ``PassConfig`` fields (``config/compilation.py``): a nested key not listed is
+#: pydantic's ``unexpected_keyword_argument``.
+PASS_CONFIG_KEYS = ("fuse_norm_quant", "fuse_act_quant", "fuse_attn_quant", "eliminate_noops",
+                    "fuse_allreduce_rms", "enable_qk_norm_rope_fusion", "fuse_rope_kvcache_cat_mla",
+                    "fuse_act_padding", "fuse_mla_dual_rms_norm", "fuse_rope_kvcache",
+                    "fuse_qk_norm_rope_kvcache", "rope_kvcache_fusion_max_token_num",
+                    "fi_allreduce_fusion_max_size_mb")
+COMPILATION_MODES = {"NONE": 0, "STOCK_TORCH_COMPILE": 1, "DYNAMO_TRACE_ONCE": 2,
+                     "VLLM_COMPILE": 3}
+
+
+@dataclass
+class CcValue:
+    """One compilation-config key's value and where it was written."""
+
+    value: Any
+    source: str
+    at: str
+    position: int
+
+
+@dataclass
+class VllmInput:
+    """What a vLLM command line said."""
+
+    cc: dict[str, list[CcValue]] = field(default_factory=dict)
+    enforce_eager: int | None = None
+    max_num_seqs: int | None = None
+    max_num_batched_tokens: int | None = None
+    num_speculative_tokens: int = 0
+    support: str | None = None
+    attention_backend: str | None = None
+    speculative: tuple[Any, Any, bool] | None = None
+    """``--speculative-config``'s method, model and whether it gave num_speculative_tokens."""
+    pass_config: dict[str, Any] = field(default_factory=dict)
+    """``compilation_config.pass_config``, validated against vLLM's ``PassConfig``."""
+
+    def final(self, key: str) -> CcValue | None:
+        """The winning value of a compilation-config key, if any input set it."""
+        chain = self.effective(key)
+        return chain[-1] if chain else None
+
+    def effective(self, key: str) -> list[CcValue]:
+        """A key's values that take effect, in precedence order (dotted keys win over JSON).
+
+        ``null`` is vLLM's "unset": a final null clears the chain (the key keeps its default)
+        and earlier nulls are skipped.
+        """
+        chain = sorted(self.cc.get(key, []), key=lambda c: c.position)
+        return [] if chain and chain[-1].value is None else [c for c in chain if c.value is not None]
+
+    def compilation_mode(self, default: str = "VLLM_COMPILE") -> int:
+        """``compilation_config.mode`` as a number: 0 under ``--enforce-eager``; unset is the
+        optimization level's ``default`` (VLLM_COMPILE at -O1 and above, NONE at -O0)."""
+        if self.enforce_eager is not None:
+            return COMPILATION_MODES["NONE"]
+        cc = self.final("mode")
+        if cc is None:
+            return COMPILATION_MODES[default]
+        name = str(cc.value).upper()
+        number = COMPILATION_MODES.get(name, cc.value)
+        if isinstance(number, bool) or number not in COMPILATION_MODES.values():
+            raise InputError(f"Invalid compilation mode: {cc.value}",
+                             where=f"{cc.source} at {cc.at}", allowed=COMPILATION_MODES,
+                             suggestion=did_you_mean(name, COMPILATION_MODES))
+        return int(number)
+
+    def splitting_ops(self) -> list[str] | None:
+        """``compilation_config.splitting_ops`` as given; None when unset."""
+        cc = self.final("splitting_ops")
+        if cc is None:
+            return None
+        if not isinstance(cc.value, list) or not all(isinstance(op, str) for op in cc.value):
+            raise InputError(f"must be a list of op names, got {quote(cc.value)}",
+                             where=f"{cc.source} at {cc.at}", allowed='e.g. [] or '
+                             '["vllm::unified_attention_with_output", …]')
+        return list(cc.value)
+
+
+def _parse_value(text: str, where: str) -> Any:
+    try:
+        # The document limits: no NaN/Infinity, no integer too long, no 1,000-deep nesting.
+        return loads_bounded(text, where)
+    except ValueError:
+        return parse_human_int(text, where) if looks_human_int(text) else text
+
+
+def _pass_config(out: VllmInput, key: str, value: Any, source: str) -> None:
+    """``pass_config`` (a document) or ``pass_config.KEY`` (a dotted key), as pydantic
+    validates it when vLLM builds ``CompilationConfig``."""
+    items = value.items() if key == "pass_config" and isinstance(value, dict) else \
+        [(key.split(".", 1)[1], value)] if "." in key else None
+    if items is None:
+        raise InputError(f"1 validation error for CompilationConfig: pass_config must be a "
+                         f"mapping, got {quote(value)} (vLLM 0.33.0)", where=source)
+    for name, item in items:
+        if name not in PASS_CONFIG_KEYS:
+            raise InputError(f"1 validation error for CompilationConfig: pass_config.{name}: "
+                             "Unexpected keyword argument (vLLM 0.33.0 PassConfig)",
+                             where=f"{source} at /pass_config/{name}", allowed=PASS_CONFIG_KEYS,
+                             suggestion=did_you_mean(name, PASS_CONFIG_KEYS))
+        out.pass_config[name] = item
+
+
+def _record(out: VllmInput, key: str, value: Any, source: str, at: str, position: int) -> None:
+    if key.split(".", 1)[0] == "pass_config":
+        _pass_config(out, key, value, source)
+        return
+    allowed = MODELLED_KEYS + PASSTHROUGH_KEYS
+    if "." in key and key.split(".", 1)[0] in PASSTHROUGH_KEYS:
+        return  # a nested key of a block without graph effect (-cc.pass_config.fuse_x=true)
+    if key not in allowed:
+        raise InputError(f"unknown compilation-config key {quote_key(key)}", where=f"{source} at {at}",
+                         suggestion=did_you_mean(key, allowed),
+                         allowed=", ".join(MODELLED_KEYS) + ", … (vLLM CompilationConfig)")
+    if key in PASSTHROUGH_KEYS:
+        return
+    out.cc.setdefault(key, []).append(CcValue(value, source, at, position))
+
+
+def _int(text: str, where: str, *, allow_zero: bool = False) -> int:
+    value = parse_int(text, where, allow_negative=allow_zero)
+    if value < 0:
+        raise InputError(f"expected a non-negative integer, got {value}", where=where)
+    return value
+
+
+def parse_vllm_argv(argv: list[str], positions: list[int] | None = None,
+                    args: list[Arg] | None = None) -> VllmInput:
+    """Parse the vLLM dialect's tokens (the splitter gave them); ``positions`` are their
+    indices in the whole command line, which order values across sources; ``args`` are the
+    splitter's runs of them (flag and values), regrouped with the same table when absent."""
+    out = VllmInput()
+    where_is = positions if positions is not None else list(range(len(argv)))
+    if args is None:
+        args = claimed_args(argv, where_is, VLLM_FLAGS)
+    dotted_base = 10_000  # dotted keys win over JSON documents wherever they appear
+
+    def after(i: int) -> int:
+        """The command-line index following local token ``i - 1``."""
+        return where_is[i - 1] + 1
+
+    for arg in args:
+        name = arg.name
+        if VLLM_FLAGS.arity(name) is None:
+            raise InputError(f"unexpected argument {quote(argv[arg.at])}", where="vLLM flags")
+        takes_value = VLLM_FLAGS.arity(name) != 0
+        given = arg.given
+        i = arg.end  # the local index after its values: after(i) is where the next token goes
+        value: str | None = None
+        if takes_value:
+            if not given:
+                raise InputError(f"{name} expects a value", where=name)
+            value = given[0]
+        elif arg.inline is not None:
+            raise InputError(f"{name} is a switch and takes no value (got {quote(arg.inline)})",
+                             where=name)
+        if name in CC_FLAGS:
+            from cgconfig.docio import load_json_text
+
+            doc = load_json_text(value or "", name)
+            if not isinstance(doc, dict):
+                raise InputError(f"must be a JSON object, got {type(doc).__name__}", where=name)
+            for key, item in doc.items():
+                _record(out, key, item, name, f"/{key}", after(i))
+        elif name.startswith(("-cc.", "--compilation-config.")):
+            key = name.split(".", 1)[1]
+            _record(out, key, _parse_value(value or "", name), name, f"/{key}",
+                    dotted_base + after(i))
+        elif name.startswith("--speculative-config."):
+            if name == "--speculative-config.num_speculative_tokens":  # other keys: no graph effect
+                out.num_speculative_tokens = _int(value or "", name, allow_zero=True)
+        elif name == "--enforce-eager":
+            out.enforce_eager = after(i)
+        elif name == "--max-num-seqs":
+            out.max_num_seqs = _int(value or "", name)
+        elif name == "--max-num-batched-tokens":
+            out.max_num_batched_tokens = _int(value or "", name)
+        elif name == "--num-speculative-tokens":
+            out.num_speculative_tokens = _int(value or "", name, allow_zero=True)
+        elif name == "--speculative-config":
+            from cgconfig.docio import load_json_text
+
+            spec = load_json_text(value or "", name)
+            tokens = spec.get("num_speculative_tokens", 0) if isinstance(spec, dict) else None
+            if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
+                raise InputError("num_speculative_tokens must be a non-negative integer",
+                                 where=f"{name} at /num_speculative_tokens")
+            out.num_speculative_tokens = tokens
+            if isinstance(spec, dict):
+                out.speculative = (spec.get("method"), spec.get("model"),
+                                   "num_speculative_tokens" in spec)
+        elif name == "--cudagraph-capture-sizes":
+            sizes = given
+            if out.cc.get("cudagraph_capture_sizes"):
+                raise InputError("cudagraph_capture_sizes and compilation_config."
+                                 "cudagraph_capture_sizes are mutually exclusive", where=name)
+            _record(out, "cudagraph_capture_sizes", [_int(s, name) for s in sizes], name, "",
+                    dotted_base * 2 + after(i))
+        elif name == "--max-cudagraph-capture-size":
+            _record(out, "max_cudagraph_capture_size", _int(value or "", name), name, "",
+                    dotted_base * 2 + after(i))
+        elif name == "--cudagraph-support":
+            from cgconfig.engines.vllm.modes import parse_level
+
+            try:
+                out.support = parse_level(value or "").name
+            except ValueError as exc:
+                raise InputError(str(exc), where=name) from None
+        elif name == "--vllm-attention-backend":
+            out.attention_backend = value
+    for key in ("cudagraph_capture_sizes", "max_cudagraph_capture_size"):
+        sources = {c.source for c in out.cc.get(key, [])}
+        engine_flag = "--" + key.replace("_", "-")
+        if engine_flag in sources and len(sources) > 1:
+            raise InputError(f"{key} and compilation_config.{key} are mutually exclusive",
+                             where=engine_flag)
+    return out

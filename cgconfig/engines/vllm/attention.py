@@ -1,0 +1,196 @@
+"""vLLM's attention backend for a whole `vllm serve` line, and its CUDA-graph support (0.33.0;
+older releases' levels in :data:`OLDER_LEVELS`).
+
+The backend a model's layers select (``platforms/cuda.py`` / ``platforms/rocm.py``
+``get_attn_backend_cls`` with ``--attention-backend`` or the platform's priority list), the
+refusals ``validate_configuration`` raises for a named backend ("Selected backend ... is not
+valid for this configuration"), and the ``AttentionCGSupport`` level that the worker's
+``resolve_cudagraph_mode_and_sizes`` reads (the minimum over the model's layer kinds: hybrid
+models add Mamba layers, whose builders declare UNIFORM_BATCH). ``VLLM_ATTENTION_BACKEND`` is
+no longer read by 0.33.0 (the flag replaced it), so it is not consulted.
+
+Standard library only: this module sits on the CLI's start-up path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cgconfig.engines.vllm.modes import SupportLevel
+from cgconfig.engines.vllm.releases import at_least, newest_release
+
+#: The last release whose FlashInfer builder reports UNIFORM_SINGLE_TOKEN_DECODE on Hopper.
+FLASHINFER_HOPPER_USTD_UNTIL = "0.29.0"
+
+_S = SupportLevel
+MLA_BACKENDS = ("FLASHMLA", "FLASH_ATTN_MLA", "TRITON_MLA", "CUTLASS_MLA", "FLASHINFER_MLA")
+#: Named backends valid only on some compute capabilities (SM × 10): the builder's
+#: ``supports_compute_capability``.
+_SM_ONLY: dict[str, tuple[int, ...]] = {
+    "FLASHMLA": (90,), "FLASH_ATTN_MLA": (90,), "CUTLASS_MLA": (100, 103),
+    "FLASHINFER_MLA": (100, 103),
+}
+#: Backends whose kernels take attention sinks (GPT-OSS), and where.
+_SINKS: dict[str, tuple[int, ...] | None] = {
+    "FLASH_ATTN": (90, 100, 103), "FLASHINFER": (90, 100, 103, 120, 121), "TRITON_ATTN": None,
+    "ROCM_AITER_FA": None, "ROCM_AITER_UNIFIED_ATTN": None,
+}
+#: Architectures with attention sinks, and hybrid (attention + Mamba-type) architectures.
+SINK_ARCHS = ("GptOssForCausalLM",)
+HYBRID_ARCHS = ("Qwen3NextForCausalLM", "NemotronHForCausalLM", "FalconH1ForCausalLM",
+                "JambaForCausalLM", "GraniteMoeHybridForCausalLM", "BambaForCausalLM",
+                "Zamba2ForCausalLM", "Plamo2ForCausalLM", "MiniMaxText01ForCausalLM",
+                "Lfm2ForCausalLM", "Qwen3_5ForConditionalGeneration",
+                "Qwen3_5MoeForConditionalGeneration", "KimiLinearForCausalLM")
+#: The Mamba-type layers' builders (``v1/attention/backends/mamba*_attn.py``).
+MAMBA_LEVEL = _S.UNIFORM_BATCH
+
+
+@dataclass(frozen=True)
+class AttentionChoice:
+    """The backend vLLM selects, the support level Stage B reads, and why."""
+
+    backend: str
+    level: SupportLevel
+    why: str
+
+
+class AttentionRefusal(ValueError):
+    """vLLM's "Selected backend ... is not valid for this configuration"."""
+
+
+#: Where a release's builder declared another level than 0.33.0's: (backend, first release,
+#: last release, compute capabilities (SM × 10) or None for all, level, the builder's source).
+OLDER_LEVELS: tuple[tuple[str, str, str, tuple[int, ...] | None, SupportLevel, str], ...] = (
+    ("TRITON_MLA", "0.20.2", "0.21.0", None, _S.NEVER,
+     "mla/triton_mla.py: no _cudagraph_support, the builder default"),
+    ("TRITON_MLA", "0.26.0", "0.30.0", None, _S.UNIFORM_SINGLE_TOKEN_DECODE,
+     "mla/triton_mla.py TritonMLAMetadataBuilder._cudagraph_support"),
+    ("FLASHINFER_MLA", "0.20.2", "0.30.0", None, _S.UNIFORM_BATCH,
+     "mla/flashinfer_mla.py FlashInferMLAMetadataBuilder._cudagraph_support"),
+    ("FLASH_ATTN", "0.20.2", "0.21.0", (100, 103), _S.UNIFORM_BATCH,
+     "flash_attn.py: FlashAttention 2 on Blackwell (no FlashAttention 4 yet)"),
+    ("FLASHINFER", "0.20.2", "0.32.0", (80, 86, 89), _S.UNIFORM_SINGLE_TOKEN_DECODE,
+     "flashinfer.py FlashInferMetadataBuilder.get_cudagraph_support: UNIFORM_BATCH only with "
+     "TRTLLM attention (before 0.33's FA2-native decode)"),
+    ("FLASHINFER", "0.20.2", FLASHINFER_HOPPER_USTD_UNTIL, (90, 120, 121),
+     _S.UNIFORM_SINGLE_TOKEN_DECODE, "flashinfer.py FlashInferMetadataBuilder."
+     "get_cudagraph_support: Hopper and SM12x are XQA architectures from 0.30"),
+)
+
+
+def level_in(backend: str, sm: int, release: str) -> SupportLevel:
+    """The builder's ``AttentionCGSupport`` for ``backend`` on SM ``sm`` in vLLM ``release``."""
+    for name, first, last, sms, level, _ in OLDER_LEVELS:
+        if name == backend and at_least(release, first) and not at_least_after(release, last) \
+                and (sms is None or sm in sms):
+            return level
+    return _level(backend, sm)
+
+
+def _level(backend: str, sm: int) -> SupportLevel:
+    if backend == "FLASH_ATTN":  # FlashAttention 3 (Hopper) / 4 (Blackwell): ALWAYS; FA2 not
+        return _S.ALWAYS if sm in (90, 100, 103) else _S.UNIFORM_BATCH
+    if backend in ("FLASHINFER", "ROCM_AITER_FA", "FLASHMLA", "FLASH_ATTN_MLA", "TRITON_MLA"):
+        return _S.UNIFORM_BATCH
+    if backend == "CUTLASS_MLA":
+        return _S.UNIFORM_SINGLE_TOKEN_DECODE
+    return _S.ALWAYS  # TRITON_ATTN, FLEX_ATTENTION, ROCM_ATTN, ROCM_AITER_UNIFIED_ATTN, FI MLA
+
+
+def _default(rocm: bool, sm: int, mla: bool, sinks: bool, fp8: bool) -> str:
+    """The platform's priority list, first valid backend."""
+    if rocm:
+        return "TRITON_MLA" if mla else "ROCM_AITER_UNIFIED_ATTN" if sinks else "ROCM_ATTN"
+    if mla:
+        hopper = "FLASHMLA" if fp8 else "FLASH_ATTN_MLA"
+        return {100: "FLASHINFER_MLA", 103: "FLASHINFER_MLA", 90: hopper}.get(sm, "TRITON_MLA")
+    if sm in (100, 103):
+        return "FLASHINFER"
+    if sinks:
+        return "FLASH_ATTN" if sm == 90 else "FLASHINFER" if sm >= 120 else "TRITON_ATTN"
+    # FlashAttention 2 has no FP8 KV cache: below Hopper an FP8 cache picks FlashInfer.
+    return "FLASHINFER" if fp8 and sm != 90 else "FLASH_ATTN"
+
+
+def _fp8_refusal(backend: str, sm: int) -> str | None:
+    """Where an FP8 KV cache is refused for the backend (``validate_configuration`` and the
+    Triton backend's own check)."""
+    if backend == "FLEX_ATTENTION":
+        return "kv_cache_dtype not supported"
+    if backend == "FLASH_ATTN" and sm not in (90, 100, 103):
+        return "kv_cache_dtype not supported"
+    if backend == "TRITON_ATTN" and sm < 89:
+        return "FP8 KV cache is not supported by the Triton attention backend below compute " \
+               "capability 8.9"
+    return None
+
+
+#: Where a release's backend took attention sinks on fewer GPUs than 0.33.0's: (backend,
+#: first release, last release, compute capabilities). FlashInfer's sinks need TRTLLM
+#: attention (``flashinfer.py FlashInferBackend.supports_sink``): Blackwell only until 0.27,
+#: SM12x from 0.28, Hopper from 0.30.
+OLDER_SINKS: tuple[tuple[str, str, str, tuple[int, ...]], ...] = (
+    ("FLASHINFER", "0.20.2", "0.27.1", (100, 103)),
+    ("FLASHINFER", "0.28.0", "0.29.0", (100, 103, 120, 121)),
+)
+
+
+def _sinks_on(backend: str, release: str) -> tuple[int, ...] | None:
+    for name, first, last, sms in OLDER_SINKS:
+        if name == backend and at_least(release, first) and not at_least_after(release, last):
+            return sms
+    return _SINKS.get(backend, ())
+
+
+def _reasons(backend: str, sm: int, mla: bool, sinks: bool, fp8: bool,
+             release: str) -> list[str]:
+    reasons = []
+    refusal = _fp8_refusal(backend, sm) if fp8 else None
+    if refusal:
+        reasons.append(refusal)
+    if backend in _SM_ONLY and sm not in _SM_ONLY[backend]:
+        reasons.append("compute capability not supported")
+    if mla and backend not in MLA_BACKENDS:
+        reasons.append("MLA not supported")
+    if not mla and backend in MLA_BACKENDS:
+        reasons.append("non-MLA model")
+    if sinks and backend not in MLA_BACKENDS:
+        allowed = _sinks_on(backend, release)
+        if allowed is not None and sm not in allowed:
+            reasons.append("attention sinks not supported")
+    return reasons
+
+
+def at_least_after(release: str, last: str) -> bool:
+    """Whether ``release`` is newer than ``last``."""
+    return at_least(release, last) and release != last
+
+
+def choose(requested: str | None, *, rocm: bool, sm: int | None, mla: bool,
+           model_arch: str | None, fp8_kv_cache: bool = False,
+           release: str | None = None) -> AttentionChoice:
+    """The backend and level for a line; raises :class:`AttentionRefusal` where vLLM does.
+
+    ``sm`` unknown is taken as Hopper (90), as the rest of cgconfig assumes."""
+    sm = sm if sm is not None else 90
+    sinks = model_arch in SINK_ARCHS
+    if requested is None:
+        backend = _default(rocm, sm, mla, sinks, fp8_kv_cache)
+        why = f"vLLM's default for {'ROCm' if rocm else f'SM {sm}'}" + (", MLA" if mla else "")
+        refusal = _fp8_refusal(backend, sm) if fp8_kv_cache and not rocm else None
+        if refusal:  # the default itself cannot hold an FP8 cache (GPT-OSS below Ada)
+            raise AttentionRefusal(f"{refusal} (the default backend {backend}, "
+                                   "--kv-cache-dtype fp8)")
+    else:
+        backend = requested.upper()
+        reasons = _reasons(backend, sm, mla, sinks, fp8_kv_cache and not rocm,
+                           release or newest_release())
+        if reasons:
+            raise AttentionRefusal(f"Selected backend AttentionBackendEnum.{backend} is not "
+                                   f"valid for this configuration. Reason: {reasons}")
+        why = "--attention-backend"
+    level = level_in(backend, sm, release or newest_release())
+    if model_arch in HYBRID_ARCHS and level > MAMBA_LEVEL:
+        level, why = MAMBA_LEVEL, f"{why}; the model's Mamba layers support {MAMBA_LEVEL.name}"
+    return AttentionChoice(backend, level, why)

@@ -1,0 +1,189 @@
+"""vLLM's mode resolution after the user's input, as one dialect step, in vLLM's order:
+A8 (piecewise needs VLLM_COMPILE), the capture sizes ``VllmConfig._set_cudagraph_sizes`` left,
+``set_splitting_ops_for_v1`` (A19-A22), the worker's Stage B (B2-B6) and the spec-decode
+rounding (B7). Each step that changes something is a decision ``vllm.<id>``.
+
+Each mode downgrade goes through the one lock policy (:mod:`cgconfig.locks`), as the rule packs'
+constraints do: it overrides a locked backend with a warning, or under ``--strict`` fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from cgconfig.draft import Draft
+from cgconfig.engines.versions import newest
+from cgconfig.engines.vllm import mode_resolution as resolution_rules
+from cgconfig.engines.vllm import modes, releases
+from cgconfig.engines.vllm.splitting_ops import splitting_fixup
+from cgconfig.errors import InputError, StrictConflictError
+from cgconfig.locks import conflict_message
+from cgconfig.plan import Change, Decision, Outcome
+from cgconfig.resolve.request import DraftStep
+
+_STAGE_B = "CompilationConfig.resolve_cudagraph_mode_and_sizes"
+
+
+@dataclass
+class CapturePlan:
+    """vLLM's capture sizes as ``VllmConfig._set_cudagraph_sizes`` leaves them, and why."""
+
+    sizes: list[int]
+    max_size: int
+    why: str
+    notes: list[str] = field(default_factory=list)
+    """vLLM's warnings while setting them (a truncated maximum, user sizes overridden)."""
+
+
+def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile: bool,
+                 splitting_ops: list[str] | None, capture: CapturePlan, *,
+                 graphs_off: list[tuple[str, str, str]] | None = None,
+                 v2_runner: bool | Callable[[Draft], bool] = False,
+                 fuse_attn_quant: bool = False,
+                 attention: Callable[[Draft], tuple[str, str]] | None = None,
+                 replan: Callable[[dict[str, Any]], CapturePlan] | None = None,
+                 release: str | None = None) -> DraftStep:
+    """vLLM's mode resolution after the user's input: A8, the sizes, A19-A22, Stage B, B7.
+
+    ``support`` is the attention capability (a level name) or None when unknown: then no
+    Stage-B downgrade is assumed, but B7 still rounds the sizes. ``backend`` names it in
+    messages ("" reads "the attention backend"). ``release``: the vLLM release (default the
+    newest supported); ``v2_runner`` may be a function of the model's facts.
+    """
+    release = release or newest("vllm")
+
+    def hook(draft: Draft) -> None:
+        nonlocal support, backend, capture
+        if replan is not None:  # the sizes again, now that the model's facts are known
+            capture = replan(draft.facts)
+        if attention is not None:  # the backend the model's layers select (model facts known)
+            support, backend = attention(draft)
+        # vLLM's sizes count tokens: a decode step takes 1 + num_spec per request (plan units).
+        draft.derived["vllm_tokens_per_request"] = 1 + num_spec
+        mode = modes.phases_to_mode(draft.get("decode.backend"),
+                                    draft.get("prefill.backend")).mode
+        original = mode
+        if not vllm_compile and mode.requires_piecewise():
+            # A8: piecewise graphs need the VLLM_COMPILE compilation mode.
+            mode = releases.piecewise_fallback(mode, release)
+            _apply(draft, "vllm.A8", original, mode,
+                   f"Cudagraph mode {original.name} is not compatible with compilation mode "
+                   f"other than VLLM_COMPILE. Overriding to {mode.name}.",
+                   "VllmConfig._normalize_piecewise_cudagraph_mode"
+                   if releases.has(release, "piecewise_fallback") else "VllmConfig.__post_init__",
+                   release)
+        _set_sizes(draft, capture.sizes, "vllm.sizes", capture.why,
+                   f"vLLM's capture sizes: {capture.why}",
+                   f"vLLM {release} VllmConfig._set_cudagraph_sizes",
+                   "choose sizes up to max_num_batched_tokens")
+        fixup = splitting_fixup(mode, splitting_ops, vllm_compile,
+                                fuse_attn_quant=fuse_attn_quant)
+        if fixup.rule:
+            _apply(draft, f"vllm.{fixup.rule}", mode, fixup.mode, fixup.message,
+                   "CompilationConfig.set_splitting_ops_for_v1", release)
+        mode = fixup.mode
+        for rule, message, function in graphs_off or []:
+            if mode is not modes.CudaGraphMode.NONE:
+                _apply(draft, rule, mode, modes.CudaGraphMode.NONE, message, function, release)
+                mode = modes.CudaGraphMode.NONE
+        try:
+            resolution = resolution_rules.resolve_mode(
+                mode, modes.parse_level(support or "ALWAYS"),
+                num_speculative_tokens=num_spec, compilation_mode_is_vllm_compile=vllm_compile,
+                attention_split=fixup.attention_split, backend_name=backend,
+                use_v2_model_runner=releases.has(release, "v2_skips_spec_rounding")
+                and (v2_runner(draft) if callable(v2_runner) else v2_runner))
+        except resolution_rules.VllmModeError as exc:
+            raise InputError(str(exc), where="vLLM cudagraph_mode") from None
+        for step in resolution.steps:
+            _apply(draft, f"vllm.{step.rule}", step.before, step.after, step.message,
+                   release=release)
+        _round_for_spec(draft, capture, resolution.size_multiple, num_spec, release)
+
+    return hook
+
+
+def _round_for_spec(draft: Draft, capture: CapturePlan, q: int, num_spec: int,
+                    release: str) -> None:
+    """B7: full decode graphs with speculative tokens take sizes that are multiples of q."""
+    if q <= 1 or not capture.sizes:
+        return
+    try:
+        rounded = resolution_rules.round_sizes_for_spec(capture.sizes, capture.max_size, q)
+    except resolution_rules.VllmModeError as exc:
+        raise InputError(str(exc), where="vLLM capture sizes") from None
+    _set_sizes(draft, rounded, "vllm.B7",
+               f"rounded to multiples of {q} (1 + num_speculative_tokens)",
+               f"full decode graphs with {num_spec} speculative tokens replay uniform batches "
+               f"of {q} tokens per request: sizes rounded to multiples of {q}",
+               f"vLLM {release} CompilationConfig.adjust_cudagraph_sizes_for_spec_decode (B7)",
+               f"choose sizes that are multiples of {q}")
+
+
+def _set_sizes(draft: Draft, sizes: list[int], rule: str, why: str, decision_why: str,
+               source: str, remedy: str) -> None:
+    """Set both phases' lists (vLLM has one list for both) and their maxima, as one decision.
+
+    A list the user set is locked: changing it goes through the lock policy like a mode
+    downgrade (a warning, or under ``--strict`` an error naming ``remedy``).
+    """
+    wanted: dict[str, tuple[object, str]] = {}
+    for phase in ("decode", "prefill"):
+        wanted[f"{phase}.bs"] = (sizes, why)
+        wanted[f"{phase}.max_bs"] = (sizes[-1] if sizes else None, "the largest capture size")
+    moving = [key for key, (value, _) in wanted.items() if draft.get(key) != value]
+    locked = [key for key in moving if key in draft.locked]
+    if locked and draft.policy.verdict(rule, "constraint", locked) == "conflict":
+        key = locked[0]
+        inputs = ", ".join(draft.user_inputs(key))
+        raise StrictConflictError([conflict_message(
+            rule, key, draft.get(key), wanted[key][0], inputs, decision_why, [remedy])])
+    changes: list[Change] = []
+    for phase in ("decode", "prefill"):
+        draft.mark_sizes_explicit(phase)
+    for key in moving:
+        value, reason = wanted[key]
+        change = draft.record(key, value, source=f"rule:{rule}", layer="rule", why=reason)
+        if change is not None:
+            changes.append(change)
+    _decide(draft, rule, changes, locked, decision_why, why=decision_why, source=source,
+            inputs=list(dict.fromkeys(i for k in locked for i in draft.user_inputs(k))))
+
+
+def _apply(draft: Draft, rule: str, before: modes.CudaGraphMode, after: modes.CudaGraphMode,
+           message: str, function: str = _STAGE_B, release: str | None = None) -> None:
+    release = release or newest("vllm")
+    decode, prefill = modes.mode_to_phases(after)
+    changes: list[Change] = []
+    locked: list[str] = []
+    for key, value in (("decode.backend", decode), ("prefill.backend", prefill)):
+        if draft.get(key) == value:
+            continue
+        if key in draft.locked:
+            locked.append(key)
+        if key in draft.locked and draft.policy.verdict(rule, "constraint", [key]) == "conflict":
+            inputs = ", ".join(draft.user_inputs(key))
+            raise StrictConflictError([conflict_message(
+                rule, key, draft.get(key), value, inputs, message.rstrip("."),
+                [f"choose cudagraph_mode={after.name}"])])
+        change = draft.record(key, value, source=f"rule:{rule}", layer="rule", why=message)
+        if change is not None:
+            changes.append(change)
+    _decide(draft, rule, changes, locked, message, why=f"{message} ({before.name} → {after.name})",
+            source=f"vLLM {release} {function} ({rule[5:]})",
+            inputs=[i for k in locked for i in draft.user_inputs(k)])
+
+
+def _decide(draft: Draft, rule: str, changes: list[Change], locked: list[str], message: str, *,
+            why: str, source: str, inputs: list[str]) -> None:
+    """Record a Stage-B step that changed something, with a warning when it overrode a key
+    the user set."""
+    if not changes:
+        return
+    outcome: Outcome = "overrode-lock" if locked else "applied"
+    if locked:
+        draft.warnings.append(f"rule {rule} overrode {', '.join(locked)}: {message}")
+    draft.decisions.append(Decision(rule=rule, kind="constraint", outcome=outcome, why=why,
+                                    changes=changes, source=source, inputs=inputs))

@@ -1,0 +1,9 @@
+"""vLLM's stages (the plug-in part ``stages``): its dialect step resolves its whole config, so
+its rules run once, after it. Stdlib only.
+"""
+
+from __future__ import annotations
+
+from cgconfig.resolve.stages import RESOLVED
+
+STAGES: tuple[str, ...] = (RESOLVED,)

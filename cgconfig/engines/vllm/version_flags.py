@@ -1,0 +1,52 @@
+"""A `vllm serve` line's flags as the chosen vLLM release's own parser reads them.
+
+The line is split with the newest release's table (cgconfig reads its flags); a flag that the
+chosen older release does not have yet is that release's ``unrecognized arguments`` error,
+named with the release that added it. Dotted keys (``--compilation-config.mode``) are checked
+by their flag (vLLM's ``FlexibleArgumentParser`` expands them into it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from cgconfig.engines.table import load_table
+from cgconfig.engines.versions import SUPPORTED, EngineVersion, label, newest
+from cgconfig.errors import InputError
+from cgconfig.sources.split import ArgvSplit, Part
+
+
+def _first_release(name: str) -> str | None:
+    """The oldest supported vLLM release whose parser has ``name``."""
+    return next((v for v in SUPPORTED["vllm"] if load_table("vllm", v).lookup(name) is not None),
+                None)
+
+
+def check_vllm_spellings(names: Iterable[str], version: EngineVersion) -> None:
+    """Raise :class:`InputError` for the first flag name (as the splitter read it: dashes,
+    no ``=value``) that vLLM ``version`` does not know, as that release's parser would."""
+    if version.version == newest("vllm"):
+        return  # the line was split with this release's own table
+    table = load_table("vllm", version.version)
+    for spelling in names:
+        name = spelling.split(".", 1)[0] if table.parser.get("dotted_json") else spelling
+        if not name.startswith("--") or table.lookup(name) is not None:
+            continue
+        if table.allow_abbrev and len(table.prefix_matches(name)) == 1:
+            continue
+        added = _first_release(name)
+        history = f"is new in {label('vllm', added)}" if added else f"not a flag of {table.label}"
+        source = ("the newest supported; --engine-version names another"
+                  if version.source.startswith("default") else version.source)
+        raise InputError(f"{history}: {table.label} ({source}) refuses it "
+                         f"(unrecognized arguments: {name})", where=name)
+
+
+def check_spellings(split: ArgvSplit, version: EngineVersion, *, entry_point: bool) -> None:
+    """The plug-in part ``check_spellings``: on a `vllm serve` line, the release's own parser's
+    "unrecognized arguments"."""
+    if not entry_point:
+        return
+    check_vllm_spellings((arg.name for name in ("vllm", "vllm_engine")
+                          for arg in split.parts.get(name, Part()).args or () if arg.name),
+                         version)
