@@ -6,6 +6,7 @@ from typing import Any
 
 from cgconfig.dialects import sglang_grid as sz
 from cgconfig.draft import Draft
+from cgconfig.engines.versions import newest
 from cgconfig.facts import Facts
 from cgconfig.fields.values import round_up
 from cgconfig.plan import Change, Decision
@@ -82,7 +83,8 @@ def capture_listed(draft: Draft) -> dict[str, dict[str, Any]]:
 
 
 #: SGLang 0.5.23's capture filter, cited by its decisions.
-FILTER_SOURCE = ("sglang 0.5.23 python/sglang/srt/model_executor/runner/base_cuda_graph_runner.py:"
+FILTER_SOURCE = (f"sglang {newest('sglang')} python/sglang/srt/model_executor/runner/"
+                 "base_cuda_graph_runner.py:"
                  "get_batch_sizes_to_capture")
 
 

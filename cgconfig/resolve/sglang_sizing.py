@@ -34,14 +34,16 @@ def engine_flag_leaves(leaves: list[Leaf], facts: Facts, dialect: str) -> list[L
     Only for SGLang input, and only when no flag of the user's already sets the key (an
     explicit ``--cuda-graph-max-bs-prefill`` wins upstream too).
     """
+    from cgconfig.engines.versions import release_label
+
     if dialect != "sglang" or facts.model_arch not in ma.MUSE_GLIMMER_ARCHS:
         return []
     if any(leaf.key == "prefill.max_bs" and leaf.origin.layer == Layer.CONVENIENCE
            for leaf in leaves):
         return []
-    origin = Origin(Layer.CONVENIENCE, "SGLang 0.5.23 apply_muse_glimmer_prefill_cuda_graph_"
-                    f"max_bs_default (--cuda-graph-max-bs-prefill {MUSE_GLIMMER_PREFILL_MAX_BS})",
-                    position=-1)
+    origin = Origin(Layer.CONVENIENCE, f"{release_label('sglang')} apply_muse_glimmer_prefill_"
+                    "cuda_graph_max_bs_default (--cuda-graph-max-bs-prefill "
+                    f"{MUSE_GLIMMER_PREFILL_MAX_BS})", position=-1)
     return [Leaf("prefill.max_bs", MUSE_GLIMMER_PREFILL_MAX_BS, origin)]
 
 
