@@ -71,6 +71,8 @@ VLLM_INEXPRESSIBLE.update(_declared_tags())
 def sglang_config_notes(plan: Plan) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """The ``--cuda-graph-config`` document that pins the plan's configuration, and a note for
     each thing SGLang cannot take: an empty decode list, an unaligned DeepEP prefill list."""
+    from cgconfig.engines.versions import release_label
+
     doc: dict[str, dict[str, Any]] = {}
     notes: list[str] = []
     for phase, values in plan.config.items():
@@ -88,15 +90,17 @@ def sglang_config_notes(plan: Plan) -> tuple[dict[str, dict[str, Any]], list[str
             # The same handle_gpu_memory_settings takes max() of an explicit decode list.
             body = {"backend": "disabled"}
             if values["backend"] != "disabled":
-                notes.append(f"decode is {values['backend']} with no capture size; SGLang "
-                             "0.5.23 cannot take an empty decode list, so decode is emitted "
+                notes.append(f"decode is {values['backend']} with no capture size; "
+                             f"{release_label('sglang', plan.engine_version)} cannot take an "
+                             "empty decode list, so decode is emitted "
                              "disabled, which captures the same nothing")
         if (phase == "prefill" and body.get("backend") == "breakable"
                 and plan.facts.get("moe_a2a_backend") == "deepep"
                 and any(size % 8 for size in body.get("bs") or ())):
             # The plan's list came from a later regeneration (parallel_hook's DP clamp) that
             # SGLang does not align; a list on the command line is aligned first.
-            notes.append("prefill sizes that are not multiples of 8 under DeepEP: SGLang 0.5.23 "
+            notes.append("prefill sizes that are not multiples of 8 under DeepEP: "
+                         f"{release_label('sglang', plan.engine_version)} "
                          "rounds a given prefill list up to multiples of 8 "
                          "(cuda_graph_hook.apply_deepep_adjustments), so the emitted list "
                          "captures the aligned sizes")
@@ -132,6 +136,7 @@ def vllm_args(plan: Plan, user_config: dict[str, Any] | None = None
     """vLLM's ``--compilation-config`` for the plan, around the keys of ``user_config`` (the
     user's own compilation config) that are not graph keys, and one note per thing vLLM cannot
     say (tagged as in :data:`VLLM_INEXPRESSIBLE`)."""
+    from cgconfig.engines.versions import release_label
     from cgconfig.engines.vllm.modes import CudaGraphMode, phases_to_mode
 
     decode, prefill = plan.config["decode"], plan.config["prefill"]
@@ -150,7 +155,8 @@ def vllm_args(plan: Plan, user_config: dict[str, Any] | None = None
     compile_mode = config.get("mode")
     if mode.requires_piecewise() and compile_mode not in (None, _VLLM_COMPILE, "VLLM_COMPILE"):
         notes.append(f"[compile-mode] {mode.name} needs compilation mode VLLM_COMPILE (3); with "
-                     f"mode {compile_mode!r} vLLM 0.33.0 turns a requested {mode.name} into "
+                     f"mode {compile_mode!r} {release_label('vllm')} turns a requested "
+                     f"{mode.name} into "
                      f"{mode.without_piecewise().name} (VllmConfig."
                      "_normalize_piecewise_cudagraph_mode)")
     if sizes and mode is not CudaGraphMode.NONE:

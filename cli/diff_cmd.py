@@ -12,11 +12,15 @@ import shlex
 import sys
 from typing import Any
 
+from cgconfig.engines.versions import newest, oldest
 from cgconfig.errors import EXIT_INPUT, CgConfigError, InputError
 
 EXIT_DIFFERENT = 1
 
-HELP = """Usage: cgconfig diff [A] [B] [--a "LAUNCH LINE"] [--b "LAUNCH LINE"] [-o table|json|yaml]
+#: The releases the examples name: the oldest and the newest supported SGLang.
+_OLDEST, _NEWEST = f"sglang=={oldest('sglang')}", f"sglang=={newest('sglang')}"
+
+HELP = f"""Usage: cgconfig diff [A] [B] [--a "LAUNCH LINE"] [--b "LAUNCH LINE"] [-o table|json|yaml]
        cgconfig diff --a-version ENGINE==V --b-version ENGINE==V LAUNCH LINE…
 
 Compare two plans: configured values, capture sizes (added/removed, as ranges), decisions and
@@ -27,7 +31,7 @@ at most), or a launch line given with --a / --b and resolved like `cgconfig reso
 
   --a LINE, --b LINE     A side as a launch line (quote it; a whole `python -m sglang...` works).
   --a-version V, --b-version V
-                         Answer a side as engine version V (sglang==0.5.20); with no --a/--b
+                         Answer a side as engine version V ({_OLDEST}); with no --a/--b
                          both sides are the one LAUNCH LINE given after the options: what an
                          upgrade changes.
   -o, --output FORMAT    table (default; coloured on a terminal unless NO_COLOR), json or yaml.
@@ -37,7 +41,7 @@ Exit codes: 0 equal, 1 different, 2 bad input.
 
 Examples:
   cgconfig diff --a "--tp-size 8" --b "--tp-size 8 --enable-dp-attention --dp-size 8"
-  cgconfig diff --a-version sglang==0.5.20 --b-version sglang==0.5.23 --gpu-memory-gib 24
+  cgconfig diff --a-version {_OLDEST} --b-version {_NEWEST} --gpu-memory-gib 24
   cgconfig resolve --device cuda -o json > cuda.json; cgconfig diff cuda.json --b "--device hip"
 """
 
@@ -53,7 +57,7 @@ def _versions(rest: list[str]) -> tuple[dict[str, str], list[str]]:
             kept.append(rest[index])
             index += 1
             continue
-        value, index = _value(rest, index, eq, value, "a version", f"{name} sglang==0.5.20")
+        value, index = _value(rest, index, eq, value, "a version", f"{name} {_OLDEST}")
         if name[:3] in versions:
             raise InputError(f"{name} given twice", where="diff")
         versions[name[:3]] = value
@@ -82,8 +86,8 @@ def _parse(argv: list[str]) -> tuple[str, list[tuple[str, str]]]:
         # One launch line, answered as two engine versions.
         if not rest:
             raise InputError("--a-version/--b-version need a launch line", where="diff",
-                             hint="cgconfig diff --a-version sglang==0.5.20 --b-version "
-                                  "sglang==0.5.23 python -m sglang.launch_server ...")
+                             hint=f"cgconfig diff --a-version {_OLDEST} --b-version "
+                                  f"{_NEWEST} python -m sglang.launch_server ...")
         line = rest[0] if len(rest) == 1 else shlex.join(rest)
         return fmt, [("line", _with_version(line, versions.get(side)))
                      for side in ("--a", "--b")]

@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from cgconfig.cli.options import CliOptions
+from cgconfig.engines.versions import release_label, supported_range
 from cgconfig.errors import CgConfigError, InputError, did_you_mean
 from cgconfig.plan import Plan
 from cgconfig.provenance import ChainEntry
@@ -99,7 +100,7 @@ def engine_settings(plan: Plan) -> dict[str, dict[str, Any]]:
         given = entry["source"].startswith("--")
         out[f"engine.{name}"] = {
             "value": entry["value"], "default": None, "explicit": False, "locked": False,
-            "status": "given" if given else "set by SGLang 0.5.23",
+            "status": "given" if given else f"set by {release_label('sglang', plan.engine_version)}",
             "chain": [{"source": entry["source"], "layer": "config" if given else "engine",
                        "value": entry["value"], "why": entry["why"]}]}
     return out
@@ -186,7 +187,7 @@ def run_explain(argv: list[str]) -> int:
     if missing:
         return report(InputError(f"{missing[0]} is not part of this plan", where="explain",
                                  hint="the engine block (engine.*) and capture.decode.sizes "
-                                      "describe SGLang 0.5.23 lines only"),
+                                      f"describe {supported_range('sglang')} lines only"),
                       as_json=options.as_json)
     for message in plan.deprecations:
         note("deprecated", message)

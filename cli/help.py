@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from cgconfig.cli.options import CLI_FLAGS
 from cgconfig.cli.width import width, wrap
+from cgconfig.engines.versions import release_label
 from cgconfig.fields.flags import CONFIG_FLAGS, FACT_FLAGS, OPTION_FLAGS, SETTING_FLAGS, Flag
 
 #: The width help is laid out for when stdout is not a terminal and ``COLUMNS`` is unset.
@@ -81,7 +82,8 @@ def _row(names: str, text: str, limit: int) -> list[str]:
 
 def _flag_row(flag: Flag, limit: int) -> list[str]:
     text = flag.help if not flag.replacement else (
-        f"Deprecated, cgconfig only (not a flag of SGLang 0.5.23): use {flag.replacement}.")
+        f"Deprecated, cgconfig only (not a flag of {release_label('sglang')}): use "
+        f"{flag.replacement}.")
     return _row(", ".join([flag.name, *flag.aliases]) + _arg(flag), text, limit)
 
 

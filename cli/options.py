@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Literal, cast
 
 from cgconfig.check import CHECK_LEVELS, CheckLevel
+from cgconfig.engines.versions import oldest
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.flags import Flag
 from cgconfig.sources.split import DialectFlags, Part
@@ -33,8 +34,9 @@ CLI_FLAGS: tuple[Flag, ...] = (
          "explain: show every key, not only explicit or changed ones."),
     Flag("--show", "setting", "choice", "Also draw the decode and prefill sizes on a log-scale "
          "strip (table output).", choices=("sizes",)),
-    Flag("--engine-version", "setting", "str", "Answer as this engine release (sglang==0.5.20, "
-         "or 0.5.20 for the line's engine); default: CGCONFIG_ENGINE_VERSION, an image tag, the "
+    Flag("--engine-version", "setting", "str", "Answer as this engine release "
+         f"(sglang=={oldest('sglang')}, or {oldest('sglang')} for the line's engine); default: "
+         "CGCONFIG_ENGINE_VERSION, an image tag, the "
          "installed engine, else the newest supported.", metavar="[ENGINE==]VERSION"),
 )
 

@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable, Mapping
 from functools import cache
 
-from cgconfig.engines.versions import NAMES, SUPPORTED, EngineVersion, choose, default, version_key
+from cgconfig.engines.versions import NAMES, SUPPORTED, EngineVersion, choose, default, oldest, version_key
 from cgconfig.errors import InputError
 
 #: The sources of an engine version, highest precedence first. What the user states comes
@@ -58,7 +58,8 @@ def parse_spec(text: str, engine: str, where: str) -> str | None:
         if name not in SUPPORTED:
             raise InputError(f"unknown engine {name!r} in {item!r}", where=where,
                              allowed=tuple(f"{e}==VERSION" for e in SUPPORTED),
-                             hint="write ENGINE==VERSION (sglang==0.5.20) or only the version")
+                             hint=f"write ENGINE==VERSION (sglang=={oldest('sglang')}) or only "
+                                  "the version")
         named.append(name)
         if name == engine:
             if found is not None and found != version.strip():
@@ -66,7 +67,8 @@ def parse_spec(text: str, engine: str, where: str) -> str | None:
                                  where=where)
             found = version.strip()
     if not named:
-        raise InputError("expects a version (sglang==0.5.20, or 0.5.20)", where=where)
+        example = oldest("sglang")
+        raise InputError(f"expects a version (sglang=={example}, or {example})", where=where)
     return found
 
 

@@ -8,6 +8,7 @@ is refused with one line naming the range. Stdlib only (the start-up path import
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import NamedTuple
 
 #: Engine → its supported versions, oldest first. The newest is the default. A flag table
@@ -65,6 +66,23 @@ def label(engine: str, version: str) -> str:
 def newest(engine: str) -> str:
     """The newest supported version of ``engine`` (the default)."""
     return SUPPORTED[engine][-1]
+
+
+def oldest(engine: str) -> str:
+    """The oldest supported version of ``engine`` (the examples in help texts name it)."""
+    return SUPPORTED[engine][0]
+
+
+def release_label(engine: str, chosen: EngineVersion | Mapping[str, str] | None = None) -> str:
+    """How a message names the release of ``engine`` a line is answered for: ``chosen``'s
+    version (an :class:`EngineVersion`, or a plan's ``engine_version`` block) when it names
+    ``engine``, else the newest supported (the default): ``SGLang 0.5.23``."""
+    version: str | None = None
+    if isinstance(chosen, EngineVersion):
+        version = chosen.version if chosen.engine == engine else None
+    elif chosen is not None and chosen.get("engine") == engine:
+        version = chosen.get("version")
+    return label(engine, version or newest(engine))
 
 
 def default(engine: str) -> EngineVersion:

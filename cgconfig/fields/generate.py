@@ -86,6 +86,22 @@ def build_specs() -> list[FieldSpec]:
 _FIELDS = ("optional", "gt", "ge", "min_items", "choices", "doc", "flag", "bound", "engines")
 
 
+def _arg(name: str, value: Any) -> str:
+    """``name=<value>`` as Python source. A doc naming an engine's newest release
+    (``SGLang 0.5.23``, from its declaration's docstring) takes the release from the versions
+    table at import (``_NEWEST``), so generated code names no release of its own."""
+    if name != "doc":
+        return f"{name}={value!r}"
+    import re
+
+    from cgconfig.engines.versions import SUPPORTED, label, newest
+
+    labels = {label(engine, newest(engine)): engine for engine in SUPPORTED}
+    parts = [p for p in re.split("(" + "|".join(map(re.escape, labels)) + ")", value) if p]
+    return "doc=" + (" + ".join(f"_NEWEST[{labels[p]!r}]" if p in labels else repr(p)
+                                for p in parts) or "''")
+
+
 def _packed(args: list[str], width: int = 100) -> list[str]:
     """``FieldSpec(<args>),`` over as few lines as fit ``width`` (a long argument alone)."""
     lines, line = [], "    FieldSpec("
@@ -106,15 +122,19 @@ def render_module(specs: list[FieldSpec]) -> str:
         "A test fails when this file and the models disagree.",
         '"""',
         "",
+        "from cgconfig.engines.versions import SUPPORTED, label, newest",
         "from cgconfig.fields.spec import EngineKey, FieldSpec, FlagSpelling, NotExpressible",
         "from cgconfig.limits import Bound",
+        "",
+        "#: Each engine's newest release as messages name it (``versions.label``), for the docs.",
+        "_NEWEST = {engine: label(engine, newest(engine)) for engine in SUPPORTED}",
         "",
         "SPECS: tuple[FieldSpec, ...] = (",
     ]
     defaults = FieldSpec("", "", None)
     for s in specs:
         args = [repr(s.key), repr(s.kind), repr(s.default)]
-        args += [f"{name}={getattr(s, name)!r}" for name in _FIELDS
+        args += [_arg(name, getattr(s, name)) for name in _FIELDS
                  if getattr(s, name) != getattr(defaults, name)]
         lines += _packed(args)
     lines.append(")")

@@ -3,8 +3,12 @@
 A test fails when this file and the models disagree.
 """
 
+from cgconfig.engines.versions import SUPPORTED, label, newest
 from cgconfig.fields.spec import EngineKey, FieldSpec, FlagSpelling, NotExpressible
 from cgconfig.limits import Bound
+
+#: Each engine's newest release as messages name it (``versions.label``), for the docs.
+_NEWEST = {engine: label(engine, newest(engine)) for engine in SUPPORTED}
 
 SPECS: tuple[FieldSpec, ...] = (
     FieldSpec('decode.backend', 'choice', 'full', choices=('full', 'breakable', 'disabled'),
@@ -98,9 +102,9 @@ SPECS: tuple[FieldSpec, ...] = (
     FieldSpec('facts.enable_dp_attention', 'bool', False,
               doc='Data-parallel attention (attention runs per DP rank, MLP gathers across ranks).'),
     FieldSpec('facts.attn_dp_size', 'int', 1, gt=0.0,
-              doc="--attn-dp-size: SGLang 0.5.23's current spelling of DP attention (attention-DP groups). cgconfig reads --attn-dp-size N (N > 1) as dp_size N with enable_dp_attention, the older spelling SGLang turns into it; SGLang refuses it next to --dp-size above 1."),
+              doc='--attn-dp-size: ' + _NEWEST['sglang'] + "'s current spelling of DP attention (attention-DP groups). cgconfig reads --attn-dp-size N (N > 1) as dp_size N with enable_dp_attention, the older spelling SGLang turns into it; SGLang refuses it next to --dp-size above 1."),
     FieldSpec('facts.dwdp_size', 'int', 1, gt=0.0,
-              doc="--dwdp-size: SGLang 0.5.23's DWDP (expert weights partitioned over the TP ranks, prefetched per step); above 1 it must equal tp_size, and SGLang then runs attention data parallel over those ranks with the legacy --disable-cuda-graph switch on."),
+              doc='--dwdp-size: ' + _NEWEST['sglang'] + "'s DWDP (expert weights partitioned over the TP ranks, prefetched per step); above 1 it must equal tp_size, and SGLang then runs attention data parallel over those ranks with the legacy --disable-cuda-graph switch on."),
     FieldSpec('facts.attn_cp_size', 'int', 1, gt=0.0, doc='Attention context-parallel size.'),
     FieldSpec('facts.dcp_size', 'int', 1, gt=0.0, doc='Decode context-parallel size.'),
     FieldSpec('facts.enable_prefill_cp', 'bool', False,
@@ -122,11 +126,11 @@ SPECS: tuple[FieldSpec, ...] = (
     FieldSpec('facts.speculative_eagle_topk', 'int', None, optional=True, gt=0.0,
               doc='Draft branches per step (EAGLE family); topk 1 makes the draft tokens steps + 1.'),
     FieldSpec('facts.speculative_dflash_block_size', 'int', None, optional=True, gt=0.0,
-              doc="DFLASH verify block (--speculative-dflash-block-size): SGLang 0.5.23 takes it as the draft tokens and refuses draft tokens that differ (and a block size that is not positive, as cgconfig's parser does)."),
+              doc='DFLASH verify block (--speculative-dflash-block-size): ' + _NEWEST['sglang'] + " takes it as the draft tokens and refuses draft tokens that differ (and a block size that is not positive, as cgconfig's parser does)."),
     FieldSpec('facts.speculative_dspark_block_size', 'int', None, optional=True, gt=0.0,
-              doc="DSPARK gamma (--speculative-dspark-block-size): SGLang 0.5.23 verifies gamma + 1 draft tokens and refuses draft tokens that differ (and a block size that is not positive, as cgconfig's parser does)."),
+              doc='DSPARK gamma (--speculative-dspark-block-size): ' + _NEWEST['sglang'] + " verifies gamma + 1 draft tokens and refuses draft tokens that differ (and a block size that is not positive, as cgconfig's parser does)."),
     FieldSpec('facts.uno_lora_path', 'str', None, optional=True,
-              doc="UNO's draft LoRA checkpoint (--uno-lora-path); SGLang 0.5.23's UNO needs it."),
+              doc="UNO's draft LoRA checkpoint (--uno-lora-path); " + _NEWEST['sglang'] + "'s UNO needs it."),
     FieldSpec('facts.enable_lora', 'bool', False, doc='LoRA adapters are served.'),
     FieldSpec('facts.lora_paths', 'str', None, optional=True,
               doc='Initial LoRA adapters (--lora-paths, values joined by spaces); SGLang needs them, or both --max-lora-rank and --lora-target-modules, when LoRA is enabled.'),
@@ -150,11 +154,11 @@ SPECS: tuple[FieldSpec, ...] = (
     FieldSpec('facts.enable_dp_lm_head', 'bool', False,
               doc="Vocabulary-parallel LM head across the attention TP group (--enable-dp-lm-head); SGLang's DFLASH speculative decoding under DP attention needs it."),
     FieldSpec('facts.enable_pdmux', 'bool', False,
-              doc='PD-multiplexing (--enable-pdmux): prefill and decode share the GPU on green-context streams. SGLang 0.5.23 accepts it only with chunked prefill off (--chunked-prefill-size -1), --disable-overlap-schedule, pp_size 1 and no PD disaggregation.'),
+              doc='PD-multiplexing (--enable-pdmux): prefill and decode share the GPU on green-context streams. ' + _NEWEST['sglang'] + ' accepts it only with chunked prefill off (--chunked-prefill-size -1), --disable-overlap-schedule, pp_size 1 and no PD disaggregation.'),
     FieldSpec('facts.disable_overlap_schedule', 'bool', False,
-              doc="--disable-overlap-schedule: the scheduler stops overlapping CPU work with the GPU step; SGLang 0.5.23's PD-multiplexing needs it."),
+              doc='--disable-overlap-schedule: the scheduler stops overlapping CPU work with the GPU step; ' + _NEWEST['sglang'] + "'s PD-multiplexing needs it."),
     FieldSpec('facts.msprobe_dump_config', 'str', None, optional=True,
-              doc='--msprobe-dump-config: an msProbe tensor-dump config; SGLang 0.5.23 then runs decode and prefill eagerly (msProbe dumps only in eager mode).'),
+              doc='--msprobe-dump-config: an msProbe tensor-dump config; ' + _NEWEST['sglang'] + ' then runs decode and prefill eagerly (msProbe dumps only in eager mode).'),
     FieldSpec('facts.chunked_prefill_size', 'int', None, optional=True,
               doc="Chunked-prefill size in tokens; unset takes the GPU-memory tier's value, -1 disables."),
     FieldSpec('facts.max_running_requests', 'int', None, optional=True, gt=0.0,

@@ -54,6 +54,7 @@ VERSION_PART = "engine-version"
 def _take_engine_version(argv: list[str]) -> tuple[list[str], Part | None]:
     """``argv`` without ``--engine-version V`` / ``--engine-version=V``, and its value."""
     from cgconfig.engines.version_source import FLAG
+    from cgconfig.engines.versions import oldest
 
     kept: list[str] = []
     found: Part | None = None
@@ -65,10 +66,11 @@ def _take_engine_version(argv: list[str]) -> tuple[list[str], Part | None]:
             i += 1
             continue
         if not eq and (i + 1 >= len(argv) or is_option(argv[i + 1], ENGINE_PARSERS["sglang"])):
-            raise InputError("expects a version (sglang==0.5.20, or 0.5.20)", where=FLAG)
+            raise InputError(f"expects a version (sglang=={oldest('sglang')}, or "
+                             f"{oldest('sglang')})", where=FLAG)
         if found is not None:
             raise InputError("given twice", where=FLAG, hint="name each engine once: "
-                             "--engine-version sglang==0.5.20")
+                             f"--engine-version sglang=={oldest('sglang')}")
         found = Part([inline if eq else argv[i + 1]], [i])
         i += 1 if eq else 2
     return kept, found

@@ -75,6 +75,8 @@ def infer_platform(facts: dict[str, Any], sources: dict[str, str]) -> PlatformRe
             implied.setdefault(platform, f"{_flag(name, sources)} {facts[name]}")
     device = facts.get("device")
     if device is not None:
+        from cgconfig.engines.versions import release_label
+
         device_flag = _flag("device", sources)
         clashes = [f"{why} runs only on {PLATFORM_NAMES[p]} ({p})"
                    for p, why in sorted(implied.items()) if p != device]
@@ -82,9 +84,9 @@ def infer_platform(facts: dict[str, Any], sources: dict[str, str]) -> PlatformRe
             return PlatformReading()
         hint = (f"; on a ROCm machine say {device_flag} hip (torch calls ROCm GPUs cuda)"
                 if device == "cuda" and "hip" in implied else "")
-        return PlatformReading(note=f"{'; '.join(clashes)}: SGLang 0.5.23 resolves the line on "
-                                    f"{device} ({device_flag}) and then fails to build that "
-                                    f"backend at start-up{hint}")
+        return PlatformReading(note=f"{'; '.join(clashes)}: {release_label('sglang')} resolves "
+                                    f"the line on {device} ({device_flag}) and then fails to "
+                                    f"build that backend at start-up{hint}")
     if len(implied) > 1:
         (p1, w1), (p2, w2) = sorted(implied.items())[:2]
         raise InputError(f"{w1} runs only on {PLATFORM_NAMES[p1]} ({p1}) but {w2} only on "

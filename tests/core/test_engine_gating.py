@@ -18,8 +18,8 @@ import pytest
 
 from cgconfig.api import request_from_argv, resolve_request
 from cgconfig.engines import tokenize
-from cgconfig.errors import CgConfigError
 from cgconfig.engines.sglang import pipeline
+from cgconfig.errors import CgConfigError
 from cgconfig.rules import ruleset
 from cgconfig.rules.loading import load_rules_for_resolve
 

@@ -13,9 +13,9 @@ import pytest
 import yaml
 
 from cgconfig.api import resolve_args
-from cgconfig.errors import InputError
 from cgconfig.engines.sglang import pipeline
 from cgconfig.engines.sglang.stages import SGLANG_MEMORY_HOOK, SGLANG_STAGES
+from cgconfig.errors import InputError
 from cgconfig.resolve.stages import RESOLVED, engine_stages, stages_of
 from cgconfig.rules import cache
 from cgconfig.rules.cache import shipped_pack_files

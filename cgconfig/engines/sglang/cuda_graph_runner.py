@@ -10,6 +10,7 @@ from typing import Any
 
 from cgconfig.draft import Draft
 from cgconfig.engines.sglang import grid as sz
+from cgconfig.engines.versions import newest
 from cgconfig.facts import Facts
 from cgconfig.fields.values import round_up
 from cgconfig.plan import Change, Decision
@@ -61,8 +62,8 @@ def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
 
 
 #: SGLang 0.5.23's capture filter, cited by its decisions.
-FILTER_SOURCE = ("sglang 0.5.23 python/sglang/srt/model_executor/runner/base_cuda_graph_runner.py:"
-                 "get_batch_sizes_to_capture")
+FILTER_SOURCE = (f"sglang {newest('sglang')} python/sglang/srt/model_executor/runner/"
+                 "base_cuda_graph_runner.py:get_batch_sizes_to_capture")
 
 
 def _record_filter(draft: Draft, configured: list[int], sizes: list[int],

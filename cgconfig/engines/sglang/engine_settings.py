@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cgconfig import model_archs as ma
+from cgconfig.engines.versions import newest
 
-_AG = "sglang 0.5.23 python/sglang/srt/arg_groups/"
+_AG = f"sglang {newest('sglang')} python/sglang/srt/arg_groups/"
 #: Upstream functions, cited by the engine block.
 SOURCE_DEFAULT_BACKEND = _AG + "model_override_base.py:get_default_attn_backend"
 SOURCE_BACKEND_OVERRIDE = _AG + "overrides.py:_attention_backend_default"

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from cgconfig import model_archs as ma
+from cgconfig.engines.versions import release_label
 from cgconfig.facts import Facts
 from cgconfig.provenance import Layer, Leaf, Origin
 
@@ -36,7 +37,7 @@ def engine_flag_leaves(leaves: list[Leaf], facts: Facts) -> list[Leaf]:
     if any(leaf.key == "prefill.max_bs" and leaf.origin.layer == Layer.CONVENIENCE
            for leaf in leaves):
         return []
-    origin = Origin(Layer.CONVENIENCE, "SGLang 0.5.23 apply_muse_glimmer_prefill_cuda_graph_"
-                    f"max_bs_default (--cuda-graph-max-bs-prefill {MUSE_GLIMMER_PREFILL_MAX_BS})",
-                    position=-1)
+    origin = Origin(Layer.CONVENIENCE, f"{release_label('sglang')} apply_muse_glimmer_prefill_"
+                    "cuda_graph_max_bs_default (--cuda-graph-max-bs-prefill "
+                    f"{MUSE_GLIMMER_PREFILL_MAX_BS})", position=-1)
     return [Leaf("prefill.max_bs", MUSE_GLIMMER_PREFILL_MAX_BS, origin)]

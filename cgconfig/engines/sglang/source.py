@@ -45,13 +45,15 @@ class SglangArgv:
 
     def contribute(self, so_far: ResolveRequest) -> Contribution:
         """Parse the tokens once; read the documents they name."""
-        del so_far  # the first source: nothing gathered before it
+        from cgconfig.engines.versions import release_label  # so_far: only the engine version
+
         parsed = parse_argv(self.tokens, ignore_unknown=self.ignore_unknown,
                             engine=self.engine, args=self.args or None)
         if parsed.positionals and not self.allow_positionals and self.engine == "vllm":
             # As vLLM's own parser says it; a vLLM line's error names vLLM's flags only.
-            raise InputError(f"unrecognized arguments: {parsed.positionals[0]} (vLLM 0.33.0 "
-                             "vllm serve)", where="vllm serve",
+            raise InputError(f"unrecognized arguments: {parsed.positionals[0]} "
+                             f"({release_label('vllm', so_far.engine_version)} vllm serve)",
+                             where="vllm serve",
                              hint="vllm serve takes one positional, the model; a boolean flag "
                                   "takes no value (--enforce-eager, or --no-enforce-eager)")
         if parsed.positionals and not self.allow_positionals:
@@ -62,8 +64,9 @@ class SglangArgv:
         leaves = list(parsed.leaves)
         notes = list(parsed.notes)
         if len(parsed.config_docs) > 1:  # argparse keeps the last value of a repeated option
-            notes.append(f"--cuda-graph-config given {len(parsed.config_docs)} times: SGLang "
-                         "0.5.23 keeps the last one (argparse), so only the last is read")
+            notes.append(f"--cuda-graph-config given {len(parsed.config_docs)} times: "
+                         f"{release_label('sglang', so_far.engine_version)} keeps the last one "
+                         "(argparse), so only the last is read")
         for raw, position in parsed.config_docs[-1:]:
             leaves += leaves_from_config_arg(raw, position)
         facts: dict[str, Any] = {}
@@ -96,6 +99,8 @@ def _fold_backend_aliases(facts: dict[str, Any], where: dict[str, str]) -> list[
     before any check reads it; a prefill backend renamed to the decode-only ``cutedsl_mla``
     becomes ``trtllm_mla`` (``serving_hook.py:_handle_deprecated_args``). Returns SGLang's
     deprecation warnings."""
+    from cgconfig.engines.versions import release_label
+
     said = []
     for name in _BACKEND_FACTS:
         old = facts.get(name)
@@ -103,7 +108,7 @@ def _fold_backend_aliases(facts: dict[str, Any], where: dict[str, str]) -> list[
             continue
         new = _BACKEND_ALIASES[old]
         flag = "--" + name.replace("_", "-")
-        said.append(f"{flag}={old} is deprecated; use '{new}' instead (SGLang 0.5.23)")
+        said.append(f"{flag}={old} is deprecated; use '{new}' instead ({release_label('sglang')})")
         if name == "prefill_attention_backend" and new == "cutedsl_mla":
             new = "trtllm_mla"  # cutedsl_mla is decode-only
         facts[name] = new
@@ -123,7 +128,9 @@ def _fold_attn_dp_size(facts: dict[str, Any], where: dict[str, str]) -> None:
     flag = where.get("attn_dp_size", "--attn-dp-size")
     dp_size = facts.get("dp_size")
     if isinstance(dp_size, int) and dp_size > 1:
-        raise InputError(f"SGLang 0.5.23 refuses --dp-size {dp_size} with {flag} {size}: "
+        from cgconfig.engines.versions import release_label
+
+        raise InputError(f"{release_label('sglang')} refuses --dp-size {dp_size} with {flag} {size}: "
                          "data-parallel replicas combined with attention data parallelism are "
                          "not supported", where=flag,
                          hint=f"give {flag} {size} alone, or --dp-size {dp_size} "

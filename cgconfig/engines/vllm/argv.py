@@ -124,15 +124,17 @@ def _parse_value(text: str, where: str) -> Any:
 def _pass_config(out: VllmInput, key: str, value: Any, source: str) -> None:
     """``pass_config`` (a document) or ``pass_config.KEY`` (a dotted key), as pydantic
     validates it when vLLM builds ``CompilationConfig``."""
+    from cgconfig.engines.versions import release_label
+
     items = value.items() if key == "pass_config" and isinstance(value, dict) else \
         [(key.split(".", 1)[1], value)] if "." in key else None
     if items is None:
         raise InputError(f"1 validation error for CompilationConfig: pass_config must be a "
-                         f"mapping, got {quote(value)} (vLLM 0.33.0)", where=source)
+                         f"mapping, got {quote(value)} ({release_label('vllm')})", where=source)
     for name, item in items:
         if name not in PASS_CONFIG_KEYS:
             raise InputError(f"1 validation error for CompilationConfig: pass_config.{name}: "
-                             "Unexpected keyword argument (vLLM 0.33.0 PassConfig)",
+                             f"Unexpected keyword argument ({release_label('vllm')} PassConfig)",
                              where=f"{source} at /pass_config/{name}", allowed=PASS_CONFIG_KEYS,
                              suggestion=did_you_mean(name, PASS_CONFIG_KEYS))
         out.pass_config[name] = item

@@ -146,7 +146,7 @@ def _v2_spec_method(version: str, method: str) -> bool:
     """Whether Model Runner V2 of ``version`` runs speculative ``method`` (``deepseek_mtp``
     and the other ``*_mtp`` names are ``mtp`` to ``SpeculativeConfig``)."""
     method = "mtp" if method.endswith("_mtp") else method
-    if not at_least(version, "0.30.0"):
+    if not at_least(version, min(_V1_SPEC_METHODS, key=_key)):
         return method in _V2_SPEC_METHODS
     first = max((r for r in _V1_SPEC_METHODS if at_least(version, r)), key=_key)
     return method not in _V1_SPEC_METHODS[first]
