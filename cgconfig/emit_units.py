@@ -1,6 +1,6 @@
 """Units of the emitted sizes: a plan's decode sizes in requests or in tokens.
 
-Kept apart from ``emit.py`` so that each emitter (``emit.py``, ``engines/trtllm/emit.py``) imports it
+Kept apart so that each engine's emitter (``cgconfig/engines/<engine>/emit.py``) imports it
 without importing the others.
 """
 

@@ -186,7 +186,7 @@ def user_trtllm_options(line: ArgvSplit | list[str]) -> dict[str, Any]:
 def vllm_launch_args(line: ArgvSplit | list[str], plan: Plan) -> tuple[list[str], list[str]]:
     """The plan's ``--compilation-config`` merged into the user's non-graph keys, and notes on
     what vLLM cannot express."""
-    from cgconfig.emit import vllm_args
+    from cgconfig.engines.vllm.emit import vllm_args
 
     return vllm_args(plan, user_compilation_config(line))
 
@@ -197,7 +197,7 @@ def launch_env_lines(line: ArgvSplit | list[str],
     launch line, both for stderr, from the line as the resolution split it. On a line with an
     engine entry point (``vllm serve M ...``), the server arguments are the engine's: the
     entry point, its ``VAR=value`` prefixes and any wrapper before it are left out."""
-    from cgconfig.emit import sglang_config, sglang_words
+    from cgconfig.engines.sglang.emit import sglang_config, sglang_words
 
     split = line_split(line)
     dialect, prefix_notes = split.dialect, []

@@ -37,6 +37,9 @@ PARTS: dict[str, tuple[str, str]] = {
     # sources.command_line: grouping of the words no flag table claimed into runs (SGLang's
     # flags and cgconfig's own, read by SGLang's parser rules: SGLang is the host dialect)
     "group_args": ("source", "group_args"),
+    # emit: the plan as the engine's own flags or options file, and the notes on what the
+    # engine cannot say (``emit_text(plan, user_config)``)
+    "emit": ("emit", "emit_text"),
     # verify.read: a new one-pass reader of the engine's server log (``make_reader(interval)``)
     "log_reader": ("log_reader", "make_reader"),
 }

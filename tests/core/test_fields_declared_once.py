@@ -7,7 +7,7 @@ import argparse
 from cgconfig.api import add_arguments
 from cgconfig.cli.complete import candidates
 from cgconfig.cli.help import command_help
-from cgconfig.emit import sglang_args
+from cgconfig.engines.sglang.emit import sglang_args
 from cgconfig.fields import migration_doc
 from cgconfig.fields.flags import CONFIG_FLAGS, OPTION_FLAGS, flag_index
 from cgconfig.fields.table import all_config_keys, spec

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from cgconfig import resolve_args
-from cgconfig.emit import VLLM_INEXPRESSIBLE, emit_plan
+from cgconfig.emit import emit_plan
 from cgconfig.emit_keys import copy_keys
+from cgconfig.engines.vllm.emit import VLLM_INEXPRESSIBLE
 from cgconfig.errors import InputError
 from cgconfig.fields import generate
 from cgconfig.fields.spec import EMIT_ENGINES, EngineKey, FieldSpec, NotExpressible
@@ -144,7 +145,7 @@ def test_a_new_decode_key_vllm_cannot_say_is_a_note_not_a_drop(monkeypatch: pyte
                                                                 ) -> None:
     """The gap a hand list left: ``--emit vllm`` noted only the prefill keys it listed."""
     import cgconfig.emit_keys as emit_keys
-    from cgconfig.emit import vllm_args
+    from cgconfig.engines.vllm.emit import vllm_args
 
     new = FieldSpec("decode.new_size", "int", None, optional=True, gt=0, engines=(
         NotExpressible("vllm", "decode-extra", "vLLM has no such decode setting"),))

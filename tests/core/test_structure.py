@@ -167,3 +167,43 @@ def test_no_module_over_400_lines() -> None:
     long = {str(p.relative_to(ROOT)): n for p in MODULES.values()
             if (n := len(p.read_text().splitlines())) > MAX_LINES}
     assert long == {}
+
+
+#: The modules that may import an engine's package by name: the command line (the application,
+#: which wires every engine) and the engine packages themselves. Everything else asks
+#: ``cgconfig.engines.plugins.part``.
+MAY_IMPORT_ENGINES = ("cgconfig.cli",)
+
+
+def _engine_of(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[:2] == ["cgconfig", "engines"] and len(parts) > 2 and parts[2] in ENGINE_PACKAGES:
+        return parts[2]
+    return None
+
+
+def _core_imports_of_engines() -> list[str]:
+    found = []
+    for module, targets in FULL_GRAPH.items():
+        if _engine_of(module) or module.startswith(MAY_IMPORT_ENGINES):
+            continue
+        found += [f"{module} -> {t}" for t, _ in targets if _engine_of(t)]
+    return found
+
+
+def test_the_core_imports_no_engine_package() -> None:
+    """The shared core reaches an engine only through its plug-in parts, so an engine's
+    modules load only for a line of that engine."""
+    assert _core_imports_of_engines() == []
+
+
+def test_no_engine_package_imports_another() -> None:
+    crossing = [f"{m} -> {t}" for m, targets in FULL_GRAPH.items() if _engine_of(m)
+                for t, _ in targets if _engine_of(t) and _engine_of(t) != _engine_of(m)]
+    assert crossing == []
+
+
+def test_the_engine_import_check_can_fail() -> None:
+    assert _engine_of("cgconfig.engines.vllm.modes") == "vllm"
+    assert _engine_of("cgconfig.engines.table") is None
+    assert any(t for t, _ in FULL_GRAPH["cgconfig.cli.launch_args"] if _engine_of(t))

@@ -33,7 +33,7 @@ from record import _ask, sglang_oracle_argv
 
 from cgconfig.api import resolve_args
 from cgconfig.cli.launch_args import server_line
-from cgconfig.emit import sglang_args
+from cgconfig.engines.sglang.emit import sglang_args
 
 HERE = Path(__file__).parent
 OUT = HERE / "emit_roundtrip_sglang.jsonl"

@@ -10,15 +10,10 @@ import subprocess
 import pytest
 
 from cgconfig import resolve_args
-from cgconfig.emit import (
-    VLLM_INEXPRESSIBLE,
-    decode_sizes_as,
-    emit_plan,
-    env_lines,
-    sglang_args,
-    sglang_config,
-    vllm_args,
-)
+from cgconfig.emit import emit_plan, env_lines
+from cgconfig.emit_units import decode_sizes_as
+from cgconfig.engines.sglang.emit import sglang_args, sglang_config
+from cgconfig.engines.vllm.emit import VLLM_INEXPRESSIBLE, vllm_args
 from cgconfig.engines.vllm.splitting_ops import VLLM_ATTENTION_OPS
 from cgconfig.errors import InputError
 

@@ -15,7 +15,7 @@ import pytest
 
 from cgconfig import resolve_args
 from cgconfig.cli.launch_args import server_line, user_compilation_config
-from cgconfig.emit import sglang_args, sglang_config
+from cgconfig.engines.sglang.emit import sglang_args, sglang_config
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(shutil.which("cgconfig") is None, reason="cgconfig not on PATH")

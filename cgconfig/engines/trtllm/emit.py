@@ -64,3 +64,8 @@ def trtllm_text(plan: Plan, user_options: dict[str, Any] | None = None
 
     doc, notes = trtllm_options(plan, user_options)
     return yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=100), notes
+
+
+def emit_text(plan: Plan, user_config: dict[str, Any] | None) -> tuple[str, list[str]]:
+    """The plug-in part ``emit``: the options file as text, and the notes."""
+    return trtllm_text(plan, user_config)
