@@ -14,7 +14,7 @@ import argparse
 import statistics
 import time
 
-import cgconfig.resolve.pipeline as pipeline
+import cgconfig.engines.sglang.pipeline as sglang_pipeline
 from cgconfig.api import resolve_args
 
 INPUTS = {
@@ -36,18 +36,18 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=301)
     runs = parser.parse_args().runs
-    with_step = pipeline.STEPS
+    with_step = sglang_pipeline.STEPS
     without_step = tuple(s for s in with_step if s[0] != "engine")
     for label, argv in INPUTS.items():
         resolve_args(argv)
         on: list[float] = []
         off: list[float] = []
         for _ in range(runs):
-            pipeline.STEPS = with_step
+            sglang_pipeline.STEPS = with_step
             on.append(timed(argv))
-            pipeline.STEPS = without_step
+            sglang_pipeline.STEPS = without_step
             off.append(timed(argv))
-        pipeline.STEPS = with_step
+        sglang_pipeline.STEPS = with_step
         a, b = statistics.median(on), statistics.median(off)
         print(f"{label:34s} with engine {a * 1e3:.3f} ms, without {b * 1e3:.3f} ms, "
               f"ratio {a / b:.2f}")

@@ -94,23 +94,13 @@ class Decision:
         return self.outcome == "overrode-lock" and bool(self.changes)
 
 
-def phase_units(derived: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """What each phase's sizes count, from the resolution's derived values.
-
-    SGLang 0.5.23 sizes decode graphs by requests (each verifying ``request_width`` tokens
-    under speculative decoding: python/sglang/srt/model_executor/model_runner.py:
-    ``ModelRunner.decode_num_tokens_per_req``) and prefill graphs by tokens. vLLM 0.33.0 has
-    one capture-size list counting tokens: a uniform decode step of N requests is
-    N * (1 + num_speculative_tokens) tokens (vllm/config/compilation.py:
-    ``CompilationConfig.adjust_cudagraph_sizes_for_spec_decode``).
-    TensorRT-LLM's ``cuda_graph_config.batch_sizes`` count requests.
-    """
-    if derived.get("dialect") == "vllm":
-        decode: dict[str, Any] = {"counts": "tokens",
-                                  "tokens_per_request": derived.get("vllm_tokens_per_request", 1)}
-    else:
-        decode = {"counts": "requests", "tokens_per_request": derived.get("request_width", 1)}
-    return {"decode": decode, "prefill": {"counts": "tokens"}}
+def phase_units(decode_counts: str = "requests",
+                tokens_per_request: int = 1) -> dict[str, dict[str, Any]]:
+    """What each phase's sizes count: decode sizes ``decode_counts`` (``requests`` or
+    ``tokens``; a request takes ``tokens_per_request`` tokens in a decode step), prefill sizes
+    always tokens. Each engine's plug-in part ``units`` says which its plans use."""
+    return {"decode": {"counts": decode_counts, "tokens_per_request": tokens_per_request},
+            "prefill": {"counts": "tokens"}}
 
 
 #: Widest indent :meth:`Plan.to_json` takes (a million spaces per level is no layout).
@@ -134,7 +124,7 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     """Facts about the inputs worth a line on stderr that are not deprecations."""
     ignored_args: list[str] = field(default_factory=list)
-    units: dict[str, dict[str, Any]] = field(default_factory=lambda: phase_units({}))
+    units: dict[str, dict[str, Any]] = field(default_factory=phase_units)
     """Per phase, what its sizes count (``requests`` or ``tokens``) and, for decode, the tokens
     one request takes in a step (``tokens_per_request``): see :func:`phase_units`."""
     key_facts: dict[str, dict[str, Any]] = field(default_factory=dict)

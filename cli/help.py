@@ -90,7 +90,8 @@ def _flag_row(flag: Flag, limit: int) -> list[str]:
 def _engine_rows(limit: int) -> tuple[list[str], list[str], dict[str, str]]:
     """The vLLM rows, the trtllm-serve rows and the engines' versions."""
     from cgconfig.engines.table import load_table
-    from cgconfig.sources.dialect_flags import TRTLLM_FLAGS, VLLM_FLAGS
+    from cgconfig.engines.trtllm.flags import DIALECT_FLAGS as TRTLLM_FLAGS
+    from cgconfig.engines.vllm.flags import DIALECT_FLAGS as VLLM_FLAGS
 
     vllm, trtllm = load_table("vllm"), load_table("trtllm")
     rows: list[str] = []

@@ -170,7 +170,7 @@ def user_trtllm_options(line: ArgvSplit | list[str]) -> dict[str, Any]:
     """The user's trtllm-serve options file (the last one the line names; read and checked
     already by the resolution), for ``--emit trtllm`` to keep its non-graph keys."""
     from cgconfig.docio import read_document
-    from cgconfig.sources.dialect_flags import TRTLLM_FLAGS
+    from cgconfig.engines.trtllm.flags import DIALECT_FLAGS as TRTLLM_FLAGS
 
     names = {*TRTLLM_FLAGS.flags, "--config"}  # trtllm-serve's --config names the same file
     path, flag = None, ""

@@ -77,8 +77,9 @@ def _refuse_mistyped(name: str) -> None:
     if not name.startswith("--"):
         return
     from cgconfig.cli.options import CLI_FLAGS
+    from cgconfig.engines.trtllm.flags import DIALECT_FLAGS as TRTLLM_FLAGS
+    from cgconfig.engines.vllm.flags import DIALECT_FLAGS as VLLM_FLAGS
     from cgconfig.fields.flags import known_spellings
-    from cgconfig.sources.dialect_flags import TRTLLM_FLAGS, VLLM_FLAGS
 
     others = [*known_spellings(), *VLLM_FLAGS.flags, *TRTLLM_FLAGS.flags,
               *(s for f in CLI_FLAGS for s in (f.name, *f.aliases))]

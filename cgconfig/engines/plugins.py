@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from functools import cache
 from importlib import import_module
+from types import ModuleType
 from typing import Any
 
 #: Each engine's package.
@@ -30,6 +31,10 @@ PARTS: dict[str, tuple[str, str]] = {
     "steps": ("pipeline", "STEPS"),
     # resolve.stages (stdlib only): the upstream stages its rules may name, in order
     "stages": ("stages", "STAGES"),
+    # sources.dialect_flags (data only, read for every line): the dialect's own flags the
+    # splitter carves out, and those its source reads only on a line with its entry point
+    "dialect_flags": ("flags", "DIALECT_FLAGS"),
+    "entry_only_flags": ("flags", "ENTRY_ONLY_FLAGS"),
     # sources.command_line: the source made from the engine's words of a line
     "line_source": ("source", "line_source"),
     # sources.command_line: the chosen release's own parser check of the line's spellings
@@ -37,6 +42,8 @@ PARTS: dict[str, tuple[str, str]] = {
     # sources.command_line: grouping of the words no flag table claimed into runs (SGLang's
     # flags and cgconfig's own, read by SGLang's parser rules: SGLang is the host dialect)
     "group_args": ("source", "group_args"),
+    # resolve.pipeline: what the plan's sizes count, per phase (``units(derived)``)
+    "units": ("units", "units"),
     # emit: the plan as the engine's own flags or options file, and the notes on what the
     # engine cannot say (``emit_text(plan, user_config)``)
     "emit": ("emit", "emit_text"),
@@ -45,11 +52,16 @@ PARTS: dict[str, tuple[str, str]] = {
 }
 
 
-@cache
 def part(engine: str, name: str) -> Any:
     """The ``name`` part of ``engine`` (see :data:`PARTS`); ``None`` when the engine's module
-    exists but declares the part as ``None`` (it has no such thing)."""
+    declares the part as ``None`` (it has no such thing). Read from the module each time, so
+    the module stays the one home of the part."""
+    module, attribute = PARTS[name]
+    return getattr(_module(engine, module), attribute)
+
+
+@cache
+def _module(engine: str, module: str) -> ModuleType:
     if engine not in PACKAGES:
         raise KeyError(f"unknown engine {engine!r}; known: {', '.join(PACKAGES)}")
-    module, attribute = PARTS[name]
-    return getattr(import_module(f"{PACKAGES[engine]}.{module}"), attribute)
+    return import_module(f"{PACKAGES[engine]}.{module}")

@@ -35,7 +35,7 @@ from cgconfig.errors import StrictConflictError
 from cgconfig.facts import Facts, shown_facts, validate_facts
 from cgconfig.fields.table import all_config_keys, keys_per_phase
 from cgconfig.locks import LockPolicy
-from cgconfig.plan import Plan, phase_units
+from cgconfig.plan import Plan
 from cgconfig.provenance import Leaf
 from cgconfig.resolve.capture import capture_listed
 from cgconfig.resolve.model_note import unknown_model_note
@@ -177,7 +177,7 @@ def make_plan(run: Run) -> None:
         facts=facts_out, fact_sources=dict(sorted(request.fact_sources.items())),
         deprecations=list(request.deprecations),
         notes=[*request.notes, *_version_notes(request), *([model_note] if model_note else [])],
-        ignored_args=list(request.ignored_args), units=phase_units(draft.derived),
+        ignored_args=list(request.ignored_args), units=part(request.dialect, "units")(draft.derived),
         key_facts=shown_facts(facts_out, request.fact_sources, draft.derived),
         engine=run.engine, engine_version=_version_header(request),
     )

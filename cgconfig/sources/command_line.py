@@ -24,23 +24,25 @@ from cgconfig.engines.versions import EngineVersion
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Source, gather
-from cgconfig.sources.dialect_flags import ENTRY_ONLY_FLAGS, TRTLLM_FLAGS, VLLM_FLAGS, engine_flags
+from cgconfig.sources.dialect_flags import dialect_flags, engine_flags, entry_only_flags
 from cgconfig.sources.machine import MachineFacts
 from cgconfig.sources.model_config import ModelConfigFile
 from cgconfig.sources.split import ArgvSplit, DialectFlags, Part, split_argv
 
-#: Each non-SGLang dialect's flag table: what the splitter carves out of a line for that
-#: engine's own source (its plug-in part ``line_source``; only a line of that dialect loads it).
-DIALECT_FLAGS: dict[str, DialectFlags] = {"vllm": VLLM_FLAGS, "trtllm": TRTLLM_FLAGS}
-_DIALECT_TABLES = tuple(DIALECT_FLAGS.values())
+
+def _dialect_tables() -> tuple[DialectFlags, ...]:
+    """Each non-SGLang dialect's flags: what the splitter carves out of a line for that
+    engine's own source (its plug-in part ``line_source``; only a line of that dialect loads
+    it)."""
+    return tuple(dialect_flags().values())
 
 
 @cache
 def _entry_tables(dialect: str) -> tuple[DialectFlags, ...]:
     """The tables that split an entry-point line of ``dialect``: the dialect's own flags
     (plus the entry-only ones), then every flag of the engine's table."""
-    own = DIALECT_FLAGS[dialect]
-    extra = ENTRY_ONLY_FLAGS.get(dialect)
+    own = dialect_flags()[dialect]
+    extra = entry_only_flags(dialect)
     if extra:
         own = DialectFlags(own.owner, {**own.flags, **extra}, own.prefixes)
     return own, engine_flags(dialect)
@@ -91,7 +93,7 @@ def split_command_line(argv: list[str], host: DialectFlags | None = None) -> Arg
 def _split_command_line(argv: list[str], host: DialectFlags | None) -> ArgvSplit:
     entry = find_entry_point(argv) if might_have_entry_point(argv) else None
     if entry is None:
-        split = split_argv(list(argv), _DIALECT_TABLES, host)
+        split = split_argv(list(argv), _dialect_tables(), host)
         split.line, split.origins = list(argv), list(range(len(argv)))
         return _group_sglang(split, "sglang")
     line = list(argv)  # shell words: find_entry_point took them as given
@@ -99,7 +101,7 @@ def _split_command_line(argv: list[str], host: DialectFlags | None) -> ArgvSplit
     engine_argv, model = list(entry.argv), None
     at = entry.args_at
     if entry.dialect == "sglang":
-        split = split_argv(before + engine_argv, _DIALECT_TABLES, host, dialect="sglang",
+        split = split_argv(before + engine_argv, _dialect_tables(), host, dialect="sglang",
                            parser=ENGINE_PARSERS["sglang"])
         as_written = engine_argv == line[at:]  # not after sglang serve's rewrite
         tail: list[int | None] = [at + k if as_written else None for k in range(len(engine_argv))]
@@ -202,7 +204,7 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
     # After the line's own input (a ROCm-only vLLM backend names the platform), before the
     # dialect's source (vLLM's grid reads the probed SM).
     sources.append(MachineFacts())
-    if split.dialect in DIALECT_FLAGS:
+    if split.dialect in dialect_flags():
         sources.append(engine_part(split.dialect, "line_source")(
             split.parts.get(split.dialect, Part()), entry_point=entry is not None))
     sources.append(ModelConfigFile())

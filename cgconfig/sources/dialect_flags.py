@@ -1,27 +1,17 @@
-"""Each non-SGLang dialect's flag table: what the splitter carves out of a command line.
+"""The flags the splitter carves out of a command line for each engine.
 
-Kept apart from the dialects' sources so that splitting an SGLang line imports none of them.
-The per-engine flag tables (every upstream flag as data) plug in here.
+Each non-SGLang engine declares its dialect's own flags in its package (the plug-in parts
+``dialect_flags`` and ``entry_only_flags``, ``cgconfig/engines/<engine>/flags.py``: stdlib and
+the splitter only, so splitting any line loads no engine's source); :func:`engine_flags` makes
+the table of every flag of an engine's own parser, for a line with its entry point.
 """
 
 from __future__ import annotations
 
 from functools import cache
 
+from cgconfig.engines.plugins import PACKAGES, part
 from cgconfig.sources.split import Arity, DialectFlags
-
-#: The vLLM dialect's flags and their arity; ``-cc.KEY=VALUE`` spellings take one value.
-VLLM_FLAGS = DialectFlags("vllm", {
-    "--compilation-config": 1, "-cc": 1, "--enforce-eager": 0,
-    "--max-num-seqs": 1, "--max-num-batched-tokens": 1,
-    "--num-speculative-tokens": 1, "--speculative-config": 1,
-    "--cudagraph-capture-sizes": "+", "--max-cudagraph-capture-size": 1,
-    "--cudagraph-support": 1, "--vllm-attention-backend": 1,
-}, prefixes=("-cc.", "--compilation-config.", "--speculative-config."))
-
-#: Flags that name a TensorRT-LLM options file.
-TRTLLM_FLAGS = DialectFlags("trtllm", {"--extra-llm-api-options": 1,
-                                       "--extra_llm_api_options": 1, "--trtllm-options": 1})
 
 
 def _arity(nargs: int | str | None, takes_value: bool) -> Arity:
@@ -51,8 +41,14 @@ def engine_flags(engine: str) -> DialectFlags:
     return DialectFlags(f"{engine}_engine", flags, prefixes)
 
 
-#: Flags a dialect's source reads only on a line with an entry point (trtllm-serve's own
-#: ``--config`` names the same options file as ``--extra_llm_api_options``; its max batch
-#: size and token budget bound the captured list; ``--backend`` picks the runtime).
-ENTRY_ONLY_FLAGS: dict[str, dict[str, Arity]] = {
-    "trtllm": {"--config": 1, "--max_batch_size": 1, "--max_num_tokens": 1, "--backend": 1}}
+@cache
+def dialect_flags() -> dict[str, DialectFlags]:
+    """Each non-SGLang dialect's own flags (SGLang's are cgconfig's flag table)."""
+    return {engine: flags for engine in PACKAGES
+            if (flags := part(engine, "dialect_flags")) is not None}
+
+
+def entry_only_flags(engine: str) -> dict[str, Arity]:
+    """Flags the dialect's source reads only on a line with the engine's entry point."""
+    flags: dict[str, Arity] = part(engine, "entry_only_flags")
+    return flags

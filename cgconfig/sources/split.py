@@ -86,7 +86,7 @@ class Part:
     positions: list[int] = field(default_factory=list)
     args: list[Arg] = field(default_factory=list)
     """The tokens as runs: a claimed owner's by its table's arity, here; the SGLang part's by
-    SGLang's parser's arity (``sources/sglang_argv.sglang_args``, once per split, in
+    SGLang's parser's arity (``engines/sglang/argv.sglang_args``, once per split, in
     ``command_line.split_command_line``)."""
 
     def add(self, tokens: list[str], start: int) -> None:

@@ -90,7 +90,7 @@ def test_short_forms_of_vllm() -> None:
 
 
 def test_every_vllm_flag_the_dialect_reads_is_modelled() -> None:
-    from cgconfig.sources.dialect_flags import VLLM_FLAGS
+    from cgconfig.engines.vllm.flags import DIALECT_FLAGS as VLLM_FLAGS
 
     vllm = load_table("vllm")
     known = [name for name in VLLM_FLAGS.flags if vllm.lookup(name) is not None]

@@ -1,4 +1,4 @@
-"""SGLang 0.5.23's resolved attention backend and page size (``cgconfig/dialects/sglang_attention``)
+"""SGLang 0.5.23's resolved attention backend and page size (``cgconfig/engines/sglang/attention``)
 against the backend the engine itself resolved on every recorded corpus case."""
 
 from __future__ import annotations

@@ -40,9 +40,9 @@ from cgconfig.engines.tokens import (
     is_option,
     parser_kind,
 )
+from cgconfig.engines.vllm.flags import DIALECT_FLAGS as VLLM_FLAGS
 from cgconfig.errors import InputError
 from cgconfig.sources.command_line import request_from_split, split_command_line
-from cgconfig.sources.dialect_flags import VLLM_FLAGS
 from cgconfig.sources.split import split_argv
 from cgconfig.verify.launch import argv_from_args
 

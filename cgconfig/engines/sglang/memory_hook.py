@@ -31,7 +31,7 @@ def size_generator(draft: Draft) -> SizeGenerator:
 
 def expand_multimodal_decode(draft: Draft, facts: Facts) -> Change | None:
     """Qwen3-VL on a large Hopper-or-newer GPU: a defaulted decode max_bs raised to
-    ``--max-running-requests`` (``sglang_sizes.expand_multimodal_decode_max_bs``)."""
+    ``--max-running-requests`` (``engines/sglang/sizes.expand_multimodal_decode_max_bs``)."""
     max_bs = draft.get("decode.max_bs")
     expanded = ss.expand_multimodal_decode_max_bs(
         max_bs, gpu_memory_gib=draft.derived["gpu_memory_gib"],

@@ -17,6 +17,8 @@ from typing import Any
 
 from cgconfig.docio import LineMap, locate, read_document
 from cgconfig.engines.trtllm.capture_options import TrtllmCapture
+from cgconfig.engines.trtllm.flags import DIALECT_FLAGS as TRTLLM_FLAGS
+from cgconfig.engines.trtllm.flags import ENTRY_ONLY_FLAGS
 from cgconfig.engines.trtllm.llm_args import (
     SOURCE_ARGS,
     ConfigProblem,
@@ -31,7 +33,6 @@ from cgconfig.limits import check_int_text, check_prefill_tokens, quote
 from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.resolve.request import DialectDefault, ResolveRequest
 from cgconfig.sources.contribution import Contribution
-from cgconfig.sources.dialect_flags import ENTRY_ONLY_FLAGS, TRTLLM_FLAGS
 from cgconfig.sources.documents import validate_leaf
 from cgconfig.sources.entry_point import PARALLEL_FACTS
 from cgconfig.sources.split import Arg, DialectFlags, Part, claimed_args
@@ -93,7 +94,7 @@ class TrtllmOptions:
     def contribute(self, so_far: ResolveRequest) -> Contribution:
         """Read the options file once and map it onto cgconfig's keys and TRT-LLM defaults."""
         del so_far  # nothing here depends on other sources
-        table = DialectFlags("trtllm", {**TRTLLM_FLAGS.flags, **ENTRY_ONLY_FLAGS["trtllm"]})
+        table = DialectFlags("trtllm", {**TRTLLM_FLAGS.flags, **ENTRY_ONLY_FLAGS})
         args = self.args if self.args is not None else claimed_args(
             self.tokens, list(range(len(self.tokens))), table, "click")
         path, flag, sizes = _read_args(args)

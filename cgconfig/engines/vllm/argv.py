@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cgconfig.docio import loads_bounded
+from cgconfig.engines.vllm.flags import DIALECT_FLAGS as VLLM_FLAGS
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.values import looks_human_int, parse_human_int, parse_int
 from cgconfig.limits import quote, quote_key
-from cgconfig.sources.dialect_flags import VLLM_FLAGS
 from cgconfig.sources.split import Arg, claimed_args
 
 CC_FLAGS = ("--compilation-config", "-cc")

@@ -1,0 +1,18 @@
+"""The vLLM dialect's own flags, as the splitter carves them out of a line (the plug-in parts
+``dialect_flags`` and ``entry_only_flags``). Data only: splitting any line reads it.
+"""
+
+from __future__ import annotations
+
+from cgconfig.sources.split import Arity, DialectFlags
+
+#: The vLLM dialect's flags and their arity; ``-cc.KEY=VALUE`` spellings take one value.
+DIALECT_FLAGS = DialectFlags("vllm", {
+    "--compilation-config": 1, "-cc": 1, "--enforce-eager": 0,
+    "--max-num-seqs": 1, "--max-num-batched-tokens": 1,
+    "--num-speculative-tokens": 1, "--speculative-config": 1,
+    "--cudagraph-capture-sizes": "+", "--max-cudagraph-capture-size": 1,
+    "--cudagraph-support": 1, "--vllm-attention-backend": 1,
+}, prefixes=("-cc.", "--compilation-config.", "--speculative-config."))
+#: None beyond the dialect's own: a `vllm serve` line's other flags are the engine table's.
+ENTRY_ONLY_FLAGS: dict[str, Arity] = {}
