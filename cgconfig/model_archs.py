@@ -1,7 +1,9 @@
-"""What SGLang 0.5.23 derives from a model's architecture and ``config.json``: MLA,
-multimodal, the context length and the model's size, as data and small functions; and
-SGLang's other per-architecture tables (one home: the resolver's steps and the engine port
-read them here; the rules' own architecture lists live in their packs).
+"""A model's facts from its architecture and ``config.json``, as SGLang 0.5.23 derives them:
+MLA, multimodal, the context length and the model's size, as data and small functions. Every
+engine's plan reads these facts (``sources/model_config.py`` reads the file once); what one
+engine's hooks do per architecture is that engine's table (SGLang's:
+``cgconfig/engines/sglang/model_archs.py``; the rules' own architecture lists live in their
+packs).
 
 Both read the merged config (``config.json`` with ``--json-model-override-args`` applied) and
 the architecture names in it, as ``configs/model_config.py`` does.
@@ -76,28 +78,6 @@ MULTIMODAL_OFF_BY_DEFAULT = frozenset({
     "Gemma3ForConditionalGeneration", "Llama4ForConditionalGeneration",
     "Step3VLForConditionalGeneration", "InklingForConditionalGeneration",
 })
-#: ``attention_hook.handle_deterministic_inference``'s DeepSeek-style (absorbed-MLA)
-#: architectures.
-DETERMINISTIC_MLA_ARCHS = (
-    "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM",
-    "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM",
-    "Glm4MoeLiteForCausalLM", "Glm5NextForConditionalGeneration")
-#: Architectures whose model defaults pick trtllm_mla on Blackwell (non-DSA DeepSeek-V3,
-#: ``model_overrides/deepseek_v2.py``).
-DEEPSEEK_TRTLLM_MLA_ARCHS = ("DeepseekV3ForCausalLM",)
-#: ``model_overrides/qwen3_5._qwen3_5_hybrid_overrides``'s architectures.
-QWEN3_5_HYBRID_ARCHS = (
-    "Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration",
-    "InternS2PreviewForConditionalGeneration", "InternS2MobiusForConditionalGeneration",
-    "Qwen3_5ForConditionalGeneration")
-#: ``model_overrides/qwen3_vl._qwen3vl_hopper_serving_overrides``'s architectures, with the
-#: Hugging Face ``model_type`` its decode expansion looks for (``_HOPPER_QWEN3_VL_TYPES``).
-QWEN3_VL_MODEL_TYPES = {"Qwen3VLForConditionalGeneration": "qwen3_vl",
-                        "Qwen3VLMoeForConditionalGeneration": "qwen3_vl_moe"}
-QWEN3_VL_ARCHS = tuple(QWEN3_VL_MODEL_TYPES)
-#: ``cuda_graph_hook.apply_muse_glimmer_prefill_cuda_graph_max_bs_default``: these
-#: architectures get ``--cuda-graph-max-bs-prefill 512`` before the config is parsed.
-MUSE_GLIMMER_ARCHS = ("MuseGlimmerForCausalLM", "MuseGlimmerForConditionalGeneration")
 #: Sub-configs that make a config multimodal: the text model is one part of it
 #: (``utils/hf_transformers/common.py:get_hf_text_config``).
 TEXT_SUBCONFIGS = ("thinker_config", "llm_config", "language_config", "text_config")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cgconfig import model_archs as ma
+from cgconfig.engines.sglang import model_archs as ma
 from cgconfig.engines.versions import newest
 
 _AG = f"sglang {newest('sglang')} python/sglang/srt/arg_groups/"

@@ -6,9 +6,9 @@ regenerated from when a later rule moves its max_bs.
 
 from __future__ import annotations
 
-from cgconfig import model_archs as ma
 from cgconfig.draft import Draft, SizeGenerator
 from cgconfig.engines.sglang import grid as sz
+from cgconfig.engines.sglang import model_archs as ma
 from cgconfig.engines.sglang import sizes as ss
 from cgconfig.engines.sglang.releases import holds
 from cgconfig.facts import Facts
