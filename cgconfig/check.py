@@ -22,8 +22,8 @@ from cgconfig.plan import Decision, Plan
 
 CheckLevel = Literal["overrides", "any"]
 CHECK_LEVELS: tuple[CheckLevel, ...] = ("overrides", "any")
-#: vLLM's own resolution steps, recorded as ``vllm.<step>`` decisions (cgconfig/sources/
-#: vllm_stage_b.py): A8, A19-A22, B2-B7 and the size grid.
+#: vLLM's own resolution steps, recorded as ``vllm.<step>`` decisions
+#: (cgconfig/engines/vllm/stage_b.py): A8, A19-A22, B2-B7 and the size grid.
 VLLM_STEP_ID = re.compile(r"vllm\.(A\d+|B\d+|sizes)")
 
 

@@ -1,8 +1,8 @@
 """Choose capture sizes from the batch sizes a server really sees (``cgconfig tune``).
 
 The optimiser (:mod:`.optimize`), the histogram and cost file formats (:mod:`.histogram`,
-:mod:`.cost`) and the SGLang log converter (:mod:`.sglang_log`) import neither torch nor
-pydantic. :mod:`.plan_tuner` runs them through the resolver.
+:mod:`.cost`) and the engines' log converters (``cgconfig/engines/sglang/tune_log.py``,
+``cgconfig/engines/vllm/tune_log.py``) import neither torch nor pydantic. :mod:`.plan_tuner` runs them through the resolver.
 """
 
 from __future__ import annotations

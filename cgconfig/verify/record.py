@@ -1,6 +1,6 @@
 """What a server log says about CUDA graphs, in one engine-neutral record.
 
-Every engine reader (:mod:`.sglang_reader`, :mod:`.vllm_reader`, :mod:`.trtllm_reader`) fills a
+Every engine's reader (``cgconfig/engines/<engine>/log_reader.py``) fills a
 :class:`LogRecord`; the comparer and the report read only this. Standard library only.
 """
 

@@ -50,7 +50,7 @@ def expand_multimodal_decode(draft: Draft, facts: Facts) -> Change | None:
 def fill_decode_sizes(draft: Draft, facts: Facts) -> None:
     """Default decode max_bs and size list, as SGLang 0.5.23's memory handler does
     (``arg_groups/memory_hook.py:handle_gpu_memory_settings``); prefill is
-    :func:`cgconfig.engines.sglang.sizing.fill_prefill_sizes`."""
+    :func:`fill_prefill_sizes`."""
     d = draft.derived
     draft.size_generator = size_generator(draft)
     src, layer = "resolver", "resolver"

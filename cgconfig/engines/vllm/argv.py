@@ -7,7 +7,7 @@ key in argv order, deep-merged; later wins and every shadowed value stays in the
 vLLM itself drops the JSON entirely when any dotted key is present.
 
 ``null`` is vLLM's "unset" (:meth:`VllmInput.effective`). What the values mean is
-:mod:`.vllm`'s job; vLLM's own steps after them are :mod:`.vllm_stage_b`'s.
+:mod:`.source`'s job; vLLM's own steps after them are :mod:`.stage_b`'s.
 """
 
 from __future__ import annotations

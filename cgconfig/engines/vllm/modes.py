@@ -4,7 +4,7 @@ per-phase backends.
 Reproduces vLLM 0.33.0: the ``CUDAGraphMode`` enum (``vllm/config/compilation.py``) and the
 ``AttentionCGSupport`` levels with each backend's declared level
 (``vllm/v1/attention/backends/*``). Stage B of the mode resolution lives in
-:mod:`.vllm_mode_resolution`, the splitting-ops fix-up in :mod:`.vllm_splitting_ops`.
+:mod:`.mode_resolution`, the splitting-ops fix-up in :mod:`.splitting_ops`.
 
 Standard library only: this module sits on the CLI's start-up path.
 """

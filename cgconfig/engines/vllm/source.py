@@ -6,7 +6,7 @@ vLLM 0.33.0's order: ``VllmConfig.__post_init__`` (eager and A8 "piecewise needs
 before the sizes; sizes only while graphs are on, user sizes capped by
 ``max_num_batched_tokens``, a 1024 ceiling on the SM100 family from ``--gpu-sm``), then
 ``set_splitting_ops_for_v1`` (A19-A22) and the worker's Stage B (B2-B7), which run as one
-dialect step (:mod:`.vllm_stage_b`), each change a decision ``vllm.<id>``.
+dialect step (:mod:`.stage_b`), each change a decision ``vllm.<id>``.
 """
 
 from __future__ import annotations
