@@ -2,7 +2,8 @@
 
 The optimiser (:mod:`.optimize`), the histogram and cost file formats (:mod:`.histogram`,
 :mod:`.cost`) and the engines' log converters (``cgconfig/engines/sglang/tune_log.py``,
-``cgconfig/engines/vllm/tune_log.py``) import neither torch nor pydantic. :mod:`.plan_tuner` runs them through the resolver.
+``cgconfig/engines/vllm/tune_log.py``) import neither torch nor pydantic. :mod:`.plan_tuner`
+runs them through the resolver.
 """
 
 from __future__ import annotations
