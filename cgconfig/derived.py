@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 #: Every ``derived.*`` path a rule may read, with its type (rule packs are checked against
 #: these at load time). The first ten are computed for every engine (:func:`common_derived`);
 #: the others are SGLang's (``cgconfig.engines.sglang.derived``), absent from other engines'
-#: plans, where a condition reading one does not hold.
+#: plans, where a condition reads one as unset (null: ``eq`` a value and the orderings do not
+#: hold, ``ne`` does).
 DERIVED_TYPES: dict[str, Any] = {
     "gpu_memory_gib": Optional[float],  # noqa: UP045 - a runtime type object for TypeAdapter
     "gpu_memory_source": str,
