@@ -37,6 +37,11 @@ import torch
 
 from cgconfig.runtime import PhaseCapture, PhaseRunner, ShapeKey, phase_capture
 
+try:  # the runtimes before it time each size with a synchronisation instead
+    from cgconfig.runtime.memory import SizeClock
+except ImportError:  # pragma: no cover - only the older runtime in A/B runs
+    SizeClock = None  # type: ignore[assignment,misc]
+
 ROOT = Path(__file__).resolve().parents[1]
 DECODE_BS = (1, 8, 64)
 PREFILL_TOKENS = (128, 512, 2048)
@@ -248,7 +253,8 @@ def hand_segments(work: Workload, batch: Mapping[str, torch.Tensor],
     attention = model.attention.__wrapped__
     static = {k: v.clone() for k, v in batch.items()}
     n = static["input_ids"].shape[0]
-    extra = (static["req_pool_indices"], static["seq_lens"]) if decode else ()
+    extra: tuple[torch.Tensor, ...] = ((static["req_pool_indices"], static["seq_lens"]) if decode
+                                      else ())
     bridges = [torch.empty(n, cfg.hidden, dtype=torch.bfloat16, device="cuda")
                for _ in model.layers]
     state: dict[str, Any] = {}
@@ -380,11 +386,19 @@ class CompileBudget:
 # -- the three tables --------------------------------------------------------------------
 
 
-def runner_for(work: Workload, plan: PhaseCapture, decode: bool) -> PhaseRunner:
-    """A captured runner of the example model for ``plan``."""
+def runner_for(work: Workload, plan: PhaseCapture, decode: bool,
+               synced: bool = False) -> PhaseRunner:
+    """A captured runner of the example model for ``plan``.
+
+    ``synced`` (decode only) waits for the capture stream before each size's warm-up runs.
+    """
     model = work.model
     if decode:
-        runner = PhaseRunner(plan, model.decode_forward, work.llama.decode_slots())
+        def wait(key: ShapeKey) -> None:
+            torch.cuda.current_stream().synchronize()
+
+        runner = PhaseRunner(plan, model.decode_forward, work.llama.decode_slots(),
+                             prepare_capture=wait if synced else None)
     else:
         def prepare(key: ShapeKey) -> None:
             model.prefill_meta = work.llama.PrefillMeta.dummy(key.size, work.cfg.max_context)
@@ -506,12 +520,15 @@ def hand_capture(work: Workload, sizes: tuple[int, ...], *, recipe: str) -> dict
     """A hand-made capture loop: largest first, one shared pool, two warm-ups per size.
 
     ``recipe`` is the garbage-collector handling: ``plain`` none (the collector runs whenever
-    it likes); ``frozen_gc`` the runner's (one ``gc.collect()``, then freeze and disable);
-    ``sglang`` SGLang's own loop (``cuda_graph_runner.py``: ``freeze_gc`` collects and freezes
-    but leaves the collector on, and each size is captured inside ``torch.cuda.graph``, whose
-    ``__enter__`` synchronises and empties the allocator's cache). The graphs' outputs are
-    dropped (their blocks go back to the pool, as the runner's weak views let them), so the
-    memory matches the runner's.
+    it likes); ``frozen_gc`` the runner's default (freeze and disable, no collection);
+    ``collect`` the runner's with ``enable_cudagraph_gc`` (one ``gc.collect()``, the collector
+    left on); ``sglang`` SGLang 0.5.23's loop (``base_cuda_graph_runner.freeze_gc``: collect,
+    freeze, the collector left on, unfreeze and collect again after the loop; each size
+    captured inside ``torch.cuda.graph``, whose ``__enter__`` synchronises and empties the
+    allocator's cache). The graphs' outputs are dropped (their blocks go back to the pool, as
+    the runner's weak views let them), so the memory matches the runner's. Per-size times use
+    the runner's clock (no wait between sizes) where the runtime under test has one, else the
+    host's clock.
     """
     model = work.model
     slots = work.llama.decode_slots()
@@ -521,21 +538,23 @@ def hand_capture(work: Workload, sizes: tuple[int, ...], *, recipe: str) -> dict
     torch.cuda.empty_cache()
     reserved0 = torch.cuda.memory_reserved()
     graphs: list[torch.cuda.CUDAGraph] = []
-    by_size: dict[int, float] = {}
     was_enabled = gc.isenabled()
     stream = hand_stream()
     t0 = time.perf_counter()
-    if recipe != "plain":
+    if recipe in ("collect", "sglang"):
         gc.collect()
+    if recipe in ("frozen_gc", "sglang"):
         gc.freeze()
-        if recipe == "frozen_gc":
-            gc.disable()
+    if recipe == "frozen_gc":
+        gc.disable()
     try:
         pool = torch.cuda.graph_pool_handle()
         stream.wait_stream(torch.cuda.current_stream())
+        clock = SizeClock(stream) if SizeClock is not None else None
+        t_size = time.perf_counter()
+        by_size: dict[int, float] = {}
         with torch.cuda.stream(stream), torch.no_grad():
             for size in reversed(sizes):
-                t_size = time.perf_counter()
                 views = {name: buf[:size] for name, buf in bufs.items()}
                 for _ in range(2):
                     model.decode_forward(views)
@@ -548,15 +567,24 @@ def hand_capture(work: Workload, sizes: tuple[int, ...], *, recipe: str) -> dict
                     model.decode_forward(views)
                     graph.capture_end()
                 graphs.append(graph)
-                by_size[size] = time.perf_counter() - t_size
+                if clock is not None:
+                    clock.done(size)
+                else:
+                    by_size[size] = time.perf_counter() - t_size
+                    t_size = time.perf_counter()
         torch.cuda.current_stream().wait_stream(stream)
         torch.cuda.synchronize()
         seconds = time.perf_counter() - t0
+        if clock is not None:
+            by_size = clock.seconds()
     finally:
-        if recipe != "plain":
+        if recipe in ("frozen_gc", "sglang"):
             if was_enabled:
                 gc.enable()
             gc.unfreeze()
+    if recipe == "sglang":
+        gc.collect()
+        seconds = time.perf_counter() - t0
     torch.cuda.empty_cache()
     reserved = torch.cuda.memory_reserved() - reserved0
     del graphs
@@ -566,14 +594,16 @@ def hand_capture(work: Workload, sizes: tuple[int, ...], *, recipe: str) -> dict
             "capture_seconds_by_size": {str(k): round(v, 4) for k, v in sorted(by_size.items())}}
 
 
-# Capture variants, and the pairs compared: each runner against the hand-made loop with the same
-# garbage-collector handling, the runner against a loop with none, and the plain loop against
-# itself (the A/A spread of the method).
-CAPTURE_VARIANTS = ("runner", "runner_enable_gc", "hand_frozen_gc", "hand_sglang", "hand_plain",
-                    "hand_plain_again")
-CAPTURE_PAIRS = (("runner", "hand_frozen_gc"), ("runner", "hand_sglang"),
-                 ("runner_enable_gc", "hand_plain"), ("runner", "hand_plain"),
-                 ("hand_plain_again", "hand_plain"))
+# Capture variants, and the pairs compared: the runner against a loop with no collector
+# handling at all (the issue's target), each runner against the hand-made loop with the same
+# handling and against SGLang's loop, the runner with a stream synchronisation before every
+# size against the runner (what the per-size wait that runners before SizeClock did costs),
+# and the plain loop against itself (the A/A spread of the method).
+CAPTURE_VARIANTS = ("runner", "runner_synced", "runner_enable_gc", "hand_frozen_gc",
+                    "hand_collect", "hand_sglang", "hand_plain", "hand_plain_again")
+CAPTURE_PAIRS = (("runner", "hand_plain"), ("runner", "hand_frozen_gc"),
+                 ("runner_enable_gc", "hand_collect"), ("runner", "hand_sglang"),
+                 ("runner_synced", "runner"), ("hand_plain_again", "hand_plain"))
 
 
 def timed_collect(times: int = 3) -> list[float]:
@@ -592,8 +622,8 @@ def capture_table(work: Workload, sizes: tuple[int, ...], rounds: int = 6) -> di
     Every variant captures ``sizes`` largest first into one pool; they run ``rounds`` times,
     each round starting with the next variant (the first capture of a round pays first-use
     costs per shape), and the ratios are medians of the per-round ratios. ``runner`` follows
-    the plan's default (``enable_cudagraph_gc`` off: the runner collects once, then freezes and
-    disables the collector); ``runner_enable_gc`` leaves the collector alone.
+    the plan's default (``enable_cudagraph_gc`` off) and ``runner_enable_gc`` sets it (see
+    ``cgconfig.runtime.gc_freeze`` for what each does in the runtime under test).
     """
     def plan(s: tuple[int, ...], enable_gc: bool = False) -> PhaseCapture:
         return PhaseCapture("decode", "full", s, enable_gc=enable_gc)
@@ -612,7 +642,7 @@ def capture_table(work: Workload, sizes: tuple[int, ...], rounds: int = 6) -> di
     def one(name: str) -> dict[str, Any]:
         if name.startswith("runner"):
             shared = runner_for(work, plan(sizes, enable_gc=name == "runner_enable_gc"),
-                                decode=True)
+                                decode=True, synced=name == "runner_synced")
             report: dict[str, Any] = shared.report()
             shared.release()
             return report
@@ -718,7 +748,8 @@ def print_tables(result: dict[str, Any]) -> None:
         for pair, r in cap["ratios"].items()))
     print("one gc.collect() in this process: " + ", ".join(
         f"{t * 1e3:.0f} ms" for t in cap["gc_collect_seconds"]))
-    shown = ("runner", "hand_frozen_gc", "hand_sglang", "runner_enable_gc", "hand_plain")
+    shown = ("runner", "runner_synced", "hand_frozen_gc", "hand_plain", "runner_enable_gc",
+             "hand_collect", "hand_sglang")
     per = [cap[n]["capture_seconds_by_size"] for n in shown]
     print("per size, ms (" + " / ".join(shown) + "): " + ", ".join(
         f"{key}: " + "/".join(f"{p[key] * 1e3:.0f}" for p in per)

@@ -9,6 +9,8 @@ pool plus whatever the capture allocated for good (bridge buffers).
 The time runs from the first reading to the moment the device has finished the capture's work
 (the synchronize); the flush after it serves the memory reading only, so it is timed apart
 (``flush_seconds``) and not charged to the capture, which a hand-made loop would not pay.
+
+Per-size times come from :class:`SizeClock`, which needs no synchronisation between sizes.
 """
 
 from __future__ import annotations
@@ -61,3 +63,57 @@ class CaptureMeter:
                            allocated_bytes=alloc1 - self._alloc0,
                            reserved_bytes=res1 - self._res0,
                            flush_seconds=time.perf_counter() - done)
+
+
+class SizeClock:
+    """Per-size capture times without waiting for the device after each size.
+
+    A size's warm-up runs are asynchronous, so the host can finish a size before the device
+    has. Synchronising after every size would time each one exactly but stall the host once per
+    size, which a hand-made capture loop does not do. Instead :meth:`done` reads the host's
+    clock and records an event on the capture stream when a size's capture returns, and
+    :meth:`seconds`, once the device has finished, ends each size at the later of the host
+    finishing it and the device reaching its event, counted from the end of the size before.
+    The sizes then add up to the loop's own time. Without a stream (the eager stand-ins) the
+    host's clock alone is used.
+    """
+
+    def __init__(self, stream: torch.cuda.Stream | None = None) -> None:
+        self.stream = stream
+        self._sizes: list[int] = []
+        self._host: list[float] = []
+        self._events: list[torch.cuda.Event] = []
+        self._start: torch.cuda.Event | None = None
+        if stream is not None:
+            # The device is idle here (the meter synchronised it): the start event completes
+            # at once, so device times from it line up with the host's from _t0.
+            self._start = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
+            self._start.record(stream)
+        self._t0 = time.perf_counter()
+
+    def done(self, size: int) -> float:
+        """Mark ``size`` captured; returns the host's seconds since the previous mark."""
+        now = time.perf_counter()
+        if self.stream is not None:
+            event = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
+            event.record(self.stream)
+            self._events.append(event)
+        last = self._host[-1] if self._host else self._t0
+        self._sizes.append(size)
+        self._host.append(now)
+        return now - last
+
+    def seconds(self) -> dict[int, float]:
+        """Seconds per size, in capture order; waits for the last size's event."""
+        ends = [t - self._t0 for t in self._host]
+        if self._start is not None and self._events:
+            self._events[-1].synchronize()
+            start = self._start
+            ends = [max(end, start.elapsed_time(event) / 1e3)
+                    for end, event in zip(ends, self._events, strict=True)]
+        out: dict[int, float] = {}
+        previous = 0.0
+        for size, end in zip(self._sizes, ends, strict=True):
+            out[size] = end - previous
+            previous = end
+        return out

@@ -18,7 +18,6 @@ import dataclasses
 import functools
 import gc
 import logging
-import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
@@ -33,7 +32,7 @@ from .fast_path import FastPath
 from .gc_freeze import frozen_gc
 from .graphs import Backend, Forward, Replayable, capture, capture_stream, default_compile
 from .guards import Guards, Route
-from .memory import CaptureCost, CaptureMeter
+from .memory import CaptureCost, CaptureMeter, SizeClock
 from .plan_view import PhaseCapture
 from .progress import CaptureProgress
 from .shape_key import GraphRegistry, ShapeKey
@@ -197,16 +196,17 @@ class PhaseRunner:
             # Capture really runs the forward: point index slots at their dummy entries first.
             buffers.reset()
             if self.backend is Backend.EAGER:
-                self._capture_sizes()
+                clock = self._capture_sizes()
             else:
                 self._pool = self._pool_arg or torch.cuda.graph_pool_handle()
                 current = torch.cuda.current_stream(self.device)
                 stream = capture_stream(self.device)
                 stream.wait_stream(current)
                 with torch.cuda.stream(stream):
-                    self._capture_sizes(stream)
+                    clock = self._capture_sizes(stream)
                 current.wait_stream(stream)
         self.cost = meter.stop()
+        self.size_seconds = clock.seconds()
         self.guards = dataclasses.replace(self.guards, sizes=tuple(self.graphs.sizes()))
         self._fast.clear()
         return self.report()
@@ -222,19 +222,21 @@ class PhaseRunner:
         distributed.agree(self.group, self.plan.phase, digest, problem)
         distributed.barrier(self.group, self.device)
 
-    def _capture_sizes(self, stream: torch.cuda.Stream | None = None) -> None:
-        """Capture every size largest first, timing each one and showing progress."""
+    def _capture_sizes(self, stream: torch.cuda.Stream | None = None) -> SizeClock:
+        """Capture every size largest first, timing each one and showing progress.
+
+        No synchronisation between sizes (see :class:`SizeClock`): the progress line shows the
+        host's time for a size; ``size_seconds`` is filled once the device has finished.
+        """
         self.size_seconds = {}
         sizes = list(reversed(self.plan.sizes))
         show = self.progress and distributed.is_reporting_rank()
+        clock = SizeClock(stream)
         with CaptureProgress(self.plan.phase, len(sizes), enabled=show) as progress:
             for size in sizes:
-                t0 = time.perf_counter()
                 self._capture_one(size)
-                if stream is not None:  # the warm-up runs are asynchronous: count them in
-                    stream.synchronize()
-                self.size_seconds[size] = time.perf_counter() - t0
-                progress.advance(size, self.size_seconds[size])
+                progress.advance(size, clock.done(size))
+        return clock
 
     def _capture_one(self, size: int) -> None:
         assert self.buffers is not None and self.backend is not None

@@ -14,6 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from cgconfig.runtime import PhaseCapture, PhaseRunner, ShapeKey  # noqa: E402
+from cgconfig.runtime.memory import SizeClock  # noqa: E402
 
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")]
@@ -200,3 +201,34 @@ def test_compile_sizes_use_the_compiled_forward(llama: ModuleType) -> None:
                          compile_forward=fake_compile)
     report = runner.capture()
     assert sorted(set(seen)) == [1, 2] and report["compile_sizes"] == [1, 2]
+
+
+def test_size_clock_counts_device_work_the_host_did_not_wait_for() -> None:
+    stream = torch.cuda.Stream()
+    torch.cuda.synchronize()
+    clock = SizeClock(stream)
+    with torch.cuda.stream(stream):
+        torch.cuda._sleep(200_000_000)  # ~0.1 s of device time, queued without waiting
+    host = clock.done(64)
+    clock.done(32)
+    got = clock.seconds()
+    assert host < 0.01 and got[64] > 0.04, (host, got)
+    assert list(got) == [64, 32] and got[32] < 0.01, got
+
+
+def test_capture_waits_for_no_stream_between_sizes(llama: ModuleType,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    s = Setup(llama, torch.bfloat16, layers=1)
+    waits: list[int] = []
+    real = torch.cuda.Stream.synchronize
+
+    def counted(self: Any) -> None:
+        waits.append(1)
+        real(self)
+
+    monkeypatch.setattr(torch.cuda.Stream, "synchronize", counted)
+    report = s.decode_runner("full", sizes=(1, 2, 4, 8)).report()
+    by_size = report["capture_seconds_by_size"]
+    assert waits == [] and sorted(by_size, key=int) == ["1", "2", "4", "8"]
+    assert all(t > 0 for t in by_size.values())
+    assert sum(by_size.values()) <= report["capture_seconds"] + 1e-3, report

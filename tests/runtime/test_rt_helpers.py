@@ -1,8 +1,10 @@
-"""Small helpers: weak views, frozen GC, output trees."""
+"""Small helpers: weak views, frozen GC, the per-size capture clock, output trees."""
 
 from __future__ import annotations
 
 import gc
+import time
+import weakref
 from collections import namedtuple
 
 import pytest
@@ -10,6 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from cgconfig.runtime.gc_freeze import frozen_gc  # noqa: E402
+from cgconfig.runtime.memory import SizeClock  # noqa: E402
 from cgconfig.runtime.tree import map_tensors, slice_rows, tensors  # noqa: E402
 from cgconfig.runtime.weak_tensor import weak_tree, weak_view, weak_views_supported  # noqa: E402
 
@@ -46,6 +49,59 @@ def test_frozen_gc_restores_after_error_and_respects_enable() -> None:
     assert gc.isenabled() and gc.get_freeze_count() == 0
     with frozen_gc(enable_gc=True):
         assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def _count_collects(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls: list[int] = []
+    real = gc.collect
+
+    def counted(*args: int) -> int:
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(gc, "collect", counted)
+    return calls
+
+
+def test_frozen_gc_collects_nothing_up_front(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _count_collects(monkeypatch)
+    with frozen_gc():
+        pass
+    assert calls == []
+
+
+def test_enable_gc_collects_once_then_leaves_the_collector_on(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _count_collects(monkeypatch)
+    with frozen_gc(enable_gc=True):
+        assert calls == [1] and gc.isenabled()
+    assert calls == [1]
+
+
+def test_garbage_frozen_during_capture_is_collected_after() -> None:
+    cycle = _Cycle()
+    gone = weakref.ref(cycle)
+    del cycle  # dead but uncollected: a reference cycle
+    with frozen_gc():
+        gc.collect()  # a collection inside the block does not see frozen objects
+        assert gone() is not None
+    gc.collect()
+    assert gone() is None
+
+
+def test_size_clock_without_a_stream_times_the_host() -> None:
+    clock = SizeClock()
+    first = clock.done(8)
+    time.sleep(0.02)
+    second = clock.done(4)
+    got = clock.seconds()
+    assert list(got) == [8, 4] and got[8] == pytest.approx(first)
+    assert second >= 0.02 and got[4] == pytest.approx(second)
 
 
 Pair = namedtuple("Pair", "logits hidden")
