@@ -441,11 +441,7 @@ def decode_table(work: Workload, decode_plan: PhaseCapture, budget: CompileBudge
             samples = time_many(steps, iters, repeats, DECODE_GROUPS)
             row: dict[str, Any] = {"bs": bs, **medians(samples),
                                    "full_raw": paired(samples, "full", "raw_graph"),
-                                   "brk_hand": paired(samples, "breakable", "hand_segments"),
-                                   "a_a": paired(samples, "hand_again", "hand_segments"),
-                                   "brk_hand_iqr": spread(samples, "breakable", "hand_segments"),
-                                   "a_a_iqr": spread(samples, "hand_again", "hand_segments"),
-                                   "samples": samples}
+                                   **segment_ratios(samples), "samples": samples}
             # Spot check of the runtime against eager on this batch.
             want = model.decode_forward(batch).float()
             got = full.run(batch, bs).float()
@@ -463,6 +459,14 @@ def decode_table(work: Workload, decode_plan: PhaseCapture, budget: CompileBudge
     full.release()
     breakable.release()
     return rows
+
+
+def segment_ratios(samples: Mapping[str, list[float]]) -> dict[str, Any]:
+    """Breakable against the hand-made segments, and the hand-made A/A: median and quartiles."""
+    return {"brk_hand": paired(samples, "breakable", "hand_segments"),
+            "a_a": paired(samples, "hand_again", "hand_segments"),
+            "brk_hand_iqr": spread(samples, "breakable", "hand_segments"),
+            "a_a_iqr": spread(samples, "hand_again", "hand_segments")}
 
 
 def prefill_table(work: Workload, prefill_plan: PhaseCapture, budget: CompileBudget,
@@ -483,11 +487,7 @@ def prefill_table(work: Workload, prefill_plan: PhaseCapture, budget: CompileBud
             }
             samples = time_many(steps, iters, repeats, PREFILL_GROUPS)
             row: dict[str, Any] = {"tokens": tokens, **medians(samples),
-                                   "brk_hand": paired(samples, "breakable", "hand_segments"),
-                                   "a_a": paired(samples, "hand_again", "hand_segments"),
-                                   "brk_hand_iqr": spread(samples, "breakable", "hand_segments"),
-                                   "a_a_iqr": spread(samples, "hand_again", "hand_segments"),
-                                   "samples": samples}
+                                   **segment_ratios(samples), "samples": samples}
             rows.append(row)
     for row in rows:
         batch, meta = work.prefill_batch(row["tokens"])
