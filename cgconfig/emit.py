@@ -17,7 +17,7 @@ from cgconfig.errors import InputError
 from cgconfig.plan import Plan
 
 
-def _sglang_words(plan: Plan) -> tuple[str, list[str]]:
+def sglang_words(plan: Plan) -> tuple[str, list[str]]:
     """SGLang's flags as shell words, or ``""`` and the reason when the plan's decode sizes are
     not whole numbers of requests (a vLLM line's tokens): ``--emit env``'s other variables
     still hold."""
@@ -37,7 +37,7 @@ def env_lines(plan: Plan) -> list[str]:
         lines.append(f"export CGCONFIG_{upper}_BACKEND={shlex.quote(cap['backend'])}")
         lines.append(f"export CGCONFIG_{upper}_SIZES={shlex.quote(' '.join(map(str, cap['sizes'])))}")
         lines.append(f"export CGCONFIG_{upper}_UNIT={shlex.quote(plan.size_unit(phase))}")
-    lines.append(f"export CGCONFIG_SGLANG_ARGS={shlex.quote(_sglang_words(plan)[0])}")
+    lines.append(f"export CGCONFIG_SGLANG_ARGS={shlex.quote(sglang_words(plan)[0])}")
     lines.append(f"export CGCONFIG_DOWNGRADED={'1' if plan.downgraded else '0'}")
     return lines
 
@@ -48,7 +48,7 @@ def emit_plan(plan: Plan, target: str, user_config: dict[str, Any] | None = None
     ``user_config`` is the line's own vLLM compilation config, or for ``trtllm`` its options
     file (their non-graph keys are kept)."""
     if target == "env":
-        return "\n".join(env_lines(plan)) + "\n", _sglang_words(plan)[1]
+        return "\n".join(env_lines(plan)) + "\n", sglang_words(plan)[1]
     if target not in PACKAGES:
         raise ValueError(f"unknown emit target {target!r}")
     text, notes = part(target, "emit")(plan, user_config)

@@ -197,7 +197,8 @@ def launch_env_lines(line: ArgvSplit | list[str],
     launch line, both for stderr, from the line as the resolution split it. On a line with an
     engine entry point (``vllm serve M ...``), the server arguments are the engine's: the
     entry point, its ``VAR=value`` prefixes and any wrapper before it are left out."""
-    from cgconfig.engines.sglang.emit import sglang_config, sglang_words
+    from cgconfig.emit import sglang_words
+    from cgconfig.engines.sglang.emit import sglang_config
 
     split = line_split(line)
     dialect, prefix_notes = split.dialect, []

@@ -15,7 +15,6 @@ import shlex
 from typing import Any
 
 from cgconfig.emit_units import decode_sizes_as
-from cgconfig.errors import InputError
 from cgconfig.fields.flags import OPTION_FLAGS
 from cgconfig.fields.table import default_value
 from cgconfig.plan import Plan
@@ -78,16 +77,6 @@ def sglang_args(plan: Plan) -> list[str]:
             continue
         args += [flag.name] if isinstance(value, bool) else [flag.name, str(value)]
     return args
-
-
-def sglang_words(plan: Plan) -> tuple[str, list[str]]:
-    """``--emit sglang``'s flags as shell words, or ``""`` and the reason when the plan's decode
-    sizes are not whole numbers of requests (a vLLM line's tokens): for ``--emit env``, whose
-    other variables still hold."""
-    try:
-        return shlex.join(sglang_args(plan)), []
-    except InputError as error:
-        return "", [f"CGCONFIG_SGLANG_ARGS and CGCONFIG_CUDA_GRAPH_CONFIG are empty: {error}"]
 
 
 def emit_text(plan: Plan, user_config: dict[str, Any] | None) -> tuple[str, list[str]]:
