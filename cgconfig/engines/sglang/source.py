@@ -4,7 +4,7 @@ its flags name (``--cuda-graph-config`` values, a ``--deployment`` file)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cgconfig.engines.sglang.argv import parse_argv, sglang_args
 from cgconfig.errors import InputError
@@ -13,9 +13,6 @@ from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Contribution
 from cgconfig.sources.documents import facts_from_file, leaves_from_config_arg
 from cgconfig.sources.split import Arg, Part
-
-if TYPE_CHECKING:
-    pass
 
 #: Per dialect, what an unexpected positional usually is (naming only that engine's flags).
 _POSITIONAL_HINTS = {

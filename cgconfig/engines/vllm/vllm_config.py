@@ -1,0 +1,354 @@
+"""vLLM's config stage for a line: ``EngineArgs``' speculative shorthands and
+``VllmConfig.__post_init__`` (vllm/config/vllm.py), mapping the line's compilation config onto
+cgconfig's keys.
+
+Each ``cudagraph_mode`` (a name, or 0/1/2; ``null`` = unset) maps onto per-phase backends
+(decode = vLLM's uniform-decode batches, prefill = its mixed/prefill batches). The rest follows
+vLLM 0.33.0's order: ``VllmConfig.__post_init__`` (eager and A8 "piecewise needs VLLM_COMPILE"
+before the sizes; sizes only while graphs are on, user sizes capped by
+``max_num_batched_tokens``, a 1024 ceiling on the SM100 family from ``--gpu-sm``), then
+``set_splitting_ops_for_v1`` (A19-A22) and the worker's Stage B (B2-B7), which run as one
+dialect step (:mod:`.stage_b`), each change a decision ``vllm.<id>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from cgconfig.draft import Draft
+from cgconfig.engines.vllm import attention as vllm_attention
+from cgconfig.engines.vllm import modes, releases
+from cgconfig.engines.vllm.argv import COMPILATION_MODES, CcValue, VllmInput
+from cgconfig.engines.vllm.engine_args import (
+    BATCHED_DP_MAX_NUM_BATCHED_TOKENS,
+    LEVEL_DEFAULTS,
+    EngineArgs,
+    check_async,
+    check_speculative,
+)
+from cgconfig.engines.vllm.sizes import default_capture_sizes
+from cgconfig.engines.vllm.stage_b import CapturePlan, stage_b_step
+from cgconfig.errors import InputError, did_you_mean
+from cgconfig.limits import quote
+from cgconfig.provenance import Layer, Leaf, Origin
+from cgconfig.resolve.request import DialectDefault
+from cgconfig.sources.contribution import Contribution
+
+
+def _leaf(key: str, value: Any, cc: CcValue, why: str) -> Leaf:
+    return Leaf(key, value, Origin(Layer.CONFIG, f"{cc.source} ({why})", cc.at or None,
+                                   cc.position))
+
+
+def _mode_of(cc: CcValue) -> modes.CudaGraphMode:
+    try:
+        return modes.mode_from_value(cc.value)
+    except ValueError as exc:
+        raise InputError(str(exc), where=f"{cc.source} at {cc.at}".strip()) from None
+
+
+def _sizes_of(cc: CcValue) -> list[int]:
+    value = cc.value
+    where = f"{cc.source} at {cc.at}" if cc.at else cc.source
+    if not isinstance(value, list) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value):
+        raise InputError(f"must be a list of positive integers, got {quote(value)}", where=where)
+    return sorted(set(value))
+
+
+def _number_fact(facts: dict[str, Any], name: str) -> Any:
+    """A deployment fact when it is a number, else None: a badly typed fact (from a file) is
+    reported by the resolver's fact validation, with its source, not here."""
+    value = facts.get(name)
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def speculative(vin: VllmInput, engine: EngineArgs, *, whole_engine: bool) -> None:
+    """The ``--spec-*`` shorthands as vLLM 0.33.0's ``EngineArgs`` folds them into the
+    speculative config; ``--spec-tokens`` without a method or model is ``SpeculativeConfig``'s
+    refusal."""
+    if vin.speculative is not None and whole_engine:
+        check_speculative(*vin.speculative, "--speculative-config", engine.release)
+    if whole_engine:
+        check_async(vin.speculative[0] if vin.speculative is not None else engine.spec_method,
+                    engine)
+    if engine.spec_tokens is None:
+        return
+    check_speculative(engine.spec_method, engine.spec_model, True, "--spec-tokens",
+                      engine.release)
+    vin.num_speculative_tokens = engine.spec_tokens
+
+
+def post_init(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs | None = None,
+                  *, v2_runner: bool = False) -> Contribution:
+    """Follows vLLM 0.33.0's order: ``VllmConfig.__post_init__`` (enforce_eager, the default
+    mode, piecewise needs VLLM_COMPILE, then the capture sizes, then
+    ``set_splitting_ops_for_v1``) and the worker's ``resolve_cudagraph_mode_and_sizes``
+    (Stage B, spec-decode rounding), the last ones as one dialect step."""
+    out = Contribution(dialect="vllm")
+    engine = engine or EngineArgs()
+    level_mode, level_graphs = LEVEL_DEFAULTS[engine.optimization_level]
+    mode_chain = vin.effective("cudagraph_mode")
+    for cc in mode_chain:
+        mode = _mode_of(cc)
+        decode, prefill = modes.mode_to_phases(mode)
+        why = f"cudagraph_mode={mode.name} → decode {decode}, prefill {prefill}"
+        out.leaves += [_leaf("decode.backend", decode, cc, why),
+                       _leaf("prefill.backend", prefill, cc, why)]
+    if vin.enforce_eager is not None:
+        eager = CcValue(True, "--enforce-eager", "", 30_000 + vin.enforce_eager)
+        why = "equivalent to -cc.mode=none -cc.cudagraph_mode=none"
+        out.leaves += [_leaf("decode.backend", "disabled", eager, why),
+                       _leaf("prefill.backend", "disabled", eager, why)]
+    size_chain = vin.effective("cudagraph_capture_sizes")
+    for cc in size_chain:
+        sizes = _sizes_of(cc)
+        out.leaves += [_leaf("decode.bs", sizes, cc, "capture sizes, in tokens"),
+                       _leaf("prefill.bs", sizes, cc, "capture sizes, in tokens")]
+    user_sizes = _sizes_of(size_chain[-1]) if size_chain else None
+    user_max = vin.final("max_cudagraph_capture_size")
+    if user_max is not None and (not isinstance(user_max.value, int)
+                                 or isinstance(user_max.value, bool)):
+        raise InputError(f"must be an integer, got {quote(user_max.value)}",
+                         where=f"{user_max.source} {user_max.at}".strip())
+
+    # VllmConfig.__post_init__: enforce_eager turns compilation and graphs off (vllm.A1); an
+    # unset mode takes the -O2 default (vllm.A5); piecewise graphs need VLLM_COMPILE (vllm.A8).
+    # Only then are the sizes computed, and only when graphs are still on (vllm.A12/A13).
+    vllm_compile = vin.compilation_mode(level_mode) == COMPILATION_MODES["VLLM_COMPILE"]
+    default_mode = modes.CudaGraphMode[level_graphs]
+
+    requested = (modes.CudaGraphMode.NONE if vin.enforce_eager is not None
+                 else _mode_of(mode_chain[-1]) if mode_chain
+                 else default_mode)
+    at_sizes = requested if vllm_compile else releases.piecewise_fallback(requested, engine.release)
+    replan = None
+    if at_sizes is modes.CudaGraphMode.NONE:
+        capture = CapturePlan([], 0, f"cudagraph_mode is NONE when vLLM sets the capture sizes "
+                                     f"(requested {requested.name}): no sizes, no size checks")
+    else:
+        if v2_runner:
+            def replan(model_facts: dict[str, Any]) -> CapturePlan:
+                return _capture_plan(vin, model_facts, user_sizes,
+                                     user_max.value if user_max is not None else None, engine)
+        capture = _capture_plan(vin, facts, user_sizes,
+                                user_max.value if user_max is not None else None, engine)
+        out.notes += capture.notes
+        if user_sizes is None and capture.sizes:
+            out.defaults += [DialectDefault(f"{phase}.bs", capture.sizes, "vLLM default grid",
+                                            capture.why) for phase in ("decode", "prefill")]
+    if v2_runner:  # a whole `vllm serve` line: SchedulerConfig validates what it was given
+        _check_scheduler(vin, facts, engine)
+    if not mode_chain and vin.enforce_eager is None:
+        decode, prefill = modes.mode_to_phases(default_mode)
+        why_mode = (f"vLLM default cudagraph_mode {default_mode.name} at optimization level "
+                    f"{engine.optimization_level} ({engine.level_source}) → decode {decode}, "
+                    f"prefill {prefill}")
+        out.defaults += [DialectDefault("decode.backend", decode, "vLLM default", why_mode),
+                         DialectDefault("prefill.backend", prefill, "vLLM default", why_mode)]
+    out.steps.append(stage_b_step(_support(vin), vin.attention_backend or "",
+                                  vin.num_speculative_tokens, vllm_compile, vin.splitting_ops(),
+                                  capture, graphs_off=_graphs_off(vin, engine, level_mode,
+                                                                  v2_runner),
+                                  v2_runner=_runner(vin, engine, level_mode) if v2_runner
+                                  else False, release=engine.release,
+                                  fuse_attn_quant=vin.pass_config.get("fuse_attn_quant") is True,
+                                  attention=_attention(vin, engine) if v2_runner else None,
+                                  replan=replan))
+    return out
+
+
+def _runner(vin: VllmInput, engine: EngineArgs, level_mode: str) -> Callable[[Draft], bool]:
+    """Whether a whole `vllm serve` line runs on Model Runner V2 in its release, once the
+    model's facts (architecture, experts in its config.json) are known."""
+    method = vin.speculative[0] if vin.speculative is not None else engine.spec_method
+    stock = vin.compilation_mode(level_mode) == COMPILATION_MODES["STOCK_TORCH_COMPILE"]
+
+    def pick(draft: Draft) -> bool:
+        arch = draft.facts.get("model_arch")
+        return releases.uses_v2_runner(
+            engine.release, model_arch=arch if isinstance(arch, str) else None,
+            moe=draft.facts.get("model_num_experts") is not None, hybrid=arch in vllm_attention.HYBRID_ARCHS,
+            spec_method=method if isinstance(method, str) else None,
+            stock_torch_compile=stock)
+
+    return pick
+
+
+def _graphs_off(vin: VllmInput, engine: EngineArgs, level_mode: str,
+                v2_runner: bool) -> list[tuple[str, str, str]]:
+    """vLLM's steps that turn every graph off after the mode is chosen: (rule, message,
+    function)."""
+    off = []
+    if v2_runner and releases.has(engine.release, "v2_stock_torch_compile_off") \
+            and vin.compilation_mode(level_mode) == COMPILATION_MODES["STOCK_TORCH_COMPILE"]:
+        off.append(("vllm.v2-stock-torch-compile",
+                    "CUDA graphs are not supported with stock torch.compile in Model Runner V2.",
+                    "VllmConfig._disable_cudagraphs_for_v2_stock_torch_compile"))
+    if engine.deepep_high_throughput_off and vin.compilation_mode(level_mode) == \
+            COMPILATION_MODES["VLLM_COMPILE"]:  # set_splitting_ops_for_v1 runs only then
+        off.append(("vllm.deepep-high-throughput",
+                    "DeepEP: Disabling CUDA Graphs since DeepEP high-throughput kernels are "
+                    "optimized for prefill and are incompatible with CUDA Graphs.",
+                    "CompilationConfig.set_splitting_ops_for_v1"))
+    return off
+
+
+def _scheduler(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs) -> tuple[int, int, str]:
+    """max_num_seqs and max_num_batched_tokens as ``EngineArgs._set_default_max_num_seqs_and_
+    batched_tokens_args`` leaves them (usage context OPENAI_API_SERVER), and why."""
+    seqs, tokens, basis = _engine_defaults(_number_fact(facts, "gpu_memory_gib"), engine.release)
+    if engine.batched_dp_moe:
+        tokens, basis = BATCHED_DP_MAX_NUM_BATCHED_TOKENS, (
+            f"{basis}; {engine.all2all_backend} with expert parallelism and DP "
+            f"{engine.data_parallel_size}: {BATCHED_DP_MAX_NUM_BATCHED_TOKENS} batched tokens")
+    if engine.performance_mode == "throughput":
+        seqs, tokens, basis = seqs * 2, tokens * 2, f"{basis}, doubled (--performance-mode throughput)"
+    if vin.max_num_seqs and vin.max_num_batched_tokens:
+        basis = "both given"
+    elif vin.max_num_seqs or vin.max_num_batched_tokens:
+        given = "max_num_seqs" if vin.max_num_seqs else "max_num_batched_tokens"
+        basis = f"{given} given, the other from the {basis}"
+    tokens = vin.max_num_batched_tokens or tokens
+    # A defaulted max_num_seqs never exceeds the token budget.
+    return vin.max_num_seqs or min(seqs, tokens), tokens, basis
+
+
+def _check_scheduler(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs) -> None:
+    """``SchedulerConfig``'s refusal: fewer batched tokens than sequences."""
+    seqs, tokens, _ = _scheduler(vin, facts, engine)
+    if tokens < seqs:
+        raise InputError(f"max_num_batched_tokens ({tokens}) must be greater than or equal to "
+                         f"max_num_seqs ({seqs}) (vLLM {engine.release} SchedulerConfig)",
+                         where="--max-num-batched-tokens" if vin.max_num_batched_tokens
+                         else "--max-num-seqs")
+
+
+def _capture_plan(vin: VllmInput, facts: dict[str, Any], user_sizes: list[int] | None,
+                  user_max: int | None, engine: EngineArgs) -> CapturePlan:
+    """``VllmConfig._set_cudagraph_sizes`` with graphs on: user sizes capped by
+    ``max_num_batched_tokens``, else the default grid (1024 ceiling on the SM100 family)."""
+    max_num_seqs, max_num_batched_tokens, basis = _scheduler(vin, facts, engine)
+    sm = _number_fact(facts, "gpu_sm")
+    model_note = ""
+    if user_max is None and user_sizes is None and facts.get("model_arch") in GPT_OSS_ARCHS:
+        # GptOssForCausalLMConfig.verify_and_update_config: a 1024 ceiling unless the user
+        # set the sizes or their maximum.
+        user_max, model_note = GPT_OSS_MAX_CAPTURE_SIZE, (
+            f"; GPT-OSS raises max_cudagraph_capture_size to {GPT_OSS_MAX_CAPTURE_SIZE}")
+    try:
+        result = default_capture_sizes(
+            max_num_seqs, max_num_batched_tokens,
+            num_speculative_tokens=vin.num_speculative_tokens, max_capture_size=user_max,
+            capture_sizes=user_sizes, performance_mode=engine.performance_mode,
+            blackwell=sm is not None and sm // 10 == 10
+            and releases.has(engine.release, "blackwell_ceiling"),
+            spec_decode_sizes=releases.has(engine.release, "spec_decode_sizes"),
+            max_num_seqs_size=releases.has(engine.release, "max_num_seqs_size"))
+    except ValueError as exc:
+        raise InputError(str(exc), where="--compilation-config") from None
+    gpu = (f"--gpu-sm {sm}" if sm is not None else
+           "GPU compute capability unknown (--gpu-sm): not Blackwell assumed")
+    if sm is not None and sm // 10 == 10 and not releases.has(engine.release, "blackwell_ceiling"):
+        gpu += f" (vLLM {engine.release}: a 512 ceiling on Blackwell too; 1024 from 0.28)"
+    dropped = sorted(set(user_sizes or []) - set(result.sizes))
+    why = (f"max_num_seqs={max_num_seqs}, max_num_batched_tokens={max_num_batched_tokens} "
+           f"({basis}), num_speculative_tokens={vin.num_speculative_tokens}, {gpu}{model_note}")
+    if dropped:
+        why += f"; sizes above max_num_batched_tokens dropped: {dropped}"
+    return CapturePlan(result.sizes, result.max_size, why, notes=result.notes)
+
+
+def _attention(vin: VllmInput, engine: EngineArgs) -> Callable[[Draft], tuple[str, str]]:
+    """A whole `vllm serve` line: the backend the model's layers select and its level, once the
+    model's facts are known (``--cudagraph-support`` still wins)."""
+    requested = vin.attention_backend
+    given = vin.support
+
+    def pick(draft: Draft) -> tuple[str, str]:
+        facts = draft.facts
+        _check_world_size(facts, engine.release)
+        _check_max_model_len(facts, engine)
+        if facts.get("model_arch") is None and facts.get("model_path") and given is None \
+                and not facts.get("use_mla"):
+            draft.warnings.append(
+                f"the architecture of {facts['model_path']} is unknown (no config.json found): "
+                "vLLM's attention backend and its CUDA-graph support depend on it (MLA, "
+                "attention sinks, Mamba layers); a standard attention model is assumed; give "
+                "--model-arch NAME or a local model folder")
+        if given is not None:
+            return given, requested or ""
+        try:
+            choice = vllm_attention.choose(
+                requested, rocm=facts.get("device") == "hip", sm=_number_fact(facts, "gpu_sm"),
+                mla=bool(facts.get("use_mla")), model_arch=facts.get("model_arch"),
+                fp8_kv_cache=engine.kv_cache_dtype.startswith("fp8"), release=engine.release)
+        except vllm_attention.AttentionRefusal as exc:
+            raise InputError(f"{exc} (vLLM {engine.release})", where="--attention-backend") from None
+        return choice.level.name, choice.backend
+
+    return pick
+
+
+def _check_max_model_len(facts: dict[str, Any], engine: EngineArgs) -> None:
+    """``ModelConfig``'s refusal: a ``--max-model-len`` above the model's context length."""
+    derived = _number_fact(facts, "model_context_length")
+    if engine.max_model_len is not None and derived is not None \
+            and engine.max_model_len > derived:
+        raise InputError(f"User-specified max_model_len ({engine.max_model_len}) is greater than "
+                         f"the derived max_model_len ({derived}) (vLLM {engine.release} ModelConfig)",
+                         where="--max-model-len")
+
+
+def _check_world_size(facts: dict[str, Any], release: str) -> None:
+    """``ParallelConfig``'s refusal on CUDA: more ranks per node than GPUs (when the count is
+    known; the multiprocessing executor, one node)."""
+    if facts.get("device", "cuda") != "cuda":
+        return
+    gpus = _number_fact(facts, "gpu_count")
+    world = (_number_fact(facts, "tp_size") or 1) * (_number_fact(facts, "pp_size") or 1)
+    if gpus is not None and world > gpus:
+        raise InputError(f"World size ({world}) is larger than the number of available GPUs "
+                         f"({gpus}) in this node (vLLM {release} ParallelConfig)",
+                         where="--tensor-parallel-size × --pipeline-parallel-size")
+
+
+def _support(vin: VllmInput) -> str | None:
+    """The attention capability: ``--cudagraph-support``, else the named backend's level."""
+    backend_name = vin.attention_backend
+    if vin.support is not None or backend_name is None:
+        return vin.support
+    if backend_name.upper() not in modes.VLLM_BACKEND_SUPPORT:
+        raise InputError(f"unknown vLLM attention backend {quote(backend_name)}",
+                         where="--vllm-attention-backend",
+                         allowed=", ".join(modes.VLLM_BACKEND_SUPPORT),
+                         suggestion=did_you_mean(backend_name.upper(),
+                                                 modes.VLLM_BACKEND_SUPPORT))
+    return modes.backend_support(
+        backend_name, num_speculative_tokens=vin.num_speculative_tokens).name
+
+
+#: vLLM 0.33.0 ``model_executor/models/config.py:GptOssForCausalLMConfig``.
+GPT_OSS_ARCHS = ("GptOssForCausalLM",)
+GPT_OSS_MAX_CAPTURE_SIZE = 1024
+
+#: vLLM's OpenAI-server engine defaults by GPU memory (arg_utils): (at least GiB,
+#: max_num_seqs, max_num_batched_tokens), first match wins.
+VLLM_ENGINE_DEFAULTS: tuple[tuple[float, int, int], ...] = (
+    (160, 1024, 16384),
+    (70, 1024, 8192),
+    (0, 256, 2048),
+)
+
+
+def _engine_defaults(memory_gib: float | None, release: str) -> tuple[int, int, str]:
+    """vLLM's engine-argument defaults for a GPU's memory in ``release``, and where they came
+    from."""
+    if memory_gib is None:
+        _, seqs, tokens = VLLM_ENGINE_DEFAULTS[-1]
+        return seqs, tokens, "vLLM server defaults for unknown GPU memory"
+    rows = VLLM_ENGINE_DEFAULTS if releases.has(release, "large_gpu_defaults") \
+        else VLLM_ENGINE_DEFAULTS[1:]
+    floor, seqs, tokens = next(row for row in rows if memory_gib >= row[0])
+    return seqs, tokens, f"vLLM server defaults for ≥ {floor:g} GiB ({memory_gib:g} GiB)"
