@@ -47,6 +47,15 @@ PARTS: dict[str, tuple[str, str]] = {
     # emit: the plan as the engine's own flags or options file, and the notes on what the
     # engine cannot say (``emit_text(plan, user_config)``)
     "emit": ("emit", "emit_text"),
+    # verify: the groups of graphs the plan says the engine's log shows, the capture list a
+    # logged step replays from, the flag bounding each phase, and how printed arguments go
+    # back into a launch line (its entry words, its model positional, an older spelling)
+    "expected_groups": ("verify", "expected_groups"),
+    "step_sizes": ("verify", "step_sizes"),
+    "eager_flags": ("verify", "EAGER_FLAGS"),
+    "launch_entry": ("verify", "LAUNCH_ENTRY"),
+    "launch_model": ("verify", "launch_model"),
+    "old_spelling": ("verify", "old_spelling"),
     # verify.read: a new one-pass reader of the engine's server log (``make_reader(interval)``)
     "log_reader": ("log_reader", "make_reader"),
 }

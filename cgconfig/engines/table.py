@@ -17,12 +17,8 @@ from typing import Any, NamedTuple
 # No dataclasses or pathlib here: importing dataclasses alone costs more than loading a table.
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
-#: Engine name → the prefix of its table file and the name used in messages.
-ENGINES: dict[str, tuple[str, str]] = {
-    "sglang": ("sglang", "SGLang"),
-    "vllm": ("vllm", "vLLM"),
-    "trtllm": ("trtllm-serve", "TensorRT-LLM"),
-}
+#: Engine name → the prefix of its table files (its name in messages: ``versions.NAMES``).
+ENGINES: dict[str, str] = {"sglang": "sglang", "vllm": "vllm", "trtllm": "trtllm-serve"}
 
 
 class EngineFlag(NamedTuple):
@@ -159,7 +155,7 @@ def table_path(engine: str, version: str | None = None) -> str:
     version = version or newest(engine)
     if version not in SUPPORTED[engine]:
         raise KeyError(f"{engine} {version} is not a supported version: {SUPPORTED[engine]}")
-    return os.path.join(_HERE, engine, "tables", f"{ENGINES[engine][0]}-{version}.json")
+    return os.path.join(_HERE, engine, "tables", f"{ENGINES[engine]}-{version}.json")
 
 
 @cache

@@ -15,7 +15,7 @@ from typing import Any
 
 from cgconfig.fields.spec import FieldSpec
 
-ENGINES_DIR = Path(__file__).resolve().parents[1] / "engines"
+SGLANG_TABLES = Path(__file__).resolve().parents[1] / "engines" / "sglang" / "tables"
 
 
 def key_flags(specs: list[FieldSpec]) -> dict[str, tuple[str, bool]]:
@@ -40,7 +40,7 @@ def classify(rows: list[dict[str, Any]], specs: list[FieldSpec]) -> None:
 def tables(specs: list[FieldSpec]) -> dict[Path, str]:
     """Every checked-in SGLang flag table, with the keys' flags classified."""
     out = {}
-    for path in sorted(ENGINES_DIR.glob("sglang-*.json")):
+    for path in sorted(SGLANG_TABLES.glob("sglang-*.json")):
         table = json.loads(path.read_text(encoding="utf-8"))
         classify(table["flags"], specs)
         out[path] = json.dumps(table, indent=1, sort_keys=False) + "\n"

@@ -88,11 +88,11 @@ def launch_for(record: LogRecord, line: list[str]) -> tuple[list[str], str, list
         notes.append(f"the given launch line replaces the arguments printed at log line "
                      f"{record.args_line}")
     if not line:
-        from cgconfig.verify.launch import ENTRY
+        from cgconfig.verify.launch import launch_entry
 
         notes.append("the log prints no launch arguments and no line was given: the plan is "
                      "the engine's defaults")
-        return list(ENTRY[engine]), "engine defaults", notes
+        return launch_entry(engine), "engine defaults", notes
     return list(line), "the given line", notes
 
 

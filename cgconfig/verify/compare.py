@@ -1,7 +1,8 @@
 """Compare what a log captured with what the plan says the engine captures.
 
-Per group of graphs (SGLang: decode, prefill; vLLM: decode FULL, mixed PIECEWISE...; TensorRT-LLM:
-decode): the backend where logged, and the sizes (the list where printed, else count and largest).
+Per group of graphs, in each engine's terms (its plug-in part ``expected_groups``: SGLang's
+decode and prefill, vLLM's decode FULL and mixed PIECEWISE..., TensorRT-LLM's decode): the
+backend where logged, and the sizes (the list where printed, else count and largest).
 Each difference names the plan's decision for that key (a rule, or the default and its input).
 """
 
@@ -10,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from cgconfig.engines.plugins import part
 from cgconfig.engines.version_source import LOG_SOURCE
+from cgconfig.engines.versions import NAMES
 from cgconfig.plan import Plan
 from cgconfig.verify.record import Capture, LogRecord
 
-ENGINE_LABEL = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "TensorRT-LLM"}
 _PHASE_OF = {"decode": "decode", "prefill": "prefill", "decode FULL": "decode",
              "mixed PIECEWISE": "prefill", "mixed FULL": "prefill"}
 
@@ -64,50 +66,11 @@ class Comparison:
         return not self.differences
 
 
-def vllm_max_num_seqs(plan: Plan, argv: list[str]) -> int | None:
-    """``max_num_seqs`` as the plan used it: the line's ``--max-num-seqs``, else the value the
-    plan's size decision names (``max_num_seqs=256`` in its ``why``)."""
-    for i, token in enumerate(argv):
-        name, eq, value = token.partition("=")
-        if name in ("--max-num-seqs", "--max_num_seqs"):
-            text = value if eq else (argv[i + 1] if i + 1 < len(argv) else "")
-            if text.isascii() and text.isdigit() and len(text) <= 9:
-                return int(text)
-    for entry in reversed(plan.provenance.get("decode.bs") or []):
-        at = (entry.why or "").find("max_num_seqs=")
-        if at >= 0:
-            digits = (entry.why or "")[at + len("max_num_seqs="):].split(",", 1)[0].strip()
-            if digits.isascii() and digits.isdigit() and len(digits) <= 9:
-                return int(digits)
-    return None
-
-
 def expected_groups(plan: Plan, engine: str, argv: list[str] | None = None) -> list[Expected]:
-    """The groups of graphs the plan says ``engine`` captures, in the engine's terms.
-
-    vLLM 0.33.0 captures its FULL decode graphs only for the sizes ``x`` with
-    ``q <= x <= q * max_num_seqs`` (``q`` = 1 + speculative tokens:
-    ``vllm/v1/cudagraph_dispatcher.py: CudagraphDispatcher.initialize_cudagraph_keys``)."""
-    out: list[Expected] = []
-    for phase in ("decode", "prefill"):
-        backend, sizes = plan.backend(phase), plan.capture_sizes(phase)
-        if backend == "disabled" or not sizes:
-            continue
-        if engine == "vllm":
-            if phase == "decode" and backend != "full":
-                continue  # vLLM serves decode from the mixed PIECEWISE graphs then
-            mode = "FULL" if backend == "full" else "PIECEWISE"
-            group = f"decode {mode}" if phase == "decode" else f"mixed {mode}"
-            seqs = vllm_max_num_seqs(plan, argv or []) if phase == "decode" else None
-            if seqs is not None:
-                width = int(plan.units["decode"].get("tokens_per_request") or 1)
-                sizes = [x for x in sizes if width <= x <= width * seqs]
-        elif engine == "trtllm" and phase == "prefill":
-            continue
-        else:
-            group = phase
-        out.append(Expected(group, phase, backend, sizes))
-    return out
+    """The groups of graphs the plan says ``engine`` captures, in the engine's terms (its
+    plug-in part ``expected_groups``)."""
+    groups: list[Expected] = part(engine, "expected_groups")(plan, argv or [])
+    return groups
 
 
 def decision_for(plan: Plan, key: str) -> str:
@@ -132,7 +95,7 @@ def version_note(record: LogRecord, plan: Plan) -> str:
     (``Plan.engine_version``: the log's own version unless ``--engine-version`` or
     ``CGCONFIG_ENGINE_VERSION`` named another)."""
     engine = record.engine or "sglang"
-    label = ENGINE_LABEL[engine]
+    label = NAMES[engine]
     chosen = plan.engine_version
     source = chosen.get("source", "default")
     ours = (f"{chosen.get('label', label)}, the newest supported" if source.startswith("default")

@@ -13,13 +13,12 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from cgconfig.engines.plugins import part
 from cgconfig.errors import InputError
 from cgconfig.plan import Plan
 from cgconfig.verify.record import LogRecord
 from cgconfig.verify.text import decimal, open_log
 
-FLAG = {("sglang", "decode"): "--cuda-graph-max-bs-decode", ("sglang", "prefill"):
-        "--cuda-graph-max-bs-prefill", ("vllm", "mixed"): "--max-cudagraph-capture-size"}
 _PLAN_PHASE = {"decode": "decode", "prefill": "prefill", "mixed": "prefill"}
 
 
@@ -64,9 +63,7 @@ def eager_steps(record: LogRecord, plan: Plan) -> list[EagerReport]:
     out: list[EagerReport] = []
     engine = record.engine or "sglang"
     for phase, steps in record.steps.items():
-        sizes = plan.capture_sizes(_PLAN_PHASE.get(phase, phase))
-        if engine == "vllm":  # one token-counted list covers every step
-            sizes = max((plan.capture_sizes(p) for p in ("decode", "prefill")), key=len)
+        sizes: list[int] = part(engine, "step_sizes")(plan, _PLAN_PHASE.get(phase, phase))
         largest = max(sizes, default=0)
         eager: Counter[int] = Counter(steps.eager)
         for size, count in steps.unknown.items():
@@ -75,7 +72,7 @@ def eager_steps(record: LogRecord, plan: Plan) -> list[EagerReport]:
         total = sum(steps.total().values())
         above = sum(c for s, c in steps.total().items() if s > largest)
         over = [s for s in eager if s > largest]
-        flag_name = FLAG.get((engine, phase))
+        flag_name = part(engine, "eager_flags").get(phase)
         flag = f"{flag_name} {max(over)}" if over and flag_name else None
         replayed = {s: c for s, c in steps.graph.items() if s > largest}
         out.append(EagerReport(

@@ -11,12 +11,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from cgconfig.engines.plugins import part
 from cgconfig.engines.tokens import ENGINE_PARSERS, ParserKind, is_option
 
-ENTRY = {"sglang": ["python", "-m", "sglang.launch_server"], "vllm": ["vllm", "serve"],
-         "trtllm": ["trtllm-serve"]}
 _NOT_INPUTS = frozenset({"cuda_graph_config", "model_tag"})
-_MODEL_KEYS = {"sglang": ("model_path",), "vllm": ("model_tag", "model")}
+
+
+def launch_entry(engine: str) -> list[str]:
+    """The words that start ``engine``'s server (its plug-in part ``launch_entry``)."""
+    return list(part(engine, "launch_entry"))
 
 
 def argv_from_args(engine: str, args: dict[str, Any]) -> tuple[list[str], list[str]]:
@@ -25,55 +28,33 @@ def argv_from_args(engine: str, args: dict[str, Any]) -> tuple[list[str], list[s
 
     table = load_table(engine)
     by_dest = {flag.dest: flag for flag in table.flags if flag.options}
-    argv = list(ENTRY[engine])
+    model, consumed = part(engine, "launch_model")(args)
+    argv = [*launch_entry(engine), *model]
     unknown: list[str] = []
-    if engine == "vllm":
-        model = next((args[k] for k in _MODEL_KEYS["vllm"] if isinstance(args.get(k), str)), None)
-        if model:
-            argv.append(model)
     for key, value in args.items():
-        if key in _NOT_INPUTS or (engine == "vllm" and key == "model"):
+        if key in _NOT_INPUTS or key in consumed:
             continue
         spelling = "--" + key.replace("_", "-")
         flag = table.lookup(spelling) or by_dest.get(key)
         if flag is None:
-            if engine == "sglang" and spelling in _cgconfig_spellings():
-                # An older release's flag that cgconfig still reads (a deprecated alias):
-                # written as its replacement, which every supported release reads.
-                if value is not None and value is not False:
-                    argv.extend(_replaced(spelling, value))
-                continue
-            unknown.append(key)
+            # An older release's flag the engine still reads another way, as its words, or
+            # a name nobody knows (listed, not guessed).
+            words = part(engine, "old_spelling")(spelling, value)
+            if words is None:
+                unknown.append(key)
+            else:
+                argv.extend(words)
             continue
         if not (flag.graph_effect or flag.modelled) or value is None or value == flag.default:
             continue
-        argv.extend(_tokens(flag.options[0], flag.nargs, value, ENGINE_PARSERS[engine]))
+        argv.extend(flag_words(flag.options[0], flag.nargs, value, ENGINE_PARSERS[engine]))
     return argv, unknown
 
 
-def _replaced(spelling: str, value: Any) -> list[str]:
-    """An old SGLang spelling's tokens, as its declared replacement where it has one
-    (``--cuda-graph-max-bs 8`` → ``--cuda-graph-max-bs-decode 8``; a switch whose
-    replacement is ``--flag VALUE`` → those two words)."""
-    from cgconfig.fields.flags import flag_index
-
-    flag = flag_index().get(spelling)
-    words = (flag.replacement or "").split() if flag is not None else []
-    if len(words) == 1:
-        return _tokens(words[0], 0 if value is True else None, value)
-    if len(words) == 2 and value is True:
-        return words
-    return _tokens(spelling, 0 if value is True else None, value)
-
-
-def _cgconfig_spellings() -> frozenset[str]:
-    from cgconfig.fields.flags import known_spellings
-
-    return frozenset(known_spellings())
-
-
-def _tokens(option: str, nargs: int | str | None, value: Any,
-            parser: ParserKind = "argparse") -> list[str]:
+def flag_words(option: str, nargs: int | str | None, value: Any,
+               parser: ParserKind = "argparse") -> list[str]:
+    """``option`` with ``value`` as the parser reads it back (a switch, a list, an inline
+    value that looks like an option)."""
     if isinstance(value, bool):
         if nargs == 0:
             return [option] if value else []

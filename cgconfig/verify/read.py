@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from cgconfig.engines.plugins import PACKAGES, part
+from cgconfig.engines.versions import NAMES
 from cgconfig.errors import InputError
 from cgconfig.verify.record import LogRecord, rank_of
 from cgconfig.verify.text import open_log, strip_escapes
@@ -16,7 +17,6 @@ from cgconfig.verify.text import open_log, strip_escapes
 LOOKED_FOR = ("SGLang 'Capture ... CUDA graph' / 'Decode batch' / 'server_args='",
               "vLLM 'Capturing CUDA graphs' / 'Graph capturing finished' / 'non-default args:'",
               "TensorRT-LLM 'Creating CUDA graph instances' / 'CUDA graph warmup for batch size='")
-ENGINE_NAMES = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "TensorRT-LLM"}
 
 
 class LogReader(Protocol):
@@ -46,7 +46,7 @@ def read_lines(lines: Iterable[str], where: str, *, interval: int = 40,
     record = best.finish()
     record.lines = count
     if record.evidence == 0:
-        wanted = [s for s in LOOKED_FOR if engine is None or s.startswith(ENGINE_NAMES[engine])]
+        wanted = [s for s in LOOKED_FOR if engine is None or s.startswith(NAMES[engine])]
         raise InputError(f"no CUDA-graph lines of a known engine in {count:,} lines", where=where,
                          allowed="; ".join(wanted),
                          hint="pass the server's own log (INFO level), from its start")

@@ -7,8 +7,8 @@ escape sequence in a log reaches the terminal.
 
 from __future__ import annotations
 
+from cgconfig.engines.versions import NAMES
 from cgconfig.verify.check import Verdict
-from cgconfig.verify.compare import ENGINE_LABEL
 from cgconfig.verify.text import shown
 
 
@@ -22,7 +22,7 @@ def _num(value: float | int | None, unit: str = "") -> str:
 def render(verdict: Verdict) -> str:
     """The whole report as text."""
     record, c = verdict.record, verdict.comparison
-    engine = ENGINE_LABEL.get(record.engine or "", "?")
+    engine = NAMES.get(record.engine or "", "?")
     ranks = f" · ranks {shown(', '.join(sorted(record.ranks)[:8]), 80)}" if record.ranks else ""
     out = [f"cgconfig verify · {engine} · format {record.era or 'unknown'} · "
            f"{record.lines:,} lines{ranks}",

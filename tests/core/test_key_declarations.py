@@ -28,6 +28,16 @@ def test_everything_written_from_the_declarations_is_current() -> None:
     assert not stale, f"regenerate: python -m cgconfig.fields.generate ({stale})"
 
 
+def test_the_generator_writes_every_sglang_table() -> None:
+    """The keys' flags are classified in the table of every supported SGLang release (a
+    moved folder must not leave the generator classifying none)."""
+    from cgconfig.engines.table import table_path
+    from cgconfig.engines.versions import SUPPORTED
+
+    written = {str(path) for path in generate.outputs()}
+    assert {table_path("sglang", v) for v in SUPPORTED["sglang"]} <= written
+
+
 def test_the_declarations_lack_nothing() -> None:
     assert generate.problems(generate.build_specs()) == []
 
