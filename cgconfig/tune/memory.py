@@ -71,8 +71,8 @@ def graphs_for_budget(budget_gib: float, log: str) -> GraphBudget:
 
 def _total_and_count(record: Any) -> tuple[float | None, int, str]:
     decode = record.captures.get("decode")
-    if record.engine == "sglang" and decode is not None and decode.memory_gib is not None:
-        return decode.memory_gib, decode.graphs or 0, "SGLang decode capture (log)"
+    if decode is not None and decode.memory_gib is not None:  # a reader that logs it per phase
+        return decode.memory_gib, decode.graphs or 0, f"{_name(record)} decode capture (log)"
     if record.total_memory_gib is not None:
         count = sum(c.graphs or 0 for g, c in record.captures.items()
                     if not g.startswith("profiled"))
@@ -80,3 +80,9 @@ def _total_and_count(record: Any) -> tuple[float | None, int, str]:
             count = sum(c.graphs or 0 for g, c in record.captures.items())
         return record.total_memory_gib, count, "the logged capture total"
     return None, 0, ""
+
+
+def _name(record: Any) -> str:
+    from cgconfig.engines.versions import NAMES
+
+    return NAMES.get(record.engine or "", "the engine's")
