@@ -25,9 +25,8 @@ def expected_groups(plan: Plan, argv: list[str]) -> list[Expected]:
     return [Expected("decode", "decode", plan.backend("decode"), plan.capture_sizes("decode"))]
 
 
-def step_sizes(plan: Plan, phase: str) -> list[int]:
-    """The capture list a logged step of ``phase`` replays from: its own phase's."""
-    return plan.capture_sizes(phase)
+#: The capture list a logged step of a phase replays from: that phase's own.
+step_sizes = Plan.capture_sizes
 
 
 def launch_model(args: dict[str, Any]) -> tuple[list[str], frozenset[str]]:
