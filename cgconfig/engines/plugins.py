@@ -4,9 +4,9 @@ The shared core (sources, the pipeline, rules, verify, emit) never imports an en
 it asks :func:`part` for one of the named parts below, so an engine's modules load only when a
 line of that engine needs them (of the other engines only their stage lists and dialect flags,
 plain data), and an engine is one package (``cgconfig/engines/<engine>/``) plus its row in
-:data:`PACKAGES`. The command line (``cli/``), the application, may import an engine's package. ``tests/core/test_structure.py`` fails on a core module that
-imports an engine package, and ``tests/core/test_engine_plugins.py`` checks that every engine
-provides every part.
+:data:`PACKAGES`. The command line (``cli/``), the application, may import an engine's package.
+``tests/core/test_structure.py`` fails on a core module that imports an engine package, and
+``tests/core/test_engine_plugins.py`` checks that every engine provides every part.
 
 Stdlib only: the start-up path reads it.
 """
