@@ -10,17 +10,14 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from toy_slots import TOY_SLOTS  # noqa: E402
+
 from cgconfig.runtime import runner as runner_module  # noqa: E402
 from cgconfig.runtime.buffers import Axis, PaddingPolicy, Slot  # noqa: E402
 from cgconfig.runtime.plan_view import PhaseCapture  # noqa: E402
 from cgconfig.runtime.runner import PhaseRunner, capture_report  # noqa: E402
 
-SLOTS = [
-    Slot("x", torch.float32, trailing=(2,), policy=PaddingPolicy.COPY),
-    Slot("loc", torch.int64, policy=PaddingPolicy.ZERO),
-    Slot("lens", torch.int64, axis=Axis.REQUESTS, policy=PaddingPolicy.FILL_SENTINEL,
-         pad_value=1),
-]
+SLOTS = TOY_SLOTS
 
 
 class Toy:
