@@ -52,10 +52,10 @@ def request_from_argv(argv: list[str], *, ignore_unknown: bool | None = None,
     engine environment variables to read and ``CGCONFIG_ENGINE_VERSION`` (the CLI passes
     ``os.environ``; default: none); ``log_version`` is the engine version a log printed;
     ``engine_version`` names the release outright (over every source the line has)."""
-    return request_from_split(split_command_line(check_argv(argv)),
-                              ignore_unknown=ignore_unknown,
-                              environ=check_environ(environ), log_version=log_version,
-                              engine_version=engine_version)[0]
+    environ = check_environ(environ)
+    split = split_command_line(check_argv(argv), environ=environ, log_version=log_version,
+                               engine_version=engine_version)
+    return request_from_split(split, ignore_unknown=ignore_unknown, environ=environ)[0]
 
 
 def check_environ(environ: Any, where: str = "environ") -> Mapping[str, str] | None:

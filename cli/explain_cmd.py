@@ -166,7 +166,7 @@ def run_explain(argv: list[str]) -> int:
         lead = 0
         while lead < len(argv) and argv[lead] in known:
             lead += 1
-        split = split_command_line(argv[lead:], HOST_FLAGS)
+        split = split_command_line(argv[lead:], HOST_FLAGS, environ=os.environ)
         options = parse_options(split.parts.get(HOST_FLAGS.owner))
         request, keys = request_from_split(split, allow_positionals=True, environ=os.environ)
         keys = [*argv[:lead], *keys]

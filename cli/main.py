@@ -51,7 +51,14 @@ def main(argv: list[str] | None = None) -> int:
         return _main(argv)
 
 
+#: cgconfig uses no pydantic plugin; discovering them walks every distribution on
+#: ``sys.path`` at the first model built, and a ``*.dist-info`` symlink loop there (ELOOP)
+#: would fail every command. A value the user set is kept.
+PYDANTIC_PLUGINS = ("PYDANTIC_DISABLE_PLUGINS", "__all__")
+
+
 def _main(argv: list[str] | None) -> int:
+    os.environ.setdefault(*PYDANTIC_PLUGINS)
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "__complete":
         from cgconfig.cli.complete import run_complete

@@ -18,7 +18,7 @@ def run_resolve(argv: list[str]) -> int:
         from cgconfig.api import resolve_request
         from cgconfig.sources.command_line import request_from_split, split_command_line
 
-        split = split_command_line(argv, HOST_FLAGS)
+        split = split_command_line(argv, HOST_FLAGS, environ=os.environ)
         options = parse_options(split.parts.get(HOST_FLAGS.owner))
         request = request_from_split(split, environ=os.environ)[0]
         if options.allow:

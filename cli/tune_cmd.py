@@ -177,7 +177,7 @@ def run_tune(argv: list[str]) -> int:
             budget = graphs_for_budget(args.max_graph_memory, args.memory_log)
             args.max_graphs = budget.graphs
         cost = load_cost(args.cost) if args.cost else None
-        split = split_command_line(args.rest, HOST_FLAGS)
+        split = split_command_line(args.rest, HOST_FLAGS, environ=os.environ)
         options = parse_options(split.parts.get(HOST_FLAGS.owner))
         request = request_from_split(split, environ=os.environ)[0]
         result = tune_plan(request, histogram, args.histogram, max_graphs=args.max_graphs,

@@ -178,7 +178,7 @@ def _advise(rule: CompiledRule, draft: Draft, levels: dict[str, str],
     if not proposed and "warn" not in _verbs(rule):
         return
     reason = fill_placeholders(rule.reason, draft)
-    decisions[rule.id] = _decision(rule, "advised", reason,
+    decisions[rule.id] = _decision(draft, rule, "advised", reason,
                                    f"apply with --apply-advice {rule.id}", matches,
                                    [Change(k, draft.get(k), v) for k, v in proposed])
 
@@ -199,7 +199,7 @@ def _apply_one(rule: CompiledRule, draft: Draft, levels: dict[str, str],
         warned.add(rule.id)
         draft.warnings.append(f"{reason} [rule {rule.id}]")
         if not proposed:
-            decisions[rule.id] = _decision(rule, "warned", reason, hint, matches, [])
+            decisions[rule.id] = _decision(draft, rule, "warned", reason, hint, matches, [])
     if not proposed:
         return False
     locked = [key for key, _ in proposed if key in draft.locked]
@@ -207,7 +207,7 @@ def _apply_one(rule: CompiledRule, draft: Draft, levels: dict[str, str],
     if verdict == "skip":
         if rule.id not in decisions:
             inputs = [i for key in locked for i in draft.user_inputs(key)]
-            decision = _decision(rule, "skipped-locked", reason, hint, matches, [])
+            decision = _decision(draft, rule, "skipped-locked", reason, hint, matches, [])
             decision.inputs = inputs
             decision.changes = [Change(k, draft.get(k), v) for k, v in proposed]
             decisions[rule.id] = decision
@@ -242,7 +242,7 @@ def _apply_one(rule: CompiledRule, draft: Draft, levels: dict[str, str],
     if existing is not None and existing.outcome in ("applied", "overrode-lock"):
         existing.changes.extend(changes)
     else:
-        decision = _decision(rule, outcome, reason, hint, matches, changes)
+        decision = _decision(draft, rule, outcome, reason, hint, matches, changes)
         if locked:
             decision.inputs = [i for key in locked for i in draft.user_inputs(key)]
         decisions[rule.id] = decision
@@ -254,7 +254,9 @@ def _blocked_entry(rule: CompiledRule, value: Any, reason: str) -> ChainEntry:
                       why=f"skipped (key is locked by your input): {reason}")
 
 
-def _decision(rule: CompiledRule, outcome: str, reason: str, hint: str | None, matches: list[Match],
+def _decision(draft: Draft, rule: CompiledRule, outcome: str, reason: str, hint: str | None,
+              matches: list[Match],
               changes: list[Change]) -> Decision:
     return Decision(rule=rule.id, kind=rule.kind, outcome=outcome,  # type: ignore[arg-type]
-                    why=reason, changes=changes, matched=matches, hint=hint, source=rule.source)
+                    why=reason, changes=changes, matched=matches, hint=hint,
+                    source=fill_placeholders(rule.source, draft) if rule.source else rule.source)

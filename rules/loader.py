@@ -139,7 +139,7 @@ def check_rule(rule: Rule) -> list[str]:
         from cgconfig.rules.soundness import problems
 
         errors += problems(rule)
-    for text in (rule.reason, rule.hint or ""):
+    for text in (rule.reason, rule.hint or "", rule.source or ""):
         for placeholder in PLACEHOLDER.findall(text):
             if placeholder in ("engine.label", "engine.version"):
                 continue  # the release the line is answered for (Draft.lookup)

@@ -158,11 +158,19 @@ def table_path(engine: str, version: str | None = None) -> str:
     return os.path.join(_HERE, engine, "tables", f"{ENGINES[engine]}-{version}.json")
 
 
-@cache
 def load_table(engine: str, version: str | None = None) -> EngineTable:
     """The flag table of ``engine`` (``sglang``, ``vllm`` or ``trtllm``) at ``version`` (default:
     the newest supported), loaded once per version."""
-    with open(table_path(engine, version), encoding="utf-8") as handle:
+    if version is None:
+        from cgconfig.engines.versions import newest
+
+        version = newest(engine) if engine in ENGINES else ""
+    return _load_table(engine, version)
+
+
+@cache
+def _load_table(engine: str, version: str) -> EngineTable:
+    with open(table_path(engine, version or None), encoding="utf-8") as handle:
         data = json.load(handle)
     return EngineTable(engine=data["engine"], version=data["version"], generated=data["generated"],
                        generator=data["generator"], source=data["source"], parser=data["parser"],

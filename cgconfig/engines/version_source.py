@@ -10,7 +10,7 @@ installed engine is read from its package metadata, never imported.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 
 from cgconfig.engines.versions import NAMES, SUPPORTED, EngineVersion, choose, default, oldest, version_key
@@ -74,36 +74,50 @@ def parse_spec(text: str, engine: str, where: str) -> str | None:
 
 def image_version(words: Iterable[str], engine: str) -> tuple[str, str] | None:
     """(image, tag) of the first container image of ``engine`` among ``words`` whose tag is a
-    release number (``lmsysorg/sglang:v0.5.20-cu129`` → ``v0.5.20-cu129``); ``latest`` and
-    other tags name no version."""
+    release number (``lmsysorg/sglang:v0.5.20-cu129`` → ``v0.5.20``: a ``-variant`` after the
+    version names the build; ``vllm/vllm-openai:v0.27.1@sha256:…`` → ``v0.27.1``: a digest
+    pins the image the tag named); ``latest`` and other tags name no version."""
     for word in words:
-        if ":" not in word or word.startswith("-") or "=" in word or "/" not in word:
+        if word.startswith("-") or "=" in word:
             continue
-        repository, _, tag = word.rpartition(":")
+        reference = word.split("@", 1)[0]  # repository[:tag][@digest]
+        if reference.startswith(("/", ".", "~")):
+            continue  # a path (a -v mount), never an image reference
+        if ":" not in reference or "/" not in reference:
+            continue
+        repository, _, tag = reference.rpartition(":")
         if "/" in tag or not tag or len(tag) > 64:
             continue  # a registry port (host:5000/image) or a path, not a tag
         last = repository.rsplit("/", 1)[-1].lower()
-        if "@" in tag:
-            tag = tag.split("@", 1)[0]
-        if any(name in last for name in IMAGE_NAMES[engine]) and version_key(tag) is not None:
-            return word, tag
+        if not any(name in last for name in IMAGE_NAMES[engine]):
+            continue
+        for version in (tag, tag.split("-", 1)[0]):
+            if version_key(version) is not None:
+                return word, version
     return None
 
 
-def installed_version(engine: str) -> str | None:
+#: How a file is read: ``(path, where) -> text``, raising :class:`InputError` for a file that
+#: is missing, not a regular file (a FIFO, a device, a link to ``/dev/zero``), too large or
+#: not UTF-8. The caller passes ``cgconfig.docio.read_text_file`` (the one file reader; this
+#: layer sits below it).
+ReadText = Callable[[str, str], str]
+
+
+def installed_version(engine: str, read_text: ReadText) -> str | None:
     """The version of ``engine`` installed in this Python environment, or ``None``.
 
     Read from the distribution's metadata on ``sys.path`` (``sglang-0.5.20.dist-info/METADATA``,
     its ``Version:`` line), as ``importlib.metadata`` finds it but without importing that
     (it costs more than a whole resolution) and without importing the engine. Read once per
-    engine and ``sys.path``."""
+    engine and ``sys.path``; ``METADATA`` is read with ``read_text``."""
     import sys
 
-    return _installed(engine, tuple(sys.path))
+    return _installed(engine, tuple(sys.path), read_text)
 
 
 @cache
-def _installed(engine: str, path: tuple[str, ...]) -> str | None:
+def _installed(engine: str, path: tuple[str, ...], read_text: ReadText) -> str | None:
     wanted = {name.replace("-", "_").lower() for name in DISTRIBUTIONS[engine]}
     for folder in path:
         try:
@@ -117,33 +131,36 @@ def _installed(engine: str, path: tuple[str, ...]) -> str | None:
             name, _, version = stem.partition("-")
             if name.replace("-", "_").replace(".", "_").lower() not in wanted:
                 continue
-            return _metadata_version(os.path.join(folder or ".", entry)) or version or None
+            return _metadata_version(os.path.join(folder or ".", entry), read_text) \
+                or version or None
     return None
 
 
-def _metadata_version(path: str) -> str | None:
-    """The ``Version:`` header of a dist-info's ``METADATA`` (egg-info: ``PKG-INFO``)."""
+def _metadata_version(path: str, read_text: ReadText) -> str | None:
+    """The ``Version:`` header of a dist-info's ``METADATA`` (egg-info: ``PKG-INFO``). Read
+    as every file is (``read_text``, ``docio.read_text_file``): a FIFO, a device or a link to
+    ``/dev/zero`` is refused before it is opened for reading, never waited on."""
     for name in ("METADATA", "PKG-INFO"):
         try:
-            with open(os.path.join(path, name), encoding="utf-8", errors="replace") as handle:
-                for _, line in zip(range(64), handle, strict=False):
-                    if line.startswith("Version:"):
-                        return line.split(":", 1)[1].strip()[:64] or None
-        except OSError:
-            continue
+            text = read_text(os.path.join(path, name), "installed package metadata")
+        except InputError:
+            continue  # missing, not a regular file, too large or not UTF-8: not evidence
+        for _, line in zip(range(64), text.splitlines(), strict=False):
+            if line.startswith("Version:"):
+                return line.split(":", 1)[1].strip()[:64] or None
     return None
 
 
 def select(engine: str, *, flag: str | None = None, environ: Mapping[str, str] | None = None,
            log_version: str | None = None, wrapper: Iterable[str] = (),
-           installed: bool = True) -> EngineVersion:
+           read_text: ReadText | None = None) -> EngineVersion:
     """The version of ``engine`` a line is answered for: the first of :data:`PRECEDENCE` that
     names one. ``flag`` is ``--engine-version``'s value, ``environ`` the caller's environment
     (``CGCONFIG_ENGINE_VERSION``), ``log_version`` what a log printed, ``wrapper`` the words
-    before the entry point (a ``docker run`` line), ``installed`` whether to read the
-    installed package. A log's version outside the range is passed over (``verify`` still
-    compares, and says so); any other source's raises :class:`InputError` (one line naming
-    the range), as does text that is not a version."""
+    before the entry point (a ``docker run`` line), ``read_text`` how to read the
+    installed package's metadata (``None``: do not read it). A log's version outside the
+    range is passed over (``verify`` still compares, and says so); any other source's raises
+    :class:`InputError` (one line naming the range), as does text that is not a version."""
     candidates: list[tuple[str, str | None]] = []
     for source in PRECEDENCE:
         if source == FLAG and flag is not None:
@@ -161,8 +178,8 @@ def select(engine: str, *, flag: str | None = None, environ: Mapping[str, str] |
             image = image_version(wrapper, engine)
             if image is not None:
                 candidates.append((f"docker image {image[0]}", image[1]))
-        elif source == "installed package" and installed:
-            version = installed_version(engine)
+        elif source == "installed package" and read_text is not None:
+            version = installed_version(engine, read_text)
             if version is not None:
                 candidates.append((f"installed package {DISTRIBUTIONS[engine][0]}", version))
     for source, version in candidates:

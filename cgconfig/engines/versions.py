@@ -8,6 +8,7 @@ is refused with one line naming the range. Stdlib only (the start-up path import
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -51,8 +52,18 @@ class EngineVersion(NamedTuple):
         """One line when the version resolved to a different supported one, else ``None``."""
         if self.requested is None or self.requested == self.version:
             return None
-        return (f"{NAMES[self.engine]} {self.requested} ({self.source}) is answered as "
-                f"{self.label}, the nearest older supported version")
+        said = f"{NAMES[self.engine]} {self.requested} ({self.source})"
+        parsed = parse_version(self.requested)
+        chosen = parse_version(self.version)
+        if parsed is not None and parsed.kind is not None:
+            of = ".".join(map(str, parsed.numbers))
+            order = ("which PEP 440 orders after it" if parsed.kind == "a post-release"
+                     else "which PEP 440 orders before it")
+            said += f" is {parsed.kind} of {of}, {order}"
+            if chosen is not None and chosen.release == parsed.release:
+                return f"{said}: answered as {self.label}"
+            return f"{said}: answered as {self.label}, the nearest older supported version"
+        return f"{said} is answered as {self.label}, the nearest older supported version"
 
 
 def label(engine: str, version: str) -> str:
@@ -90,24 +101,96 @@ def default(engine: str) -> EngineVersion:
     return EngineVersion(engine, newest(engine), "default (newest supported)")
 
 
+#: A version as PEP 440 spells it (its "Appendix B" pattern), ASCII digits only: a leading
+#: ``v``, the release numbers, then an optional pre-release (``rc1``, ``a2``, ``b0``), post-release
+#: (``.post1``, ``-1``), development release (``.dev5``) and local label (``+cu129``).
+_PEP440 = re.compile(
+    r"v?(?P<release>[0-9]{1,6}(?:\.[0-9]{1,6}){0,7})"
+    r"(?:[-_.]?(?P<pre_l>alpha|a|beta|b|preview|pre|c|rc)[-_.]?(?P<pre_n>[0-9]{1,6})?)?"
+    r"(?:-(?P<post_n1>[0-9]{1,6})|[-_.]?(?P<post_l>post|rev|r)[-_.]?(?P<post_n2>[0-9]{1,6})?)?"
+    r"(?:[-_.]?dev[-_.]?(?P<dev_n>[0-9]{1,6})?(?P<dev>))?"
+    r"(?:\+(?P<local>[a-z0-9]{1,32}(?:[-_.][a-z0-9]{1,32}){0,7}))?",
+    re.IGNORECASE | re.ASCII)
+_PRE_PHASES = {"a": "a", "alpha": "a", "b": "b", "beta": "b", "c": "rc", "rc": "rc",
+               "pre": "rc", "preview": "rc"}
+_PRE_RANK = {"a": 0, "b": 1, "rc": 2}
+_NO_DEV = 10 ** 7  # above any six-digit dev number: a release without .devN sorts after them
+
+
+class Release(NamedTuple):
+    """One version as PEP 440 reads it: ``0.33.0rc1`` → numbers ``(0, 33, 0)``, pre
+    ``("rc", 1)``."""
+
+    numbers: tuple[int, ...]
+    """The release numbers as written (``0.33`` → ``(0, 33)``)."""
+    pre: tuple[str, int] | None = None
+    """``("a"|"b"|"rc", N)`` for a pre-release."""
+    post: int | None = None
+    dev: int | None = None
+    local: str | None = None
+    """The local label after ``+`` (a build of the same release: ``cu129``)."""
+
+    @property
+    def release(self) -> tuple[int, ...]:
+        """The release numbers without trailing zeros: ``0.33`` and ``0.33.0`` are one
+        release under PEP 440, and tuples compare as its releases do."""
+        numbers = list(self.numbers)
+        while len(numbers) > 1 and numbers[-1] == 0:
+            numbers.pop()
+        return tuple(numbers)
+
+    @property
+    def order(self) -> tuple[tuple[int, ...], tuple[int, int], int, int]:
+        """PEP 440's order: ``0.33.0.dev1 < 0.33.0rc1 < 0.33.0 < 0.33.0.post1``."""
+        if self.pre is not None:
+            pre = (_PRE_RANK[self.pre[0]], self.pre[1])
+        else:
+            pre = (-1, 0) if self.dev is not None and self.post is None else (3, 0)
+        post = -1 if self.post is None else self.post
+        dev = _NO_DEV if self.dev is None else self.dev
+        return self.release, pre, post, dev
+
+    @property
+    def kind(self) -> str | None:
+        """``a pre-release``, ``a post-release``, ``a development release`` of its release, or
+        ``None`` for a final release."""
+        if self.dev is not None:
+            return "a development release"
+        if self.pre is not None:
+            return "a pre-release"
+        if self.post is not None:
+            return "a post-release"
+        return None
+
+
+def parse_version(text: str) -> Release | None:
+    """``text`` as a PEP 440 version (spaces and tabs around it allowed), or ``None`` when it
+    is not one: any other character (a second ``==``, ``;``, an escape, a zero-width space,
+    a newline, a non-ASCII digit) makes it no version."""
+    match = _PEP440.fullmatch(text.strip(" \t"))
+    if match is None:
+        return None
+    numbers = tuple(int(n) for n in match["release"].split("."))
+    pre = None
+    if match["pre_l"]:
+        pre = (_PRE_PHASES[match["pre_l"].lower()], int(match["pre_n"] or 0))
+    post = None
+    if match["post_n1"] is not None:
+        post = int(match["post_n1"])
+    elif match["post_l"]:
+        post = int(match["post_n2"] or 0)
+    dev = int(match["dev_n"] or 0) if match["dev"] is not None else None
+    return Release(numbers, pre, post, dev, match["local"])
+
+
 def version_key(version: str) -> tuple[int, ...] | None:
-    """``0.5.21.post1`` → ``(0, 5, 21)``; ``v0.27.1`` → ``(0, 27, 1)``; ``None`` when the text
-    is not a release number. Suffixes after the numeric part (``.post1``, ``rc1``, ``+cu129``)
-    do not change which supported version answers."""
-    text = version.strip().removeprefix("v")
-    parts: list[int] = []
-    for piece in text.split("."):
-        digits = ""
-        for char in piece:
-            if not ("0" <= char <= "9"):
-                break
-            digits += char
-        if not digits or len(digits) > 6:
-            break
-        parts.append(int(digits))
-        if len(digits) != len(piece):
-            break
-    return tuple(parts) if len(parts) >= 2 else None
+    """``0.5.21.post1`` → ``(0, 5, 21)``; ``v0.27.1`` → ``(0, 27, 1)``; ``0.33`` → ``(0, 33)``
+    (the release, trailing zeros dropped: ``0.33 == 0.33.0``); ``None`` when the text is not
+    a PEP 440 version of at least two numbers."""
+    parsed = parse_version(version)
+    if parsed is None or len(parsed.numbers) < 2:
+        return None
+    return parsed.release
 
 
 _RANGE_OPS = (">=", "<=", "==", ">", "<")
@@ -148,25 +231,32 @@ def supported_range(engine: str) -> str:
 
 
 def choose(engine: str, requested: str, source: str) -> EngineVersion:
-    """The supported version that answers for ``requested`` (from ``source``).
+    """The supported version that answers for ``requested`` (from ``source``), in PEP 440's
+    order.
 
-    An exact match is that version; one between supported versions is the nearest older one
-    (``EngineVersion.note`` says so). Raises :class:`ValueError` with one line naming the
-    supported range when ``requested`` is not a release number or lies outside the range.
+    An exact match (``0.33`` is ``0.33.0``) is that version; one between supported versions is
+    the nearest older one, and a pre-, post- or development release is answered by the
+    nearest supported release at or before it (``0.33.0rc1`` precedes ``0.33.0``);
+    ``EngineVersion.note`` says so. Raises :class:`ValueError` with one line naming the
+    supported range when ``requested`` is not a PEP 440 version or lies outside the range.
     """
     versions = SUPPORTED[engine]
-    text = requested.strip()
+    text = requested.strip(" \t")
     if text in versions:
         return EngineVersion(engine, text, source)
-    key = version_key(text)
-    if key is None:
-        raise ValueError(f"{text!r} ({source}) is not a {NAMES[engine]} release number; "
-                         f"supported: {', '.join(versions)}")
-    keyed = [(k, v) for v in versions if (k := version_key(v)) is not None]
-    older = [(k, v) for k, v in keyed if k <= key]
+    parsed = parse_version(text)
+    if parsed is None or len(parsed.numbers) < 2:
+        raise ValueError(f"{text!r} ({source}) is not a {NAMES[engine]} release number "
+                         f"(a PEP 440 version, ASCII digits); supported: {', '.join(versions)}")
+    keyed = [(found.order, v) for v in versions if (found := parse_version(v)) is not None]
+    older = [(k, v) for k, v in keyed if k <= parsed.order]
     series = SERIES[engine]
-    if not older or (key > keyed[-1][0] and key[:series] != keyed[-1][0][:series]):
+    newest_release = keyed[-1][0][0]
+    padded = parsed.release + (0,) * series
+    if not older or (parsed.order > keyed[-1][0]
+                     and padded[:series] != (newest_release + (0,) * series)[:series]):
         raise ValueError(f"{NAMES[engine]} {text} ({source}) is not supported: cgconfig answers "
                          f"for {supported_range(engine)}")
     found_key, found = older[-1]
-    return EngineVersion(engine, found, source, requested=None if found_key == key else text)
+    same = found_key[0] == parsed.release and parsed.kind is None
+    return EngineVersion(engine, found, source, requested=None if same else text)

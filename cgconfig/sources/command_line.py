@@ -17,7 +17,7 @@ from functools import cache
 
 from cgconfig.constants import DIALECTS
 from cgconfig.engines import has_engine_variables
-from cgconfig.engines.entry import find_entry_point, might_have_entry_point
+from cgconfig.engines.entry import EntryPoint, find_entry_point, might_have_entry_point
 from cgconfig.engines.plugins import part as engine_part
 from cgconfig.engines.tokens import ENGINE_PARSERS, is_option
 from cgconfig.engines.versions import EngineVersion
@@ -38,14 +38,14 @@ def _dialect_tables() -> tuple[DialectFlags, ...]:
 
 
 @cache
-def _entry_tables(dialect: str) -> tuple[DialectFlags, ...]:
-    """The tables that split an entry-point line of ``dialect``: the dialect's own flags
-    (plus the entry-only ones), then every flag of the engine's table."""
+def _entry_tables(dialect: str, release: str) -> tuple[DialectFlags, ...]:
+    """The tables that split an entry-point line of ``dialect`` answered for ``release``: the
+    dialect's own flags (plus the entry-only ones), then every flag of that release's table."""
     own = dialect_flags()[dialect]
     extra = entry_only_flags(dialect)
     if extra:
         own = DialectFlags(own.owner, {**own.flags, **extra}, own.prefixes)
-    return own, engine_flags(dialect)
+    return own, engine_flags(dialect, release)
 
 
 #: The split's part that holds ``--engine-version``'s value (cgconfig's own flag, read by
@@ -78,31 +78,69 @@ def _take_engine_version(argv: list[str]) -> tuple[list[str], Part | None]:
     return kept, found
 
 
-def split_command_line(argv: list[str], host: DialectFlags | None = None) -> ArgvSplit:
+def split_command_line(argv: list[str], host: DialectFlags | None = None, *,
+                       environ: Mapping[str, str] | None = None,
+                       log_version: str | None = None,
+                       engine_version: EngineVersion | None = None) -> ArgvSplit:
     """Split ``argv`` once into the SGLang part, the dialect's part and the host's part
-    (``--engine-version`` into its own part, :data:`VERSION_PART`)."""
+    (``--engine-version`` into its own part, :data:`VERSION_PART`), reading it with the
+    tables of the release it is answered for.
+
+    The release comes first, from the raw words (``engines.version_source.PRECEDENCE``:
+    ``--engine-version``, ``CGCONFIG_ENGINE_VERSION`` in ``environ``, ``log_version``, a
+    docker image tag before the entry point, the installed package; ``engine_version`` names
+    it outright): no release's table reads a word before it is chosen. The line's engine is
+    its entry point's; a line without one is split by the dialects' own flag lists, which no
+    release changes, and its SGLang words are grouped with the chosen release's table."""
     version = None
     if any(token.startswith("--engine-version") for token in argv):
         argv, version = _take_engine_version(list(argv))
-    split = _split_command_line(argv, host)
-    if version is not None:
-        split.parts[VERSION_PART] = version
-    return split
-
-
-def _split_command_line(argv: list[str], host: DialectFlags | None) -> ArgvSplit:
     entry = find_entry_point(argv) if might_have_entry_point(argv) else None
     if entry is None:
         split = split_argv(list(argv), _dialect_tables(), host)
         split.line, split.origins = list(argv), list(range(len(argv)))
-        return _group_sglang(split, "sglang")
+        chosen = engine_version or _select(split.dialect, version, split.wrapper, None,
+                                           environ, log_version)
+        split.engine_version = chosen
+    else:
+        line = list(argv)
+        wrapper = [*line[:entry.start]]
+        if entry.program_at < len(line):
+            wrapper.append(line[entry.program_at])  # an image whose entrypoint is the engine's
+        chosen = engine_version or _select(entry.dialect, version, wrapper, host, environ,
+                                           log_version)
+        split = _split_entry_line(argv, host, entry, chosen)
+    if version is not None:
+        split.parts[VERSION_PART] = version
+    return _group_sglang(split, entry.dialect if entry is not None else "sglang")
+
+
+def _select(engine: str, flag: Part | None, words: list[str], host: DialectFlags | None,
+            environ: Mapping[str, str] | None, log_version: str | None) -> EngineVersion:
+    """The release of ``engine`` the line is answered for (``version_source.select``); an
+    unknown dialect's line (refused by :func:`request_from_split`) is answered for none."""
+    from cgconfig.engines.version_source import select
+    from cgconfig.engines.versions import SUPPORTED
+
+    if engine not in SUPPORTED:
+        return EngineVersion(engine, "", "unknown dialect")
+    from cgconfig.docio import read_text_file
+
+    words = _cgconfig_words(words, host)[1]  # not cgconfig's own flags: a wrapper's words
+    return select(engine, flag=flag.tokens[0] if flag is not None else None, environ=environ,
+                  log_version=log_version, wrapper=words, read_text=read_text_file)
+
+
+def _split_entry_line(argv: list[str], host: DialectFlags | None, entry: EntryPoint,
+                      chosen: EngineVersion) -> ArgvSplit:
+    """Split a line with an engine entry point, the engine's words by ``chosen``'s table."""
     line = list(argv)  # shell words: find_entry_point took them as given
     before, wrapper, origins = _cgconfig_words(line[:entry.start], host)
     engine_argv, model = list(entry.argv), None
     at = entry.args_at
     if entry.dialect == "sglang":
         split = split_argv(before + engine_argv, _dialect_tables(), host, dialect="sglang",
-                           parser=ENGINE_PARSERS["sglang"])
+                           parser=ENGINE_PARSERS["sglang"], release=chosen.version)
         as_written = engine_argv == line[at:]  # not after sglang serve's rewrite
         tail: list[int | None] = [at + k if as_written else None for k in range(len(engine_argv))]
     else:
@@ -115,14 +153,15 @@ def _split_command_line(argv: list[str], host: DialectFlags | None) -> ArgvSplit
 
             moved = []
             engine_argv = normalize_vllm_argv(engine_argv, moved)
-        split = split_argv(before + engine_argv, _entry_tables(entry.dialect), host,
-                           dialect=entry.dialect, also_kept=(f"{entry.dialect}_engine",),
-                           parser=ENGINE_PARSERS[entry.dialect])
+        split = split_argv(before + engine_argv, _entry_tables(entry.dialect, chosen.version),
+                           host, dialect=entry.dialect, also_kept=(f"{entry.dialect}_engine",),
+                           parser=ENGINE_PARSERS[entry.dialect], release=chosen.version)
         tail = [at + k for k in moved]
     split.entry, split.wrapper, split.model = entry, wrapper, model
     split.engine_start, split.line = len(before), line
     split.origins = [*origins, *tail]
-    return _group_sglang(split, entry.dialect)
+    split.engine_version = chosen
+    return split
 
 
 def _group_sglang(split: ArgvSplit, engine: str) -> ArgvSplit:
@@ -130,7 +169,14 @@ def _group_sglang(split: ArgvSplit, engine: str) -> ArgvSplit:
     flag table claimed), once: its reader and ``--emit`` take them from here."""
     part = split.parts.get("sglang")
     if part is not None:
-        part.args = engine_part("sglang", "group_args")(part.tokens, engine, part.positions)
+        chosen = split.engine_version
+        release = chosen.version if chosen is not None and chosen.engine == engine else None
+        if release is None:
+            from cgconfig.engines.versions import newest
+
+            release = newest(engine)  # a line of another dialect: only cgconfig's flags
+        part.args = engine_part("sglang", "group_args")(part.tokens, engine, release,
+                                                       part.positions)
     return split
 
 
@@ -180,7 +226,9 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
                          allowed=DIALECTS, suggestion=did_you_mean(split.dialect, DIALECTS))
     entry = split.entry
     engine = entry.dialect if entry is not None else split.dialect
-    version = engine_version or engine_version_of(split, engine, environ, log_version)
+    version = engine_version or split.engine_version
+    if version is None or version.engine != engine:
+        version = engine_version_of(split, engine, environ, log_version)
     check = engine_part(engine, "check_spellings")  # the release's own parser's errors
     if check is not None:
         check(split, version, entry_point=entry is not None)
@@ -223,5 +271,7 @@ def engine_version_of(split: ArgvSplit, engine: str, environ: Mapping[str, str] 
     entry = split.entry
     if entry is not None and entry.program_at < len(split.line):
         wrapper.append(split.line[entry.program_at])  # an image whose entrypoint is the engine's
+    from cgconfig.docio import read_text_file
+
     return select(engine, flag=flag.tokens[0] if flag is not None else None, environ=environ,
-                  log_version=log_version, wrapper=wrapper)
+                  log_version=log_version, wrapper=wrapper, read_text=read_text_file)

@@ -24,15 +24,15 @@ def _arity(nargs: int | str | None, takes_value: bool) -> Arity:
 
 
 @cache
-def engine_flags(engine: str) -> DialectFlags:
-    """Every flag of ``engine``'s own table (``vllm serve``, trtllm-serve), owned by
+def engine_flags(engine: str, release: str) -> DialectFlags:
+    """Every flag of ``engine``'s own table at ``release`` (``vllm serve``, trtllm-serve), owned by
     ``<engine>_engine``: on a line whose entry point names the engine, these tokens are the
     engine's, read by no dialect source (listed as ignored), except where the dialect's own
     table claims them first. Dotted forms of vLLM's JSON flags (``--speculative-config.x``)
     are claimed by prefix."""
     from cgconfig.engines.table import load_table  # only an entry-point line needs the tables
 
-    table = load_table(engine)
+    table = load_table(engine, release)
     flags = {option: _arity(flag.nargs, flag.takes_value)
              for flag in table.flags for option in flag.options}
     prefixes: tuple[str, ...] = ()

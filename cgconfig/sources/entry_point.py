@@ -48,7 +48,9 @@ class LaunchLine:
         """The model fact, the parallel layout, the platform a ROCm-only vLLM backend names,
         the ignored engine flags (values checked), a wrapper note."""
         device_given = "device" in so_far.facts
-        table = load_table(self.entry.dialect)
+        chosen = so_far.engine_version
+        table = load_table(self.entry.dialect, chosen.version if chosen is not None
+                           and chosen.engine == self.entry.dialect else None)
         out = Contribution()
         if self.model is not None:
             out.facts["model_path"] = self.model

@@ -26,6 +26,7 @@ from cgconfig.limits import short
 
 if TYPE_CHECKING:
     from cgconfig.engines.entry import EntryPoint
+    from cgconfig.engines.versions import EngineVersion
 
 #: How many values a flag takes: 0 (a switch), 1, or ``"+"`` (every following non-flag token).
 Arity = int | str
@@ -127,6 +128,9 @@ class ArgvSplit:
     words: list[str] = field(default_factory=list)
     """The words split, which the parts' positions index (on an entry-point line: cgconfig's
     words before it, then the engine's arguments as its parser reads them)."""
+    engine_version: EngineVersion | None = None
+    """The release the line is answered for, chosen from its raw words before any release's
+    table read them (``command_line.split_command_line``)."""
 
 
 def _take(argv: list[str], i: int, inline: str | None, arity: Arity,
@@ -162,13 +166,16 @@ def _claims(dialects: tuple[DialectFlags, ...], host: DialectFlags | None) -> _C
 
 def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
                host: DialectFlags | None = None, *, dialect: str | None = None,
-               also_kept: tuple[str, ...] = (), parser: ParserKind = "argparse") -> ArgvSplit:
+               also_kept: tuple[str, ...] = (), parser: ParserKind = "argparse",
+               release: str | None = None) -> ArgvSplit:
     """Walk ``argv`` once: each token goes to the owner whose table claims its flag.
 
     ``dialect`` is the one an entry point chose (``--dialect`` may only repeat it);
     ``also_kept`` are owners besides the dialect and the host whose tokens stay theirs
     (an engine table's flags that the dialect's source does not read); ``parser`` is whose
-    rules say which words are options (the entry point's engine; argparse without one)."""
+    rules say which words are options (the entry point's engine; argparse without one);
+    ``release`` the release of the line's engine whose table knows its flags (the newest
+    SGLang one when the line's release is not yet chosen: a line without an entry point)."""
     segments: list[tuple[str, int, int]] = []
     named: str | None = None
     seen: list[str] = []
@@ -203,7 +210,7 @@ def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
             claim = (host.owner, 0)  # -ojson: the host's -o with its value attached
         if claim is None:
             if name.startswith("--"):
-                refuse_own_abbreviation(name, host, dialect or named or "sglang")
+                refuse_own_abbreviation(name, host, dialect or named or "sglang", release)
             i += 1
             continue
         end = _take(argv, i, inline, claim[1], parser)
@@ -242,11 +249,14 @@ def _attached_short(name: str, host: DialectFlags) -> bool:
     return (len(name) > 2 and name[1] != "-" and host.flags.get(name[:2]) == 1)
 
 
-def refuse_own_abbreviation(name: str, host: DialectFlags | None, engine: str) -> None:
+def refuse_own_abbreviation(name: str, host: DialectFlags | None, engine: str,
+                            release: str | None = None) -> None:
     """An error when ``name`` (no flag exactly) abbreviates one of cgconfig's own flags: the
     host's (``--check``) or a flag the engine lacks (``--strict``). The engine's parser would
     complete it into one of the engine's flags (``--chec`` → ``--checkpoint-engine-…``), which
-    is never what the user meant; cgconfig's own flags are never abbreviated."""
+    is never what the user meant; cgconfig's own flags are never abbreviated. ``release`` is
+    the release of ``engine`` whose flags count (``None``: the engine's newest, for a line of
+    cgconfig's flags whose release is chosen after its dialect)."""
     from cgconfig.fields.flags import known_spellings
 
     spellings = (*(host.flags if host is not None else ()), *known_spellings())
@@ -255,9 +265,12 @@ def refuse_own_abbreviation(name: str, host: DialectFlags | None, engine: str) -
     candidates = sorted({s for s in spellings if s.startswith(name)})
     if not candidates:
         return  # the common case, decided without loading an engine table
+    from cgconfig.engines.plugins import PACKAGES
     from cgconfig.engines.table import load_table
 
-    table = load_table(engine if engine in ("sglang", "vllm", "trtllm") else "sglang")
+    if engine not in PACKAGES:
+        engine, release = "sglang", None  # an unknown dialect: refused once the split is done
+    table = load_table(engine, release)
     if table.lookup(name) is not None:
         return
     own = [s for s in candidates if table.lookup(s) is None]

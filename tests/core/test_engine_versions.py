@@ -25,10 +25,45 @@ def test_newest_is_the_default() -> None:
 
 
 def test_exact_and_spelled_versions_have_no_note() -> None:
-    newest = versions.newest("sglang")
-    for spelling in (newest, f"v{newest}", f"{newest}.post1", f"v{newest}-cu129"):
+    for spelling in ("0.5.23", "v0.5.23", "0.5.23+cu129", " 0.5.23\t"):
         chosen = versions.choose("sglang", spelling, "--engine-version")
-        assert chosen.version == newest and chosen.note is None
+        assert chosen.version == "0.5.23" and chosen.note is None
+
+
+def test_a_release_written_short_is_that_release() -> None:
+    """M5 (#35): under PEP 440 ``0.33`` is ``0.33.0``, not the release before it."""
+    assert versions.choose("vllm", "0.33", "--engine-version").version == "0.33.0"
+    assert versions.choose("vllm", "0.21", "--engine-version").version == "0.21.0"
+    assert versions.choose("vllm", "0.33", "--engine-version").note is None
+
+
+@pytest.mark.parametrize(("engine", "requested", "answered", "kind"), [
+    ("vllm", "0.33.0rc1", "0.32.0", "a pre-release of 0.33.0"),
+    ("vllm", "0.33.0.dev5", "0.32.0", "a development release of 0.33.0"),
+    ("sglang", "0.5.23.post1", "0.5.23", "a post-release of 0.5.23"),
+    ("sglang", "0.5.21rc2", "0.5.20", "a pre-release of 0.5.21"),
+])
+def test_pre_and_post_releases_are_ordered_as_pep_440_orders_them(
+        engine: str, requested: str, answered: str, kind: str) -> None:
+    """M6 (#35): rc/dev precede their release, post follows it, and the note names which."""
+    chosen = versions.choose(engine, requested, "--engine-version")
+    assert chosen.version == answered
+    assert chosen.note is not None and kind in chosen.note and "PEP 440" in chosen.note
+
+
+def test_a_pre_release_of_the_oldest_release_is_outside_the_range() -> None:
+    """M6 (#35): ``0.5.19rc0`` precedes 0.5.19, the oldest supported SGLang release."""
+    with pytest.raises(ValueError, match="is not supported"):
+        versions.choose("sglang", "0.5.19rc0", "--engine-version")
+
+
+@pytest.mark.parametrize("requested", [
+    "0.27.1==0.28.0", "0.27.1x", "0.5.20;id", "0.27.1\x1b[31m", "0.27.1\u200b",
+    "0.27.1\n0.28.0", "0.33.\u0663", "\uff10.33.0", "0.27.1 0.28.0"])
+def test_trailing_garbage_and_non_ascii_digits_are_no_version(requested: str) -> None:
+    """M3, M4 (#35): one PEP 440 parser, ASCII digits only, nothing after the version."""
+    with pytest.raises(ValueError, match="is not a vLLM release number"):
+        versions.choose("vllm", requested, "CGCONFIG_ENGINE_VERSION")
 
 
 def test_a_later_patch_of_the_newest_vllm_minor_is_answered_with_a_note() -> None:

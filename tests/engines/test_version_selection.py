@@ -7,6 +7,7 @@ import pytest
 
 from cgconfig.api import request_from_argv, resolve_args
 from cgconfig.cli.main import main
+from cgconfig.docio import read_text_file
 from cgconfig.engines import version_source, versions
 from cgconfig.errors import InputError
 
@@ -17,10 +18,15 @@ NEWEST = versions.newest("sglang")
 REAL_INSTALLED = version_source.installed_version
 
 
+def read_installed(engine: str) -> str | None:
+    """The installed version as a line reads it (with cgconfig's one file reader)."""
+    return REAL_INSTALLED(engine, read_text_file)
+
+
 @pytest.fixture(autouse=True)
 def _nothing_installed(monkeypatch: pytest.MonkeyPatch) -> None:
     """The tests' Python has no engine installed; make it so on any machine."""
-    monkeypatch.setattr(version_source, "installed_version", lambda engine: None)
+    monkeypatch.setattr(version_source, "installed_version", lambda engine, read_text: None)
 
 
 def chosen(argv: list[str], **kwargs: object) -> versions.EngineVersion:
@@ -77,7 +83,7 @@ def test_installed_package_is_read_from_metadata(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(version_source, "installed_version", REAL_INSTALLED)
     got = chosen(SGLANG)
     assert (got.version, got.source) == (SECOND, "installed package sglang")
-    assert REAL_INSTALLED("vllm") is None or REAL_INSTALLED("vllm") != SECOND
+    assert read_installed("vllm") is None or read_installed("vllm") != SECOND
     import sys
 
     assert "sglang" not in sys.modules
@@ -93,7 +99,7 @@ def test_the_log_version_is_a_source() -> None:
 def test_precedence_is_the_one_tuple(monkeypatch: pytest.MonkeyPatch) -> None:
     assert version_source.PRECEDENCE == ("--engine-version", "CGCONFIG_ENGINE_VERSION", "log",
                                          "docker image", "installed package")
-    monkeypatch.setattr(version_source, "installed_version", lambda engine: "0.5.22")
+    monkeypatch.setattr(version_source, "installed_version", lambda engine, read_text: "0.5.22")
     docker = ["docker", "run", f"lmsysorg/sglang:v{OLDEST}", *SGLANG]
     env = {"CGCONFIG_ENGINE_VERSION": "0.5.21"}
     assert chosen(docker[4:]).version == "0.5.22"                        # installed
@@ -177,3 +183,34 @@ def test_vllm_image_runs_vllm_serve_as_its_entrypoint() -> None:
 def test_an_image_name_outside_a_container_runner_is_not_an_entry_point() -> None:
     with pytest.raises(InputError):
         request_from_argv(["vllm/vllm-openai:v0.27.1", "--model", "m"])
+
+
+def test_a_digest_after_the_image_tag_keeps_the_tag() -> None:
+    """M2 (#35): ``IMAGE:TAG@sha256:…`` pins the image the tag named; the tag is the release."""
+    digest = "sha256:" + "ab" * 32
+    got = chosen(["docker", "run", f"vllm/vllm-openai:v0.27.1@{digest}", "--model", "m"])
+    assert (got.engine, got.version) == ("vllm", "0.27.1")
+    assert got.source == f"docker image vllm/vllm-openai:v0.27.1@{digest}"
+
+
+def test_a_mount_is_not_an_image() -> None:
+    """A ``-v HOST:CONTAINER`` path names no image (its ``:v0.21.0`` is no tag)."""
+    assert version_source.image_version(["/data/vllm:v0.21.0"], "vllm") is None
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_installed_metadata_that_is_not_a_regular_file_is_not_read(
+        monkeypatch: pytest.MonkeyPatch, tmp_path, kind: str) -> None:
+    """H1 (#35): a FIFO or a link to /dev/zero as METADATA is refused before it is opened for
+    reading (it would block, or never end); the folder's own name still says the version."""
+    import os
+
+    info = tmp_path / "vllm-0.27.1.dist-info"
+    info.mkdir()
+    if kind == "fifo":
+        os.mkfifo(info / "METADATA")
+    else:
+        (info / "METADATA").symlink_to("/dev/zero")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    version_source._installed.cache_clear()
+    assert read_installed("vllm") == "0.27.1"

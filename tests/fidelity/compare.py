@@ -85,6 +85,10 @@ DELIBERATE = {
     # cgconfig exits 2 on a zero decode max_bs; SGLang 0.5.23 resolves decode bs [0].
     "deliberate:zero-decode-max-bs": ("cgconfig", "--cuda-graph-max-bs-decode: expected a "
                                                   "positive integer, got 0"),
+    # cgconfig exits 2 on any other zero or negative graph size (--cuda-graph-max-bs-prefill 0,
+    # --cuda-graph-bs-decode 0 4, --cuda-graph-max-bs-decode -4); SGLang 0.5.19 to 0.5.23
+    # plan them as given (a size list of [0] or [-4] is no graph a server can capture).
+    "deliberate:non-positive-size": ("cgconfig", ": expected a positive integer, got "),
     # The oracle's XPU stub has no torch.xpu.get_device_properties, so SGLang's XMX probe
     # (utils/common.py:xpu_has_xmx_support) fails; a real XPU answers it.
     "deliberate:oracle-xpu-stub": ("engine", "Torch not compiled with XPU enabled"),
@@ -120,7 +124,10 @@ def sglang_mismatch(case: dict[str, Any]) -> str | None:
         for key in ("backend", "max_bs", "bs"):
             if want[phase][key] != got[phase][key]:
                 return f"{phase}.{key}"
-    if sorted(want["locked"]) != got["locked"]:
+    # SGLang 0.5.19 to 0.5.21 lock ``<phase>.tc_compiler`` for a tc_piecewise compiler flag;
+    # cgconfig has no such key (it does not model tc_piecewise), so there is no lock to match.
+    wanted = sorted(k for k in want["locked"] if not k.endswith(".tc_compiler"))
+    if wanted != got["locked"]:
         return "locked"
     return None
 
@@ -260,7 +267,28 @@ def write_known() -> None:
     KNOWN_FILE.write_text(json.dumps(data, indent=0, sort_keys=True) + "\n")
 
 
+def file_mismatches(path: Path, version: str) -> tuple[int, dict[int, str]]:
+    """(cases, case id → category) for a corpus file of SGLang ``version`` (a held-out batch:
+    ``sglang_heldout_<version>.jsonl``)."""
+    with open(path) as fh:
+        cases = [json.loads(line) for line in fh]
+    found = {}
+    for case in cases:
+        case["engine_version"] = version
+        why = sglang_mismatch(case)
+        if why:
+            found[case["id"]] = why
+    return len(cases), found
+
+
 def main(argv: list[str]) -> None:
+    if argv[:1] == ["--file"]:  # --file PATH VERSION [--ids]: a held-out batch
+        total, bad = file_mismatches(Path(argv[1]), argv[2])
+        print(f"{argv[1]} (SGLang {argv[2]}): {total - len(bad)}/{total} agree "
+              f"({100 * (total - len(bad)) / total:.1f} %)")
+        for case_id, why in sorted(bad.items()):
+            print(f"  {case_id:5d}  {why}")
+        return
     if argv[:1] == ["--update-known"]:
         write_known()
         return

@@ -269,6 +269,35 @@ def _engine_check_draws(rng: random.Random, argv: list[str]) -> list[str]:
     return extra
 
 
+#: Graph flags and values that one SGLang release of 0.5.19 to 0.5.23 has and another lacks
+#: (the releases' flag tables, ``ServerArgs.add_cli_args`` of each): what a release leak
+#: shows up on. Drawn by ``focus="releases"``.
+RELEASE_FLAGS: tuple[tuple[str, ...], ...] = (
+    ("--cuda-graph-max-bs", "64"), ("--cuda-graph-bs", "1", "2", "8"),
+    ("--disable-piecewise-cuda-graph",), ("--enforce-piecewise-cuda-graph",),
+    ("--piecewise-cuda-graph-compiler", "eager"), ("--piecewise-cuda-graph-max-tokens", "2048"),
+    ("--cuda-graph-tc-compiler", "eager"), ("--cuda-graph-backend-prefill", "tc_piecewise"),
+    ("--cuda-graph-backend-decode", "tc_piecewise"), ("--context-bucket", "4096"),
+    ("--cuda-graph-max-seq-len-prefill", "4096"), ("--cuda-graph-prefill-max-context", "8192"),
+    ("--cuda-graph-config", '{"prefill":{"max_seq_len":4096}}'),
+    ("--cuda-graph-config", '{"prefill":{"max_context_size":8192}}'),
+    ("--cuda-graph-config", '{"prefill":{"backend":"tc_piecewise"}}'),
+    ("--enable-hicache",), ("--speculative-skip-dp-mlp-sync",), ("--enable-kv-cache-sharding",),
+    ("--attn-dp-size", "2"), ("--enable-breakable-cuda-graph",), ("--stream-output",),
+    ("--cuda-graph-max-bs-decode", "0"), ("--cuda-graph-max-bs-prefill", "0"),
+    ("--cuda-graph-max-bs-decode", "-4"), ("--cuda-graph-bs-decode", "0", "4"),
+)
+
+
+def _release_draws(rng: random.Random, argv: list[str]) -> list[str]:
+    """One to three of :data:`RELEASE_FLAGS` (``focus="releases"``)."""
+    extra: list[str] = []
+    for words in rng.sample(RELEASE_FLAGS, rng.randint(1, 3)):
+        if words[0] not in argv + extra:
+            extra += list(words)
+    return extra
+
+
 def sglang_case(rng: random.Random, case_id: int, focus: str | None = None) -> dict[str, Any]:
     """One random SGLang launch line with the machine and model it runs on. ``focus="refusals"``
     adds :func:`_refusal_flags` (drawn after the rest, so the default stream is unchanged)."""
@@ -291,6 +320,8 @@ def sglang_case(rng: random.Random, case_id: int, focus: str | None = None) -> d
         case["argv"] = argv + _graph_flag_draws(rng, argv)
     elif focus == "enginechecks":
         case["argv"] = argv + _engine_check_draws(rng, argv)
+    elif focus == "releases":
+        case["argv"] = argv + _release_draws(rng, argv)
     return case
 
 

@@ -5,6 +5,7 @@ Run by hand, never in CI (CI replays the recorded answers)::
     python tests/fidelity/record.py --oracle /path/to/oracle [--sglang 3200] [--vllm 1200] [--seed 2026]
     python tests/fidelity/record.py --oracle /path/to/oracle --append-sglang 300 --seed 2027 --focus refusals
     python tests/fidelity/record.py --oracle /path/to/oracle --sglang-version 0.5.20 --sglang 400 --seed 2031
+    python tests/fidelity/record.py --oracle ORACLE --sglang-version 0.5.20 --heldout --sglang 300 --seed 5100
     python tests/fidelity/record.py --oracle /path/to/oracle --answer tests/fidelity/sglang_classes.jsonl
 
 ``--oracle`` is a folder with ``sglang_oracle.py`` and ``vllm_oracle.py``: harnesses that import
@@ -139,6 +140,31 @@ def record_sglang_version(oracle: Path, python: str, version: str, count: int, s
             out.write(json.dumps(case, sort_keys=True) + "\n")
 
 
+def heldout_corpus(version: str) -> Path:
+    """The held-out corpus of an SGLang release (``sglang_heldout_<version>.jsonl``): fresh
+    lines recorded after the code that answers them was written."""
+    return HERE / f"sglang_heldout_{version}.jsonl"
+
+
+def record_heldout(oracle: Path, python: str, version: str, count: int, seed: int,
+                   out: Path | None = None) -> None:
+    """Record ``count`` fresh cases answered by SGLang ``version``'s own code: two thirds from
+    the general generator, one third drawing the flags that differ between releases
+    (``focus="releases"``); written to :func:`heldout_corpus` (or ``out``)."""
+    general = count - count // 3
+    cases = generate("sglang", general, seed)
+    for case in cases:
+        case["batch"] = f"seed {seed}, SGLang {version}, held out"
+    more = generate("sglang", count - general, seed + 1, first_id=general, focus="releases")
+    for case in more:
+        case["batch"] = f"seed {seed + 1}, focus releases, SGLang {version}, held out"
+    cases += more
+    _answer_sglang(oracle, python, cases, version)
+    with open(out or heldout_corpus(version), "w") as fh:
+        for case in cases:
+            fh.write(json.dumps(case, sort_keys=True) + "\n")
+
+
 def answer_named(oracle: Path, python: str, path: Path) -> None:
     """Answer every case of a hand-written SGLang case file (``sglang_classes.jsonl``: named
     classes, one case a line, ``answer`` absent or stale) and write it back with the answers."""
@@ -174,6 +200,11 @@ def main() -> None:
     parser.add_argument("--sglang-version", metavar="X.Y.Z",
                         help="record --sglang N cases answered by this older SGLang release into "
                              "sglang_cases_X.Y.Z.jsonl (the oracle's --sglang-version)")
+    parser.add_argument("--heldout", action="store_true",
+                        help="with --sglang-version: record --sglang N fresh cases (a third "
+                             "drawing the flags that differ between releases) into "
+                             "sglang_heldout_X.Y.Z.jsonl, or --out")
+    parser.add_argument("--out", type=Path, metavar="FILE", help="with --heldout: write here")
     parser.add_argument("--answer", type=Path, metavar="FILE",
                         help="answer the hand-written SGLang cases in FILE (sglang_classes.jsonl) "
                              "in place, and nothing else")
@@ -181,6 +212,10 @@ def main() -> None:
     python = args.python or str(args.oracle / "vendor" / "venv" / "bin" / "python")
     if args.answer:
         answer_named(args.oracle, python, args.answer)
+    elif args.sglang_version and args.heldout:
+        record_heldout(args.oracle, python, args.sglang_version, args.sglang, args.seed,
+                       args.out)
+        return
     elif args.sglang_version:
         record_sglang_version(args.oracle, python, args.sglang_version, args.sglang, args.seed)
         return

@@ -17,7 +17,9 @@ ROOT = Path(__file__).resolve().parents[2]
 #: The versions are the supported ones (cgconfig/engines/versions.py).
 _SGLANG = "|".join(re.escape(v) for v in SUPPORTED["sglang"])
 _VLLM = "|".join(re.escape(v) for v in SUPPORTED["vllm"])
-UPSTREAM = re.compile(rf"(SGLang ({_SGLANG}|main[^,]*,?)|vLLM ({_VLLM})|TensorRT-LLM) .*?[\w/]+\.py")
+#: ``{engine.label}``: the release the line is answered for, rendered when the rule fires.
+UPSTREAM = re.compile(rf"(SGLang ({_SGLANG}|main[^,]*,?)|vLLM ({_VLLM})|TensorRT-LLM|"
+                      r"\{engine\.label\}) .*?[\w/]+\.py")
 #: Citations of documents that are not in the repository.
 OUTSIDE = re.compile(r"research|SPEC\b|SPEC's|§|(?<![\w-])R\d{1,2}[a-z]?\b|\(A\d{1,2}\)")
 

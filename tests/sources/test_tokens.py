@@ -59,6 +59,9 @@ OPTION = {
 #: The words after a flag that takes one value: what each kind of line reads.
 AFTER_FLAG = ("-.5", "-1.", "-", "--", "-1e3", "-1")
 
+#: The SGLang release these lines are read for (its table gives the flags their arity).
+RELEASE = "0.5.23"
+
 
 def _value(kind: str, word: str) -> bool:
     return kind == "click" or not OPTION[kind][word]
@@ -121,27 +124,28 @@ def test_an_entry_point_line_is_split_by_its_engines_rules(line: list[str], word
 
 @pytest.mark.parametrize("word", AFTER_FLAG)
 def test_the_sglang_part_is_grouped_with_the_same_reading(word: str) -> None:
-    args = sglang_args(["--chunked-prefill-size", word])
+    args = sglang_args(["--chunked-prefill-size", word], "sglang", RELEASE)
     if word == "--":
         assert [a.name for a in args] == ["--chunked-prefill-size", "--"]
     else:
         assert args[0].values == ((word,) if _value("argparse", word) else ())
     # an SGLang flag cgconfig does not model: SGLang's nargs, the same reading
-    engine = sglang_args(["--schedule-conservativeness", word])[0]
+    engine = sglang_args(["--schedule-conservativeness", word], "sglang", RELEASE)[0]
     assert engine.values == ((word,) if _value("argparse", word) else ())
 
 
 @pytest.mark.parametrize("word", AFTER_FLAG)
 def test_the_sglang_reader_says_what_sglang_says(word: str) -> None:
     if word == "-1":  # SGLang's "disabled"
-        assert parse_argv(["--chunked-prefill-size", word]).facts["chunked_prefill_size"][0] == -1
+        parsed = parse_argv(["--chunked-prefill-size", word], release=RELEASE)
+        assert parsed.facts["chunked_prefill_size"][0] == -1
         return
     with pytest.raises(InputError) as error:
-        parse_argv(["--chunked-prefill-size", word])
+        parse_argv(["--chunked-prefill-size", word], release=RELEASE)
     # a value SGLang would refuse as "invalid int value", or a flag left without one
     assert ("expected an integer" in str(error.value)) is _value("argparse", word)
     assert "\n" not in str(error.value)
-    assert parse_argv(["--chunked-prefill-size=-1"]).facts["chunked_prefill_size"][0] == -1
+    assert parse_argv(["--chunked-prefill-size=-1"], release=RELEASE).facts["chunked_prefill_size"][0] == -1
 
 
 @pytest.mark.parametrize(("engine", "line", "flag"), (
@@ -209,7 +213,7 @@ def test_emit_reads_the_same_runs(word: str) -> None:
 def test_verify_writes_a_negative_value_the_splitter_reads_back() -> None:
     argv, _ = argv_from_args("sglang", {"chunked_prefill_size": -1})
     assert argv[-2:] == ["--chunked-prefill-size", "-1"]
-    assert parse_argv(argv[3:]).facts["chunked_prefill_size"][0] == -1
+    assert parse_argv(argv[3:], release=RELEASE).facts["chunked_prefill_size"][0] == -1
 
 
 @pytest.mark.parametrize("value", ("-1.", "--", "-.5", "-", "-1e3"))
@@ -220,7 +224,7 @@ def test_verify_writes_a_value_that_looks_like_an_option_inline(value: str) -> N
         assert argv[-len(inline) if OPTION[kind][value] else -2:] == (
             inline if OPTION[kind][value] else ["--attention-backend", value])
     argv, _ = argv_from_args("sglang", {"attention_backend": value})
-    assert sglang_args(argv[3:])[0].given == [value]
+    assert sglang_args(argv[3:], "sglang", RELEASE)[0].given == [value]
 
 
 @pytest.mark.parametrize(("line", "word"), (

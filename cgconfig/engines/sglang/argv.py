@@ -2,7 +2,8 @@
 
 argparse cannot do what this needs: keep every occurrence with its position for provenance,
 name the flag in every error with a did-you-mean, and accept a launch line whose other flags are
-known to SGLang 0.5.23 (its flag table, ``cgconfig.engines.load_table("sglang")``) or, under
+known to the SGLang release the line is answered for (its flag table,
+``cgconfig.engines.load_table("sglang", release)``) or, under
 ``--ignore-unknown-args``, anything.
 
 A flag is looked up in cgconfig's own table first (one dict lookup: the fast path). Only a flag
@@ -37,6 +38,21 @@ if TYPE_CHECKING:
 #: Flags whose value SGLang upper-cases before use (sglang 0.5.23
 #: srt/arg_groups/speculative_hook.py:handle_speculative_decoding), so ``eagle`` is ``EAGLE``.
 CASE_INSENSITIVE_CHOICES = ("--speculative-algorithm",)
+
+#: Removed flags that only choose the compiler of a ``tc_piecewise`` graph (gone with it in
+#: SGLang 0.5.22): a release that still has them reads them, with no effect on the plan, since
+#: cgconfig refuses ``tc_piecewise`` itself.
+TC_COMPILER_FLAGS = ("--cuda-graph-tc-compiler", "--piecewise-cuda-graph-compiler")
+
+
+def _removed(name: str, token: str, engine: str, release: str) -> bool:
+    """Whether ``name`` is a removed flag the line's release refuses too."""
+    if name not in REMOVED_FLAGS:
+        return False
+    from cgconfig.engines.sglang.engine_flags import engine_option
+
+    return name not in TC_COMPILER_FLAGS or engine_option(token, engine, release) is None
+
 
 #: Leading tokens of a launch line that name the program rather than configure it.
 _LAUNCHER_MODULES = ("sglang.launch_server", "launch_server")
@@ -111,7 +127,7 @@ def _split_launcher(argv: list[str]) -> tuple[list[str], list[str]]:
     return argv[:end], argv[end:]
 
 
-def sglang_args(argv: list[str], engine: str = "sglang",
+def sglang_args(argv: list[str], engine: str, release: str,
                 positions: list[int] | None = None) -> list[Arg]:
     """The SGLang part's tokens grouped once into runs: each flag with the values SGLang's
     parser gives it (cgconfig's arity for cgconfig's flags, the engine table's ``nargs`` for the
@@ -119,7 +135,8 @@ def sglang_args(argv: list[str], engine: str = "sglang",
     as a run of its own (``name`` empty), and ``--`` with every later token. A leading launcher
     (``python -m sglang.launch_server``) is no run. Which tokens are options follows the
     line's parser (``engine``'s, as the splitter read the line). Nothing is refused here: the
-    reader refuses what it reads, in order."""
+    reader refuses what it reads, in order. ``release`` is the release of ``engine`` the line
+    is answered for: its table gives the engine's flags their arity."""
     where = positions if positions is not None else range(len(argv))
     parser = ENGINE_PARSERS.get(engine, "argparse")
     index = flag_index()
@@ -134,14 +151,14 @@ def sglang_args(argv: list[str], engine: str = "sglang",
             i += 1
             continue
         else:
-            end = _flag_end(argv, i, engine, parser, index)
+            end = _flag_end(argv, i, engine, release, parser, index)
         name, eq, inline = token.partition("=")
         args.append(Arg(name, inline if eq else None, tuple(argv[i + 1:end]), i, where[i]))
         i = end
     return args
 
 
-def _flag_end(tokens: list[str], i: int, engine: str, parser: ParserKind,
+def _flag_end(tokens: list[str], i: int, engine: str, release: str, parser: ParserKind,
               index: dict[str, Flag]) -> int:
     """Index after the flag at ``i`` and the values SGLang's parser gives it."""
     token = tokens[i]
@@ -149,11 +166,11 @@ def _flag_end(tokens: list[str], i: int, engine: str, parser: ParserKind,
     flag = index.get(name)
     inline = eq or None
     if flag is None:
-        if name in REMOVED_FLAGS:
+        if _removed(name, token, engine, release):
             return i + 1
         from cgconfig.engines.sglang.engine_flags import engine_end, engine_option, modelled_alias
 
-        known = engine_option(token, engine)
+        known = engine_option(token, engine, release)
         alias = None if known is None else modelled_alias(known[0], engine)
         if known is None:  # a flag neither knows: the next token is its value unless a flag
             takes = i + 1 < len(tokens) and not is_option(tokens[i + 1], parser) and not eq
@@ -171,13 +188,14 @@ def _flag_end(tokens: list[str], i: int, engine: str, parser: ParserKind,
     return j
 
 
-def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
+def parse_argv(argv: list[str], *, release: str, ignore_unknown: bool | None = None,
                engine: str = "sglang", args: list[Arg] | None = None) -> ParsedArgs:
     """Parse ``argv`` into leaves, facts and settings, recording each origin.
 
     ``engine`` is the engine whose flags the line may carry besides cgconfig's (SGLang unless
-    an entry point named another); ``args`` are ``argv``'s runs as :func:`sglang_args` groups
-    them (the splitter's, grouped once), grouped here when absent.
+    an entry point named another), ``release`` the release of it the line is answered for
+    (its table says which of the engine's flags exist); ``args`` are ``argv``'s runs as
+    :func:`sglang_args` groups them (the splitter's, grouped once), grouped here when absent.
 
     ``ignore_unknown`` defaults to whether ``--ignore-unknown-args`` appears in ``argv``. A
     value's position is its index among this source's tokens after any launcher: it orders
@@ -188,7 +206,7 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
     if ignore_unknown is None:
         ignore_unknown = "--ignore-unknown-args" in argv
     if args is None:
-        args = sglang_args(argv, engine)
+        args = sglang_args(argv, engine, release)
     offset = len(_split_launcher(argv)[0])
     index = flag_index()
     out = ParsedArgs()
@@ -202,19 +220,19 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
             continue
         flag = index.get(name)
         if flag is None:
-            if name in REMOVED_FLAGS:
+            if _removed(name, argv[arg.at], engine, release):
                 raise InputError(f"{short(name)} was removed", where=short(name),
                                  hint=REMOVED_FLAGS[name])
             from cgconfig.engines.sglang.engine_flags import engine_label, engine_option, modelled_alias
 
-            known = engine_option(argv[arg.at], engine)
+            known = engine_option(argv[arg.at], engine, release)
             alias = None if known is None else modelled_alias(known[0], engine)
             if known is None or alias is None:
-                _unmodelled(arg, argv[arg.at], known, out, ignore_unknown, engine)
+                _unmodelled(arg, argv[arg.at], known, out, ignore_unknown, engine, release)
                 continue
             flag, inline = alias, known[1]
             if not name.startswith(tuple(known[0].options)):  # an abbreviation, not an alias
-                out.notes.append(f"{short(name)} read as {flag.name} ({engine_label(engine)} "
+                out.notes.append(f"{short(name)} read as {flag.name} ({engine_label(engine, release)} "
                                  f"takes a unique prefix of a flag)")
         if not flag.takes_value:
             if inline is not None:
@@ -235,16 +253,16 @@ def parse_argv(argv: list[str], *, ignore_unknown: bool | None = None,
 
 
 def _unmodelled(arg: Arg, token: str, known: EngineOption | None, out: ParsedArgs,
-                ignore_unknown: bool, engine: str) -> None:
+                ignore_unknown: bool, engine: str, release: str) -> None:
     """A flag cgconfig does not model: SGLang's own (its values checked as SGLang's argparse
     would), or, under ``--ignore-unknown-args``, anything."""
     from cgconfig.engines.sglang.engine_flags import check_engine_flag, unknown_flag_error
 
     if known is None and not ignore_unknown:
-        raise unknown_flag_error(arg.name, engine)
+        raise unknown_flag_error(arg.name, engine, release)
     out.ignored.append(arg.name)
     if known is not None:
-        check_engine_flag(known, token, list(arg.values), engine)
+        check_engine_flag(known, token, list(arg.values), engine, release)
 
 
 def _apply(flag: Flag, spelling: str, values: list[str], position: int, out: ParsedArgs) -> None:

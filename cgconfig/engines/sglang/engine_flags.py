@@ -23,17 +23,18 @@ from cgconfig.limits import short
 EngineOption = tuple[EngineFlag, str | None]
 
 
-def engine_option(token: str, engine: str = "sglang") -> EngineOption | None:
-    """The engine flag ``token`` names (exact, ``--flag=value`` or a unique abbreviation where
-    the engine's parser allows it), or ``None`` when the engine does not know it."""
+def engine_option(token: str, engine: str, release: str) -> EngineOption | None:
+    """The flag of ``engine`` at ``release`` that ``token`` names (exact, ``--flag=value`` or
+    a unique abbreviation where the engine's parser allows it), or ``None`` when that release
+    does not know it."""
     if token[:1] != "-":
         return None
-    return lookup_option(load_table(engine), token)
+    return lookup_option(load_table(engine, release), token)
 
 
-def engine_label(engine: str) -> str:
-    """The engine and version as messages name them (``SGLang 0.5.23``)."""
-    return load_table(engine).label
+def engine_label(engine: str, release: str) -> str:
+    """The engine and version as messages name them (``SGLang 0.5.20``)."""
+    return load_table(engine, release).label
 
 
 def modelled_alias(flag: EngineFlag, engine: str = "sglang") -> Flag | None:
@@ -60,12 +61,12 @@ def engine_end(known: EngineOption, tokens: list[str], i: int,
 
 
 def check_engine_flag(known: EngineOption, token: str, values: list[str],
-                      engine: str = "sglang") -> None:
+                      engine: str, release: str) -> None:
     """Refuse what the engine's parser would refuse of the flag ``token`` names and the
     ``values`` that followed it (:func:`engine_end`'s): a value given to a switch, too few
     values, a value its ``type`` or ``choices`` rejects, naming the engine's version."""
     flag, inline = known
-    table = load_table(engine)
+    table = load_table(engine, release)
     spelling = short(token.split("=", 1)[0])
     if inline is not None:
         if not flag.takes_value:
@@ -85,17 +86,25 @@ _ENTRY_EXAMPLES = {"sglang": "python -m sglang.launch_server", "vllm": "vllm ser
                    "trtllm": "trtllm-serve MODEL"}
 
 
-def unknown_flag_error(name: str, engine: str = "sglang") -> InputError:
-    """The one-line error for a flag neither the engine nor cgconfig knows, with a
-    did-you-mean from both; a flag of another engine (``--gpu-memory-utilization`` is vLLM's)
-    is named as such instead."""
-    table = load_table(engine)
+def unknown_flag_error(name: str, engine: str, release: str) -> InputError:
+    """The one-line error for a flag neither ``engine`` at ``release`` nor cgconfig knows,
+    with a did-you-mean from both; a flag another release of the engine has is named with the
+    release that added or removed it, a flag of another engine (``--gpu-memory-utilization``
+    is vLLM's) as such."""
+    table = load_table(engine, release)
     spelling = name.split("=", 1)[0]
     if _numeric(spelling):  # -1e3, -1. (and -0.5 on a vLLM line): a value its parser takes for a flag
         return InputError(
             f"unknown flag {short(name)}", where="command line",
             hint=f"{table.label}'s parser reads {short(spelling)} as a flag, not a value: give "
                  f"the value with '=' (--flag={short(spelling)})")
+    history = release_history(engine, spelling, release)
+    if history:
+        return InputError(
+            f"unknown flag {short(name)}", where="command line",
+            hint=f"{short(spelling)} {history}: {table.label} does not have it (pass "
+                 f"--ignore-unknown-args to skip such flags, or --engine-version to name "
+                 f"another release)")
     other = next((e for e in _ENTRY_EXAMPLES if e != engine and load_table(e).lookup(spelling)),
                  None)
     if other is not None:
@@ -108,6 +117,23 @@ def unknown_flag_error(name: str, engine: str = "sglang") -> InputError:
         suggestion=did_you_mean(name, [*known_spellings(), *table.by_spelling]),
         hint=f"neither {table.label} nor cgconfig has it (pass --ignore-unknown-args to skip "
              f"such flags)")
+
+
+def release_history(engine: str, spelling: str, release: str) -> str:
+    """``is new in SGLang 0.5.23`` / ``was removed in SGLang 0.5.20`` for a spelling
+    ``engine`` at ``release`` lacks and another supported release has, from the release
+    tables; ``""`` when no supported release has it."""
+    from cgconfig.engines.versions import SUPPORTED, label, version_key
+
+    releases = SUPPORTED[engine]
+    having = [v for v in releases if load_table(engine, v).lookup(spelling) is not None]
+    if not having or release in having:
+        return ""
+    key = version_key(release) or ()
+    older = [v for v in having if (version_key(v) or ()) < key]
+    if older:
+        return f"was removed in {label(engine, releases[releases.index(older[-1]) + 1])}"
+    return f"is new in {label(engine, having[0])}"
 
 
 def _numeric(word: str) -> bool:

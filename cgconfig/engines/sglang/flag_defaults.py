@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from cgconfig.engines.sglang import model_archs as ma
-from cgconfig.engines.versions import release_label
+from cgconfig.engines.versions import label
 from cgconfig.facts import Facts
 from cgconfig.provenance import Layer, Leaf, Origin
 
@@ -26,7 +26,7 @@ def platform_defaults(facts: Facts) -> dict[str, tuple[Any, str]]:
 MUSE_GLIMMER_PREFILL_MAX_BS = 512
 
 
-def engine_flag_leaves(leaves: list[Leaf], facts: Facts) -> list[Leaf]:
+def engine_flag_leaves(leaves: list[Leaf], facts: Facts, release: str) -> list[Leaf]:
     """Values SGLang sets as flags before parsing: they lock like user input.
 
     Only when no flag of the user's already sets the key (an explicit
@@ -37,7 +37,7 @@ def engine_flag_leaves(leaves: list[Leaf], facts: Facts) -> list[Leaf]:
     if any(leaf.key == "prefill.max_bs" and leaf.origin.layer == Layer.CONVENIENCE
            for leaf in leaves):
         return []
-    origin = Origin(Layer.CONVENIENCE, f"{release_label('sglang')} apply_muse_glimmer_prefill_"
+    origin = Origin(Layer.CONVENIENCE, f"{label('sglang', release)} apply_muse_glimmer_prefill_"
                     "cuda_graph_max_bs_default (--cuda-graph-max-bs-prefill "
                     f"{MUSE_GLIMMER_PREFILL_MAX_BS})", position=-1)
     return [Leaf("prefill.max_bs", MUSE_GLIMMER_PREFILL_MAX_BS, origin)]

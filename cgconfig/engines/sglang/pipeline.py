@@ -33,9 +33,18 @@ from cgconfig.resolve.pipeline import (
 from cgconfig.resolve.steps import memory
 
 
+def _sglang_release(run: Run) -> str:
+    """The SGLang release the line is answered for (a line of SGLang's own, so chosen)."""
+    from cgconfig.engines.versions import newest
+
+    chosen = run.request.engine_version
+    return chosen.version if chosen is not None and chosen.engine == "sglang" else newest("sglang")
+
+
 def _lock_inputs(run: Run) -> None:
     assert run.facts is not None
-    lock_inputs(run, engine_leaves=engine_flag_leaves(run.request.leaves, run.facts),
+    lock_inputs(run, engine_leaves=engine_flag_leaves(run.request.leaves, run.facts,
+                                                 _sglang_release(run)),
                 engine_defaults=platform_defaults(run.facts))
     chosen = run.request.engine_version
     if chosen is not None and chosen.engine == "sglang":

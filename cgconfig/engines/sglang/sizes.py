@@ -235,14 +235,12 @@ def speculative_draft_params(algorithm: str, *, model_arch: str | None, num_step
     algorithms keep what was given. A block size whose draft tokens differ from the given ones
     is refused by rules ``refuse.dflash-block-size`` and ``refuse.dspark-block-size``.
     """
-    from cgconfig.engines.versions import release_label
-
     algo = algorithm.upper()
     if algo in EAGLE_FAMILY:
         if num_steps is None:
             if eagle_topk is not None or num_draft_tokens is not None:
                 raise SpeculativeParamsError(
-                    f"{release_label('sglang')} refuses --speculative-eagle-topk/"
+                    "SGLang's speculative_hook refuses --speculative-eagle-topk/"
                     "--speculative-num-draft-tokens "
                     "without --speculative-num-steps (speculative_hook._handle_eagle_family "
                     "asserts all three are unset before choosing them)")
@@ -250,7 +248,7 @@ def speculative_draft_params(algorithm: str, *, model_arch: str | None, num_step
             num_steps, eagle_topk, num_draft_tokens = (5, 4, 8) if wide else (3, 1, 4)
         if eagle_topk is None:
             raise SpeculativeParamsError(
-                f"{release_label('sglang')} refuses --speculative-num-steps without "
+                "SGLang's speculative_hook refuses --speculative-num-steps without "
                 "--speculative-eagle-topk "
                 "(speculative_hook._handle_eagle_family compares the unset topk)")
         if eagle_topk == 1 and num_draft_tokens != num_steps + 1:

@@ -44,8 +44,9 @@ class SglangArgv:
         """Parse the tokens once; read the documents they name."""
         from cgconfig.engines.versions import release_label  # so_far: only the engine version
 
-        parsed = parse_argv(self.tokens, ignore_unknown=self.ignore_unknown,
-                            engine=self.engine, args=self.args or None)
+        parsed = parse_argv(self.tokens, release=_release(self.engine, so_far),
+                            ignore_unknown=self.ignore_unknown, engine=self.engine,
+                            args=self.args or None)
         if parsed.positionals and not self.allow_positionals and self.engine == "vllm":
             # As vLLM's own parser says it; a vLLM line's error names vLLM's flags only.
             raise InputError(f"unrecognized arguments: {parsed.positionals[0]} "
@@ -64,8 +65,12 @@ class SglangArgv:
             notes.append(f"--cuda-graph-config given {len(parsed.config_docs)} times: "
                          f"{release_label('sglang', so_far.engine_version)} keeps the last one "
                          "(argparse), so only the last is read")
-        for raw, position in parsed.config_docs[-1:]:
-            leaves += leaves_from_config_arg(raw, position)
+        # argparse converts every occurrence (a malformed first one is refused too); the last
+        # one's value is what SGLang keeps.
+        documents = [leaves_from_config_arg(raw, position)
+                     for raw, position in parsed.config_docs]
+        if documents:
+            leaves += documents[-1]
         facts: dict[str, Any] = {}
         where: dict[str, str] = {}
         if parsed.deployment is not None:
@@ -73,16 +78,37 @@ class SglangArgv:
         for name, (value, flag) in parsed.facts.items():
             facts[name] = value
             where[name] = flag
+        if self.engine == "sglang":  # the release's start-up refusals of unmodelled inputs
+            from cgconfig.engines.sglang.release_checks import check_release_inputs
+
+            check_release_inputs(
+                _release("sglang", so_far), parsed.ignored, facts,
+                [(leaf.key, f"--cuda-graph-config at {leaf.origin.at}")
+                 for doc in documents for leaf in doc])
         leaves += _fold_dwdp_size(facts, where)
-        _fold_attn_dp_size(facts, where)
+        said = release_label('sglang', so_far.engine_version)
+        _fold_attn_dp_size(facts, where, said)
         deprecations = list(parsed.deprecations)
         if self.engine == "sglang":
-            deprecations += _fold_backend_aliases(facts, where)
+            deprecations += _fold_backend_aliases(facts, where, said)
         return Contribution(
             leaves=leaves, facts=facts, fact_sources=where,
             deprecations=deprecations, notes=notes,
             ignored=list(parsed.ignored),
             settings=parsed.settings)
+
+
+def _release(engine: str, so_far: ResolveRequest) -> str:
+    """The release of ``engine`` whose table reads the words: the line's chosen release when
+    the line is ``engine``'s; on a line of another dialect (``--dialect vllm`` with no entry
+    point), whose SGLang words are cgconfig's own flags, the SGLang release of the line's
+    version selection does not exist, so SGLang's newest table reads them."""
+    from cgconfig.engines.versions import newest
+
+    chosen = so_far.engine_version
+    if chosen is not None and chosen.engine == engine:
+        return chosen.version
+    return newest(engine)
 
 
 #: SGLang 0.5.23's deprecated attention-backend names and what it reads them as
@@ -91,13 +117,12 @@ _BACKEND_ALIASES = {"compressed": "dsv4", "tokenspeed_mla": "cutedsl_mla"}
 _BACKEND_FACTS = ("attention_backend", "decode_attention_backend", "prefill_attention_backend")
 
 
-def _fold_backend_aliases(facts: dict[str, Any], where: dict[str, str]) -> list[str]:
+def _fold_backend_aliases(facts: dict[str, Any], where: dict[str, str],
+                          release: str) -> list[str]:
     """Each deprecated attention-backend name as the backend SGLang 0.5.23 renames it to,
     before any check reads it; a prefill backend renamed to the decode-only ``cutedsl_mla``
     becomes ``trtllm_mla`` (``serving_hook.py:_handle_deprecated_args``). Returns SGLang's
-    deprecation warnings."""
-    from cgconfig.engines.versions import release_label
-
+    deprecation warnings, naming ``release`` (``SGLang 0.5.20``)."""
     said = []
     for name in _BACKEND_FACTS:
         old = facts.get(name)
@@ -105,7 +130,7 @@ def _fold_backend_aliases(facts: dict[str, Any], where: dict[str, str]) -> list[
             continue
         new = _BACKEND_ALIASES[old]
         flag = "--" + name.replace("_", "-")
-        said.append(f"{flag}={old} is deprecated; use '{new}' instead ({release_label('sglang')})")
+        said.append(f"{flag}={old} is deprecated; use '{new}' instead ({release})")
         if name == "prefill_attention_backend" and new == "cutedsl_mla":
             new = "trtllm_mla"  # cutedsl_mla is decode-only
         facts[name] = new
@@ -113,7 +138,7 @@ def _fold_backend_aliases(facts: dict[str, Any], where: dict[str, str]) -> list[
     return said
 
 
-def _fold_attn_dp_size(facts: dict[str, Any], where: dict[str, str]) -> None:
+def _fold_attn_dp_size(facts: dict[str, Any], where: dict[str, str], release: str) -> None:
     """``--attn-dp-size N`` as the DP-attention facts cgconfig models (``dp_size N`` with
     ``enable_dp_attention``): SGLang 0.5.23 turns the older spelling into the newer one
     (``srt/arg_groups/parallel_hook.py:_handle_deprecated_dp_attention``) and resolves both
@@ -125,9 +150,7 @@ def _fold_attn_dp_size(facts: dict[str, Any], where: dict[str, str]) -> None:
     flag = where.get("attn_dp_size", "--attn-dp-size")
     dp_size = facts.get("dp_size")
     if isinstance(dp_size, int) and dp_size > 1:
-        from cgconfig.engines.versions import release_label
-
-        raise InputError(f"{release_label('sglang')} refuses --dp-size {dp_size} with {flag} {size}: "
+        raise InputError(f"{release} refuses --dp-size {dp_size} with {flag} {size}: "
                          "data-parallel replicas combined with attention data parallelism are "
                          "not supported", where=flag,
                          hint=f"give {flag} {size} alone, or --dp-size {dp_size} "
@@ -163,7 +186,8 @@ def line_source(part: Part, *, entry_point: bool, engine: str, allow_positionals
                       dialect=engine, args=part.args)
 
 
-def group_args(tokens: list[str], engine: str, positions: list[int] | None) -> list[Arg]:
-    """The plug-in part ``group_args``: the host's words grouped into runs
-    (:func:`cgconfig.engines.sglang.argv.sglang_args`)."""
-    return sglang_args(tokens, engine, positions)
+def group_args(tokens: list[str], engine: str, release: str,
+               positions: list[int] | None) -> list[Arg]:
+    """The plug-in part ``group_args``: the host's words grouped into runs by ``engine`` at
+    ``release`` (:func:`cgconfig.engines.sglang.argv.sglang_args`)."""
+    return sglang_args(tokens, engine, release, positions)

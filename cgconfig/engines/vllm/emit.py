@@ -84,7 +84,7 @@ def vllm_args(plan: Plan, user_config: dict[str, Any] | None = None
     compile_mode = config.get("mode")
     if mode.requires_piecewise() and compile_mode not in (None, _VLLM_COMPILE, "VLLM_COMPILE"):
         notes.append(f"[compile-mode] {mode.name} needs compilation mode VLLM_COMPILE (3); with "
-                     f"mode {compile_mode!r} {release_label('vllm')} turns a requested "
+                     f"mode {compile_mode!r} {release_label('vllm', plan.engine_version)} turns a requested "
                      f"{mode.name} into "
                      f"{mode.without_piecewise().name} (VllmConfig."
                      "_normalize_piecewise_cudagraph_mode)")
