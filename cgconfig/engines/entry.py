@@ -22,7 +22,16 @@ PYTHON_MODULES: dict[str, str] = {
     "sglang.launch_server": "sglang",
     "sglang.srt.server": "sglang",
     "vllm.entrypoints.openai.api_server": "vllm",
+    # vLLM's demo server: the same engine arguments (AsyncEngineArgs.add_cli_args)
+    "vllm.entrypoints.api_server": "vllm",
+    **{module: engine for engine, module in (
+        ("sglang", "dynamo.sglang"), ("vllm", "dynamo.vllm"), ("trtllm", "dynamo.trtllm"))},
 }
+#: NVIDIA Dynamo's workers (``python -m dynamo.<engine>``): each takes its engine's flags plus
+#: Dynamo's own (``--endpoint``, ``--is-prefill-worker``...), which no engine table has: on
+#: such a line a flag the engine does not know is taken as Dynamo's, listed as ignored with a
+#: note, not refused.
+DYNAMO_MODULES = ("dynamo.sglang", "dynamo.vllm", "dynamo.trtllm")
 #: Console scripts: (program, subcommand or None) → dialect.
 SCRIPTS: dict[tuple[str, str | None], str] = {
     ("sglang", "serve"): "sglang",
@@ -69,6 +78,11 @@ class EntryPoint(NamedTuple):
     args_at: int = 0
     """Index of the first engine argument in the line's words (:attr:`argv` is the line's
     tail from there, unless the entry point rewrote it: ``sglang serve MODEL``)."""
+
+    @property
+    def dynamo(self) -> bool:
+        """Whether the line starts an NVIDIA Dynamo worker (:data:`DYNAMO_MODULES`)."""
+        return self.program.rsplit(" ", 1)[-1] in DYNAMO_MODULES
 
     def engine_environ(self, environ: Mapping[str, str]) -> dict[str, str]:
         """What the engine's process sees of the caller's ``environ`` (the line's own

@@ -232,6 +232,8 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
     check = engine_part(engine, "check_spellings")  # the release's own parser's errors
     if check is not None:
         check(split, version, entry_point=entry is not None)
+    if entry is not None and entry.dynamo and ignore_unknown is None:
+        ignore_unknown = True  # Dynamo's own flags: in no engine table (entry.DYNAMO_MODULES)
     # SGLang is the host dialect: every line's unclaimed words are SGLang's and cgconfig's.
     sglang = engine_part("sglang", "line_source")(
         split.parts.get("sglang", Part()), entry_point=entry is not None, engine=engine,

@@ -218,8 +218,11 @@ def vllm_mismatch(case: dict[str, Any]) -> str | None:
 
 
 def corpus_file(kind: str) -> Path:
-    """``sglang``, ``vllm``, or ``sglang@0.5.20`` (an older release's corpus)."""
+    """``sglang``, ``vllm``, ``sglang@0.5.20`` (an older release's corpus) or
+    ``heldout@0.5.20`` (a release's held-out batch, ``record.py --heldout``)."""
     engine, _, version = kind.partition("@")
+    if engine == "heldout":
+        return HERE / f"sglang_heldout_{version}.jsonl"
     return HERE / (f"{engine}_cases_{version}.jsonl" if version else f"{engine}_cases.jsonl")
 
 
@@ -228,6 +231,13 @@ def version_kinds() -> list[str]:
     from cgconfig.engines.versions import SUPPORTED
 
     return [f"sglang@{v}" for v in SUPPORTED["sglang"] if corpus_file(f"sglang@{v}").exists()]
+
+
+def heldout_kinds() -> list[str]:
+    """The SGLang releases with a held-out batch, as kinds (``heldout@0.5.20``)."""
+    from cgconfig.engines.versions import SUPPORTED
+
+    return [f"heldout@{v}" for v in SUPPORTED["sglang"] if corpus_file(f"heldout@{v}").exists()]
 
 
 def load(kind: str) -> list[dict[str, Any]]:
@@ -263,7 +273,7 @@ def known() -> dict[str, dict[int, str]]:
 def write_known() -> None:
     """Record today's differences as the open list (after a fix, or after re-recording)."""
     data = {kind: {str(k): v for k, v in sorted(mismatches(kind).items())}
-            for kind in ("sglang", "vllm", *version_kinds())}
+            for kind in ("sglang", "vllm", *version_kinds(), *heldout_kinds())}
     KNOWN_FILE.write_text(json.dumps(data, indent=0, sort_keys=True) + "\n")
 
 
@@ -304,7 +314,7 @@ def main(argv: list[str]) -> None:
         print("cgconfig argv:", " ".join(sglang_argv(case)))
         print("cgconfig:", json.dumps(sglang_outcome(case)))
         return
-    for kind in ("sglang", "vllm", *version_kinds()):
+    for kind in ("sglang", "vllm", *version_kinds(), *heldout_kinds()):
         if not corpus_file(kind).exists():
             print(f"{kind}: no recorded corpus here")
             continue

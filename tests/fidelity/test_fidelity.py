@@ -2,7 +2,9 @@
 
 The corpus (``sglang_cases.jsonl``, ``vllm_cases.jsonl``) holds random inputs answered by the
 unmodified resolution code of SGLang 0.5.23 and vLLM 0.33.0, and ``sglang_cases_<X>.jsonl``
-those answered by each older supported SGLang release X (``record.py`` says how). The open
+those answered by each older supported SGLang release X (``record.py`` says how);
+``sglang_heldout_<X>.jsonl`` are fresh batches per release, recorded after the code that
+answers them was written (``record.py --heldout``). The open
 differences are listed in ``known_differences.json``; this test is a ratchet: any new difference
 fails, and so does a listed one that now agrees (remove it with ``compare.py --update-known``),
 so the list only shrinks and always says exactly where cgconfig and the engine part ways.
@@ -18,7 +20,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 import compare
 
-KINDS = ["sglang", "vllm", *compare.version_kinds()]
+KINDS = ["sglang", "vllm", *compare.version_kinds(), *compare.heldout_kinds()]
 
 
 @pytest.mark.parametrize("kind", KINDS)

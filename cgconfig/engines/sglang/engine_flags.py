@@ -112,9 +112,20 @@ def unknown_flag_error(name: str, engine: str, release: str) -> InputError:
             f"unknown flag {short(name)}", where="command line",
             hint=f"{short(spelling)} is a {load_table(other).label} flag, not a {table.label} "
                  f"one: a line starting with `{_ENTRY_EXAMPLES[other]}` takes it")
+    if spelling == "-m":  # python -m MODULE with a module that starts no known engine
+        from cgconfig.engines.entry import PYTHON_MODULES
+
+        return InputError(
+            "unknown flag -m: the line's `python -m MODULE` names no engine entry point "
+            "cgconfig reads", where="command line", allowed=tuple(PYTHON_MODULES),
+            hint="start the line with one of those modules, or `vllm serve MODEL`, "
+                 "`sglang serve`, `trtllm-serve MODEL`")
+    # On another engine's line, a near miss is that engine's flag: cgconfig's own flags are
+    # SGLang's spellings, suggested only when the engine has nothing close.
+    suggestion = table.did_you_mean(name) if engine != "sglang" else None
     return InputError(
         f"unknown flag {short(name)}", where="command line",
-        suggestion=did_you_mean(name, [*known_spellings(), *table.by_spelling]),
+        suggestion=suggestion or did_you_mean(name, [*known_spellings(), *table.by_spelling]),
         hint=f"neither {table.label} nor cgconfig has it (pass --ignore-unknown-args to skip "
              f"such flags)")
 
