@@ -248,7 +248,7 @@ def choose(engine: str, requested: str, source: str) -> EngineVersion:
     if parsed is None or len(parsed.numbers) < 2:
         raise ValueError(f"{text!r} ({source}) is not a {NAMES[engine]} release number "
                          f"(a PEP 440 version, ASCII digits); supported: {', '.join(versions)}")
-    keyed = [(found.order, v) for v in versions if (found := parse_version(v)) is not None]
+    keyed = [(known.order, v) for v in versions if (known := parse_version(v)) is not None]
     older = [(k, v) for k, v in keyed if k <= parsed.order]
     series = SERIES[engine]
     newest_release = keyed[-1][0][0]
