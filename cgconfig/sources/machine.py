@@ -60,13 +60,15 @@ class PlatformReading:
     """Set when ``--device`` names another platform than a backend runs on."""
 
 
-def infer_platform(facts: dict[str, Any], sources: dict[str, str]) -> PlatformReading:
+def infer_platform(facts: dict[str, Any], sources: dict[str, str],
+                   release: str) -> PlatformReading:
     """The platform a platform-only attention backend names, when ``--device`` does not say.
 
     An explicit ``--device`` is the machine, as for SGLang, whose resolution takes the line as
     given on any platform and fails only when it builds the backend at start-up: the plan keeps
     the device and carries a note. Without ``--device``, backends naming two platforms are an
-    :class:`InputError` (no machine runs that line).
+    :class:`InputError` (no machine runs that line). ``release`` (``SGLang 0.5.20``) is the
+    release the note names.
     """
     implied: dict[str, str] = {}
     for name in ATTENTION_FACTS:
@@ -75,8 +77,6 @@ def infer_platform(facts: dict[str, Any], sources: dict[str, str]) -> PlatformRe
             implied.setdefault(platform, f"{_flag(name, sources)} {facts[name]}")
     device = facts.get("device")
     if device is not None:
-        from cgconfig.engines.versions import release_label
-
         device_flag = _flag("device", sources)
         clashes = [f"{why} runs only on {PLATFORM_NAMES[p]} ({p})"
                    for p, why in sorted(implied.items()) if p != device]
@@ -84,7 +84,7 @@ def infer_platform(facts: dict[str, Any], sources: dict[str, str]) -> PlatformRe
             return PlatformReading()
         hint = (f"; on a ROCm machine say {device_flag} hip (torch calls ROCm GPUs cuda)"
                 if device == "cuda" and "hip" in implied else "")
-        return PlatformReading(note=f"{'; '.join(clashes)}: {release_label('sglang')} resolves "
+        return PlatformReading(note=f"{'; '.join(clashes)}: {release} resolves "
                                     f"the line on {device} ({device_flag}) and then fails to "
                                     f"build that backend at start-up{hint}")
     if len(implied) > 1:
@@ -109,7 +109,10 @@ class MachineFacts:
         from cgconfig.gpu_probe import probe_gpu
 
         out = Contribution()
-        reading = infer_platform(so_far.facts, so_far.fact_sources)
+        from cgconfig.engines.versions import release_label
+
+        reading = infer_platform(so_far.facts, so_far.fact_sources,
+                                 release_label("sglang", so_far.engine_version))
         platform = so_far.facts.get("device", "cuda")
         if reading.platform is not None:
             platform = out.facts["device"] = reading.platform
