@@ -4,7 +4,9 @@ Each case is a whole `vllm serve` line answered by vLLM 0.33.0's engine-configur
 (``record_vllm_engine.py``). cgconfig is given the same line, the machine as deployment facts
 (``--gpu-memory-gib``, ``--gpu-sm``, ``--device hip`` on ROCm) and the model's ``config.json``
 in a local folder, as a user's local model. Compared: the final ``cudagraph_mode`` (from the
-plan's captured backends), the capture sizes, and whether vLLM refused the line.
+plan's configured backends: vLLM keeps the label when no size is left), the configured capture
+sizes, the graphs the runner captures per mode (FULL uniform decode, mixed PIECEWISE/FULL: the
+oracle's ``capture``, the plan's ``capture`` lists), and whether vLLM refused the line.
 
     python tests/fidelity/compare_vllm_engine.py               # agreement and categories
     python tests/fidelity/compare_vllm_engine.py --ids 17 42   # cases in full
@@ -24,6 +26,7 @@ from typing import Any
 
 from cgconfig.api import request_from_argv, resolve_request
 from cgconfig.engines.versions import EngineVersion
+from cgconfig.engines.vllm.captured import plan_groups
 from cgconfig.engines.vllm.modes import phases_to_mode
 from cgconfig.errors import CgConfigError
 
@@ -63,13 +66,25 @@ def cgconfig_argv(case: dict[str, Any]) -> list[str]:
     return facts + env + [_local(w) for w in case["argv"]]
 
 
+def captured_groups(capture: dict[str, Any] | None) -> dict[str, dict[str, list[int]]]:
+    """The oracle's captured graphs by runtime mode, empty lists and modes left out (the shape
+    of ``cgconfig.engines.vllm.captured.CapturedLists.groups``)."""
+    out: dict[str, dict[str, list[int]]] = {}
+    for mode, lists in (capture or {}).items():
+        for kind, sizes in lists.items():
+            if sizes:
+                out.setdefault(mode, {})[kind] = sorted(sizes)
+    return out
+
+
 def expected(case: dict[str, Any]) -> dict[str, Any]:
     answer = case["answer"]
     if answer["error"]:
         return {"refused": True}
     mode = answer["cudagraph_mode"]
     return {"refused": False, "mode": mode,
-            "sizes": [] if mode == "NONE" else answer["cudagraph_capture_sizes"]}
+            "sizes": [] if mode == "NONE" else answer["cudagraph_capture_sizes"],
+            "captured": captured_groups(answer.get("capture"))}
 
 
 def outcome(case: dict[str, Any], engine_version: EngineVersion | None = None) -> dict[str, Any]:
@@ -79,10 +94,12 @@ def outcome(case: dict[str, Any], engine_version: EngineVersion | None = None) -
         plan = resolve_request(request).to_dict()
     except CgConfigError as exc:
         return {"refused": True, "error": str(exc)}
-    capture = plan["capture"]
-    mode = phases_to_mode(capture["decode"]["backend"], capture["prefill"]["backend"]).mode.name
-    sizes = capture["decode"]["sizes"] or capture["prefill"]["sizes"]
-    return {"refused": False, "mode": mode, "sizes": [] if mode == "NONE" else sizes}
+    config = plan["config"]
+    # vLLM's mode label is the configured one: with no size left it keeps FULL_AND_PIECEWISE.
+    mode = phases_to_mode(config["decode"]["backend"], config["prefill"]["backend"]).mode.name
+    sizes = config["decode"]["bs"] or []
+    return {"refused": False, "mode": mode, "sizes": [] if mode == "NONE" else sizes,
+            "captured": plan_groups(config, plan["capture"])}
 
 
 def mismatch(case: dict[str, Any], engine_version: EngineVersion | None = None) -> str | None:
@@ -96,6 +113,12 @@ def mismatch(case: dict[str, Any], engine_version: EngineVersion | None = None) 
         return f"mode {want['mode']} != {got['mode']}"
     if want["sizes"] != got["sizes"]:
         return "sizes"
+    if want["captured"] != got["captured"]:
+        kinds = sorted(f"{mode} {kind}" for mode in {*want["captured"], *got["captured"]}
+                       for kind in {*want["captured"].get(mode, {}), *got["captured"].get(mode, {})}
+                       if want["captured"].get(mode, {}).get(kind)
+                       != got["captured"].get(mode, {}).get(kind))
+        return "captured " + ", ".join(kinds)
     return None
 
 
