@@ -11,6 +11,7 @@ oracle's ``capture``, the plan's ``capture`` lists), and whether vLLM refused th
     python tests/fidelity/compare_vllm_engine.py               # agreement and categories
     python tests/fidelity/compare_vllm_engine.py --ids 17 42   # cases in full
     python tests/fidelity/compare_vllm_engine.py --update-known
+    python tests/fidelity/compare_vllm_engine.py --corpus vllm_window_cases.jsonl
 """
 
 from __future__ import annotations
@@ -36,9 +37,13 @@ KNOWN = HERE / "known_vllm_engine_differences.json"
 _AT = re.compile(r"@([A-Za-z0-9_.\-]+)")
 
 
-@lru_cache(maxsize=1)
-def load() -> list[dict[str, Any]]:
-    return [json.loads(line) for line in CASES.read_text().splitlines() if line.strip()]
+#: The capture-window corpus (``record_vllm_window.py``): FULL decode windows, GPU memory unknown.
+WINDOW_CASES = HERE / "vllm_window_cases.jsonl"
+
+
+@lru_cache(maxsize=4)
+def load(path: Path = CASES) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 @lru_cache(maxsize=1)
@@ -58,8 +63,9 @@ def _local(word: str) -> str:
 
 def cgconfig_argv(case: dict[str, Any]) -> list[str]:
     """The machine as facts, the environment as ``VAR=value`` words, then the line."""
-    facts = ["--gpu-memory-gib", str(case["gpu_memory_gib"]), "--gpu-sm", str(case["sm"]),
-             "--gpu-count", "8"]  # the oracle's machine has 8 GPUs
+    memory = case["gpu_memory_gib"]  # None: unknown to cgconfig (the oracle reported 0 bytes)
+    facts = [*(["--gpu-memory-gib", str(memory)] if memory is not None else []),
+             "--gpu-sm", str(case["sm"]), "--gpu-count", "8"]  # the oracle's machine has 8 GPUs
     if case["platform"] == "rocm":
         facts += ["--device", "hip"]
     env = [f"{k}={v}" for k, v in sorted(case["env"].items())]
@@ -122,9 +128,9 @@ def mismatch(case: dict[str, Any], engine_version: EngineVersion | None = None) 
     return None
 
 
-def mismatches() -> dict[int, str]:
+def mismatches(path: Path = CASES) -> dict[int, str]:
     found = {}
-    for case in load():
+    for case in load(path):
         why = mismatch(case)
         if why:
             found[case["id"]] = why
@@ -138,12 +144,15 @@ def known() -> dict[int, str]:
 
 
 def main(argv: list[str]) -> int:
+    path = CASES
+    if argv[:1] == ["--corpus"] and len(argv) >= 2:
+        path, argv = HERE / argv[1], argv[2:]
     if argv[:1] == ["--update-known"]:
         KNOWN.write_text(json.dumps({str(k): v for k, v in sorted(mismatches().items())},
                                     indent=1) + "\n")
         return 0
     if argv[:1] == ["--ids"]:
-        by_id = {c["id"]: c for c in load()}
+        by_id = {c["id"]: c for c in load(path)}
         for cid in argv[1:]:
             case = by_id[int(cid)]
             print("line:", " ".join(case["argv"]), case["env"], case["gpu"])
@@ -151,9 +160,9 @@ def main(argv: list[str]) -> int:
             print("vLLM:", json.dumps(expected(case)), case["answer"]["error"] or "")
             print("cgconfig:", json.dumps(outcome(case)))
         return 0
-    found = mismatches()
-    total = len(load())
-    print(f"vLLM whole engine: {total - len(found)}/{total} agree")
+    found = mismatches(path)
+    total = len(load(path))
+    print(f"vLLM whole engine ({path.name}): {total - len(found)}/{total} agree")
     for why, n in Counter(found.values()).most_common():
         print(f"  {n:5d}  {why}")
     return 0

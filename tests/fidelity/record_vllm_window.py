@@ -5,7 +5,8 @@ the model runner captures (the oracle's ``capture``: FULL uniform-decode and mix
 Run by hand, never in CI (CI replays it, ``compare_vllm_engine.py --corpus
 vllm_window_cases.jsonl``)::
 
-    python tests/fidelity/record_vllm_window.py --oracle /path/to/oracle [--cases 600] [--seed 36]
+    python tests/fidelity/record_vllm_window.py --oracle /path/to/oracle [--cases 640] [--seed 36]
+    python tests/fidelity/record_vllm_window.py --oracle /path/to/oracle-copy --version 0.31.0
 
 The lines: ``--max-num-seqs`` below and above the capture ceiling (or unset), GPU memory unknown
 (the oracle reports 0 bytes, as vLLM's ``get_batch_defaults`` falls back when the query fails)
@@ -41,10 +42,16 @@ MODES = ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY", "FULL", "PIECEWISE", "NONE")
 SIZES = (1, 2, 3, 4, 5, 8, 12, 16, 24, 32, 48, 64, 96, 100, 128, 200, 256, 384, 512, 1024)
 
 
-def _spec(rng: random.Random, model: str) -> list[str]:
+#: (method, k) of the first cases, so that each method is drawn with every k = 1..7.
+EVERY_SPEC = tuple((m, k) for m in ("eagle", "eagle3", "mtp", "ngram") for k in range(1, 8))
+
+
+def _spec(rng: random.Random, model: str, fixed: tuple[str, int] | None = None) -> list[str]:
     k = rng.randint(1, 7)
     method = rng.choice(["mtp", "ngram"] if model == "deepseek_v3" else
                         ["eagle", "eagle3", "ngram", "ngram"])
+    if fixed is not None:
+        method, k = fixed
     doc: dict[str, Any] = {"method": method, "num_speculative_tokens": k}
     if method in ("eagle", "eagle3"):
         doc["model"] = "@llama_" + method
@@ -63,13 +70,16 @@ def _spec(rng: random.Random, model: str) -> list[str]:
 def case(rng: random.Random, cid: int) -> dict[str, Any]:
     """One case: machine, model template and `vllm serve` line."""
     gpu, memory, sm = rng.choice(MACHINES)
+    fixed = EVERY_SPEC[cid] if cid < len(EVERY_SPEC) else None
     model = rng.choice(["llama", "llama", "llama", "qwen3_moe", "deepseek_v3"])
+    if fixed is not None:
+        model = "deepseek_v3" if fixed[0] == "mtp" else "llama"
     argv = ["vllm", "serve", f"@{model}"]
     seqs = rng.choice(SEQS)
     if seqs is not None:
         argv += ["--max-num-seqs", str(seqs)]
-    if rng.random() < 0.5:
-        argv += _spec(rng, model)
+    if fixed is not None or rng.random() < 0.5:
+        argv += _spec(rng, model, fixed)
     if rng.random() < 0.5:
         argv.append(f"-cc.cudagraph_mode={rng.choice(MODES)}")
     if rng.random() < 0.2:
@@ -95,17 +105,22 @@ def oracle_case(c: dict[str, Any]) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--oracle", type=Path, required=True)
-    parser.add_argument("--cases", type=int, default=600)
+    parser.add_argument("--cases", type=int, default=640)
     parser.add_argument("--seed", type=int, default=36)
+    parser.add_argument("--version", help="an older release the oracle runs (ORACLE_VLLM_VERSION): "
+                        "the corpus is vllm_window_cases-VERSION.jsonl")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     cases = sorted((case(rng, i) for i in range(args.cases)), key=_zygote_key)
     answers: dict[int, dict[str, Any]] = {}
-    run_batch(args.oracle, [oracle_case(c) for c in cases], answers, threading.Lock())
-    rows = [dict(c, answer=_trim(answers[c["id"]]))
+    run_batch(args.oracle, [oracle_case(c) for c in cases], answers, threading.Lock(),
+              args.version)
+    tag = {"vllm_version": args.version} if args.version else {}
+    rows = [dict(c, answer=_trim(answers[c["id"]]), **tag)
             for c in sorted(cases, key=lambda c: c["id"]) if c["id"] in answers]
-    CASES.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
-    print(f"{len(rows)} cases in {CASES.name}", file=sys.stderr)
+    out = HERE / f"vllm_window_cases-{args.version}.jsonl" if args.version else CASES
+    out.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
+    print(f"{len(rows)} cases in {out.name}", file=sys.stderr)
     return 0
 
 

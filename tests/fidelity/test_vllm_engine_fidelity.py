@@ -33,6 +33,39 @@ def test_whole_engine_corpus_matches_recorded_answers() -> None:
     assert not moved, f"{len(moved)} listed differences changed category: {list(moved.items())[:5]}"
 
 
+def test_capture_window_corpus_agrees_on_every_line() -> None:
+    """The held-out batch recorded after the FULL decode window was written
+    (``record_vllm_window.py``, seed 36): mode, configured sizes and both captured lists."""
+    found = cve.mismatches(cve.WINDOW_CASES)
+    assert not found, (f"{len(found)} window cases differ (first: {sorted(found.items())[:10]}); "
+                       "inspect with: python tests/fidelity/compare_vllm_engine.py --corpus "
+                       "vllm_window_cases.jsonl --ids ID")
+
+
+def test_capture_window_corpus_coverage() -> None:
+    """What the batch must draw: max_num_seqs unset, below and above the ceiling, GPU memory
+    unknown and every default tier, each speculative method with k = 1..7, the size flags."""
+    cases = cve.load(cve.WINDOW_CASES)
+    assert len(cases) >= 600
+    answers = [c["answer"] for c in cases]
+    seqs = {a["max_num_seqs"] for a in answers}
+    assert min(seqs) <= 8 and {256, 1024} <= seqs and max(seqs) >= 2048
+    assert any(c["gpu_memory_gib"] is None for c in cases)
+    assert {c["gpu"] for c in cases} >= {"A100-80GB", "H100-80GB", "B200", "L40S"}
+    methods = {(a["speculative_method"], a["num_speculative_tokens"]) for a in answers}
+    for method in ("eagle", "eagle3", "mtp", "ngram"):
+        assert {k for m, k in methods if m == method} == set(range(1, 8)), method
+    words = {w.split("=")[0] for c in cases for w in c["argv"]}
+    assert {"--cudagraph-capture-sizes", "--max-cudagraph-capture-size",
+            "--speculative-config.method", "-cc.cudagraph_mode"} <= words
+    assert {a["cudagraph_mode"] for a in answers} >= {"FULL_AND_PIECEWISE", "FULL_DECODE_ONLY",
+                                                       "FULL", "PIECEWISE", "NONE"}
+    # the window cuts the FULL decode list in most FULL-decode plans
+    cut = [a for a in answers if (a["capture"] or {}).get("FULL", {}).get("uniform_decode")
+           and a["capture"]["FULL"]["uniform_decode"] != a["cudagraph_capture_sizes"]]
+    assert len(cut) >= 200
+
+
 def test_whole_engine_corpus_size_and_coverage() -> None:
     cases = cve.load()
     assert len(cases) >= 3000

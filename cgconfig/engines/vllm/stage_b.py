@@ -135,11 +135,14 @@ class RunnerCapture:
         listed = sorted(set(listed))
         rounds = captured.rounds_decode_up(self.release, self.v2)
         if mode.separate_routine() and kept != listed:
-            rule = f"round_up(size, {q}) up to " if rounds else f"sizes {q}.."
             dropped = sorted(set(listed) - set(kept))
-            why = (f"FULL decode graphs are captured only for uniform batches of 1..max_num_seqs="
-                   f"{max_num_seqs} requests × {q} tokens: {rule}{max_num_seqs * q} tokens"
-                   + (f", at most max_cudagraph_capture_size={listed[-1]}" if rounds else "")
+            window = (f"sizes up to {max_num_seqs} tokens" if q == 1 else
+                      f"round_up(size, {q}) up to {max_num_seqs * q} tokens, at most "
+                      f"max_cudagraph_capture_size={listed[-1]}" if rounds else
+                      f"sizes {q}..{max_num_seqs * q} tokens")
+            per_request = f" × {q} tokens" if q > 1 else ""
+            why = (f"FULL decode graphs are captured only for uniform decode batches of at most "
+                   f"max_num_seqs={max_num_seqs} requests{per_request}: {window}"
                    + (f" (dropped {_short(dropped)})" if dropped else "")
                    + ("; uniform decode batches above them replay the piecewise graphs"
                       if mode.mixed_mode() is modes.CudaGraphMode.PIECEWISE else "")
