@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from cgconfig.api import request_from_argv, resolve_request
-from cgconfig.engines.versions import EngineVersion
+from cgconfig.engines.versions import EngineVersion, choose
 from cgconfig.engines.vllm.captured import plan_groups
 from cgconfig.engines.vllm.modes import phases_to_mode
 from cgconfig.errors import CgConfigError
@@ -128,10 +128,15 @@ def mismatch(case: dict[str, Any], engine_version: EngineVersion | None = None) 
     return None
 
 
+def release_of(case: dict[str, Any]) -> EngineVersion | None:
+    """The release a case was recorded from (``vllm_version``; None: the newest)."""
+    return choose("vllm", case["vllm_version"], "corpus") if "vllm_version" in case else None
+
+
 def mismatches(path: Path = CASES) -> dict[int, str]:
     found = {}
     for case in load(path):
-        why = mismatch(case)
+        why = mismatch(case, release_of(case))
         if why:
             found[case["id"]] = why
     return found
@@ -158,7 +163,7 @@ def main(argv: list[str]) -> int:
             print("line:", " ".join(case["argv"]), case["env"], case["gpu"])
             print("cgconfig argv:", " ".join(cgconfig_argv(case)))
             print("vLLM:", json.dumps(expected(case)), case["answer"]["error"] or "")
-            print("cgconfig:", json.dumps(outcome(case)))
+            print("cgconfig:", json.dumps(outcome(case, release_of(case))))
         return 0
     found = mismatches(path)
     total = len(load(path))

@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent))
 import compare_vllm_engine as cve
 
@@ -40,6 +42,17 @@ def test_capture_window_corpus_agrees_on_every_line() -> None:
     assert not found, (f"{len(found)} window cases differ (first: {sorted(found.items())[:10]}); "
                        "inspect with: python tests/fidelity/compare_vllm_engine.py --corpus "
                        "vllm_window_cases.jsonl --ids ID")
+
+
+@pytest.mark.parametrize("path", sorted(Path(__file__).parent.glob("vllm_window_cases-*.jsonl")),
+                         ids=lambda p: p.stem)
+def test_capture_window_corpus_of_an_older_release_agrees(path: Path) -> None:
+    """The same batch through an older release's own engine path (``record_vllm_window.py
+    --version X`` with an oracle copy that runs that release), answered as that release."""
+    cases = cve.load(path)
+    assert len(cases) >= 300 and all(c["vllm_version"] == path.stem.split("-")[1] for c in cases)
+    found = cve.mismatches(path)
+    assert not found, f"{len(found)} cases differ (first: {sorted(found.items())[:10]})"
 
 
 def test_capture_window_corpus_coverage() -> None:
