@@ -44,8 +44,8 @@ class Draft:
     """The SGLang release an SGLang line is answered for (``None``: the newest supported);
     its sizing steps ask ``engines.sglang.releases.holds`` what that release does."""
     decode_filter: Callable[[list[int]], list[int]] | None = None
-    """A dialect's own capture filter (TensorRT-LLM's, set by its step): configured decode
-    sizes → captured ones, recording its decisions. ``None``: SGLang's filter."""
+    """A dialect's own capture filter (TensorRT-LLM's and vLLM's, set by their steps):
+    configured decode sizes → captured ones, recording its decisions. ``None``: SGLang's filter."""
 
     def get(self, key: str) -> Any:
         """The current value of a dotted key."""

@@ -215,8 +215,12 @@ def _plan_table(plan: Plan) -> None:
         style = "red" if backend == "disabled" else ("yellow" if backend == "breakable" else "green")
         unit: str = plan.size_unit(phase)
         width = plan.units[phase].get("tokens_per_request", 1)
-        if width > 1:  # speculative decoding: say how requests and tokens relate
-            unit += f", {width} per request" if unit == "tokens" else f" × {width} tokens"
+        # Speculative decoding: say how requests and tokens relate, for tokens only where each
+        # captured graph is a whole number of requests (vLLM's piecewise graphs are not).
+        if width > 1 and unit != "tokens":
+            unit += f" × {width} tokens"
+        elif width > 1 and cap["sizes"] and all(s % width == 0 for s in cap["sizes"]):
+            unit += f", {width} per request"
         table.add_row(f"{phase} ({unit})", f"[{style}]{escape(str(backend))}[/]",
                       escape(str(cfg["max_bs"] or "—")), short_list(cfg["bs"]),
                       short_list(cap["sizes"]))

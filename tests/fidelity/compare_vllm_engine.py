@@ -4,11 +4,14 @@ Each case is a whole `vllm serve` line answered by vLLM 0.33.0's engine-configur
 (``record_vllm_engine.py``). cgconfig is given the same line, the machine as deployment facts
 (``--gpu-memory-gib``, ``--gpu-sm``, ``--device hip`` on ROCm) and the model's ``config.json``
 in a local folder, as a user's local model. Compared: the final ``cudagraph_mode`` (from the
-plan's captured backends), the capture sizes, and whether vLLM refused the line.
+plan's configured backends: vLLM keeps the label when no size is left), the configured capture
+sizes, the graphs the runner captures per mode (FULL uniform decode, mixed PIECEWISE/FULL: the
+oracle's ``capture``, the plan's ``capture`` lists), and whether vLLM refused the line.
 
     python tests/fidelity/compare_vllm_engine.py               # agreement and categories
     python tests/fidelity/compare_vllm_engine.py --ids 17 42   # cases in full
     python tests/fidelity/compare_vllm_engine.py --update-known
+    python tests/fidelity/compare_vllm_engine.py --corpus vllm_window_cases.jsonl
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from cgconfig.api import request_from_argv, resolve_request
-from cgconfig.engines.versions import EngineVersion
+from cgconfig.engines.versions import EngineVersion, choose
+from cgconfig.engines.vllm.captured import plan_groups
 from cgconfig.engines.vllm.modes import phases_to_mode
 from cgconfig.errors import CgConfigError
 
@@ -33,9 +37,13 @@ KNOWN = HERE / "known_vllm_engine_differences.json"
 _AT = re.compile(r"@([A-Za-z0-9_.\-]+)")
 
 
-@lru_cache(maxsize=1)
-def load() -> list[dict[str, Any]]:
-    return [json.loads(line) for line in CASES.read_text().splitlines() if line.strip()]
+#: The capture-window corpus (``record_vllm_window.py``): FULL decode windows, GPU memory unknown.
+WINDOW_CASES = HERE / "vllm_window_cases.jsonl"
+
+
+@lru_cache(maxsize=4)
+def load(path: Path = CASES) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 @lru_cache(maxsize=1)
@@ -55,12 +63,24 @@ def _local(word: str) -> str:
 
 def cgconfig_argv(case: dict[str, Any]) -> list[str]:
     """The machine as facts, the environment as ``VAR=value`` words, then the line."""
-    facts = ["--gpu-memory-gib", str(case["gpu_memory_gib"]), "--gpu-sm", str(case["sm"]),
-             "--gpu-count", "8"]  # the oracle's machine has 8 GPUs
+    memory = case["gpu_memory_gib"]  # None: unknown to cgconfig (the oracle reported 0 bytes)
+    facts = [*(["--gpu-memory-gib", str(memory)] if memory is not None else []),
+             "--gpu-sm", str(case["sm"]), "--gpu-count", "8"]  # the oracle's machine has 8 GPUs
     if case["platform"] == "rocm":
         facts += ["--device", "hip"]
     env = [f"{k}={v}" for k, v in sorted(case["env"].items())]
     return facts + env + [_local(w) for w in case["argv"]]
+
+
+def captured_groups(capture: dict[str, Any] | None) -> dict[str, dict[str, list[int]]]:
+    """The oracle's captured graphs by runtime mode, empty lists and modes left out (the shape
+    of ``cgconfig.engines.vllm.captured.CapturedLists.groups``)."""
+    out: dict[str, dict[str, list[int]]] = {}
+    for mode, lists in (capture or {}).items():
+        for kind, sizes in lists.items():
+            if sizes:
+                out.setdefault(mode, {})[kind] = sorted(sizes)
+    return out
 
 
 def expected(case: dict[str, Any]) -> dict[str, Any]:
@@ -69,7 +89,8 @@ def expected(case: dict[str, Any]) -> dict[str, Any]:
         return {"refused": True}
     mode = answer["cudagraph_mode"]
     return {"refused": False, "mode": mode,
-            "sizes": [] if mode == "NONE" else answer["cudagraph_capture_sizes"]}
+            "sizes": [] if mode == "NONE" else answer["cudagraph_capture_sizes"],
+            "captured": captured_groups(answer.get("capture"))}
 
 
 def outcome(case: dict[str, Any], engine_version: EngineVersion | None = None) -> dict[str, Any]:
@@ -79,10 +100,12 @@ def outcome(case: dict[str, Any], engine_version: EngineVersion | None = None) -
         plan = resolve_request(request).to_dict()
     except CgConfigError as exc:
         return {"refused": True, "error": str(exc)}
-    capture = plan["capture"]
-    mode = phases_to_mode(capture["decode"]["backend"], capture["prefill"]["backend"]).mode.name
-    sizes = capture["decode"]["sizes"] or capture["prefill"]["sizes"]
-    return {"refused": False, "mode": mode, "sizes": [] if mode == "NONE" else sizes}
+    config = plan["config"]
+    # vLLM's mode label is the configured one: with no size left it keeps FULL_AND_PIECEWISE.
+    mode = phases_to_mode(config["decode"]["backend"], config["prefill"]["backend"]).mode.name
+    sizes = config["decode"]["bs"] or []
+    return {"refused": False, "mode": mode, "sizes": [] if mode == "NONE" else sizes,
+            "captured": plan_groups(config, plan["capture"])}
 
 
 def mismatch(case: dict[str, Any], engine_version: EngineVersion | None = None) -> str | None:
@@ -96,13 +119,24 @@ def mismatch(case: dict[str, Any], engine_version: EngineVersion | None = None) 
         return f"mode {want['mode']} != {got['mode']}"
     if want["sizes"] != got["sizes"]:
         return "sizes"
+    if want["captured"] != got["captured"]:
+        kinds = sorted(f"{mode} {kind}" for mode in {*want["captured"], *got["captured"]}
+                       for kind in {*want["captured"].get(mode, {}), *got["captured"].get(mode, {})}
+                       if want["captured"].get(mode, {}).get(kind)
+                       != got["captured"].get(mode, {}).get(kind))
+        return "captured " + ", ".join(kinds)
     return None
 
 
-def mismatches() -> dict[int, str]:
+def release_of(case: dict[str, Any]) -> EngineVersion | None:
+    """The release a case was recorded from (``vllm_version``; None: the newest)."""
+    return choose("vllm", case["vllm_version"], "corpus") if "vllm_version" in case else None
+
+
+def mismatches(path: Path = CASES) -> dict[int, str]:
     found = {}
-    for case in load():
-        why = mismatch(case)
+    for case in load(path):
+        why = mismatch(case, release_of(case))
         if why:
             found[case["id"]] = why
     return found
@@ -115,22 +149,25 @@ def known() -> dict[int, str]:
 
 
 def main(argv: list[str]) -> int:
+    path = CASES
+    if argv[:1] == ["--corpus"] and len(argv) >= 2:
+        path, argv = HERE / argv[1], argv[2:]
     if argv[:1] == ["--update-known"]:
         KNOWN.write_text(json.dumps({str(k): v for k, v in sorted(mismatches().items())},
                                     indent=1) + "\n")
         return 0
     if argv[:1] == ["--ids"]:
-        by_id = {c["id"]: c for c in load()}
+        by_id = {c["id"]: c for c in load(path)}
         for cid in argv[1:]:
             case = by_id[int(cid)]
             print("line:", " ".join(case["argv"]), case["env"], case["gpu"])
             print("cgconfig argv:", " ".join(cgconfig_argv(case)))
             print("vLLM:", json.dumps(expected(case)), case["answer"]["error"] or "")
-            print("cgconfig:", json.dumps(outcome(case)))
+            print("cgconfig:", json.dumps(outcome(case, release_of(case))))
         return 0
-    found = mismatches()
-    total = len(load())
-    print(f"vLLM whole engine: {total - len(found)}/{total} agree")
+    found = mismatches(path)
+    total = len(load(path))
+    print(f"vLLM whole engine ({path.name}): {total - len(found)}/{total} agree")
     for why, n in Counter(found.values()).most_common():
         print(f"  {n:5d}  {why}")
     return 0

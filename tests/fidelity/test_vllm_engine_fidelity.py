@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent))
 import compare_vllm_engine as cve
 
@@ -31,6 +33,50 @@ def test_whole_engine_corpus_matches_recorded_answers() -> None:
     moved = {cid: (listed[cid], why) for cid, why in found.items()
              if cid in listed and listed[cid] != why}
     assert not moved, f"{len(moved)} listed differences changed category: {list(moved.items())[:5]}"
+
+
+def test_capture_window_corpus_agrees_on_every_line() -> None:
+    """The held-out batch recorded after the FULL decode window was written
+    (``record_vllm_window.py``, seed 36): mode, configured sizes and both captured lists."""
+    found = cve.mismatches(cve.WINDOW_CASES)
+    assert not found, (f"{len(found)} window cases differ (first: {sorted(found.items())[:10]}); "
+                       "inspect with: python tests/fidelity/compare_vllm_engine.py --corpus "
+                       "vllm_window_cases.jsonl --ids ID")
+
+
+@pytest.mark.parametrize("path", sorted(Path(__file__).parent.glob("vllm_window_cases-*.jsonl")),
+                         ids=lambda p: p.stem)
+def test_capture_window_corpus_of_an_older_release_agrees(path: Path) -> None:
+    """The same batch through an older release's own engine path (``record_vllm_window.py
+    --version X`` with an oracle copy that runs that release), answered as that release."""
+    cases = cve.load(path)
+    assert len(cases) >= 300 and all(c["vllm_version"] == path.stem.split("-")[1] for c in cases)
+    found = cve.mismatches(path)
+    assert not found, f"{len(found)} cases differ (first: {sorted(found.items())[:10]})"
+
+
+def test_capture_window_corpus_coverage() -> None:
+    """What the batch must draw: max_num_seqs unset, below and above the ceiling, GPU memory
+    unknown and every default tier, each speculative method with k = 1..7, the size flags."""
+    cases = cve.load(cve.WINDOW_CASES)
+    assert len(cases) >= 600
+    answers = [c["answer"] for c in cases]
+    seqs = {a["max_num_seqs"] for a in answers}
+    assert min(seqs) <= 8 and {256, 1024} <= seqs and max(seqs) >= 2048
+    assert any(c["gpu_memory_gib"] is None for c in cases)
+    assert {c["gpu"] for c in cases} >= {"A100-80GB", "H100-80GB", "B200", "L40S"}
+    methods = {(a["speculative_method"], a["num_speculative_tokens"]) for a in answers}
+    for method in ("eagle", "eagle3", "mtp", "ngram"):
+        assert {k for m, k in methods if m == method} == set(range(1, 8)), method
+    words = {w.split("=")[0] for c in cases for w in c["argv"]}
+    assert {"--cudagraph-capture-sizes", "--max-cudagraph-capture-size",
+            "--speculative-config.method", "-cc.cudagraph_mode"} <= words
+    assert {a["cudagraph_mode"] for a in answers} >= {"FULL_AND_PIECEWISE", "FULL_DECODE_ONLY",
+                                                       "FULL", "PIECEWISE", "NONE"}
+    # the window cuts the FULL decode list in most FULL-decode plans
+    cut = [a for a in answers if (a["capture"] or {}).get("FULL", {}).get("uniform_decode")
+           and a["capture"]["FULL"]["uniform_decode"] != a["cudagraph_capture_sizes"]]
+    assert len(cut) >= 200
 
 
 def test_whole_engine_corpus_size_and_coverage() -> None:

@@ -189,3 +189,11 @@ def test_an_empty_decode_list_is_emitted_disabled_with_a_note() -> None:
     text, notes = emit_plan(plan, "sglang")
     assert json.loads(shlex.split(text)[1])["decode"] == {"backend": "disabled"}
     assert notes and "cannot take an empty decode list" in notes[0]
+
+
+def test_the_table_header_says_per_request_only_for_whole_requests() -> None:
+    """PIECEWISE decode replays the mixed graphs (1, 2, 4, … tokens), not N requests × 4."""
+    wide = {**os.environ, "COLUMNS": "200"}
+    out = subprocess.run(["cgconfig", "resolve", *VLLM_SPECULATIVE, "-cc.cudagraph_mode=PIECEWISE"],
+                         capture_output=True, text=True, timeout=60, env=wide)
+    assert "decode (tokens)" in out.stdout and "per request" not in out.stdout

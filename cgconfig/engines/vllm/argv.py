@@ -173,6 +173,8 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None,
     if args is None:
         args = claimed_args(argv, where_is, VLLM_FLAGS)
     dotted_base = 10_000  # dotted keys win over JSON documents wherever they appear
+    json_spec: dict[str, Any] | None = None  # --speculative-config as a JSON document
+    dotted_spec: dict[str, Any] = {}  # --speculative-config.KEY, merged over it
 
     def after(i: int) -> int:
         """The command-line index following local token ``i - 1``."""
@@ -206,8 +208,12 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None,
             _record(out, key, _parse_value(value or "", name), name, f"/{key}",
                     dotted_base + after(i))
         elif name.startswith("--speculative-config."):
-            if name == "--speculative-config.num_speculative_tokens":  # other keys: no graph effect
+            key = name.split(".", 1)[1]
+            if key == "num_speculative_tokens":
                 out.num_speculative_tokens = _int(value or "", name, allow_zero=True)
+                dotted_spec[key] = out.num_speculative_tokens
+            elif key in ("method", "model"):  # the method picks the model runner
+                dotted_spec[key] = _parse_value(value or "", name)
         elif name == "--enforce-eager":
             out.enforce_eager = after(i)
         elif name == "--max-num-seqs":
@@ -226,8 +232,7 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None,
                                  where=f"{name} at /num_speculative_tokens")
             out.num_speculative_tokens = tokens
             if isinstance(spec, dict):
-                out.speculative = (spec.get("method"), spec.get("model"),
-                                   "num_speculative_tokens" in spec)
+                json_spec = spec
         elif name == "--cudagraph-capture-sizes":
             sizes = given
             if out.cc.get("cudagraph_capture_sizes"):
@@ -247,6 +252,10 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None,
                 raise InputError(str(exc), where=name) from None
         elif name == "--vllm-attention-backend":
             out.attention_backend = value
+    if json_spec is not None or dotted_spec:
+        spec = {**(json_spec or {}), **dotted_spec}
+        out.speculative = (spec.get("method"), spec.get("model"),
+                           "num_speculative_tokens" in spec)
     for key in ("cudagraph_capture_sizes", "max_cudagraph_capture_size"):
         sources = {c.source for c in out.cc.get(key, [])}
         engine_flag = "--" + key.replace("_", "-")

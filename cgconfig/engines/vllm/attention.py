@@ -68,8 +68,10 @@ OLDER_LEVELS: tuple[tuple[str, str, str, tuple[int, ...] | None, SupportLevel, s
      "mla/triton_mla.py TritonMLAMetadataBuilder._cudagraph_support"),
     ("FLASHINFER_MLA", "0.20.2", "0.30.0", None, _S.UNIFORM_BATCH,
      "mla/flashinfer_mla.py FlashInferMLAMetadataBuilder._cudagraph_support"),
-    ("FLASH_ATTN", "0.20.2", "0.21.0", (100, 103), _S.UNIFORM_BATCH,
-     "flash_attn.py: FlashAttention 2 on Blackwell (no FlashAttention 4 yet)"),
+    ("FLASH_ATTN", "0.20.2", "0.32.0", (100, 103), _S.UNIFORM_BATCH,
+     "flash_attn.py FlashAttentionMetadataBuilder._cudagraph_support: ALWAYS only if "
+     "get_flash_attn_version() == 3; Blackwell runs FlashAttention 2 or 4 (ALWAYS for 4 from "
+     "0.33)"),
     ("FLASHINFER", "0.20.2", "0.32.0", (80, 86, 89), _S.UNIFORM_SINGLE_TOKEN_DECODE,
      "flashinfer.py FlashInferMetadataBuilder.get_cudagraph_support: UNIFORM_BATCH only with "
      "TRTLLM attention (before 0.33's FA2-native decode)"),

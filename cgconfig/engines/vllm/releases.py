@@ -21,6 +21,15 @@ SINCE: dict[str, tuple[str, str]] = {
                           "V2 by default for the models and features it supports (before: only "
                           "with VLLM_USE_V2_MODEL_RUNNER=1); the models by release in "
                           "V2_MODEL_RULES"),
+    "v2_manager_spec_rounding": ("0.21.0", "v1/worker/gpu/cudagraph_utils.py CudaGraphManager."
+                                 "__init__: Model Runner V2 rounds the capture sizes to multiples "
+                                 "of 1 + num_speculative_tokens whatever the mode (until 0.25, "
+                                 "v2_decode_round_up)"),
+    "v2_decode_round_up": ("0.25.0", "v1/worker/gpu/cudagraph_utils.py CudaGraphManager."
+                           "_init_candidates: Model Runner V2 captures FULL decode graphs at "
+                           "round_up(size, 1 + k) up to max_num_seqs·(1 + k) and max_cudagraph_"
+                           "capture_size (before: sizes within 1 + k..max_num_seqs·(1 + k), "
+                           "after its own rounding)"),
     "v2_skips_spec_rounding": ("0.25.0", "config/compilation.py CompilationConfig."
                                "resolve_cudagraph_mode_and_sizes(use_v2_model_runner): only the "
                                "V1 runner rounds the capture sizes for speculative decoding"),

@@ -15,8 +15,8 @@ from typing import Any
 
 from cgconfig.draft import Draft
 from cgconfig.engines.versions import newest
+from cgconfig.engines.vllm import captured, modes, releases
 from cgconfig.engines.vllm import mode_resolution as resolution_rules
-from cgconfig.engines.vllm import modes, releases
 from cgconfig.engines.vllm.splitting_ops import splitting_fixup
 from cgconfig.errors import InputError, StrictConflictError
 from cgconfig.locks import conflict_message
@@ -35,6 +35,8 @@ class CapturePlan:
     why: str
     notes: list[str] = field(default_factory=list)
     """vLLM's warnings while setting them (a truncated maximum, user sizes overridden)."""
+    max_num_seqs: int = 0
+    """The scheduler's ``max_num_seqs``: FULL decode graphs stop at ``max_num_seqs`` requests."""
 
 
 def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile: bool,
@@ -88,21 +90,78 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
             if mode is not modes.CudaGraphMode.NONE:
                 _apply(draft, rule, mode, modes.CudaGraphMode.NONE, message, function, release)
                 mode = modes.CudaGraphMode.NONE
+        v2 = v2_runner(draft) if callable(v2_runner) else v2_runner
         try:
             resolution = resolution_rules.resolve_mode(
                 mode, modes.parse_level(support or "ALWAYS"),
                 num_speculative_tokens=num_spec, compilation_mode_is_vllm_compile=vllm_compile,
                 attention_split=fixup.attention_split, backend_name=backend,
-                use_v2_model_runner=releases.has(release, "v2_skips_spec_rounding")
-                and (v2_runner(draft) if callable(v2_runner) else v2_runner))
+                use_v2_model_runner=releases.has(release, "v2_skips_spec_rounding") and v2)
         except resolution_rules.VllmModeError as exc:
             raise InputError(str(exc), where="vLLM cudagraph_mode") from None
         for step in resolution.steps:
             _apply(draft, f"vllm.{step.rule}", step.before, step.after, step.message,
                    release=release)
         _round_for_spec(draft, capture, resolution.size_multiple, num_spec, release)
+        draft.decode_filter = RunnerCapture(draft, capture.max_num_seqs, 1 + num_spec, v2,
+                                            release)
 
     return hook
+
+
+class RunnerCapture:
+    """The capture step's decode filter (``draft.decode_filter``): the graphs vLLM's model
+    runner captures in the final mode (:func:`captured.captured_lists`), recording the FULL
+    decode window when it drops sizes; :attr:`lists` keeps the result for the mixed phase."""
+
+    def __init__(self, draft: Draft, max_num_seqs: int, q: int, v2: bool, release: str) -> None:
+        self.draft, self.max_num_seqs, self.q, self.v2, self.release = (
+            draft, max_num_seqs, q, v2, release)
+        self.lists: captured.CapturedLists | None = None
+        """The last lists computed (None before the capture step)."""
+
+    def __call__(self, listed: list[int]) -> list[int]:
+        """The decode phase's captured sizes for the configured list ``listed``."""
+        draft, q, max_num_seqs = self.draft, self.q, self.max_num_seqs
+        mode = modes.phases_to_mode(draft.get("decode.backend"),
+                                    draft.get("prefill.backend")).mode
+        try:
+            self.lists = captured.captured_lists(
+                mode, listed, max_num_seqs=max_num_seqs, tokens_per_request=q,
+                v2_runner=self.v2, release=self.release)
+        except resolution_rules.VllmModeError as exc:
+            raise InputError(str(exc), where="vLLM capture sizes (Model Runner V2)") from None
+        kept = list(self.lists.decode_steps)
+        listed = sorted(set(listed))
+        rounds = captured.rounds_decode_up(self.release, self.v2)
+        if mode.separate_routine() and kept != listed:
+            dropped = sorted(set(listed) - set(kept))
+            window = (f"sizes up to {max_num_seqs} tokens" if q == 1 else
+                      f"round_up(size, {q}) up to {max_num_seqs * q} tokens, at most "
+                      f"max_cudagraph_capture_size={listed[-1]}" if rounds else
+                      f"sizes {q}..{max_num_seqs * q} tokens")
+            per_request = f" × {q} tokens" if q > 1 else ""
+            why = (f"FULL decode graphs are captured only for uniform decode batches of at most "
+                   f"max_num_seqs={max_num_seqs} requests{per_request}: {window}"
+                   + (f" (dropped {_short(dropped)})" if dropped else "")
+                   + ("; uniform decode batches above them replay the piecewise graphs"
+                      if mode.mixed_mode() is modes.CudaGraphMode.PIECEWISE else "")
+                   + ("" if kept else "; no FULL decode graph is captured"))
+            draft.decisions.append(Decision(
+                rule="vllm.full-decode-window", kind="resolver", outcome="applied", why=why,
+                changes=[Change("capture.decode.sizes", listed, kept)],
+                source=captured.decode_window_source(self.release, self.v2)))
+        if not kept and draft.get("decode.backend") != "disabled":
+            piecewise = mode.mixed_mode() is modes.CudaGraphMode.PIECEWISE
+            draft.warnings.append(
+                f"decode: no FULL decode graph fits max_num_seqs={max_num_seqs} × {q} tokens; "
+                "decode steps replay the piecewise graphs" if listed and piecewise
+                else "decode: no capture sizes; decode runs eagerly")
+        return kept
+
+
+def _short(values: list[int]) -> str:
+    return str(values) if len(values) <= 6 else f"[{values[0]}, {values[1]}, …, {values[-1]}]"
 
 
 def _round_for_spec(draft: Draft, capture: CapturePlan, q: int, num_spec: int,

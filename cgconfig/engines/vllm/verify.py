@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cgconfig.engines.vllm import captured
 from cgconfig.plan import Plan
 from cgconfig.verify.compare import Expected
 
@@ -19,41 +20,21 @@ EAGER_FLAGS = {"mixed": "--max-cudagraph-capture-size"}
 MODEL_KEYS = ("model_tag", "model")
 
 
-def max_num_seqs(plan: Plan, argv: list[str]) -> int | None:
-    """``max_num_seqs`` as the plan used it: the line's ``--max-num-seqs``, else the value the
-    plan's size decision names (``max_num_seqs=256`` in its ``why``)."""
-    for i, token in enumerate(argv):
-        name, eq, value = token.partition("=")
-        if name in ("--max-num-seqs", "--max_num_seqs"):
-            text = value if eq else (argv[i + 1] if i + 1 < len(argv) else "")
-            if text.isascii() and text.isdigit() and len(text) <= 9:
-                return int(text)
-    for entry in reversed(plan.provenance.get("decode.bs") or []):
-        at = (entry.why or "").find("max_num_seqs=")
-        if at >= 0:
-            digits = (entry.why or "")[at + len("max_num_seqs="):].split(",", 1)[0].strip()
-            if digits.isascii() and digits.isdigit() and len(digits) <= 9:
-                return int(digits)
-    return None
-
-
 def expected_groups(plan: Plan, argv: list[str]) -> list[Expected]:
-    """vLLM 0.33.0 captures its FULL decode graphs only for the sizes ``x`` with
-    ``q <= x <= q * max_num_seqs`` (``q`` = 1 + speculative tokens:
-    ``vllm/v1/cudagraph_dispatcher.py: CudagraphDispatcher.initialize_cudagraph_keys``); with
-    piecewise decode it serves decode from the mixed graphs."""
+    """The graphs vLLM captures, as the plan lists them: FULL uniform-decode graphs and the
+    mixed-batch graphs (PIECEWISE or FULL), both computed by
+    :func:`cgconfig.engines.vllm.captured.captured_lists` (the FULL decode window of the release's
+    model runner); with piecewise decode or mode FULL, decode steps replay the mixed graphs."""
+    del argv  # the plan already holds max_num_seqs and the runner's window
+    groups = captured.plan_groups(plan.config, plan.capture)
     out: list[Expected] = []
-    for phase in ("decode", "prefill"):
-        backend, sizes = plan.backend(phase), plan.capture_sizes(phase)
-        if backend == "disabled" or not sizes or (phase == "decode" and backend != "full"):
-            continue
-        mode = "FULL" if backend == "full" else "PIECEWISE"
-        group = f"decode {mode}" if phase == "decode" else f"mixed {mode}"
-        seqs = max_num_seqs(plan, argv) if phase == "decode" else None
-        if seqs is not None:
-            width = int(plan.units["decode"].get("tokens_per_request") or 1)
-            sizes = [x for x in sizes if width <= x <= width * seqs]
-        out.append(Expected(group, phase, backend, sizes))
+    decode = groups.get("FULL", {}).get("uniform_decode")
+    if decode:
+        out.append(Expected("decode FULL", "decode", plan.backend("decode"), decode))
+    for mode in ("PIECEWISE", "FULL"):
+        mixed = groups.get(mode, {}).get("mixed")
+        if mixed:
+            out.append(Expected(f"mixed {mode}", "prefill", plan.backend("prefill"), mixed))
     return out
 
 

@@ -198,7 +198,8 @@ def _graphs_off(vin: VllmInput, engine: EngineArgs, level_mode: str,
 def _scheduler(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs) -> tuple[int, int, str]:
     """max_num_seqs and max_num_batched_tokens as ``EngineArgs._set_default_max_num_seqs_and_
     batched_tokens_args`` leaves them (usage context OPENAI_API_SERVER), and why."""
-    seqs, tokens, basis = _engine_defaults(_number_fact(facts, "gpu_memory_gib"), engine.release)
+    seqs, tokens, basis = _engine_defaults(_number_fact(facts, "gpu_memory_gib"), engine.release,
+                                           _number_fact(facts, "gpu_sm"))
     if engine.batched_dp_moe:
         tokens, basis = BATCHED_DP_MAX_NUM_BATCHED_TOKENS, (
             f"{basis}; {engine.all2all_backend} with expert parallelism and DP "
@@ -257,7 +258,8 @@ def _capture_plan(vin: VllmInput, facts: dict[str, Any], user_sizes: list[int] |
            f"({basis}), num_speculative_tokens={vin.num_speculative_tokens}, {gpu}{model_note}")
     if dropped:
         why += f"; sizes above max_num_batched_tokens dropped: {dropped}"
-    return CapturePlan(result.sizes, result.max_size, why, notes=result.notes)
+    return CapturePlan(result.sizes, result.max_size, why, notes=result.notes,
+                       max_num_seqs=max_num_seqs)
 
 
 def _attention(vin: VllmInput, engine: EngineArgs) -> Callable[[Draft], tuple[str, str]]:
@@ -342,13 +344,23 @@ VLLM_ENGINE_DEFAULTS: tuple[tuple[float, int, int], ...] = (
 )
 
 
-def _engine_defaults(memory_gib: float | None, release: str) -> tuple[int, int, str]:
+def _engine_defaults(memory_gib: float | None, release: str,
+                     sm: float | None = None) -> tuple[int, int, str]:
     """vLLM's engine-argument defaults for a GPU's memory in ``release``, and where they came
-    from."""
+    from. ``EngineArgs.get_batch_defaults`` keeps a device named A100 on the smallest tier below
+    160 GiB; cgconfig knows the compute capability, not the name, so SM 80 stands for A100."""
     if memory_gib is None:
         _, seqs, tokens = VLLM_ENGINE_DEFAULTS[-1]
         return seqs, tokens, "vLLM server defaults for unknown GPU memory"
     rows = VLLM_ENGINE_DEFAULTS if releases.has(release, "large_gpu_defaults") \
         else VLLM_ENGINE_DEFAULTS[1:]
     floor, seqs, tokens = next(row for row in rows if memory_gib >= row[0])
+    if sm == 80 and floor == A100_SMALL_TIER_BELOW:
+        floor, seqs, tokens = VLLM_ENGINE_DEFAULTS[-1]
+        return seqs, tokens, (f"vLLM server defaults for an A100 ({memory_gib:g} GiB, --gpu-sm 80"
+                              "): the small tier, as for < 70 GiB")
     return seqs, tokens, f"vLLM server defaults for ≥ {floor:g} GiB ({memory_gib:g} GiB)"
+
+
+#: The tier vLLM skips for A100 devices (``"a100" not in device_name``, 0.20-0.33).
+A100_SMALL_TIER_BELOW = 70
