@@ -93,6 +93,9 @@ CASES = [
             "sglang", SGL_OLD, None, operator="cannot judge",
             why="SGLang 0.4.4 (the thread's image): the crash is named, the release is not "
                 "one cgconfig models"),
+    LogCase("sglang_1479_capture_crash.log", "https://github.com/sgl-project/sglang/issues/1479",
+            "sglang", SGL_OLD, None, operator="cannot judge",
+            why="2024-09 (0.3.x): eight ranks begin, TP4's capture raises; release not modelled"),
     LogCase("sglang_new_end_only_ornith.log",
             "a public repository document's load log (code-search file id 56671970114)",
             "sglang", SGL_NEW, None, operator="warn",
@@ -173,6 +176,12 @@ CASES = [
             why="two quoted lines, no version"),
     LogCase("vllm_v0_7593_gemma_l4.log", "https://github.com/vllm-project/vllm/issues/7593",
             "vllm", V0, None, operator="cannot judge", why="V0 (0.5) on 8 L4"),
+    LogCase("vllm_v0_0.8_17939.log", "https://github.com/vllm-project/vllm/issues/17939",
+            "vllm", V0, None, {"decode FULL": 35}, operator="cannot judge",
+            why="V0 (0.8.x): 35 decode graphs"),
+    LogCase("vllm_glmv208_piecewise67.log", "https://github.com/zai-org/GLM-V/issues/208",
+            "vllm", V1, None, {"mixed PIECEWISE": 67}, operator="cannot judge",
+            why="67-size grid, no version line; the excerpt ends at 23/67 before the crash"),
     LogCase("vllm_v0_14447_decoding.log", "https://github.com/vllm-project/vllm/pull/14447",
             "vllm", V0, None, operator="cannot judge", why="V0 (0.8) decoding capture"),
     # -- TensorRT-LLM ---------------------------------------------------------------------

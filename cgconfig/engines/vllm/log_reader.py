@@ -91,7 +91,7 @@ class VllmReader:
             self.record.note_fact("enforce_eager", True, line, text)
             self.record.disabled.setdefault("all", text.strip()[:120])
             return self._seen()
-        if "Free memory on device (" in text:
+        if "Free memory on device " in text:
             return self._free_memory(line, text)
         if "Capturing a cudagraph for shape " in text:
             # Older piecewise backend's DEBUG line (``compilation/cuda_piecewise_backend.py``).
@@ -199,9 +199,12 @@ class VllmReader:
         self.record.hint(f"format '{era}'", oldest, newest, line)
 
     def _free_memory(self, line: int, text: str) -> bool:
-        """``Free memory on device (15.32/15.55 GiB) on startup`` (0.2x-0.33
-        ``v1/worker/gpu_worker.py``): the device's total memory."""
-        at = after(text, "Free memory on device (")
+        """``Free memory on device (15.32/15.55 GiB) on startup`` (0.33.0
+        ``v1/worker/gpu_worker.py``; ``v1/worker/utils.py`` names the device first:
+        ``Free memory on device cuda:0 (…/… GiB)``): the device's total memory."""
+        at = text.find("(", after(text, "Free memory on device "))
+        if at < 0 or at - text.find("Free memory on device ") > 48:
+            return False
         slash = text.find("/", at)
         total, _end = decimal(text, slash + 1) if slash >= 0 else (None, 0)
         if total is None or not 0 < total < 1 << 20:
