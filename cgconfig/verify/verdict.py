@@ -54,7 +54,7 @@ def decide(record: LogRecord, release: Release | None, comparison: Comparison | 
     if unreached:
         warnings.append("not reached before the log ends: " +
                         ", ".join(d.group for d in unreached))
-    for report in eager:
+    for report in sorted(eager, key=lambda r: -r.eager_steps):  # the most steps first
         if report.eager_steps:
             sizes = (f" (sizes {report.eager_sizes[0]}..{report.eager_sizes[1]})"
                      if report.eager_sizes else "")

@@ -96,6 +96,11 @@ CASES = [
     LogCase("sglang_1479_capture_crash.log", "https://github.com/sgl-project/sglang/issues/1479",
             "sglang", SGL_OLD, None, operator="cannot judge",
             why="2024-09 (0.3.x): eight ranks begin, TP4's capture raises; release not modelled"),
+    LogCase("sglang_2026_05_lora_eager_steps.log",
+            "a public repository's SGLang LoRA notebook output, 2026-05 (code-search file id "
+            "56673501152)", "sglang", None, None, operator="warn",
+            why="no capture lines; every step ran without a graph (the notebook's server has "
+                "graphs off); 50.69 GB free at weight load is read as the GPU's memory"),
     LogCase("sglang_new_end_only_ornith.log",
             "a public repository document's load log (code-search file id 56671970114)",
             "sglang", SGL_NEW, None, operator="warn",

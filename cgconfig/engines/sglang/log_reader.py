@@ -291,6 +291,8 @@ class SglangReader:
         else:
             parsed = parse_mapping(body)
             source = "server_args={...}"
+            # 0.5.19-0.5.23 ``entrypoints/engine.py`` log ``server_args.resolved_dict()``.
+            self.record.hint("server_args={...} line", "0.5.19", None, line)
         if parsed is None:
             return False
         if self.record.args is None:
