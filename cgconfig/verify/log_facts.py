@@ -61,7 +61,8 @@ def applied(record: LogRecord, argv: list[str]) -> Iterator[tuple[list[str], lis
                 continue
             words.append(flag)
         else:
-            words.extend([flag, f"{float(fact.value):g}"])
+            # Plain decimals (never an exponent, which the numeric parser refuses).
+            words.extend([flag, f"{float(fact.value):.2f}".rstrip("0").rstrip(".")])
         used.append(fact)
     options = {key: record.facts[name] for name, key in TRTLLM_KEYS.items()
                if name in record.facts}

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from cgconfig.engines.version_source import FLAG, LOG_SOURCE, parse_spec
 from cgconfig.engines.versions import NAMES, SUPPORTED, EngineVersion, choose, supported_range, version_key
+from cgconfig.errors import InputError
 from cgconfig.verify.record import LogRecord, ReleaseHint
 
 
@@ -59,11 +60,16 @@ def judge_release(record: LogRecord, requested: str | None = None) -> Release:
     if requested is not None:
         version = parse_spec(requested, engine, FLAG)
         if version is None:
-            return Release(engine, None, True, f"--engine-version {requested!r} names no "
-                                               f"{label} release")
+            raise InputError(f"{requested!r} names no {label} release, and the log is {label}'s",
+                             where=FLAG, hint=f"--engine-version {engine}=={SUPPORTED[engine][-1]}")
+        if version_key(version) is None:
+            raise InputError(f"{version!r} is not a {label} release number", where=FLAG,
+                             allowed=f"{engine}==VERSION, e.g. {engine}=={SUPPORTED[engine][-1]}")
         try:
             return Release(engine, choose(engine, version, FLAG), True)
         except ValueError as error:
+            if "not supported" not in str(error):
+                raise InputError(str(error), where=FLAG) from None  # malformed, not outside
             return Release(engine, None, True, str(error))
     if record.version is not None:
         return _printed(record, engine, record.version)

@@ -181,10 +181,19 @@ def test_exit_codes(name: str, code: int, capsys: pytest.CaptureFixture[str]) ->
                                     4: "warn"}[code]
 
 
-def test_engine_version_bad_text_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["verify", str(LOGS / "vllm_45150_partial.log"), "--engine-version",
-                 "nosuch==1"]) == 2
-    assert capsys.readouterr().err.startswith("cgconfig: error: ")
+@pytest.mark.parametrize("spec", ["nosuch==1", "vllm==abc", "sglang==0.5.20"])
+def test_engine_version_bad_text_is_bad_input(spec: str,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Malformed text, or a release of another engine than the log's: exit 2, one line."""
+    assert main(["verify", str(LOGS / "vllm_45150_partial.log"), "--engine-version", spec]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cgconfig: error: --engine-version") and err.count("\n") == 1
+
+
+def test_a_launch_line_of_another_engine_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", str(LOGS / "vllm_0.26.0_mrv2_t4.log"), "python", "-m",
+                 "sglang.launch_server", "--model-path", "m"]) == 2
+    assert "the log is vLLM's" in capsys.readouterr().err
 
 
 def test_help_follows_the_terminal_width(monkeypatch: pytest.MonkeyPatch,
