@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sys
 
+from cgconfig.engines.versions import newest, oldest
 from cgconfig.errors import CgConfigError, InputError
 
 USAGE_LINE = ("Usage: cgconfig verify LOG [--engine-version V] [--metrics FILE] "
@@ -24,8 +25,8 @@ DESCRIPTION = (
     "per phase, and the steps that ran without a graph.")
 OPTIONS = (
     ("LOG", "the server's log file, or - for standard input"),
-    ("--engine-version V", "judge the log by this release (sglang==0.5.20, vllm==0.27.1) "
-                           "instead of the one it prints"),
+    ("--engine-version V", f"judge the log by this release (sglang=={oldest('sglang')}, "
+                           f"vllm=={newest('vllm')}) instead of the one it prints"),
     ("--metrics FILE", "a saved /metrics scrape (SGLang sglang:cuda_graph_passes_total)"),
     ("--decode-log-interval N", "the server's --decode-log-interval (SGLang; default 40)"),
     ("-o json", "the result as JSON"),

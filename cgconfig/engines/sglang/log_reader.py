@@ -64,6 +64,9 @@ piecewise graphs)."""
 #: the new lines too (its decode list on the begin line) and is judged by 0.5.19+'s rules.
 ERA_RELEASES: dict[str, tuple[str, str | None]] = {
     ERA_NEW: ("0.5.19", None), ERA_PIECEWISE: ("0.5.6", "0.5.17"), ERA_LEGACY: ("0.4.0", "0.5.17")}
+#: ``server_args={...}``: 0.5.19-0.5.23 ``entrypoints/engine.py`` log
+#: ``server_args.resolved_dict()`` (0.5.18 and older the ``ServerArgs(...)`` repr).
+SERVER_ARGS_DICT: tuple[str, str | None] = ("0.5.19", None)
 _LEGACY_WORDS = ("cuda graph", "cpu graph", "npu graph", "xpu graph", "CUDA graph")
 MARKERS = ("Capture ", "Decode batch", "Prefill batch", "server_args=", "Disable prefill CUDA graph")
 _GRAPH_WORDS = (" CUDA graph ", " CPU graph ", " NPU graph ", " XPU graph ")
@@ -291,8 +294,7 @@ class SglangReader:
         else:
             parsed = parse_mapping(body)
             source = "server_args={...}"
-            # 0.5.19-0.5.23 ``entrypoints/engine.py`` log ``server_args.resolved_dict()``.
-            self.record.hint("server_args={...} line", "0.5.19", None, line)
+            self.record.hint("server_args={...} line", *SERVER_ARGS_DICT, line)
         if parsed is None:
             return False
         if self.record.args is None:
