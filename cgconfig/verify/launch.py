@@ -47,6 +47,11 @@ def argv_from_args(engine: str, args: dict[str, Any]) -> tuple[list[str], list[s
             continue
         if not (flag.graph_effect or flag.modelled) or value is None or value == flag.default:
             continue
+        if flag.nargs == 0 and not isinstance(value, bool):
+            # A switch printed with a value it cannot take (``'enforce_eager': 'yes'``): left
+            # out and named, never turned into a stray positional that aborts the line.
+            unknown.append(f"{key}={str(value)[:20]!r}")
+            continue
         argv.extend(flag_words(flag.options[0], flag.nargs, value, ENGINE_PARSERS[engine]))
     return argv, unknown
 

@@ -30,6 +30,8 @@ class Capture:
     """The log line this group was first read from."""
     size_source: str = ""
     """Which line gave the sizes (``bs=[...]``, ``Profiling CUDA graph memory``...)."""
+    done: int | None = None
+    """How many graphs the progress bar reached (``45/51`` → 45), where a bar is printed."""
 
     @property
     def graphs(self) -> int | None:
@@ -41,11 +43,51 @@ class Capture:
         """The largest captured size, from the list or the logged ``largest``."""
         return max(self.sizes) if self.sizes else self.largest
 
+    @property
+    def incomplete(self) -> bool:
+        """Whether the progress bar stopped before its total (``45/51``)."""
+        return self.done is not None and self.count is not None and self.done < self.count
+
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
         return {"group": self.group, "backend": self.backend, "sizes": self.sizes,
                 "graphs": self.graphs, "largest": self.top, "memory_gib": self.memory_gib,
-                "seconds": self.seconds, "line": self.line, "size_source": self.size_source}
+                "seconds": self.seconds, "line": self.line, "size_source": self.size_source,
+                "progress": None if self.done is None else [self.done, self.count]}
+
+
+@dataclass(frozen=True)
+class Fact:
+    """Something the log prints that a plan would otherwise take as a default."""
+
+    name: str
+    """``gpu_memory_gib``, ``enforce_eager``, ``cuda_graph_padding``, ``cuda_graph_max_batch_size``."""
+    value: Any
+    line: int
+    text: str
+    """The words it was read from, for the report (at most 160 characters)."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A capture that did not finish as planned, in the log's own words."""
+
+    kind: str
+    """``crash`` (an error during capture), ``skipped`` (the engine skipped graphs) or ``cut``
+    (the log ends while a capture is under way)."""
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ReleaseHint:
+    """A release range a line's format implies (``SGLang 0.4-0.5.17``): oldest, newest."""
+
+    what: str
+    oldest: str
+    newest: str | None
+    """``None``: still printed by the newest release."""
+    line: int = 0
 
 
 MAX_STEP_SIZE = 1 << 20
@@ -122,6 +164,26 @@ class LogRecord:
     lines: int = 0
     evidence: int = 0
     """How many lines this engine's reader recognised."""
+    facts: dict[str, Fact] = field(default_factory=dict)
+    """Name → the first line that printed it (see :class:`Fact`)."""
+    problems: list[Problem] = field(default_factory=list)
+    hints: list[ReleaseHint] = field(default_factory=list)
+    """The release ranges the formats read imply (at most :data:`MAX_NOTES`)."""
+
+    def note_fact(self, name: str, value: Any, line: int, text: str) -> None:
+        """Keep the first line that printed ``name``."""
+        if name not in self.facts:
+            self.facts[name] = Fact(name, value, line, text.strip()[:160])
+
+    def note_problem(self, kind: str, line: int, text: str) -> None:
+        """Keep a capture problem (at most :data:`MAX_NOTES`, 200 characters each)."""
+        if len(self.problems) < MAX_NOTES:
+            self.problems.append(Problem(kind, line, text.strip()[:200]))
+
+    def hint(self, what: str, oldest: str, newest: str | None, line: int = 0) -> None:
+        """Keep a release range a format implies (once per ``what``)."""
+        if len(self.hints) < MAX_NOTES and all(h.what != what for h in self.hints):
+            self.hints.append(ReleaseHint(what, oldest, newest, line))
 
     def add_rank(self, rank: str) -> None:
         """Remember a rank label (at most :data:`MAX_RANKS`)."""
@@ -154,6 +216,17 @@ class LogRecord:
             "disabled": self.disabled, "downgrades": [t for _, t in self.downgrades],
             "total_memory_gib": self.total_memory_gib, "total_seconds": self.total_seconds,
             "ranks": sorted(self.ranks), "lines": self.lines,
+            "facts": {f.name: {"value": f.value, "log_line": f.line, "text": f.text}
+                      for f in self.facts.values()},
+            "problems": [{"kind": p.kind, "log_line": p.line, "text": p.text}
+                         for p in self.problems],
+            "release_hints": [{"format": h.what, "oldest": h.oldest, "newest": h.newest}
+                              for h in self.hints],
+            # Measured per phase, as the engine logged it (a home for predicted-vs-measured
+            # comparisons): graph memory and capture seconds per group.
+            "measured": {c.group: {"memory_gib": c.memory_gib, "seconds": c.seconds}
+                         for c in self.captures.values()
+                         if c.memory_gib is not None or c.seconds is not None},
         }
 
 

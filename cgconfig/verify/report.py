@@ -20,18 +20,25 @@ def _num(value: float | int | None, unit: str = "") -> str:
 
 
 def render(verdict: Verdict) -> str:
-    """The whole report as text."""
+    """The whole report as text: the verdict and its deciding reason first."""
+    from cgconfig.verify.log_facts import describe
+
     record, c = verdict.record, verdict.comparison
     engine = NAMES.get(record.engine or "", "?")
     ranks = f" · ranks {shown(', '.join(sorted(record.ranks)[:8]), 80)}" if record.ranks else ""
-    out = [f"cgconfig verify · {engine} · format {record.era or 'unknown'} · "
-           f"{record.lines:,} lines{ranks}",
-           c.version_note,
-           f"launch ({shown(c.argv_source, 80)}): {shown(' '.join(c.argv), 300)}"]
-    if c.matches:
-        out.append("matches")
-    else:
-        out.append(f"differs ({len(c.differences)}):")
+    version = f" {shown(record.version, 40)}" if record.version else ""
+    head = verdict.reasons[0] if verdict.reasons else "the log agrees with the plan"
+    out = [f"{verdict.level}: {shown(head.removeprefix(verdict.level + ': '), 300)}",
+           f"cgconfig verify · {engine}{version} · format {record.era or 'unknown'} · "
+           f"{record.lines:,} lines{ranks}"]
+    out.extend(f"  {shown(reason, 300)}" for reason in verdict.reasons[1:])
+    if c is not None:
+        out.append(c.version_note)
+        out.append(f"launch ({shown(c.argv_source, 80)}): {shown(' '.join(c.argv), 300)}")
+    for fact in verdict.facts:
+        out.append(f"from the log: {shown(describe(fact), 240)}")
+    if c is not None and c.differences:
+        out.append(f"differences ({len(c.differences)}):")
         for d in c.differences:
             at = f" [log line {d.line}]" if d.line else ""
             out.append(f"  {d.group}: {shown(d.what, 160)}: log {shown(str(d.logged), 200)}; "
@@ -50,7 +57,7 @@ def render(verdict: Verdict) -> str:
                        f"({100 * eager / total:.1f} %)")
     for line, text in record.downgrades[:6]:
         out.append(f"engine downgrade [log line {line}]: {shown(text, 200)}")
-    for note in [*c.notes, *verdict.notes]:
+    for note in [*(c.notes if c else []), *verdict.notes]:
         out.append(f"note: {shown(note, 300)}")
     return "\n".join(out) + "\n"
 

@@ -151,7 +151,7 @@ def test_verify_answers_for_the_version_the_log_prints(printed: str, tmp_path) -
 
     newest = versions.newest("vllm")
     version = newest if printed == "same" else ".".join([*newest.split(".")[:2], "7"])
-    source = Path(__file__).resolve().parents[1] / "verify" / "logs" / "vllm_0.11.0_qwen3vl_tp4.log"
+    source = Path(__file__).resolve().parents[1] / "data" / "verify_logs" / "vllm_0.11.0_qwen3vl_tp4.log"
     log = tmp_path / "vllm.log"
     log.write_text(source.read_text(encoding="utf-8").replace("0.11.0", version), encoding="utf-8")
     record = read_log(str(log), interval=40)

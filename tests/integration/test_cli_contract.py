@@ -259,12 +259,15 @@ CASES: dict[tuple[str, int], list[str]] = {
     ("tune", 2): ["tune", "--histogram", str(ROOT / "no-such-histogram.json")],
     ("histogram", 0): ["histogram", "--sglang-log", str(ROOT / "tests/data/sglang_decode.log")],
     ("histogram", 2): ["histogram", "--sglang-log", str(ROOT / "no-such.log")],
-    # real logs: tests/verify/real_logs.py names their threads
-    ("verify", 0): ["verify", str(ROOT / "tests/verify/logs/trtllm_jeansblog.log"),
+    # real logs: tests/verify/log_set.py names their threads
+    ("verify", 0): ["verify", str(ROOT / "tests/data/verify_logs/trtllm_jeansblog.log"),
                     "trtllm-serve", "openai/gpt-oss-120b", "--max_batch_size", "64",
                     "--extra_llm_api_options",
-                    str(ROOT / "tests/verify/logs/trtllm_jeansblog_extra.yml")],
-    ("verify", 1): ["verify", str(ROOT / "tests/verify/logs/vllm_0.11.0_qwen3vl_tp4.log")],
+                    str(ROOT / "tests/data/verify_logs/trtllm_jeansblog_extra.yml")],
+    ("verify", 1): ["verify", str(ROOT / "tests/data/verify_logs/vllm_0.11.0_qwen3vl_tp4.log"),
+                    "--engine-version", "vllm==0.20.2"],
+    ("verify", 3): ["verify", str(ROOT / "tests/data/verify_logs/vllm_0.11.0_qwen3vl_tp4.log")],
+    ("verify", 4): ["verify", str(ROOT / "tests/data/verify_logs/vllm_45150_partial.log")],
     ("verify", 2): ["verify", str(ROOT / "README.md")],
     ("rules", 0): ["rules", "list"],
     ("rules", 2): ["rules", "show", "no.such-rule"],
@@ -289,7 +292,7 @@ def _readme_exit_table() -> dict[int, set[str]]:
 
 def test_readme_exit_table_is_covered_by_cases() -> None:
     table = _readme_exit_table()
-    assert set(table) == {0, 1, 2, 3, 10}
+    assert set(table) == {0, 1, 2, 3, 4, 10}
     commands = {command for command, _ in CASES}
     for code, listed in table.items():
         for command in (commands if listed == {"all"} else listed):

@@ -21,5 +21,5 @@ def test_the_readme_example_is_real(capsys: pytest.CaptureFixture[str],
     monkeypatch.chdir(ROOT)
     argv = shlex.split(command)
     assert argv[:2] == ["cgconfig", "verify"]
-    assert main(argv[1:]) == 0
+    assert main(argv[1:]) == 4  # warn: 240 steps ran without a graph
     assert capsys.readouterr().out == shown

@@ -45,7 +45,7 @@ def test_matches(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log.write_text(_sglang_log(_plan_sizes("decode"), _plan_sizes("prefill"), [(8, True)]))
     assert main(["verify", str(log), *LAUNCH]) == 0
     out = capsys.readouterr().out
-    assert "\nmatches\n" in out and "0.50 GB" in out and "10.00 s" in out
+    assert out.startswith("matches: ") and "0.50 GB" in out and "10.00 s" in out
 
 
 def test_differs_names_the_decision(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -66,8 +66,9 @@ def test_eager_steps_name_the_flag(tmp_path: Path, capsys: pytest.CaptureFixture
     log = tmp_path / "server.log"
     log.write_text(_sglang_log(_plan_sizes("decode"), _plan_sizes("prefill"),
                                [(300, False), (420, False), (8, True)]))
-    assert main(["verify", str(log), *LAUNCH]) == 0
+    assert main(["verify", str(log), *LAUNCH]) == 4  # warn: steps ran without a graph
     out = capsys.readouterr().out
+    assert out.startswith("warn: 80 decode steps ran without a graph (sizes 300..420)\n")
     assert "80 without a graph (sizes 300..420)" in out
     assert "--cuda-graph-max-bs-decode 420 would cover them" in out
 
@@ -79,7 +80,11 @@ def test_unknown_format_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
     captured = capsys.readouterr()
     assert captured.err.count("\n") == 1 and "Capture" in captured.err
     assert main(["verify", str(tmp_path / "missing")]) == 2
-    assert main(["verify"]) == 2
+    capsys.readouterr()
+    assert main(["verify"]) == 2  # #35 O8: bare verify is an error line, not the usage
+    bare = capsys.readouterr()
+    assert bare.out == "" and bare.err.startswith("cgconfig: error: ") and \
+        bare.err.count("\n") == 1
 
 
 def test_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -60,6 +60,13 @@ ERA_PIECEWISE = "SGLang 0.5.6-0.5.17"
 ERA_LEGACY = "SGLang 0.4-0.5.17"
 """``Capture cuda graph begin/bs/end`` alone: read from 0.4.10 (and 0.5.6, 0.5.10 without
 piecewise graphs)."""
+#: Format → the releases that print it (oldest, newest; ``None``: still printed). 0.5.18 prints
+#: the new lines too (its decode list on the begin line) and is judged by 0.5.19+'s rules.
+ERA_RELEASES: dict[str, tuple[str, str | None]] = {
+    ERA_NEW: ("0.5.19", None), ERA_PIECEWISE: ("0.5.6", "0.5.17"), ERA_LEGACY: ("0.4.0", "0.5.17")}
+#: ``server_args={...}``: 0.5.19-0.5.23 ``entrypoints/engine.py`` log
+#: ``server_args.resolved_dict()`` (0.5.18 and older the ``ServerArgs(...)`` repr).
+SERVER_ARGS_DICT: tuple[str, str | None] = ("0.5.19", None)
 _LEGACY_WORDS = ("cuda graph", "cpu graph", "npu graph", "xpu graph", "CUDA graph")
 MARKERS = ("Capture ", "Decode batch", "Prefill batch", "server_args=", "Disable prefill CUDA graph")
 _GRAPH_WORDS = (" CUDA graph ", " CPU graph ", " NPU graph ", " XPU graph ")
@@ -76,13 +83,18 @@ class SglangReader:
         self._era_rank = 0
         self._by_rank: dict[str, dict[str, Capture]] = {}
         self._last_rank = ""
+        self._open: Capture | None = None
+        """The legacy capture under way (between its begin and end lines): a bare progress bar
+        (0.4.x ``cuda_graph_runner.py``: ``tqdm(capture_bs)`` with no label) counts it."""
         self.last_size: int | None = None
         """The size the last per-step line gave (:data:`TOO_LONG` for an overlong number)."""
 
-    def _era(self, era: str) -> None:
+    def _era(self, era: str, line: int = 0) -> None:
         rank = {ERA_LEGACY: 1, ERA_PIECEWISE: 2, ERA_NEW: 3}[era]
         if rank > self._era_rank:
             self._era_rank, self.record.era = rank, era
+        oldest, newest = ERA_RELEASES[era]
+        self.record.hint(f"format '{era}'", oldest, newest, line)
 
     def feed(self, number_: int, rank: str, text: str) -> bool:
         """Read one message (prefix removed); returns whether it was an SGLang line."""
@@ -95,6 +107,14 @@ class SglangReader:
         for bar, group in (("Capturing batches (", "decode"), ("Capturing num tokens (", "prefill")):
             if bar in text:
                 return self._bar(number_, rank, group, text)
+        if self._open is not None and _is_bare_bar(text):
+            return self._bare_bar(text)
+        if text.startswith("Load weight begin.") and "avail mem=" in text:
+            free = float_after(text, "avail mem=")
+            if free is not None and 0 < free < 1 << 20:
+                # Free memory before the weights load: the GPU's total less its context.
+                self.record.note_fact("gpu_memory_gib", free, number_, text)
+            return False
         if "server_args=" in text:
             return self._args(number_, text[text.find("server_args="):])
         if text.startswith("Disable prefill CUDA graph"):
@@ -156,8 +176,20 @@ class SglangReader:
         counted = progress(text)
         if counted is None:
             return False
-        capture = self._group(rank or self._last_rank, group, line)
+        # A bar inside a legacy capture (a draft's too) counts that capture's graphs.
+        capture = self._open or self._group(rank or self._last_rank, group, line)
         capture.count = max(capture.count or 0, counted[1])
+        capture.done = max(capture.done or 0, counted[0])
+        self.record.evidence += 1
+        return True
+
+    def _bare_bar(self, text: str) -> bool:
+        counted = progress(text)
+        if counted is None or self._open is None:
+            return False
+        capture = self._open
+        capture.count = max(capture.count or 0, counted[1])
+        capture.done = max(capture.done or 0, counted[0])
         self.record.evidence += 1
         return True
 
@@ -181,7 +213,7 @@ class SglangReader:
         group = phase_word if role == "target" else f"draft {phase_word}"
         if group == "verify":
             group = "decode"  # the target's decode graphs, verifying under speculative decoding
-        self._era(ERA_NEW)
+        self._era(ERA_NEW, line)
         self.record.evidence += 1
         capture = self._group(rank, group, line)
         if begin:
@@ -207,9 +239,13 @@ class SglangReader:
             group = "draft extend"
         elif text.startswith("Capture draft "):
             group = "draft decode"
-        self._era(ERA_PIECEWISE if piecewise else ERA_LEGACY)
+        self._era(ERA_PIECEWISE if piecewise else ERA_LEGACY, line)
         self.record.evidence += 1
         capture = self._group(rank, group, line)
+        if " begin." in text:
+            self._open = capture
+        elif " end." in text:
+            self._open = None
         for word in _LEGACY_WORDS:
             for marker in (f"Capture {word} bs", f"Capture {word} num tokens"):
                 if text.startswith(marker):
@@ -228,10 +264,11 @@ class SglangReader:
         if not self._by_rank:
             return self.record
 
-        def known(rank: str) -> tuple[int, int, int, bool, str]:
+        def known(rank: str) -> tuple[int, int, int, int, bool, str]:
             groups = self._by_rank[rank].values()
             return (-sum(c.sizes is not None for c in groups),
-                    -sum(c.count is not None or c.memory_gib is not None for c in groups),
+                    -sum(c.count is not None for c in groups),
+                    -sum(c.memory_gib is not None for c in groups),
                     -len(groups), rank == "", _rank_key(rank))
 
         ranks = sorted(self._by_rank, key=known)
@@ -253,9 +290,11 @@ class SglangReader:
         if body.startswith("ServerArgs("):
             parsed = parse_call(body, "ServerArgs")
             source = "server_args=ServerArgs(...)"
+            self.record.hint("server_args=ServerArgs(...) line", "0.4.0", "0.5.18", line)
         else:
             parsed = parse_mapping(body)
             source = "server_args={...}"
+            self.record.hint("server_args={...} line", *SERVER_ARGS_DICT, line)
         if parsed is None:
             return False
         if self.record.args is None:
@@ -263,6 +302,13 @@ class SglangReader:
             self.record.args_source = source
         self.record.evidence += 1
         return True
+
+
+def _is_bare_bar(text: str) -> bool:
+    """A tqdm bar with no label: ``100%|██████████| 23/23 [00:06<00:00,  3.51it/s]``."""
+    percent, sign, _rest = text.partition("%|")
+    return bool(sign) and percent.strip().isascii() and percent.strip().isdigit() \
+        and len(percent) <= 4
 
 
 def _rank_key(rank: str) -> str:

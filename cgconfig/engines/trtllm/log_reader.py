@@ -6,13 +6,18 @@
     [TRT-LLM] [I] Run generation only CUDA graph warmup for batch size=256, draft_len=0
 
 one warmup line per captured graph (largest first); ``TensorRT-LLM version: 1.2.0`` at import
-(``tensorrt_llm/__init__.py``). Sizes count requests. Scanned with ``str.find`` only.
+(``tensorrt_llm/__init__.py``). Also read: ``Skipping CUDA graph warmup (greedy) for batch
+size=32, draft_len=7: not enough KV cache space.`` (graphs the engine did not capture), the
+resolved ``PyTorchConfig(... cuda_graph_max_batch_size=128, cuda_graph_padding_enabled=True
+...)`` (1.0-1.1 ``_torch/pyexecutor/config.py``; facts the plan is resolved with) and
+``device total memory 119.70 GiB`` (``_torch/pyexecutor/_util.py``, the KV-cache estimate).
+Sizes count requests. Scanned with ``str.find`` only.
 """
 
 from __future__ import annotations
 
 from cgconfig.verify.record import LogRecord
-from cgconfig.verify.text import after, int_after
+from cgconfig.verify.text import after, float_after, int_after
 
 ERA = "TensorRT-LLM 1.x (PyTorch backend)"
 
@@ -25,9 +30,27 @@ class TrtllmReader:
     def __init__(self) -> None:
         self.record = LogRecord(engine="trtllm")
         self._sizes: dict[int, set[int]] = {}
+        self._skipped: set[int] = set()
 
     def feed(self, line: int, rank: str, text: str) -> bool:
         """Read one message; returns whether it was a TensorRT-LLM line."""
+        if "Skipping CUDA graph warmup" in text:
+            size = int_after(text, "batch size=")
+            if size is not None:
+                self._skipped.add(size)
+            self.record.note_problem("skipped", line, "TensorRT-LLM skipped a CUDA graph: "
+                                     + text[text.find("Skipping CUDA graph warmup"):])
+            self.record.capture("decode", line).backend = "full"
+            self.record.era = ERA
+            return self._seen()
+        if "PyTorchConfig(" in text and "use_cuda_graph=" in text:
+            return self._pytorch_config(line, text)
+        if "device total memory " in text:
+            total = float_after(text, "device total memory ")
+            if total is not None and 0 < total < 1 << 20:
+                self.record.note_fact("gpu_memory_gib", total, line,
+                                      text[text.find("device total memory"):][:40])
+            return self._seen()
         if "Creating CUDA graph instances for " in text:
             count = int_after(text, "Creating CUDA graph instances for ")
             if count is None:
@@ -63,17 +86,39 @@ class TrtllmReader:
             return self._seen()
         return False
 
+    def _pytorch_config(self, line: int, text: str) -> bool:
+        """The resolved ``PyTorchConfig(...)``: padding and the graph's max batch size."""
+        for word, name in (("cuda_graph_padding_enabled=", "cuda_graph_padding"),):
+            at = after(text, word)
+            if at >= 0 and text.startswith(("True", "False"), at):
+                self.record.note_fact(name, text.startswith("True", at), line,
+                                      word + text[at:at + 5].rstrip(",)"))
+        top = int_after(text, "cuda_graph_max_batch_size=")
+        if top is not None and 0 < top <= 1 << 20:
+            self.record.note_fact("cuda_graph_max_batch_size", top, line,
+                                  f"cuda_graph_max_batch_size={top}")
+        if "use_cuda_graph=False" in text:
+            self.record.disabled.setdefault("all", "PyTorchConfig(use_cuda_graph=False)")
+        return self._seen()
+
     def _seen(self) -> bool:
         self.record.evidence += 1
         return True
 
     def finish(self) -> LogRecord:
-        """The captured list: the warmup lines' sizes (of the first draft length seen)."""
+        """The captured list: the warmup lines' sizes (of the first draft length seen), when
+        there are as many as ``Creating CUDA graph instances for N`` announced (an excerpt
+        that shows fewer gives the count only)."""
         if self._sizes:
             draft = min(self._sizes)
             capture = self.record.capture("decode", 0)
-            capture.sizes = sorted(self._sizes[draft])
-            capture.size_source = "CUDA graph warmup for batch size=..."
+            sizes = sorted(self._sizes[draft] - self._skipped)
+            if capture.count is None or capture.count == len(sizes):
+                capture.sizes = sizes
+                capture.size_source = "CUDA graph warmup for batch size=..."
+            else:
+                capture.size_source = (f"{len(sizes)} of the {capture.count} warmup lines "
+                                       "(the count is compared)")
         return self.record
 
 

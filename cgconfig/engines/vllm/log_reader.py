@@ -31,14 +31,32 @@ from collections import Counter
 
 from cgconfig.verify.args_text import parse_call, parse_mapping
 from cgconfig.verify.record import MAX_STEP_SIZE, LogRecord
-from cgconfig.verify.text import after, float_after, int_after, int_list, number, progress
+from cgconfig.verify.text import (
+    after,
+    decimal,
+    float_after,
+    int_after,
+    int_list,
+    number,
+    progress,
+)
 
 ERA_V1 = "vLLM 0.10-0.33 (V1 engine)"
-ERA_V1_EARLY = "vLLM 0.8-0.9 (V1 engine)"
-ERA_V0 = "vLLM 0.6-0.9 (V0 engine)"
+ERA_V1_EARLY = "vLLM 0.8-0.10.1 (V1 engine)"
+ERA_V0 = "vLLM V0 engine (0.10 and older)"
+#: Format → the releases that print it (oldest, newest; ``None``: still printed): the per-mode
+#: bars came with 0.10.2's ``gpu_model_runner.py`` (``Capturing CUDA graphs (decode, FULL)``);
+#: ``Capturing CUDA graph shapes`` is V1's bar before it and V0's; V0 (``vllm/worker/
+#: model_runner.py``) was removed in 0.11; ``args: Namespace(...)`` is 0.6-0.11's
+#: ``entrypoints/openai/api_server.py: run_server``.
+ERA_RELEASES: dict[str, tuple[str, str | None]] = {
+    ERA_V1: ("0.10.2", None), ERA_V1_EARLY: ("0.8.0", "0.10.1"), ERA_V0: ("0.1.0", "0.10.2")}
 _MODES = ("FULL", "PIECEWISE", "NONE")
 _VERSION_MARKERS = ("vLLM server version ", "vLLM API server version ",
-                    "Initializing a V1 LLM engine (v", "Initializing an LLM engine (v")
+                    "Initializing a V1 LLM engine (v", "Initializing an LLM engine (v",
+                    "Initializing a V0 LLM engine (v")
+_V0_CAPTURE = ("Capturing the model for CUDA graphs", "CUDA graphs can take additional")
+_EAGER_WORDS = ("Cudagraph is disabled under eager mode", "Enforce eager set")
 
 
 class VllmReader:
@@ -62,6 +80,25 @@ class VllmReader:
         self._table = False
         if "Capturing CUDA graph" in text or "Capturing cudagraphs for decoding" in text:
             return self._tqdm(line, text)
+        if any(words in text for words in _V0_CAPTURE):
+            # V0's ``worker/model_runner.py: capture_model`` (0.4-0.6): decode graphs only.
+            self._v1 = False
+            self._set_era(ERA_V0, line)
+            self.record.capture("decode FULL", line).backend = "full"
+            return self._seen()
+        if any(words in text for words in _EAGER_WORDS):
+            # 0.1x-0.33 ``config/vllm.py``: the server runs without CUDA graphs.
+            self.record.note_fact("enforce_eager", True, line, text)
+            self.record.disabled.setdefault("all", text.strip()[:120])
+            return self._seen()
+        if "Free memory on device " in text:
+            return self._free_memory(line, text)
+        if "Capturing a cudagraph for shape " in text:
+            # Older piecewise backend's DEBUG line (``compilation/cuda_piecewise_backend.py``).
+            size = int_after(text, "Capturing a cudagraph for shape ")
+            if size is not None and size <= MAX_STEP_SIZE:
+                self._debug_sizes.setdefault("mixed PIECEWISE", set()).add(size)
+            return self._seen()
         if "Capturing a cudagraph on (" in text:
             return self._debug_capture(line, text)
         if "Graph capturing finished in " in text:
@@ -77,6 +114,7 @@ class VllmReader:
                               "non-default args: {...}")
         if text.startswith("args: Namespace(") or " args: Namespace(" in text:
             body = text[after(text, "args: "):]
+            self.record.hint("args: Namespace(...) line", "0.6.0", "0.11.2", line)
             return self._args(line, text, parse_call(body, "Namespace"), "args: Namespace(...)")
         for marker in _VERSION_MARKERS:
             if marker in text:
@@ -134,8 +172,10 @@ class VllmReader:
             self.record.version, self.record.version_line = version, line
         if marker.startswith("Initializing a V1"):
             self._v1 = True
-        elif marker.startswith("Initializing an LLM"):
+        elif marker.startswith(("Initializing an LLM", "Initializing a V0")):
             self._v1 = False
+        if marker.startswith("Initializing") and "enforce_eager=True" in text:
+            self.record.note_fact("enforce_eager", True, line, "enforce_eager=True (engine config)")
         config_at = after(text, "compilation_config=")
         if config_at >= 0:
             self._compilation(line, parse_mapping(text[config_at:]))
@@ -153,9 +193,30 @@ class VllmReader:
             self.record.configured_sizes = sorted(set(sizes))
             self.record.configured_line = line
 
+    def _set_era(self, era: str, line: int) -> None:
+        self.record.era = self.record.era or era
+        oldest, newest = ERA_RELEASES[era]
+        self.record.hint(f"format '{era}'", oldest, newest, line)
+
+    def _free_memory(self, line: int, text: str) -> bool:
+        """``Free memory on device (15.32/15.55 GiB) on startup`` (0.33.0
+        ``v1/worker/gpu_worker.py``; ``v1/worker/utils.py`` names the device first:
+        ``Free memory on device cuda:0 (…/… GiB)``): the device's total memory."""
+        at = text.find("(", after(text, "Free memory on device "))
+        if at < 0 or at - text.find("Free memory on device ") > 48:
+            return False
+        slash = text.find("/", at)
+        total, _end = decimal(text, slash + 1) if slash >= 0 else (None, 0)
+        if total is None or not 0 < total < 1 << 20:
+            return False
+        self.record.note_fact("gpu_memory_gib", total, line,
+                              text[text.find("Free memory on device"):][:60])
+        return self._seen()
+
     def _tqdm(self, line: int, text: str) -> bool:
         if "Capturing cudagraphs for decoding" in text:
             self._v1 = False  # V0's worker/model_runner.py announcement; the shapes bar follows
+            self._set_era(ERA_V0, line)
             return self._seen()
         done_total = progress(text)
         if "Capturing CUDA graphs (" in text:
@@ -164,22 +225,25 @@ class VllmReader:
             if close < 0:
                 return False
             kind, comma, mode = text[at:close].partition(", ")
-            if not comma:  # Model Runner V2: "Capturing CUDA graphs (FULL)"
-                kind, mode = "mixed", kind
+            if not comma:
+                # Model Runner V2 (``v1/worker/gpu/cudagraph_utils.py``) names the mode only:
+                # its FULL graphs are the uniform-decode ones, PIECEWISE the mixed ones.
+                kind, mode = ("decode" if kind.strip() == "FULL" else "mixed"), kind
             if mode.strip() not in _MODES:
                 return False
             group = f"{'decode' if kind.strip() == 'decode' else 'mixed'} {mode.strip()}"
-            self.record.era = self.record.era or ERA_V1
+            self._set_era(ERA_V1, line)
         elif "Capturing CUDA graph shapes" in text:
             group = "decode FULL" if self._v1 is False else "mixed PIECEWISE"
-            self.record.era = ERA_V0 if self._v1 is False else ERA_V1_EARLY
+            self._set_era(ERA_V0 if self._v1 is False else ERA_V1_EARLY, line)
         else:
             return False
         capture = self.record.capture(group, line)
         capture.backend = _backend(group.split()[-1])
         if done_total is not None:
-            _done, total = done_total
+            done, total = done_total
             capture.count = max(capture.count or 0, total)
+            capture.done = max(capture.done or 0, done)
         return self._seen()
 
     def _debug_capture(self, line: int, text: str) -> bool:
@@ -210,7 +274,7 @@ class VllmReader:
             capture = self.record.capture(f"profiled {name}", line)
             capture.backend, capture.count, capture.largest = _backend(name), count, largest
             capture.size_source = "Profiling CUDA graph memory"
-        self.record.era = self.record.era or ERA_V1
+        self._set_era(ERA_V1, line)
         return self._seen()
 
     def _mode_estimate(self, text: str) -> bool:
@@ -279,6 +343,10 @@ class VllmReader:
         record = self.record
         for group, sizes in self._debug_sizes.items():
             capture = record.capture(group, 0)
+            if capture.count is not None and len(sizes) < capture.count:
+                # An excerpt with some of the DEBUG lines: the bar's count stands.
+                capture.size_source = f"{len(sizes)} of {capture.count} DEBUG capture lines"
+                continue
             capture.sizes, capture.size_source = sorted(sizes), "Capturing a cudagraph on (...)"
         if self._metric_rows:
             steps = record.steps_of("mixed", "tokens")

@@ -1,0 +1,113 @@
+"""Which release a log is judged by: ``--engine-version``, else the version the log prints, else
+the release range its formats imply, and whether cgconfig models that release.
+
+A log of a release cgconfig does not model (vLLM 0.11, SGLang 0.4.x, vLLM's V0 engine) cannot
+be judged: its plan would be the newest release's, and a difference would say nothing about the
+server. Versions are read through :mod:`cgconfig.engines.versions` (``choose``,
+``version_key``); this module only decides which text to hand it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cgconfig.engines.version_source import FLAG, LOG_SOURCE, parse_spec
+from cgconfig.engines.versions import NAMES, SUPPORTED, EngineVersion, choose, supported_range, version_key
+from cgconfig.errors import InputError
+from cgconfig.verify.record import LogRecord, ReleaseHint
+
+
+@dataclass(frozen=True)
+class Release:
+    """The release a log is judged by, or why it cannot be judged."""
+
+    engine: str
+    chosen: EngineVersion | None
+    """The supported version the plan answers for; ``None`` when it cannot be judged."""
+    shown: bool
+    """Whether the release is known (printed, named by ``--engine-version``, or implied by the
+    formats to lie inside what cgconfig models); ``False``: the plan uses the newest release's
+    rules and a difference may be the release's."""
+    reason: str = ""
+    """Why it cannot be judged (or, when ``shown`` is false, why the release is uncertain)."""
+
+    @property
+    def judged(self) -> bool:
+        """Whether cgconfig models the release (a plan can be compared)."""
+        return self.chosen is not None
+
+
+def _outside(engine: str, hint: ReleaseHint) -> bool:
+    """Whether every release of ``hint``'s range is outside the supported ones."""
+    keys = [k for v in SUPPORTED[engine] if (k := version_key(v)) is not None]
+    low, high = version_key(hint.oldest), version_key(hint.newest) if hint.newest else None
+    if not keys or low is None:
+        return False
+    return (high is not None and high < keys[0]) or low > keys[-1]
+
+
+def _inside(engine: str, hint: ReleaseHint) -> bool:
+    """Whether every release of ``hint``'s range is a supported one's series."""
+    keys = [k for v in SUPPORTED[engine] if (k := version_key(v)) is not None]
+    low = version_key(hint.oldest)
+    return bool(keys) and low is not None and low >= keys[0]
+
+
+def judge_release(record: LogRecord, requested: str | None = None) -> Release:
+    """The release ``record`` is judged by (``requested``: ``--engine-version``'s text)."""
+    engine = record.engine or "sglang"
+    label = NAMES[engine]
+    if requested is not None:
+        version = parse_spec(requested, engine, FLAG)
+        if version is None:
+            raise InputError(f"{requested!r} names no {label} release, and the log is {label}'s",
+                             where=FLAG, hint=f"--engine-version {engine}=={SUPPORTED[engine][-1]}")
+        if version_key(version) is None:
+            raise InputError(f"{version!r} is not a {label} release number", where=FLAG,
+                             allowed=f"{engine}==VERSION, e.g. {engine}=={SUPPORTED[engine][-1]}")
+        try:
+            return Release(engine, choose(engine, version, FLAG), True)
+        except ValueError as error:
+            if "not supported" not in str(error):
+                raise InputError(str(error), where=FLAG) from None  # malformed, not outside
+            return Release(engine, None, True, str(error))
+    if record.version is not None:
+        return _printed(record, engine, record.version)
+    outside = [h for h in record.hints if _outside(engine, h)]
+    if outside:
+        hint = outside[0]
+        at = f" (log line {hint.line})" if hint.line else ""
+        return Release(engine, None, False,
+                       f"the log's {hint.what}{at} is printed only by {label} {hint.oldest}"
+                       f"{'-' + hint.newest if hint.newest else '+'}, releases cgconfig does not "
+                       f"model (it models {supported_range(engine)}); pass --engine-version "
+                       f"if the server ran another")
+    chosen = EngineVersion(engine, SUPPORTED[engine][-1], "default (newest supported)")
+    if engine == "trtllm" or any(_inside(engine, h) for h in record.hints):
+        return Release(engine, chosen, True)
+    formats = ", ".join(h.what for h in record.hints) or "no format that names a release"
+    return Release(engine, chosen, False,
+                   f"the log does not print {label}'s version and its formats ({formats}) span "
+                   f"releases cgconfig does not model; judged by {chosen.label}'s rules")
+
+
+def _printed(record: LogRecord, engine: str, version: str) -> Release:
+    """The release the log's own version line names."""
+    label = NAMES[engine]
+    if engine == "trtllm":
+        # cgconfig follows TensorRT-LLM's main branch; every 1.x release prints the lines read
+        # here and keeps the PyTorch backend's capture rules (``model_engine.py``).
+        key = version_key(version)
+        chosen = EngineVersion(engine, SUPPORTED[engine][-1], "default (newest supported)")
+        if key is not None and key[0] >= 1:
+            return Release(engine, chosen, True)
+        return Release(engine, None, True,
+                       f"{label} {version} (log line {record.version_line}) predates the 1.x "
+                       f"PyTorch backend cgconfig models ({supported_range(engine)})")
+    try:
+        return Release(engine, choose(engine, version, LOG_SOURCE), True)
+    except ValueError:
+        return Release(engine, None, True,
+                       f"{label} {version} (log line {record.version_line}) is outside what "
+                       f"cgconfig models ({supported_range(engine)}); pass --engine-version if "
+                       f"the server ran another release")
