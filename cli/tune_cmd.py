@@ -227,7 +227,7 @@ def run_histogram(log: str | None, interval: int, output: str | None, *,
                   vllm_log: str | None = None) -> int:
     """``cgconfig histogram --sglang-log LOG`` (or ``--vllm-log LOG``): print or write the
     converted histogram."""
-    from cgconfig.cli.errors import report
+    from cgconfig.cli.errors import note, report
     from cgconfig.tune import histogram as hist_file
 
     try:
@@ -243,6 +243,8 @@ def run_histogram(log: str | None, interval: int, output: str | None, *,
 
             assert log is not None
             histogram = histogram_from_log(log, interval=interval)
+        for message in histogram.notes:
+            note("note", message)
         if output is None:
             sys.stdout.write(hist_file.dumps(histogram))
         else:

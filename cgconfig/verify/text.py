@@ -188,18 +188,34 @@ def int_after(text: str, marker: str, start: int = 0) -> int | None:
 
 TOO_LONG = -1
 """What :func:`size_after` returns for a run of digits longer than :data:`MAX_DIGITS`."""
+MALFORMED = -2
+"""What :func:`size_after` returns for a value that is not a whole ASCII integer (``1_0``,
+``12.5``, ``1e309``, ``٣``): never read by its digit prefix."""
+_VALUE_ENDS = frozenset(" ,;)]}\t")
 
 
 def size_after(text: str, marker: str, start: int = 0) -> int | None:
-    """Like :func:`int_after`, but :data:`TOO_LONG` when digits follow ``marker`` and are too
-    many to be a size (so a caller can say so instead of skipping the line)."""
+    """The whole value right after ``marker`` (spaces skipped, up to a comma, space or
+    bracket) read by the one numeric parser (:func:`cgconfig.fields.values.read_int`, ASCII
+    digits only): the integer, :data:`TOO_LONG` for more than :data:`MAX_DIGITS` digits,
+    :data:`MALFORMED` for anything else, ``None`` without ``marker``."""
+    from cgconfig.fields.values import read_int
+
     at = _value_start(text, marker, start)
     if at < 0:
         return None
-    value, end = number(text, at)
-    if value is None and end > at:
+    end = at
+    while end < len(text) and end - at <= MAX_DIGITS + 1 and text[end] not in _VALUE_ENDS:
+        end += 1
+    token = text[at:end]
+    if end < len(text) and text[end] not in _VALUE_ENDS:
+        return TOO_LONG if all(c in _DIGITS for c in token) else MALFORMED
+    if len(token) > MAX_DIGITS and all(c in _DIGITS for c in token):
         return TOO_LONG
-    return value
+    try:
+        return read_int(token, marker, minimum=0)
+    except InputError:
+        return MALFORMED
 
 
 def float_after(text: str, marker: str, start: int = 0) -> float | None:
