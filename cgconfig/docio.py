@@ -78,6 +78,30 @@ def _json_int(text: str) -> int:
     return int(text)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def refuse_lone_surrogates(data: Any, where: str) -> None:
+    """A document's strings (keys included) must be text: a lone surrogate (JSON ``"\\ud800"``,
+    which no UTF-8 file can hold) is one error line, not a crash when it is printed later.
+    Iterative: the nesting is bounded already, the walk is linear in the document."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found = _SURROGATE.search(item)
+            if found:
+                raise InputError(f"a string holds a lone surrogate (\\u{ord(found.group()):04x}), "
+                                 "which is not text", where=where,
+                                 hint="write the character itself, or a valid surrogate pair")
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
 def loads_bounded(text: str, where: str, *, non_finite: bool = False) -> Any:
     """``json.loads`` within the document limits, for JSON given inline (a flag's value).
 
@@ -92,9 +116,13 @@ def loads_bounded(text: str, where: str, *, non_finite: bool = False) -> Any:
         limits.check_file_size(len(text.encode("utf-8", "surrogatepass")), where)
     limits.check_depth(json_depth(text), where)
     if non_finite:
-        return json.loads(text, parse_int=_json_int)
-    return json.loads(text, parse_constant=_json_constant, parse_float=_json_float,
-                      parse_int=_json_int)
+        data = json.loads(text, parse_int=_json_int)
+    else:
+        data = json.loads(text, parse_constant=_json_constant, parse_float=_json_float,
+                          parse_int=_json_int)
+    if _SURROGATE_ESCAPE.search(text) or _SURROGATE.search(text):  # else none can be there
+        refuse_lone_surrogates(data, where)
+    return data
 
 
 def load_json_text(text: str, where: str, *, non_finite: bool = False) -> Any:
@@ -232,6 +260,8 @@ def _scalar(loader: Any, node: Any, at: str) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         raise InputError(f"expected a finite number, got {limits.short(text, 40)}",
                          where=at)
+    if isinstance(value, str):
+        refuse_lone_surrogates(value, at)
     return value
 
 

@@ -9,7 +9,6 @@ The launch line is read exactly as ``cgconfig resolve`` reads it (any dialect, `
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 from dataclasses import dataclass
@@ -90,6 +89,21 @@ def _refuse_mistyped(name: str) -> None:
         raise InputError(f"unknown flag {name}", where="cgconfig tune", suggestion=closest)
 
 
+def _number(raw: str, name: str, what: str, allowed: str, *, whole: bool = False,
+            positive: bool = False, maximum: float) -> float:
+    """A tune flag's number through the one numeric parser (:mod:`cgconfig.fields.values`:
+    ASCII digits only, so ``８``, ``٥`` and ``1_0`` are refused), with tune's own wording."""
+    from cgconfig.fields.values import read_float, read_int
+
+    try:
+        if whole:
+            return read_int(raw, name, minimum=1, maximum=int(maximum))
+        return read_float(raw, name, minimum=0, maximum=maximum, positive=positive)
+    except InputError:
+        raise InputError(f"expects {what}, got {raw[:40]!r}", where=name,
+                         allowed=allowed) from None
+
+
 def parse_tune_args(argv: list[str]) -> TuneArgs:
     """Take tune's own flags out of ``argv``; the rest is the launch line."""
     out = TuneArgs(rest=[])
@@ -110,30 +124,15 @@ def parse_tune_args(argv: list[str]) -> TuneArgs:
         elif name == "--memory-log":
             out.memory_log = raw
         elif name == "--max-graph-memory":
-            try:
-                gib = float(raw.removesuffix("GiB").removesuffix("G")) if len(raw) < 40 \
-                    else math.nan
-            except ValueError:
-                gib = math.nan
-            if not (math.isfinite(gib) and 0 < gib <= 1 << 20):
-                raise InputError(f"expects GiB of graph memory, got {raw[:40]!r}", where=name,
-                                 allowed="a number above 0, up to 1048576")
-            out.max_graph_memory = gib
+            out.max_graph_memory = _number(
+                raw.removesuffix("GiB").removesuffix("G"), name, "GiB of graph memory",
+                "a number above 0, up to 1048576", positive=True, maximum=1 << 20)
         elif name == "--max-graphs":
-            if not (raw.isascii() and raw.isdigit() and len(raw) <= 9) or \
-                    not 1 <= int(raw) <= MAX_GRAPHS:
-                raise InputError(f"expects a whole number of graphs, got {raw[:40]!r}",
-                                 where=name, allowed=f"1..{MAX_GRAPHS}")
-            out.max_graphs = int(raw)
+            out.max_graphs = int(_number(raw, name, "a whole number of graphs",
+                                         f"1..{MAX_GRAPHS}", whole=True, maximum=MAX_GRAPHS))
         else:
-            try:
-                pct = float(raw.removesuffix("%")) if len(raw) < 40 else math.nan
-            except ValueError:
-                pct = math.nan
-            if not (math.isfinite(pct) and 0 <= pct <= 100):
-                raise InputError(f"expects a percentage, got {raw[:40]!r}", where=name,
-                                 allowed="0..100")
-            out.max_waste = pct
+            out.max_waste = _number(raw.removesuffix("%"), name, "a percentage", "0..100",
+                                    maximum=100)
     if out.histogram is None:
         raise InputError("--histogram FILE is required", where="cgconfig tune",
                          hint="record one with runner.stats.write_histogram(path) or convert a "
@@ -223,7 +222,7 @@ def run_tune(argv: list[str]) -> int:
     return 0
 
 
-def run_histogram(log: str | None, interval: int, output: str | None, *,
+def run_histogram(log: str | None, interval: int | str, output: str | None, *,
                   vllm_log: str | None = None) -> int:
     """``cgconfig histogram --sglang-log LOG`` (or ``--vllm-log LOG``): print or write the
     converted histogram."""
@@ -242,7 +241,10 @@ def run_histogram(log: str | None, interval: int, output: str | None, *,
             from cgconfig.engines.sglang.tune_log import histogram_from_log
 
             assert log is not None
-            histogram = histogram_from_log(log, interval=interval)
+            steps = int(_number(str(interval), "--decode-log-interval",
+                                "a whole number of steps", "1..1000000", whole=True,
+                                maximum=1_000_000))
+            histogram = histogram_from_log(log, interval=steps)
         for message in histogram.notes:
             note("note", message)
         if output is None:
