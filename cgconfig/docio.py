@@ -79,13 +79,14 @@ def _json_int(text: str) -> int:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def refuse_lone_surrogates(data: Any, where: str) -> None:
-    """A document's strings (keys included) must be text: a lone surrogate (JSON ``"\\ud800"``,
-    which no UTF-8 file can hold) is one error line, not a crash when it is printed later.
-    Iterative: the nesting is bounded already, the walk is linear in the document."""
+    """A document of cgconfig's own (a ``--deployment`` file) must hold text: a lone surrogate
+    (JSON ``"\\ud800"``, which no UTF-8 file can hold) in any string, keys included, is one
+    error line. The engines' own inputs (a model's ``config.json``,
+    ``--json-model-override-args``) are read as the engine's ``json.loads`` reads them, a lone
+    surrogate included (it is shown escaped). Iterative and linear in the document."""
     stack = [data]
     while stack:
         item = stack.pop()
@@ -120,8 +121,6 @@ def loads_bounded(text: str, where: str, *, non_finite: bool = False) -> Any:
     else:
         data = json.loads(text, parse_constant=_json_constant, parse_float=_json_float,
                           parse_int=_json_int)
-    if _SURROGATE_ESCAPE.search(text) or _SURROGATE.search(text):  # else none can be there
-        refuse_lone_surrogates(data, where)
     return data
 
 
@@ -260,8 +259,6 @@ def _scalar(loader: Any, node: Any, at: str) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         raise InputError(f"expected a finite number, got {limits.short(text, 40)}",
                          where=at)
-    if isinstance(value, str):
-        refuse_lone_surrogates(value, at)
     return value
 
 

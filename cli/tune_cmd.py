@@ -9,6 +9,7 @@ The launch line is read exactly as ``cgconfig resolve`` reads it (any dialect, `
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from dataclasses import dataclass
@@ -70,18 +71,25 @@ def _value(argv: list[str], i: int, name: str) -> tuple[str, int]:
     return argv[i + 1], i + 2
 
 
-def _refuse_mistyped(name: str) -> None:
-    """``--max-graph 8`` is a typo of ours: say so, rather than let the resolver suggest one of
-    its own flags."""
-    if not name.startswith("--"):
-        return
+@functools.cache
+def _other_flags() -> tuple[str, ...]:
+    """Every flag a launch line may hold (cgconfig's, SGLang's, vLLM's, TensorRT-LLM's)."""
     from cgconfig.cli.options import CLI_FLAGS
     from cgconfig.engines.trtllm.flags import DIALECT_FLAGS as TRTLLM_FLAGS
     from cgconfig.engines.vllm.flags import DIALECT_FLAGS as VLLM_FLAGS
     from cgconfig.fields.flags import known_spellings
 
-    others = [*known_spellings(), *VLLM_FLAGS.flags, *TRTLLM_FLAGS.flags,
-              *(s for f in CLI_FLAGS for s in (f.name, *f.aliases))]
+    return tuple(dict.fromkeys([*known_spellings(), *VLLM_FLAGS.flags, *TRTLLM_FLAGS.flags,
+                                *(s for f in CLI_FLAGS for s in (f.name, *f.aliases))]))
+
+
+def _refuse_mistyped(name: str) -> None:
+    """``--max-graph 8`` is a typo of ours: say so, rather than let the resolver suggest one of
+    its own flags. Only a name close to one of tune's six flags is compared with every other
+    flag, so a line of 100,000 unknown ``--x`` costs six comparisons each."""
+    if not name.startswith("--") or did_you_mean(name, OWN_FLAGS) is None:
+        return
+    others = _other_flags()
     if name in others:
         return
     closest = did_you_mean(name, [*OWN_FLAGS, *others])
