@@ -29,7 +29,9 @@ import secrets
 import signal
 import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from types import FrameType
+from typing import Any
 
 from cgconfig.errors import InputError
 from cgconfig.limits import short
@@ -169,7 +171,7 @@ def _signals_interrupt() -> Iterator[list[int]]:
     if threading.current_thread() is not threading.main_thread():
         yield delivered
         return
-    previous: dict[int, object] = {}
+    previous: dict[int, Callable[[int, FrameType | None], Any] | int] = {}
     try:
         for signum in CLEANUP_SIGNALS:
             old = signal.getsignal(signum)
@@ -179,8 +181,8 @@ def _signals_interrupt() -> Iterator[list[int]]:
             signal.signal(signum, _raise_signalled)
         yield delivered
     finally:
-        for signum, old in previous.items():
-            signal.signal(signum, old)  # type: ignore[arg-type]
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         for signum in delivered:
             signal.raise_signal(signum)
 
