@@ -73,7 +73,7 @@ _CHUNK = 64 * 1024
 
 def read_lines(stream: IO[bytes], where: str) -> Iterator[str]:
     """The one line reader: lines of a binary stream ended by LF, CR or CRLF alike (a CR-only
-    log, tqdm's ``\r`` bars), without their ends; each line cut at :data:`MAX_LINE`
+    log, tqdm's ``\\r`` bars), without their ends; each line cut at :data:`MAX_LINE`
     characters (the rest is skipped a chunk at a time, never held), undecodable bytes
     replaced. Memory stays within a few chunks whatever the input."""
     decode = codecs.getincrementaldecoder("utf-8")("replace").decode
@@ -87,9 +87,10 @@ def read_lines(stream: IO[bytes], where: str) -> Iterator[str]:
             if not chunk:
                 break
             text = decode(chunk)
-            if cr_pending and text.startswith("\n"):
-                text = text[1:]
-            cr_pending = text.endswith("\r")
+            if cr_pending and text:  # a LF right after a CR that ended the last chunk
+                text, cr_pending = text.removeprefix("\n"), False
+            if text:
+                cr_pending = text.endswith("\r")
             start, end = 0, len(text)
             lf = cr = -1  # the next LF and CR found so far; each is searched for once per
             while start < end:  # position, so a chunk is scanned in linear time
