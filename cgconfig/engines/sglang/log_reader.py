@@ -78,9 +78,9 @@ class SglangReader:
         self._by_rank: dict[str, dict[str, Capture]] = {}
         self._last_rank = ""
         self.last_size: int | None = None
+        """The size the last per-step line gave (:data:`TOO_LONG` for an overlong number)."""
         self.malformed_steps = 0
         """Step lines whose size is not a whole ASCII integer (``1_0``, ``12.5``): skipped."""
-        """The size the last per-step line gave (:data:`TOO_LONG` for an overlong number)."""
 
     def _era(self, era: str) -> None:
         rank = {ERA_LEGACY: 1, ERA_PIECEWISE: 2, ERA_NEW: 3}[era]
