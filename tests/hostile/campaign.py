@@ -6,15 +6,17 @@ Run by hand, not in CI (it takes several minutes)::
     python tests/hostile/campaign.py --seed 7 --workers 3 --api 6000 --runtime 3000
     python tests/hostile/campaign.py --family escape --show 20
 
-Each CLI case is a subprocess under 20 s and a 4 GiB address-space limit, in its own directory
-with a private cache (``CGCONFIG_CACHE_DIR``) and an empty ``HF_HOME``; the in-process API and
-runtime calls (CPU build) run in worker subprocesses under the same limits, each call under a
-20 s alarm. Every result is classified:
+Each CLI case is a subprocess under 20 s of CPU time (``RLIMIT_CPU``) and a 4 GiB address-space
+limit, in its own directory with a private cache (``CGCONFIG_CACHE_DIR``) and an empty
+``HF_HOME``; the in-process API and runtime calls (CPU build) run in worker subprocesses under
+the same memory limit, each call under 20 s of CPU time (``ITIMER_PROF``). The wall clock is
+only a safety net against a hang (``tests.bounds.HANG_S``), so a busy machine cannot turn an
+honest case into a "hang". Every result is classified:
 
 ``clean``      the documented outcome (a result, or exit 2 with one line / the API's
                ``InputError`` family / the runtime's ``ValueError``)
 ``traceback``  a traceback, an undocumented exception or exit code
-``hang``       past 20 s
+``hang``       past 20 s of CPU, or still running after the hang net
 ``memory``     ``MemoryError`` or killed by the address-space limit
 ``misread``    exit 0 where the input had to be refused, or a value read wrongly
 ``security``   a planted file overwritten, a device replaced, raw terminal controls printed
