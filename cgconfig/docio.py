@@ -78,6 +78,31 @@ def _json_int(text: str) -> int:
     return int(text)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def refuse_lone_surrogates(data: Any, where: str) -> None:
+    """A document of cgconfig's own (a ``--deployment`` file) must hold text: a lone surrogate
+    (JSON ``"\\ud800"``, which no UTF-8 file can hold) in any string, keys included, is one
+    error line. The engines' own inputs (a model's ``config.json``,
+    ``--json-model-override-args``) are read as the engine's ``json.loads`` reads them, a lone
+    surrogate included (it is shown escaped). Iterative and linear in the document."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found = _SURROGATE.search(item)
+            if found:
+                raise InputError(f"a string holds a lone surrogate (\\u{ord(found.group()):04x}), "
+                                 "which is not text", where=where,
+                                 hint="write the character itself, or a valid surrogate pair")
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
 def loads_bounded(text: str, where: str, *, non_finite: bool = False) -> Any:
     """``json.loads`` within the document limits, for JSON given inline (a flag's value).
 
@@ -92,9 +117,11 @@ def loads_bounded(text: str, where: str, *, non_finite: bool = False) -> Any:
         limits.check_file_size(len(text.encode("utf-8", "surrogatepass")), where)
     limits.check_depth(json_depth(text), where)
     if non_finite:
-        return json.loads(text, parse_int=_json_int)
-    return json.loads(text, parse_constant=_json_constant, parse_float=_json_float,
-                      parse_int=_json_int)
+        data = json.loads(text, parse_int=_json_int)
+    else:
+        data = json.loads(text, parse_constant=_json_constant, parse_float=_json_float,
+                          parse_int=_json_int)
+    return data
 
 
 def load_json_text(text: str, where: str, *, non_finite: bool = False) -> Any:

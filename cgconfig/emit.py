@@ -28,16 +28,46 @@ def sglang_words(plan: Plan) -> tuple[str, list[str]]:
     return str(text).rstrip("\n"), []
 
 
+def shell_quote(text: str) -> str:
+    """``text`` as one POSIX shell word that reads back exactly, written in characters a
+    terminal shows as they are: :func:`shlex.quote` for the plain runs, and each run of
+    characters the CLI's stdout guard would escape (``\\r``, ESC, C1 controls, bidi
+    overrides, line separators: :data:`cgconfig.terminal.TERMINAL_UNSAFE`) as
+    ``"$(printf '\\ooo')"``, its UTF-8 bytes in octal (POSIX ``printf``; bash, dash, zsh and
+    busybox sh alike). A line break stays as it is inside quotes: the guard keeps it, and a
+    command substitution would drop it. A byte the OS gave as an undecodable argument
+    (``\\udcff``) is written back as that byte."""
+    from cgconfig.terminal import TERMINAL_UNSAFE
+
+    if not TERMINAL_UNSAFE.search(text):
+        return shlex.quote(text)
+    pieces: list[str] = []
+    start = 0
+    for found in TERMINAL_UNSAFE.finditer(text):
+        if found.start() > start:
+            pieces.append(shlex.quote(text[start:found.start()]))
+        char = found.group()
+        try:
+            data = char.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a lone surrogate from no OS argument: as UTF-8 would be
+            data = char.encode("utf-8", "surrogatepass")
+        pieces.append('"$(printf \'' + "".join(f"\\{byte:03o}" for byte in data) + '\')"')
+        start = found.end()
+    if start < len(text):
+        pieces.append(shlex.quote(text[start:]))
+    return "".join(pieces)
+
+
 def env_lines(plan: Plan) -> list[str]:
     """``export`` lines for shell ``eval``: backends, size lists and the SGLang flags."""
     lines = []
     for phase in ("decode", "prefill"):
         cap = plan.capture[phase]
         upper = phase.upper()
-        lines.append(f"export CGCONFIG_{upper}_BACKEND={shlex.quote(cap['backend'])}")
-        lines.append(f"export CGCONFIG_{upper}_SIZES={shlex.quote(' '.join(map(str, cap['sizes'])))}")
-        lines.append(f"export CGCONFIG_{upper}_UNIT={shlex.quote(plan.size_unit(phase))}")
-    lines.append(f"export CGCONFIG_SGLANG_ARGS={shlex.quote(sglang_words(plan)[0])}")
+        lines.append(f"export CGCONFIG_{upper}_BACKEND={shell_quote(cap['backend'])}")
+        lines.append(f"export CGCONFIG_{upper}_SIZES={shell_quote(' '.join(map(str, cap['sizes'])))}")
+        lines.append(f"export CGCONFIG_{upper}_UNIT={shell_quote(plan.size_unit(phase))}")
+    lines.append(f"export CGCONFIG_SGLANG_ARGS={shell_quote(sglang_words(plan)[0])}")
     lines.append(f"export CGCONFIG_DOWNGRADED={'1' if plan.downgraded else '0'}")
     return lines
 

@@ -80,6 +80,15 @@ FACT_BOUNDS: dict[str, Bound] = {
 #: Dotted key → bound for every size-like config key, option and deployment fact.
 SIZE_BOUNDS: dict[str, Bound] = {**KEY_BOUNDS, **FACT_BOUNDS}
 
+#: Largest batch size a histogram holds, and a server log's step is counted at (decode requests
+#: or prefill tokens: above any real GPU's): ``cgconfig histogram`` (SGLang and vLLM logs),
+#: ``cgconfig verify``'s step counts and ``cgconfig tune --histogram`` share it.
+MAX_STEP_SIZE = 1 << 20
+
+#: Largest step count per size in a histogram (a server at 10,000 steps/s runs 3,000 years to
+#: reach it): what ``cgconfig histogram`` writes and ``cgconfig tune`` reads, one bound.
+MAX_STEP_COUNT = 10**15
+
 #: Deepest nesting of lists/objects in a JSON or YAML document, and of rule conditions.
 MAX_NESTING_DEPTH = 64
 

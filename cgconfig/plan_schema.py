@@ -7,9 +7,11 @@ published schema cannot drift from what ``resolve -o json`` prints.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from cgconfig.constants import MAX_CAPTURE_SIZE
 
 # strict: a plan file whose sizes are ["1", "2"] or [true, false] is not a plan (no coercion)
 _DOC = ConfigDict(extra="forbid", use_attribute_docstrings=True, populate_by_name=True,
@@ -73,14 +75,19 @@ class ChainEntryDoc(BaseModel):
     why: str | None = None
 
 
+CaptureSize = Annotated[int, Field(ge=1, le=MAX_CAPTURE_SIZE)]
+"""A capture size as a plan holds it: a whole number from 1 to the largest any engine takes
+(a plan file with ``-1`` or ``0`` in a size list is not a plan)."""
+
+
 class PhaseCaptureDoc(BaseModel):
     """What will actually be captured for one phase."""
 
     model_config = _DOC
     backend: Literal["full", "breakable", "disabled"]
-    sizes: list[int]
+    sizes: list[CaptureSize]
     """Sizes to capture, ascending; empty when the phase runs eagerly."""
-    compile_sizes: list[int] | None = None
+    compile_sizes: list[CaptureSize] | None = None
     """Decode only: sizes torch.compile handles."""
     alignment: dict[str, Any] | None = None
     """Decode only: the capture filter's inputs (multiple, request width, pool size)."""

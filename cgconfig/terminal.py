@@ -29,6 +29,9 @@ _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e"
                      "\u2066-\u2069\ud800-\udfff]")
 _UNSAFE_KEEP_LINES = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f"
                                 "\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+#: What :class:`SafeStream` escapes on stdout and stderr (line breaks are kept): a writer whose
+#: output must round-trip (``--emit env``) writes these characters another way.
+TERMINAL_UNSAFE = _UNSAFE_KEEP_LINES
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 

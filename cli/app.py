@@ -108,8 +108,8 @@ def histogram(
     vllm_log: Annotated[str | None, typer.Option(
         help="vLLM server log to convert (--cudagraph-metrics or VLLM_LOG_BATCHSIZE_INTERVAL).")]
     = None,
-    decode_log_interval: Annotated[int, typer.Option(
-        help="The server's --decode-log-interval (one decode line per this many steps).")] = 40,
+    decode_log_interval: Annotated[str, typer.Option(  # str: read by cgconfig's own parser
+        help="The server's --decode-log-interval (one decode line per this many steps).")] = "40",
     output: Annotated[str | None, typer.Option("--output", "-o",
                                                help="Write here instead of stdout.")] = None,
 ) -> None:

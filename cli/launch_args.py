@@ -11,8 +11,9 @@
 * ``CGCONFIG_CUDA_GRAPH_CONFIG``: the plan's SGLang ``--cuda-graph-config`` JSON on its own,
   usable as ``--cuda-graph-config "$CGCONFIG_CUDA_GRAPH_CONFIG"`` without ``eval``.
 
-Every value is quoted with :func:`shlex.quote`, so the lines are safe to ``source`` in bash and
-POSIX sh; the ``*_ARGS`` values are shell words, split with ``eval "set -- $VAR"``.
+Every value is quoted with :func:`cgconfig.emit.shell_quote` (:func:`shlex.quote`, control
+characters as ``printf`` escapes), so the lines are safe to ``source`` in bash and POSIX sh and
+give back every value exactly; the ``*_ARGS`` values are shell words, split with ``eval "set -- $VAR"``.
 """
 
 from __future__ import annotations
@@ -197,7 +198,7 @@ def launch_env_lines(line: ArgvSplit | list[str],
     launch line, both for stderr, from the line as the resolution split it. On a line with an
     engine entry point (``vllm serve M ...``), the server arguments are the engine's: the
     entry point, its ``VAR=value`` prefixes and any wrapper before it are left out."""
-    from cgconfig.emit import sglang_words
+    from cgconfig.emit import sglang_words, shell_quote
     from cgconfig.engines.sglang.emit import sglang_config
 
     split = line_split(line)
@@ -209,8 +210,8 @@ def launch_env_lines(line: ArgvSplit | list[str],
     graph_config = (json.dumps(sglang_config(plan), separators=(",", ":"))
                     if sglang_words(plan)[0] else "")
     lines = [
-        f"export CGCONFIG_SERVER_ARGS={shlex.quote(shlex.join(server_argv(split)))}",
-        f"export CGCONFIG_VLLM_ARGS={shlex.quote(shlex.join(vllm))}",
-        f"export CGCONFIG_CUDA_GRAPH_CONFIG={shlex.quote(graph_config)}",
+        f"export CGCONFIG_SERVER_ARGS={shell_quote(shlex.join(server_argv(split)))}",
+        f"export CGCONFIG_VLLM_ARGS={shell_quote(shlex.join(vllm))}",
+        f"export CGCONFIG_CUDA_GRAPH_CONFIG={shell_quote(graph_config)}",
     ]
     return lines, notes if dialect == "vllm" else [], prefix_notes

@@ -9,7 +9,7 @@ The launch line is read exactly as ``cgconfig resolve`` reads it (any dialect, `
 
 from __future__ import annotations
 
-import math
+import functools
 import os
 import sys
 from dataclasses import dataclass
@@ -71,23 +71,45 @@ def _value(argv: list[str], i: int, name: str) -> tuple[str, int]:
     return argv[i + 1], i + 2
 
 
-def _refuse_mistyped(name: str) -> None:
-    """``--max-graph 8`` is a typo of ours: say so, rather than let the resolver suggest one of
-    its own flags."""
-    if not name.startswith("--"):
-        return
+@functools.cache
+def _other_flags() -> tuple[str, ...]:
+    """Every flag a launch line may hold (cgconfig's, SGLang's, vLLM's, TensorRT-LLM's)."""
     from cgconfig.cli.options import CLI_FLAGS
     from cgconfig.engines.trtllm.flags import DIALECT_FLAGS as TRTLLM_FLAGS
     from cgconfig.engines.vllm.flags import DIALECT_FLAGS as VLLM_FLAGS
     from cgconfig.fields.flags import known_spellings
 
-    others = [*known_spellings(), *VLLM_FLAGS.flags, *TRTLLM_FLAGS.flags,
-              *(s for f in CLI_FLAGS for s in (f.name, *f.aliases))]
+    return tuple(dict.fromkeys([*known_spellings(), *VLLM_FLAGS.flags, *TRTLLM_FLAGS.flags,
+                                *(s for f in CLI_FLAGS for s in (f.name, *f.aliases))]))
+
+
+def _refuse_mistyped(name: str) -> None:
+    """``--max-graph 8`` is a typo of ours: say so, rather than let the resolver suggest one of
+    its own flags. Only a name close to one of tune's six flags is compared with every other
+    flag, so a line of 100,000 unknown ``--x`` costs six comparisons each."""
+    if not name.startswith("--") or did_you_mean(name, OWN_FLAGS) is None:
+        return
+    others = _other_flags()
     if name in others:
         return
     closest = did_you_mean(name, [*OWN_FLAGS, *others])
     if closest in OWN_FLAGS:
         raise InputError(f"unknown flag {name}", where="cgconfig tune", suggestion=closest)
+
+
+def _number(raw: str, name: str, what: str, allowed: str, *, whole: bool = False,
+            positive: bool = False, maximum: float) -> float:
+    """A tune flag's number through the one numeric parser (:mod:`cgconfig.fields.values`:
+    ASCII digits only, so ``８``, ``٥`` and ``1_0`` are refused), with tune's own wording."""
+    from cgconfig.fields.values import read_float, read_int
+
+    try:
+        if whole:
+            return read_int(raw, name, minimum=1, maximum=int(maximum))
+        return read_float(raw, name, minimum=0, maximum=maximum, positive=positive)
+    except InputError:
+        raise InputError(f"expects {what}, got {raw[:40]!r}", where=name,
+                         allowed=allowed) from None
 
 
 def parse_tune_args(argv: list[str]) -> TuneArgs:
@@ -110,30 +132,15 @@ def parse_tune_args(argv: list[str]) -> TuneArgs:
         elif name == "--memory-log":
             out.memory_log = raw
         elif name == "--max-graph-memory":
-            try:
-                gib = float(raw.removesuffix("GiB").removesuffix("G")) if len(raw) < 40 \
-                    else math.nan
-            except ValueError:
-                gib = math.nan
-            if not (math.isfinite(gib) and 0 < gib <= 1 << 20):
-                raise InputError(f"expects GiB of graph memory, got {raw[:40]!r}", where=name,
-                                 allowed="a number above 0, up to 1048576")
-            out.max_graph_memory = gib
+            out.max_graph_memory = _number(
+                raw.removesuffix("GiB").removesuffix("G"), name, "GiB of graph memory",
+                "a number above 0, up to 1048576", positive=True, maximum=1 << 20)
         elif name == "--max-graphs":
-            if not (raw.isascii() and raw.isdigit() and len(raw) <= 9) or \
-                    not 1 <= int(raw) <= MAX_GRAPHS:
-                raise InputError(f"expects a whole number of graphs, got {raw[:40]!r}",
-                                 where=name, allowed=f"1..{MAX_GRAPHS}")
-            out.max_graphs = int(raw)
+            out.max_graphs = int(_number(raw, name, "a whole number of graphs",
+                                         f"1..{MAX_GRAPHS}", whole=True, maximum=MAX_GRAPHS))
         else:
-            try:
-                pct = float(raw.removesuffix("%")) if len(raw) < 40 else math.nan
-            except ValueError:
-                pct = math.nan
-            if not (math.isfinite(pct) and 0 <= pct <= 100):
-                raise InputError(f"expects a percentage, got {raw[:40]!r}", where=name,
-                                 allowed="0..100")
-            out.max_waste = pct
+            out.max_waste = _number(raw.removesuffix("%"), name, "a percentage", "0..100",
+                                    maximum=100)
     if out.histogram is None:
         raise InputError("--histogram FILE is required", where="cgconfig tune",
                          hint="record one with runner.stats.write_histogram(path) or convert a "
@@ -223,11 +230,11 @@ def run_tune(argv: list[str]) -> int:
     return 0
 
 
-def run_histogram(log: str | None, interval: int, output: str | None, *,
+def run_histogram(log: str | None, interval: int | str, output: str | None, *,
                   vllm_log: str | None = None) -> int:
     """``cgconfig histogram --sglang-log LOG`` (or ``--vllm-log LOG``): print or write the
     converted histogram."""
-    from cgconfig.cli.errors import report
+    from cgconfig.cli.errors import note, report
     from cgconfig.tune import histogram as hist_file
 
     try:
@@ -242,7 +249,12 @@ def run_histogram(log: str | None, interval: int, output: str | None, *,
             from cgconfig.engines.sglang.tune_log import histogram_from_log
 
             assert log is not None
-            histogram = histogram_from_log(log, interval=interval)
+            steps = int(_number(str(interval), "--decode-log-interval",
+                                "a whole number of steps", "1..1000000", whole=True,
+                                maximum=1_000_000))
+            histogram = histogram_from_log(log, interval=steps)
+        for message in histogram.notes:
+            note("note", message)
         if output is None:
             sys.stdout.write(hist_file.dumps(histogram))
         else:

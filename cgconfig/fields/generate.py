@@ -181,5 +181,7 @@ if __name__ == "__main__":
         raise SystemExit("cgconfig/fields/config.py: " + "\ncgconfig/fields/config.py: ".join(missing))
     for path, text in outputs().items():
         if not path.exists() or path.read_text(encoding="utf-8") != text:
-            path.write_text(text, encoding="utf-8")
+            from cgconfig.safe_write import write_text
+
+            write_text(path, text, where=str(path))
             print(f"wrote {path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path}")

@@ -69,4 +69,6 @@ def render() -> str:
 
 
 if __name__ == "__main__":
-    DOC.write_text(render())
+    from cgconfig.safe_write import write_text
+
+    write_text(DOC, render(), where=str(DOC))

@@ -78,13 +78,21 @@ def yaml_int(text: str, where: str) -> int | str:
     """A scalar YAML 1.1 resolved as an integer, read as YAML 1.2's core schema reads it.
 
     ``1_0``, ``1:00`` and ``0b101`` are strings in YAML 1.2 (returned as text, so a field that
-    wants a number says so); ``0o17`` and ``0x1F`` are octal and hex; a decimal with a leading
-    zero (``010``: 8 in YAML 1.1, 10 in YAML 1.2) is refused as ambiguous.
+    wants a number says so); ``0o17`` and ``0x1F`` are refused: YAML reads them as octal and
+    hex, but every value of a cgconfig document stands for an engine flag or JSON key, which
+    the engine reads as decimal only (argparse's ``int('0x8')`` and ``json.loads`` refuse
+    them), so ``tp_size: 0x8`` read as 8 would be a misread; a decimal with a leading zero
+    (``010``: 8 in YAML 1.1, 10 in YAML 1.2) is refused as ambiguous.
     """
     digits = text.lstrip("+-")
     if _YAML12_OCTAL.fullmatch(text) or _YAML12_HEX.fullmatch(text):
+        kind = "octal" if text[1] == "o" else "hex"
+        shown = quote(text)
         check_int_text(text[2:], where)
-        return int(text[2:], 8 if text[1] == "o" else 16)
+        raise InputError(f"integer {shown} is written in {kind} (YAML reads it as "
+                         f"{int(text[2:], 8 if kind == 'octal' else 16)}): cgconfig reads "
+                         "decimal only, as the engines' flags do", where=where,
+                         hint=f"write {int(text[2:], 8 if kind == 'octal' else 16)}")
     if not _YAML12_DECIMAL.fullmatch(text):
         return text
     check_int_text(text, where)

@@ -122,6 +122,7 @@ def facts_from_file(path: str) -> tuple[dict[str, Any], dict[str, str]]:
     known = fact_fields()
 
     data, lines, name = docio.read_document(path, "--deployment")
+    docio.refuse_lone_surrogates(data, name)
     if data is None:
         return {}, {}
     if not isinstance(data, dict):

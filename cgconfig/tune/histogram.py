@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cgconfig.errors import InputError, did_you_mean
+from cgconfig.limits import MAX_STEP_COUNT, MAX_STEP_SIZE
 
 SCHEMA_VERSION = 1
 PHASES = ("decode", "prefill")
@@ -30,10 +31,10 @@ TOP_KEYS = ("schema_version", "source", "phases")
 #: Limits on what a histogram file may hold; anything beyond is an input error, not work.
 MAX_FILE_BYTES = 8 * 1024 * 1024
 """A histogram of every size up to the largest allowed fits in well under 8 MiB."""
-MAX_SIZE = 1 << 20
-"""Largest batch size accepted (decode requests or prefill tokens): above any real GPU's."""
-MAX_COUNT = 10**15
-"""Largest step count per size (a server at 10,000 steps/s runs 3,000 years to reach it)."""
+MAX_SIZE = MAX_STEP_SIZE
+"""Largest batch size accepted (decode requests or prefill tokens): ``limits.MAX_STEP_SIZE``."""
+MAX_COUNT = MAX_STEP_COUNT
+"""Largest step count per size: ``limits.MAX_STEP_COUNT``."""
 
 Counts = dict[int, int]
 
@@ -44,6 +45,8 @@ class Histogram:
 
     phases: dict[str, Counts] = field(default_factory=dict)
     source: str | None = None
+    notes: list[str] = field(default_factory=list)
+    """What the conversion from a log skipped, for stderr (not part of the file)."""
 
     def phase(self, name: str) -> Counts:
         """The counts of one phase (empty when the file has none)."""
@@ -175,6 +178,33 @@ def load(path: str | os.PathLike[str], *, flag: str = "--histogram") -> Histogra
     name = os.fspath(path)
     where = f"{flag} {name}"
     return loads(read_text(name, where), where)
+
+
+def from_counts(phases: Mapping[str, Mapping[int, int]], *, source: str, where: str,
+                empty: str) -> Histogram:
+    """A histogram built from counted steps (a server log), checked against the bounds
+    :func:`from_document` applies when ``tune`` reads it back, so ``cgconfig histogram`` never
+    writes a file ``tune`` refuses. Sizes of 0 (an idle step) are left out; a histogram left
+    with no step at all is an :class:`InputError` saying ``empty``."""
+    out: dict[str, Counts] = {}
+    for name, counts in phases.items():
+        kept: Counts = {}
+        for size, count in sorted(counts.items()):
+            if size == 0 or not count:
+                continue
+            if not 1 <= size <= MAX_SIZE:
+                raise InputError(f"a step of {size} is above the limit of {MAX_SIZE}",
+                                 where=where, hint="see 'Limits' in the README")
+            if count > MAX_COUNT:
+                raise InputError(f"{count} steps of size {size} is above the limit of "
+                                 f"{MAX_COUNT} per size", where=where,
+                                 hint="see 'Limits' in the README")
+            kept[size] = count
+        if kept:
+            out[name] = kept
+    if not out:
+        raise InputError(empty, where=where)
+    return Histogram(phases=out, source=source)
 
 
 def counts_from_mapping(counts: Mapping[int, int]) -> Counts:

@@ -10,6 +10,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from cgconfig import limits
+
 
 @dataclass
 class Capture:
@@ -90,7 +92,7 @@ class ReleaseHint:
     line: int = 0
 
 
-MAX_STEP_SIZE = 1 << 20
+MAX_STEP_SIZE = limits.MAX_STEP_SIZE
 """Largest step size counted (requests or tokens, far above any GPU's); larger ones are
 counted as out of range, so a hostile log cannot grow the counters without bound."""
 MAX_RANKS = 1024

@@ -2,9 +2,10 @@
 
 Every reader of :mod:`cgconfig.verify` (and ``cgconfig histogram``) goes through here:
 
-* :func:`open_log` streams a regular file or ``-`` (stdin) line by line, each line cut at
-  :data:`MAX_LINE` characters (the rest of an overlong line is skipped, never held), undecodable
-  bytes replaced; ``\\r`` ends a line too (tqdm progress bars), as in Python's universal newlines;
+* :func:`open_log` streams a regular file or ``-`` (stdin) line by line through the one line
+  reader :func:`read_lines`: LF, CR and CRLF end a line alike (tqdm progress bars, a CR-only
+  log), each line is cut at :data:`MAX_LINE` characters (the rest of an overlong line is
+  skipped, never held), undecodable bytes are replaced;
 * the scanners below use ``str.find`` and fixed character tests only: no regular expression, so
   no input can make them backtrack, and each line is scanned in time linear in its length;
 * :func:`number` reads ASCII digits only (``'٨'`` is not a number here), at most
@@ -17,6 +18,7 @@ Standard library only.
 
 from __future__ import annotations
 
+import codecs
 import os
 import stat
 import sys
@@ -36,48 +38,100 @@ _DIGITS = frozenset("0123456789")
 
 def open_log(path: str, where: str) -> Iterator[str]:
     """The lines of ``path`` (``-`` for stdin), streamed and capped; errors are
-    :class:`InputError` naming ``where``."""
+    :class:`InputError` naming ``where``. A file and stdin go through the same reader
+    (:func:`read_lines`), so ``verify - < log`` reads what ``verify log`` reads."""
     if path == "-":
         stream = sys.stdin
         if stream is None:
             raise InputError("standard input is closed", where=where)
-        return _lines(stream, where)
+        binary = getattr(stream, "buffer", None)
+        if binary is None:  # a text stream someone put in its place (tests, embedding)
+            return _text_lines(stream, where)
+        return read_lines(binary, where)
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             raise InputError("not a regular file", where=where,
                              hint="pass a saved log file, or - to read standard input")
-        handle = open(path, encoding="utf-8", errors="replace")  # noqa: SIM115 (closed below)
+        # O_NONBLOCK: a FIFO swapped in after the stat still cannot block the open.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        handle = os.fdopen(fd, "rb")
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            handle.close()
+            raise InputError("not a regular file", where=where)
     except OSError as exc:
         raise InputError(f"cannot read the file ({exc.strerror or exc})", where=where) from None
     return _closing(handle, where)
 
 
-def _closing(handle: IO[str], where: str) -> Iterator[str]:
+def _closing(handle: IO[bytes], where: str) -> Iterator[str]:
     with handle:
-        yield from _lines(handle, where)
+        yield from read_lines(handle, where)
 
 
-def _lines(stream: IO[str], where: str) -> Iterator[str]:
+_CHUNK = 64 * 1024
+
+
+def read_lines(stream: IO[bytes], where: str) -> Iterator[str]:
+    """The one line reader: lines of a binary stream ended by LF, CR or CRLF alike (a CR-only
+    log, tqdm's ``\\r`` bars), without their ends; each line cut at :data:`MAX_LINE`
+    characters (the rest is skipped a chunk at a time, never held), undecodable bytes
+    replaced. Memory stays within a few chunks whatever the input."""
+    decode = codecs.getincrementaldecoder("utf-8")("replace").decode
+    line: list[str] = []
+    size = 0
+    skipping = False
+    cr_pending = False  # the last chunk ended in CR: a LF opening the next one belongs to it
     try:
         while True:
-            line = stream.readline(MAX_LINE)
-            if not line:
-                return
-            if len(line) >= MAX_LINE and not line.endswith("\n"):
-                _skip_rest(stream)
-            yield line.rstrip("\r\n")
+            chunk = stream.read(_CHUNK)
+            if not chunk:
+                break
+            text = decode(chunk)
+            if cr_pending and text:  # a LF right after a CR that ended the last chunk
+                text, cr_pending = text.removeprefix("\n"), False
+            if text:
+                cr_pending = text.endswith("\r")
+            start, end = 0, len(text)
+            lf = cr = -1  # the next LF and CR found so far; each is searched for once per
+            while start < end:  # position, so a chunk is scanned in linear time
+                if lf < start:
+                    lf = _find(text, "\n", start)
+                if cr < start:
+                    cr = _find(text, "\r", start)
+                stop = min(lf, cr)
+                if stop == end:
+                    if not skipping:
+                        line.append(text[start:])
+                        size += end - start
+                        if size >= MAX_LINE:
+                            yield "".join(line)[:MAX_LINE]
+                            line, size, skipping = [], 0, True
+                    break
+                if not skipping:
+                    line.append(text[start:stop])
+                    yield "".join(line)[:MAX_LINE]
+                line, size, skipping = [], 0, False
+                start = stop + 2 if stop == cr and lf == stop + 1 else stop + 1
+        tail = decode(b"", final=True)
+        if not skipping and (line or tail):
+            yield ("".join(line) + tail)[:MAX_LINE]
     except OSError as exc:
         raise InputError(f"cannot read the log ({exc.strerror or exc})", where=where) from None
-    except UnicodeDecodeError as exc:  # stdin opened strictly by the caller
-        raise InputError(f"not text (byte {exc.start})", where=where) from None
 
 
-def _skip_rest(stream: IO[str]) -> None:
-    """Drop the rest of an overlong line, a bounded chunk at a time."""
-    while True:
-        chunk = stream.readline(MAX_LINE)
-        if not chunk or chunk.endswith("\n"):
-            return
+def _find(text: str, char: str, start: int) -> int:
+    """Index of ``char`` at or after ``start``, or ``len(text)`` when there is none."""
+    found = text.find(char, start)
+    return len(text) if found < 0 else found
+
+
+def _text_lines(stream: IO[str], where: str) -> Iterator[str]:
+    """A text stream read through the same reader, as UTF-8 bytes."""
+    class _Bytes:
+        def read(self, size: int) -> bytes:
+            return stream.read(size).encode("utf-8", "surrogateescape")
+
+    return read_lines(_Bytes(), where)  # type: ignore[arg-type]
 
 
 def number(text: str, start: int = 0) -> tuple[int | None, int]:
@@ -135,18 +189,34 @@ def int_after(text: str, marker: str, start: int = 0) -> int | None:
 
 TOO_LONG = -1
 """What :func:`size_after` returns for a run of digits longer than :data:`MAX_DIGITS`."""
+MALFORMED = -2
+"""What :func:`size_after` returns for a value that is not a whole ASCII integer (``1_0``,
+``12.5``, ``1e309``, ``٣``): never read by its digit prefix."""
+_VALUE_ENDS = frozenset(" ,;)]}\t")
 
 
 def size_after(text: str, marker: str, start: int = 0) -> int | None:
-    """Like :func:`int_after`, but :data:`TOO_LONG` when digits follow ``marker`` and are too
-    many to be a size (so a caller can say so instead of skipping the line)."""
+    """The whole value right after ``marker`` (spaces skipped, up to a comma, space or
+    bracket) read by the one numeric parser (:func:`cgconfig.fields.values.read_int`, ASCII
+    digits only): the integer, :data:`TOO_LONG` for more than :data:`MAX_DIGITS` digits,
+    :data:`MALFORMED` for anything else, ``None`` without ``marker``."""
+    from cgconfig.fields.values import read_int
+
     at = _value_start(text, marker, start)
     if at < 0:
         return None
-    value, end = number(text, at)
-    if value is None and end > at:
+    end = at
+    while end < len(text) and end - at <= MAX_DIGITS + 1 and text[end] not in _VALUE_ENDS:
+        end += 1
+    token = text[at:end]
+    if end < len(text) and text[end] not in _VALUE_ENDS:
+        return TOO_LONG if all(c in _DIGITS for c in token) else MALFORMED
+    if len(token) > MAX_DIGITS and all(c in _DIGITS for c in token):
         return TOO_LONG
-    return value
+    try:
+        return read_int(token, marker, minimum=0)
+    except InputError:
+        return MALFORMED
 
 
 def float_after(text: str, marker: str, start: int = 0) -> float | None:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from cgconfig.cli.main import main
+from tests.bounds import HANG_S
 
 FILES = {
     "bad.yaml": "decode:\n  max_bs: 8\n  bs: [1, 2\n",
@@ -336,7 +337,7 @@ def _console_script() -> list[str]:
 ])
 def test_console_script_bad_input_no_traceback(args: list[str], needle: str) -> None:
     done = subprocess.run([*_console_script(), *args], capture_output=True, text=True,
-                          timeout=60, check=False, env=dict(os.environ))
+                          timeout=HANG_S, check=False, env=dict(os.environ))
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert done.stderr.startswith("cgconfig: error: ")
@@ -347,7 +348,7 @@ def test_console_script_bad_input_no_traceback(args: list[str], needle: str) -> 
 
 def test_console_script_json_error_on_stdout() -> None:
     done = subprocess.run([*_console_script(), "resolve", "-o", "json", "--tp-size", "abc"],
-                          capture_output=True, text=True, timeout=60, check=False)
+                          capture_output=True, text=True, timeout=HANG_S, check=False)
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert json.loads(done.stdout)["error"]["where"] == "--tp-size"

@@ -14,6 +14,7 @@ from cgconfig import __version__
 from cgconfig.cli.main import main
 from cgconfig.fields.config import all_config_keys
 from cgconfig.fields.flags import ALL_FLAGS
+from tests.bounds import HANG_S
 
 
 def run(argv: list[str], capsys) -> tuple[int, str, str]:
@@ -351,7 +352,7 @@ def _probe(argv: list[str] | None, cache_dir: str) -> dict:
     else:
         code = _PROBE.format(argv=argv)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60, check=False, env=env)
+                          timeout=HANG_S, check=False, env=env)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 

@@ -6,15 +6,17 @@ Run by hand, not in CI (it takes several minutes)::
     python tests/hostile/campaign.py --seed 7 --workers 3 --api 6000 --runtime 3000
     python tests/hostile/campaign.py --family escape --show 20
 
-Each CLI case is a subprocess under 20 s and a 4 GiB address-space limit, in its own directory
-with a private cache (``CGCONFIG_CACHE_DIR``) and an empty ``HF_HOME``; the in-process API and
-runtime calls (CPU build) run in worker subprocesses under the same limits, each call under a
-20 s alarm. Every result is classified:
+Each CLI case is a subprocess under 20 s of CPU time (``RLIMIT_CPU``) and a 4 GiB address-space
+limit, in its own directory with a private cache (``CGCONFIG_CACHE_DIR``) and an empty
+``HF_HOME``; the in-process API and runtime calls (CPU build) run in worker subprocesses under
+the same memory limit, each call under 20 s of CPU time (``ITIMER_PROF``). The wall clock is
+only a safety net against a hang (``tests.bounds.HANG_S``), so a busy machine cannot turn an
+honest case into a "hang". Every result is classified:
 
 ``clean``      the documented outcome (a result, or exit 2 with one line / the API's
                ``InputError`` family / the runtime's ``ValueError``)
 ``traceback``  a traceback, an undocumented exception or exit code
-``hang``       past 20 s
+``hang``       past 20 s of CPU, or still running after the hang net
 ``memory``     ``MemoryError`` or killed by the address-space limit
 ``misread``    exit 0 where the input had to be refused, or a value read wrongly
 ``security``   a planted file overwritten, a device replaced, raw terminal controls printed
@@ -46,10 +48,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from tests.bounds import HANG_S, ran_out_of_cpu  # noqa: E402
 from tests.hostile import campaign_cases as cc  # noqa: E402
 from tests.hostile import campaign_more as cm  # noqa: E402
 
 TIMEOUT_S = 20
+"""CPU seconds one case may use (RLIMIT_CPU of a CLI case, ITIMER_PROF of an in-process one):
+the cost bound, the same at any load; the wall clock is only a safety net (``HANG_S``)."""
 ADDRESS_SPACE = 4 << 30
 CGCONFIG = [sys.executable, "-c", "from cgconfig.cli.main import console_main; console_main()"]
 FAMILIES = {"numbers": cc.numbers, "yaml-1.1": cc.yaml_numbers, "yaml-tags": cc.yaml_tags,
@@ -61,8 +66,14 @@ FAMILIES = {"numbers": cc.numbers, "yaml-1.1": cc.yaml_numbers, "yaml-tags": cc.
 DOCUMENTED = {0, 2, 3, 10}
 
 
-def _limits() -> None:
+def _memory_limit() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+
+
+def _limits() -> None:
+    """One CLI case: the memory limit and the CPU-time bound."""
+    _memory_limit()
+    resource.setrlimit(resource.RLIMIT_CPU, (TIMEOUT_S, TIMEOUT_S + 1))
 
 
 # ------------------------------------------------------------------------------ files
@@ -151,15 +162,17 @@ def run_case(case: cc.Case, plan: str, keep: Path) -> tuple[str, str]:
     start = time.monotonic()
     try:
         done = subprocess.run(command, cwd=d, env=env, capture_output=True,
-                              timeout=TIMEOUT_S, preexec_fn=_limits, check=False, **feed)
+                              timeout=HANG_S, preexec_fn=_limits, check=False, **feed)
     except subprocess.TimeoutExpired:
-        return "hang", f"past {TIMEOUT_S} s"
+        return "hang", f"still running after {HANG_S} s"
     except OSError as exc:  # the line does not fit the kernel's ARG_MAX: not an input
         return "skipped", f"cannot start: {exc.strerror}"
     finally:
         if handle is not None:
             handle.close()
     took = time.monotonic() - start
+    if ran_out_of_cpu(done.returncode) and done.returncode != -signal.SIGKILL:
+        return "hang", f"used more than {TIMEOUT_S} s of CPU"
     err = done.stderr.decode("utf-8", "surrogateescape")
     verdict = classify(case, done.returncode, done.stdout, err, str(d))
     if verdict[0] == "clean":
@@ -203,7 +216,7 @@ def run_workers(kind: str, count: int, seed: int, workers: int) -> list[tuple[st
         env = {**os.environ, "CGCONFIG_NO_GPU_PROBE": "1", "CGCONFIG_NO_CACHE": "1"}
         done = subprocess.run([sys.executable, __file__, "--worker", kind, "--seed",
                                str(seed + start), "--count", str(n)], capture_output=True,
-                              text=True, env=env, preexec_fn=_limits, check=False,
+                              text=True, env=env, preexec_fn=_memory_limit, check=False,
                               timeout=max(600, n * 2))
         rows = [tuple(json.loads(line)) for line in done.stdout.splitlines() if line]
         if len(rows) < n:
@@ -224,10 +237,12 @@ def worker(kind: str, seed: int, count: int) -> None:
     def alarm(signum: int, frame: Any) -> None:
         raise TimeoutError("hang")
 
-    signal.signal(signal.SIGALRM, alarm)
+    signal.signal(signal.SIGALRM, alarm)  # a hang: no CPU used, the wall clock's safety net
+    signal.signal(signal.SIGPROF, alarm)  # the cost bound: CPU time of this process
     for _ in range(count):
         name, call, allowed = make(rng)
-        signal.alarm(TIMEOUT_S)
+        signal.alarm(HANG_S)
+        signal.setitimer(signal.ITIMER_PROF, TIMEOUT_S)
         try:
             call()
             verdict = ("clean", "")
@@ -241,6 +256,7 @@ def worker(kind: str, seed: int, count: int) -> None:
             verdict = ("traceback", f"{name}: {type(exc).__name__}: {str(exc)[:150]}")
         finally:
             signal.alarm(0)
+            signal.setitimer(signal.ITIMER_PROF, 0)
         print(json.dumps([f"{kind}:{name}", *verdict]), flush=True)
 
 

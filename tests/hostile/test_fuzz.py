@@ -26,12 +26,13 @@ from cgconfig.errors import CgConfigError, InputError
 from cgconfig.fields.flags import known_spellings
 from cgconfig.provenance import Layer
 from cgconfig.sources.documents import leaves_from_config_arg, leaves_from_mapping
+from tests.bounds import HANG_S
 
 LONG_RUN = int(os.environ.get("CGCONFIG_FUZZ_EXAMPLES", "0"))
 #: CPU seconds one example may use before it counts as a hang (a loop, a growing list), and
 #: wall seconds before a blocked read counts as one; CPU time does not flake on a busy machine.
 HANG_CPU_S = 5.0
-HANG_WALL_S = 60.0
+HANG_WALL_S = float(HANG_S)  # a safety net against a hang only: the bound is CPU time
 
 
 class Bounded:

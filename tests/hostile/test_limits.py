@@ -19,7 +19,8 @@ def test_the_readme_states_the_limits_of_limits_py() -> None:
                    f"{limits.MAX_PREFILL_TOKENS:,}", f"{limits.MAX_NESTING_DEPTH} levels",
                    f"{limits.MAX_DOCUMENT_NODES:,}", f"{limits.MAX_RULES_PER_PACK:,}",
                    f"{limits.MAX_QUOTE_CHARS} characters", f"{limits.MAX_INT_DIGITS} digits",
-                   f"{limits.MAX_PARALLEL_SIZE:,}"):
+                   f"{limits.MAX_PARALLEL_SIZE:,}", f"{limits.MAX_STEP_SIZE:,}",
+                   f"10^{len(str(limits.MAX_STEP_COUNT)) - 1}"):
         assert number in section, number
     for variable in ("CGCONFIG_CACHE_DIR", "CGCONFIG_NO_CACHE", "CGCONFIG_NO_GPU_PROBE",
                      "CGCONFIG_FUZZ_EXAMPLES"):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.bounds import HANG_S
 from tests.hostile.harness import Result, assert_one_line_exit_2, base_env, run_cli, run_many
 
 ESC = "\x1b"
@@ -117,7 +118,7 @@ def test_stdin_closed_or_not_utf8(tmp_path: Path, env: dict[str, str]) -> None:
     code = ("import os, sys; os.close(0); sys.stdin = None\n"
             "from cgconfig.cli.main import console_main; console_main()\n")
     done = subprocess.run([*base_cmd(), "-c", code, "diff", side, "-"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=20, check=False)
+                          capture_output=True, text=True, timeout=HANG_S, check=False)
     assert done.returncode == 2 and done.stderr.strip() == \
         "cgconfig: error: stdin: standard input is closed", done.stderr
 

@@ -16,6 +16,7 @@ import pytest
 
 from cgconfig import __version__
 from cgconfig.cli.main import main
+from tests.bounds import HANG_S
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -31,7 +32,7 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
 def cli(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
     """The real console script, piped (not a terminal)."""
     return subprocess.run(["cgconfig", *args], capture_output=True, text=True, cwd=ROOT,
-                          env={**os.environ, **env}, timeout=60)
+                          env={**os.environ, **env}, timeout=HANG_S)
 
 
 # --- LICENSE, version, -h -------------------------------------------------------------------
@@ -342,5 +343,5 @@ def test_readme_documents_the_environment_variables() -> None:
 
 def test_console_script_runs_as_a_module() -> None:
     out = subprocess.run([sys.executable, "-m", "cgconfig.cli", "--version"], capture_output=True,
-                         text=True, cwd=ROOT, timeout=60)
+                         text=True, cwd=ROOT, timeout=HANG_S)
     assert out.stdout == f"cgconfig {__version__}\n"

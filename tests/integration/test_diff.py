@@ -15,6 +15,7 @@ import pytest
 
 from cgconfig.cli.main import main
 from cgconfig.cli.plan_diff import diff_plans, size_ranges
+from tests.bounds import HANG_S
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "--tp-size 8 --gpu-memory-gib 141"
@@ -164,7 +165,7 @@ def test_a_file_that_is_not_a_plan(tmp_path: Path, capsys: pytest.CaptureFixture
 def test_colours_like_git_diff_stat(env: dict[str, str], coloured: bool) -> None:
     clean = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "NO_COLOR")}
     out = subprocess.run(["cgconfig", "diff", "--a", BASE, "--b", f"{BASE} --device hip"],
-                         capture_output=True, text=True, env={**clean, **env}, timeout=60)
+                         capture_output=True, text=True, env={**clean, **env}, timeout=HANG_S)
     assert out.returncode == 1
     assert ("\x1b[31m-58\x1b[0m" in out.stdout) is coloured
     assert ("\x1b[" in out.stdout) is coloured

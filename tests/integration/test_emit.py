@@ -16,6 +16,7 @@ from cgconfig.engines.sglang.emit import sglang_args, sglang_config
 from cgconfig.engines.vllm.emit import VLLM_INEXPRESSIBLE, vllm_args
 from cgconfig.engines.vllm.splitting_ops import VLLM_ATTENTION_OPS
 from cgconfig.errors import InputError
+from tests.bounds import HANG_S
 
 SCENARIOS = [
     ["--tp-size", "8", "--gpu-memory-gib", "141"],
@@ -99,7 +100,7 @@ def test_vllm_emit_of_a_vllm_line_keeps_the_users_other_keys_and_names_nothing()
     argv = ["--dialect", "vllm", "-cc", '{"mode":3,"custom_ops":["none"],"cudagraph_mode":"FULL"}',
             "--cudagraph-support", "ALWAYS"]
     out = subprocess.run(["cgconfig", "resolve", "--emit", "vllm", *argv], capture_output=True,
-                         text=True, timeout=60)
+                         text=True, timeout=HANG_S)
     assert out.returncode == 0 and "not expressible" not in out.stderr, out.stderr
     config = json.loads(shlex.split(out.stdout)[1])
     assert config["mode"] == 3 and config["custom_ops"] == ["none"]
@@ -141,11 +142,11 @@ def test_token_sizes_that_are_not_whole_requests_are_refused_naming_the_phase() 
     with pytest.raises(InputError, match="cannot convert the decode phase"):
         sglang_args(plan)
     out = subprocess.run(["cgconfig", "resolve", "--emit", "sglang", *argv], capture_output=True,
-                         text=True, timeout=60)
+                         text=True, timeout=HANG_S)
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.count("\n") == 1 and "--emit sglang: cannot convert the decode phase" in out.stderr
     env = subprocess.run(["cgconfig", "resolve", "--emit", "env", *argv], capture_output=True,
-                         text=True, timeout=60)  # a vLLM launch script still gets its variables
+                         text=True, timeout=HANG_S)  # a vLLM launch script still gets its variables
     assert env.returncode == 0 and "export CGCONFIG_SGLANG_ARGS=''" in env.stdout
     assert "export CGCONFIG_DECODE_UNIT=tokens" in env.stdout
     assert "not expressible in sglang: CGCONFIG_SGLANG_ARGS" in env.stderr
@@ -161,10 +162,10 @@ def test_sglang_request_counts_become_vllm_tokens() -> None:
 def test_the_table_header_names_the_units() -> None:
     wide = {**os.environ, "COLUMNS": "200"}
     out = subprocess.run(["cgconfig", "resolve", *VLLM_SPECULATIVE], capture_output=True, text=True,
-                         timeout=60, env=wide)
+                         timeout=HANG_S, env=wide)
     assert "decode (tokens, 4 per request)" in out.stdout and "prefill (tokens)" in out.stdout
     out = subprocess.run(["cgconfig", "resolve", *SGLANG_SPECULATIVE], capture_output=True, text=True,
-                         timeout=60, env=wide)
+                         timeout=HANG_S, env=wide)
     assert "decode (requests × 4 tokens)" in out.stdout
 
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.bounds import HANG_S
+
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCH = ROOT / "examples" / "launch_sglang.sh"
 needs_cli = pytest.mark.skipif(shutil.which("cgconfig") is None, reason="cgconfig not on PATH")
@@ -17,7 +19,7 @@ needs_cli = pytest.mark.skipif(shutil.which("cgconfig") is None, reason="cgconfi
 
 def _run(cmd: list[str], **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT,
-                          env={**os.environ, **env}, timeout=60)
+                          env={**os.environ, **env}, timeout=HANG_S)
 
 
 @needs_cli

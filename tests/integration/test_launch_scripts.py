@@ -16,6 +16,7 @@ import pytest
 from cgconfig import resolve_args
 from cgconfig.cli.launch_args import server_line, user_compilation_config
 from cgconfig.engines.sglang.emit import sglang_args, sglang_config
+from tests.bounds import HANG_S
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(shutil.which("cgconfig") is None, reason="cgconfig not on PATH")
@@ -35,12 +36,12 @@ def server(tmp_path: Path) -> tuple[str, Path]:
 
 def launch(script: str, args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(ROOT / "examples" / script), *args], capture_output=True,
-                          text=True, cwd=ROOT, env={**os.environ, **env}, timeout=60)
+                          text=True, cwd=ROOT, env={**os.environ, **env}, timeout=HANG_S)
 
 
 def emitted(args: list[str], target: str) -> list[str]:
     out = subprocess.run(["cgconfig", "resolve", "--emit", target, "--ignore-unknown-args", *args],
-                         capture_output=True, text=True, cwd=ROOT, timeout=60)
+                         capture_output=True, text=True, cwd=ROOT, timeout=HANG_S)
     assert out.returncode == 0, out.stderr
     return shlex.split(out.stdout)
 
@@ -145,7 +146,7 @@ def test_emit_env_is_safe_to_source(shell: str, tmp_path: Path) -> None:
     args = ["--tp-size", "8", "--gpu-memory-gib", "141", "--model-path", "it's a \"model\" $HOME",
             "--enable-torch-compile", "--max-running-requests", "48"]
     out = subprocess.run(["cgconfig", "resolve", "--emit", "env", "--ignore-unknown-args", *args],
-                         capture_output=True, text=True, cwd=ROOT, timeout=60)
+                         capture_output=True, text=True, cwd=ROOT, timeout=HANG_S)
     assert out.returncode == 0, out.stderr
     env_file = tmp_path / "plan.env"
     env_file.write_text(out.stdout)
@@ -154,7 +155,7 @@ def test_emit_env_is_safe_to_source(shell: str, tmp_path: Path) -> None:
              '"$CGCONFIG_CUDA_GRAPH_CONFIG" "$CGCONFIG_DOWNGRADED" && '
              'eval "set -- $CGCONFIG_SGLANG_ARGS" && printf "[%s]" "$@" && echo && '
              'eval "set -- $CGCONFIG_SERVER_ARGS" && printf "[%s]" "$@"')
-    done = subprocess.run([shell, "-c", probe], capture_output=True, text=True, timeout=30,
+    done = subprocess.run([shell, "-c", probe], capture_output=True, text=True, timeout=HANG_S,
                           env={**os.environ, "HOME": "/home/x"})
     assert done.returncode == 0, done.stderr
     sizes, graph_config, downgraded, sglang, passed = done.stdout.splitlines()

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.bounds import HANG_S
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -30,7 +32,7 @@ def readme_api_snippet() -> str:
 
 def run_from_root(python_args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, *python_args, "-c", readme_api_snippet()],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          capture_output=True, text=True, cwd=ROOT, timeout=HANG_S,
                           env={**os.environ, **env})
 
 
@@ -61,7 +63,7 @@ def test_snippet_runs_from_the_root_after_pip_install(tmp_path: Path) -> None:
     target = tmp_path / "site"
     build = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
                             "--no-build-isolation", "--target", str(target), str(source)],
-                           capture_output=True, text=True, timeout=300,
+                           capture_output=True, text=True, timeout=HANG_S,
                            cwd=tmp_path)
     if build.returncode != 0:
         pytest.skip(f"pip cannot build here: {build.stderr.strip().splitlines()[-1:]}")

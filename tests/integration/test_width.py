@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from cgconfig.cli.width import columns_env, wrap
+from tests.bounds import HANG_S
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,7 +29,7 @@ def cli(args: list[str], tmp: Path | None = None, **env: str) -> subprocess.Comp
             and not k.startswith(("SGLANG_", "VLLM_", "HF_"))}
     base.update(CGCONFIG_NO_GPU_PROBE="1", HF_HOME=str(tmp or ROOT / "no-such-hf-cache"))
     return subprocess.run([sys.executable, "-m", "cgconfig.cli", *args], capture_output=True,
-                          text=True, cwd=ROOT, env={**base, **env}, timeout=60, check=False)
+                          text=True, cwd=ROOT, env={**base, **env}, timeout=HANG_S, check=False)
 
 
 @pytest.mark.parametrize("columns", [80, 120])

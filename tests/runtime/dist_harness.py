@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from tests.bounds import HANG_S
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -50,7 +52,7 @@ def _child(fn: Callable[..., Any], rank: int, world: int, backend: str, port: in
 
 
 def run_ranks(fn: Callable[..., Any], *, world: int = 2, backend: str = "gloo",
-              timeout: float = 120.0) -> list[tuple[str, Any]]:
+              timeout: float = HANG_S) -> list[tuple[str, Any]]:
     """``[(status, result_or_error), ...]`` per rank; fails the test if any rank times out."""
     ctx = mp.get_context("spawn")
     results = ctx.Queue()

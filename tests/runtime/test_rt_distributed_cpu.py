@@ -24,6 +24,7 @@ from cgconfig.runtime.distributed import (  # noqa: E402
     settings_problems,
 )
 from cgconfig.runtime.vote import ballot, decide  # noqa: E402
+from tests.bounds import HANG_S  # noqa: E402
 
 GUARDS = Guards(sizes=dist_workers.TOY_SIZES, unsupported=frozenset({"lora"}))
 VOCAB = ("lora",)
@@ -118,7 +119,7 @@ def two_ranks() -> Any:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("OMP_NUM_THREADS", "1")  # two ranks on a small CI machine
         return dist_harness.values(dist_harness.run_ranks(dist_workers.all_scenarios,
-                                                          timeout=300))
+                                                          timeout=HANG_S))
 
 
 def _scenario(ranks: Any, name: str) -> list[Any]:
@@ -154,7 +155,7 @@ def test_one_rank_over_the_max_sends_all_eight_ranks_eager(
     # replays the largest rank's bucket while one idles.
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     outs = dist_harness.values(dist_harness.run_ranks(dist_workers.vote_any_world, world=8,
-                                                      timeout=300))
+                                                      timeout=HANG_S))
     for rank, out in enumerate(outs):
         over, ordinary = out["over"], out["ordinary"]
         assert over["padded"] is None and over["replays"] == {}

@@ -14,10 +14,10 @@ from cgconfig.errors import InputError
 
 def test_repeated_markers_scan_in_linear_time() -> None:
     """30 lines of 'Decode batch ' x 5000 took 40 s with the old regular expression."""
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(InputError, match="no 'Decode batch'"):
         histogram_from_lines(["Decode batch " * 5000] * 30)
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
 
 
 def test_a_huge_number_is_one_error_line() -> None:

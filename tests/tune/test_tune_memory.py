@@ -60,8 +60,8 @@ def test_tune_is_bounded_on_65536_sizes(tmp_path: Path, capsys: pytest.CaptureFi
     hist = tmp_path / "h.json"
     hist.write_text(json.dumps({"schema_version": 1, "phases": {
         "decode": {str(s): 1 for s in range(1, 65537)}}}))
-    start = time.perf_counter()
+    start = time.process_time()
     assert main(["tune", "--histogram", str(hist), *LAUNCH, "-o", "json"]) == 0
-    assert time.perf_counter() - start < 60
+    assert time.process_time() - start < 60
     doc = json.loads(capsys.readouterr().out)
     assert doc["tune"]["allowed_sizes"]["max"] == 4096  # sizes above TUNE_LIMIT stay eager

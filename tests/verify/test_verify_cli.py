@@ -151,7 +151,7 @@ def test_trtllm_warmup_lines() -> None:
     "Decode batch, #running-req: \u0668, cuda graph: True",
 ])
 def test_hostile_lines_are_linear_and_never_raise(line: str) -> None:
-    start = time.perf_counter()
+    start = time.process_time()
     try:
         record = read_lines([line] * 30, "log")
     except Exception as error:  # only the one-line "no known format" error is allowed
@@ -160,7 +160,7 @@ def test_hostile_lines_are_linear_and_never_raise(line: str) -> None:
         assert isinstance(error, InputError)
     else:
         assert all(s for steps in record.steps.values() for s in steps.total())
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0
 
 
 def test_metrics_scrape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

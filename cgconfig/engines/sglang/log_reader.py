@@ -44,6 +44,7 @@ from __future__ import annotations
 from cgconfig.verify.args_text import parse_call, parse_mapping
 from cgconfig.verify.record import MAX_NOTES, MAX_RANKS, Capture, LogRecord
 from cgconfig.verify.text import (
+    MALFORMED,
     TOO_LONG,
     after,
     float_after,
@@ -88,6 +89,8 @@ class SglangReader:
         (0.4.x ``cuda_graph_runner.py``: ``tqdm(capture_bs)`` with no label) counts it."""
         self.last_size: int | None = None
         """The size the last per-step line gave (:data:`TOO_LONG` for an overlong number)."""
+        self.malformed_steps = 0
+        """Step lines whose size is not a whole ASCII integer (``1_0``, ``12.5``): skipped."""
 
     def _era(self, era: str, line: int = 0) -> None:
         rank = {ERA_LEGACY: 1, ERA_PIECEWISE: 2, ERA_NEW: 3}[era]
@@ -128,7 +131,9 @@ class SglangReader:
         at = text.find("Decode batch")
         size = size_after(text, "#running-req:", at)
         self.last_size = size
-        if size is None or size == TOO_LONG:
+        if size == MALFORMED:
+            self.malformed_steps += 1
+        if size is None or size in (TOO_LONG, MALFORMED):
             return False
         graph = _bool_after(text, "cuda graph:", at)
         steps = self.record.steps_of("decode", "requests")
@@ -147,7 +152,9 @@ class SglangReader:
         at = text.find("Prefill batch")
         size = size_after(text, "#new-token:", at)
         self.last_size = size
-        if size is None or size == TOO_LONG:
+        if size == MALFORMED:
+            self.malformed_steps += 1
+        if size is None or size in (TOO_LONG, MALFORMED):
             return False
         graph = _bool_after(text, "cuda graph:", at)
         if size:

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 
 from cgconfig.engines.sglang.log_reader import SglangReader
 from cgconfig.errors import InputError
-from cgconfig.tune.histogram import MAX_SIZE, Histogram
+from cgconfig.tune.histogram import MAX_SIZE, Histogram, from_counts
 from cgconfig.verify.record import rank_of
 from cgconfig.verify.text import MAX_LINE, TOO_LONG, open_log, strip_escapes
 
@@ -55,16 +55,20 @@ def histogram_from_lines(lines: Iterable[str], *, interval: int = DEFAULT_DECODE
             shown = "a number of more than 12 digits" if size == TOO_LONG else str(size)
             raise InputError(f"{name} {shown} is above {MAX_SIZE}", where=f"{where}:{number}")
     steps = reader.record.steps
-    phases: dict[str, dict[int, int]] = {
-        name: dict(sorted(steps[name].total().items())) for name in ("decode", "prefill")
-              if name in steps and steps[name].total()}
-    if not phases:
+    if not any(name in steps for name in ("decode", "prefill")):
         raise InputError("no 'Decode batch' or 'Prefill batch' lines found", where=where,
                          hint="pass the SGLang server's own log (scheduler lines, any log level "
                               "that includes INFO)")
-    return Histogram(phases=phases,
-                     source=f"SGLang server log {where}, decode lines weighted x{interval} "
-                            "(--decode-log-interval)")
+    histogram = from_counts({name: steps[name].total() for name in ("decode", "prefill")
+                             if name in steps},
+                            source=f"SGLang server log {where}, decode lines weighted "
+                                   f"x{interval} (--decode-log-interval)", where=where,
+                            empty="every step in the log has size 0: no batch size to tune for")
+    if reader.malformed_steps:
+        histogram.notes.append(f"{where}: skipped {reader.malformed_steps} step lines whose "
+                               "#running-req or #new-token is not a whole number of ASCII "
+                               "digits")
+    return histogram
 
 
 def histogram_from_log(path: str, *, interval: int = DEFAULT_DECODE_LOG_INTERVAL,

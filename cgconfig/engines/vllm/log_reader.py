@@ -52,6 +52,9 @@ ERA_V0 = "vLLM V0 engine (0.10 and older)"
 ERA_RELEASES: dict[str, tuple[str, str | None]] = {
     ERA_V1: ("0.10.2", None), ERA_V1_EARLY: ("0.8.0", "0.10.1"), ERA_V0: ("0.1.0", "0.10.2")}
 _MODES = ("FULL", "PIECEWISE", "NONE")
+TABLE_GAP = 8
+"""Most lines in a row that are not table rows (blank, or another process's) inside a
+``--cudagraph-metrics`` table before the table counts as ended."""
 _VERSION_MARKERS = ("vLLM server version ", "vLLM API server version ",
                     "Initializing a V1 LLM engine (v", "Initializing an LLM engine (v",
                     "Initializing a V0 LLM engine (v")
@@ -71,13 +74,19 @@ class VllmReader:
         self._debug_sizes: dict[str, set[int]] = {}
         self._forward: dict[str, Counter[int]] = {}
         self._table: bool = False
+        self._table_gap = 0
         self._metric_rows: Counter[tuple[int, bool]] = Counter()
 
     def feed(self, line: int, rank: str, text: str) -> bool:
         """Read one message (prefix removed); returns whether it was a vLLM line."""
-        if self._table and text.startswith("|"):
-            return self._metric_row(text)
-        self._table = False
+        if self._table:
+            if text.startswith("|"):
+                self._table_gap = 0
+                return self._metric_row(text)
+            # A blank line, or a line another process wrote between two rows, does not end
+            # the table; TABLE_GAP such lines in a row do (the rows are checked one by one).
+            self._table_gap += 1
+            self._table = self._table_gap <= TABLE_GAP
         if "Capturing CUDA graph" in text or "Capturing cudagraphs for decoding" in text:
             return self._tqdm(line, text)
         if any(words in text for words in _V0_CAPTURE):
@@ -129,7 +138,7 @@ class VllmReader:
         if "CUDAGraph Config Settings" in text:
             return self._seen()
         if text.startswith("| Unpadded Tokens"):
-            self._table = True
+            self._table, self._table_gap = True, 0
             return self._seen()
         if "setting cudagraph_mode=" in text or (
                 "cudagraph" in text.lower() and "Overriding to " in text):
@@ -330,11 +339,10 @@ class VllmReader:
         cells = [c.strip() for c in text.strip().strip("|").split("|")]
         if len(cells) != 5 or cells[0].startswith("-"):
             return self._seen()
-        unpadded, _ = number(cells[0])
-        padded, _ = number(cells[1])
-        count, _ = number(cells[4])
-        if unpadded is None or padded is None or count is None:
-            return self._seen()
+        unpadded, padded, paddings, count = (_whole(cells[i]) for i in (0, 1, 2, 4))
+        if unpadded is None or padded is None or count is None or cells[3] not in _MODES \
+                or paddings != padded - unpadded:
+            return self._seen()  # not a row vLLM writes: padded = unpadded + paddings
         self._metric_rows[(unpadded, cells[3] != "NONE")] += count
         return self._seen()
 
@@ -358,6 +366,12 @@ class VllmReader:
                 for size, count in counts.items():
                     steps.add(size, None, count)
         return record
+
+
+def _whole(cell: str) -> int | None:
+    """A table cell that is one ASCII integer and nothing else, or ``None``."""
+    value, end = number(cell)
+    return value if end == len(cell) else None
 
 
 def _backend(mode: str) -> str | None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from cgconfig.errors import InputError
-from cgconfig.tune.histogram import MAX_SIZE, Histogram
+from cgconfig.tune.histogram import MAX_SIZE, Histogram, from_counts
 from cgconfig.verify.read import read_lines
 from cgconfig.verify.text import open_log
 
@@ -32,18 +32,18 @@ def histogram_from_lines(lines: Iterable[str], *, where: str = "log") -> Histogr
     except InputError:
         record = None
     steps = record.steps.get("mixed") if record is not None else None
-    if steps is None or not steps.total():
+    if steps is None or not (steps.total() or steps.out_of_range):
         raise InputError("no '--cudagraph-metrics' table rows or 'Batchsize forward time stats' "
                          "lines found", where=where,
                          hint="start vLLM with --cudagraph-metrics (or "
                               "VLLM_LOG_BATCHSIZE_INTERVAL=10) and pass its log")
-    counts = {size: count for size, count in sorted(steps.total().items()) if size}
-    too_big = [s for s in counts if s > MAX_SIZE]
-    if too_big:
-        raise InputError(f"a step of {max(too_big)} tokens is above {MAX_SIZE}", where=where)
-    return Histogram(phases={"decode": counts},
-                     source=f"vLLM server log {where}, tokens per step "
-                            f"({'cudagraph-metrics' if steps.graph or steps.eager else 'batch-size stats'})")
+    if steps.out_of_range:
+        raise InputError(f"{steps.out_of_range} steps are above the limit of {MAX_SIZE} tokens",
+                         where=where, hint="see 'Limits' in the README")
+    kind = "cudagraph-metrics" if steps.graph or steps.eager else "batch-size stats"
+    return from_counts({"decode": steps.total()},
+                       source=f"vLLM server log {where}, tokens per step ({kind})", where=where,
+                       empty="every step in the log has 0 tokens: no batch size to tune for")
 
 
 def histogram_from_log(path: str, *, flag: str = "--vllm-log") -> Histogram:
