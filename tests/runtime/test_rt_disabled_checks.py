@@ -11,10 +11,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from toy_slots import TOY_SLOTS  # noqa: E402
+
 from cgconfig.runtime.plan_view import PhaseCapture  # noqa: E402
 from cgconfig.runtime.runner import PhaseRunner  # noqa: E402
-
-from toy_slots import TOY_SLOTS  # noqa: E402
 
 SEEN: list[Mapping[str, Any]] = []
 
