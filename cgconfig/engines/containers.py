@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -178,18 +179,17 @@ def container_run(words: list[str]) -> ContainerRun | None:
     return run
 
 
-def unread_image(run: ContainerRun) -> InputError:
+def unread_image(run: ContainerRun, known_images: Iterable[str]) -> InputError:
     """The error for a container line whose image starts no engine cgconfig can name: neither
-    an engine command after the image nor an image whose entrypoint cgconfig knows."""
-    from cgconfig.engines.entry import IMAGE_ENTRYPOINTS
-
+    an engine command after the image nor one of ``known_images``, whose entrypoints cgconfig
+    knows."""
     image = short(run.image or "")
     if run.entrypoint is not None:
         what = (f"--entrypoint {short(run.entrypoint)} replaces the image's entrypoint, and "
                 "cgconfig reads an engine command only when it is written after the image")
     else:
         what = "cgconfig does not know what this image's entrypoint starts"
-    known = ", ".join(sorted(IMAGE_ENTRYPOINTS))
+    known = ", ".join(sorted(known_images))
     return InputError(f"{what} (it knows the entrypoints of {known})",
                       where=f"{run.runner.rsplit('/', 1)[-1]} {run.command} {image}",
                       hint=f"write the engine's command after the image: … {image} vllm serve "
