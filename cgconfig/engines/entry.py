@@ -278,7 +278,7 @@ def find_entry_point(line: str | Sequence[str]) -> EntryPoint | None:
     found = _image_entrypoint(words, run.image_at)
     if found is not None and run.entrypoint is None:
         return _entry(words, run.image_at, found)
-    raise unread_image(run, IMAGE_ENTRYPOINTS)  # its words are docker's, not cgconfig's: never read them as flags
+    raise unread_image(run, IMAGE_ENTRYPOINTS)  # docker's words: never cgconfig's flags
 
 
 def _entry(words: list[str], i: int, found: tuple[str, str, int]) -> EntryPoint:
