@@ -13,10 +13,10 @@ is never written in an encoding the terminal cannot take.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 FAST_COMMANDS = ("resolve", "explain")
-EXIT_INTERRUPTED = 130
 
 
 def _argv_error(args: list[str]) -> int | None:
@@ -90,9 +90,23 @@ def _prepare_streams() -> bool:
             continue
         encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
         if encoding not in ("utf8", "utf8sig") and hasattr(stream, "reconfigure"):
-            # ASCII or Latin-1 terminals: escape what they cannot show rather than crash.
-            stream.reconfigure(errors="backslashreplace")
+            if _ascii_compatible(encoding):
+                # ASCII or Latin-1 terminals: escape what they cannot show rather than crash.
+                stream.reconfigure(errors="backslashreplace")
+            else:
+                # PYTHONIOENCODING=utf-16 (or an EBCDIC code page) would put NUL bytes or
+                # unreadable bytes on a terminal: ASCII text stays ASCII, the rest UTF-8.
+                stream.reconfigure(encoding="utf-8", errors="backslashreplace")
     return closed
+
+
+def _ascii_compatible(encoding: str) -> bool:
+    """Whether ``encoding`` writes printable ASCII and newlines as the same bytes."""
+    sample = "".join(map(chr, range(32, 127))) + "\t\n"
+    try:
+        return sample.encode(encoding) == sample.encode("ascii")
+    except (LookupError, UnicodeError):
+        return False
 
 
 def _quiet_stdout() -> None:
@@ -113,7 +127,25 @@ def _stderr_line(message: str) -> None:
 
 
 def console_main() -> None:
-    """Console-script wrapper: exit with :func:`main`'s code."""
+    """Console-script wrapper: exit with :func:`main`'s code. Ctrl-C at any point from here
+    on is one "interrupted" line and exit 130."""
+    try:
+        code = _console_run()
+    except KeyboardInterrupt:
+        code = _interrupted()
+    raise SystemExit(code)
+
+
+def _interrupted() -> int:
+    # A second Ctrl-C while the line is written, or during the exit, changes nothing.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from cgconfig.errors import EXIT_INTERRUPTED
+
+    _stderr_line("interrupted")
+    return EXIT_INTERRUPTED
+
+
+def _console_run() -> int:
     stdout_closed = _prepare_streams()
     try:
         code = main()
@@ -121,9 +153,6 @@ def console_main() -> None:
         if stdout_closed and code == 0:
             _stderr_line("error: cannot write output: standard output is closed")
             code = 2
-    except KeyboardInterrupt:
-        _stderr_line("interrupted")
-        code = EXIT_INTERRUPTED
     except BrokenPipeError:
         # `cgconfig explain --all | head`: the reader left; that is not an error of ours.
         _quiet_stdout()
@@ -133,7 +162,7 @@ def console_main() -> None:
         _quiet_stdout()
         _stderr_line(f"error: cannot write output: {exc.strerror or exc}")
         code = 2
-    raise SystemExit(code)
+    return code
 
 
 if __name__ == "__main__":
