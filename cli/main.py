@@ -60,7 +60,7 @@ def _main(argv: list[str] | None) -> int:
     failed = _argv_error(args)
     if failed is not None:
         return failed
-    if args and args[0] in FAST_COMMANDS and not ({"--help", "-h"} & set(args)):
+    if args and args[0] in FAST_COMMANDS and not _asks_help(args):
         if args[0] == "resolve":
             from cgconfig.cli.resolve_cmd import run_resolve
 
@@ -76,6 +76,21 @@ def _main(argv: list[str] | None) -> int:
     from cgconfig.cli.app import run_app
 
     return run_app(args)
+
+
+def _asks_help(args: list[str]) -> bool:
+    """Whether a resolve/explain line asks for cgconfig's help: ``-h``/``--help`` before the
+    launch line it may hold (after ``docker run`` or ``vllm serve``, ``-h`` is a container's
+    hostname or the engine's own flag, not cgconfig's)."""
+    from cgconfig.engines.entry import CONTAINER_RUNNERS, might_have_entry_point
+
+    for word in args[1:]:
+        if word in ("--help", "-h"):
+            return True
+        if word == "--" or word.rsplit("/", 1)[-1] in CONTAINER_RUNNERS or (
+                not word.startswith("-") and might_have_entry_point([word])):
+            return False
+    return False
 
 
 def _prepare_streams() -> bool:
