@@ -108,3 +108,18 @@ def test_an_option_the_grammar_lacks_is_refused_unless_its_value_is_attached() -
 def test_docker_exec_env_is_still_read() -> None:
     entry = find_entry_point(tokenize("docker exec -e A=1 -it box vllm serve m"))
     assert entry is not None and entry.env == {"A": "1"} and not entry.inherit
+
+
+#: vLLM's ROCm install docs ("Use the pre-built image", docs.vllm.ai getting_started/installation
+#: gpu, ROCm tab) run the image with this docker wrapper; the engine command follows the image.
+ROCM_DOCS_LINE = ("docker run -it --network=host --group-add=video --ipc=host --cap-add=SYS_PTRACE "
+                  "--security-opt seccomp=unconfined --device /dev/kfd --device /dev/dri "
+                  "-v ~/.cache/huggingface:/root/.cache/huggingface rocm/vllm:latest "
+                  "vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2")
+
+
+def test_the_rocm_docs_wrapper_is_read_as_docker_reads_it() -> None:
+    run = container_run(tokenize(ROCM_DOCS_LINE))
+    assert run is not None and run.image == "rocm/vllm:latest"
+    got = request(ROCM_DOCS_LINE)
+    assert got.facts["tp_size"] == 2 and "device" not in got.facts

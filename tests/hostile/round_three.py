@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -107,8 +108,11 @@ def cli_campaign(total: int, seed: int, workers: int) -> dict[str, Counter[str]]
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     try:
         with ThreadPoolExecutor(workers) as pool:
-            for case, (verdict, detail) in zip(todo, pool.map(
-                    lambda c: run_cli(c, warm, keep), todo), strict=True):
+            for done, (case, (verdict, detail)) in enumerate(zip(todo, pool.map(
+                    lambda c: run_cli(c, warm, keep), todo), strict=True)):
+                if done % 100 == 0:
+                    print(f"{done}/{len(todo)} {time.strftime('%H:%M:%S')}", file=sys.stderr,
+                          flush=True)
                 counts[case.family]["cases"] += 1
                 counts[case.family]["clean" if verdict == "clean" else
                                     f"{verdict}: {detail[:160]} <- {case.args[:12]}"] += 1
