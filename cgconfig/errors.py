@@ -14,6 +14,8 @@ from collections.abc import Iterable
 EXIT_INPUT = 2
 EXIT_STRICT = 3
 EXIT_DOWNGRADED = 10
+#: Ctrl-C: 128 + SIGINT, as a shell reports a process that SIGINT ended.
+EXIT_INTERRUPTED = 130
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:

@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from cgconfig.errors import EXIT_INTERRUPTED
 from cgconfig.version import __version__
 
 
@@ -255,4 +256,8 @@ def run_app(argv: list[str]) -> int:
         if handled is None:
             raise
         return handled
+    if code == EXIT_INTERRUPTED:
+        # typer turns Ctrl-C inside a command into Exit(130) and, out of standalone mode,
+        # returns the bare code: console_main says "interrupted" once, as for any Ctrl-C.
+        raise KeyboardInterrupt
     return code if isinstance(code, int) else 0

@@ -117,7 +117,18 @@ def _flag_candidates(command: str, previous: str, current: str) -> list[str]:
 def run_complete(argv: list[str]) -> int:
     """``cgconfig __complete CWORD WORD...``: print one candidate per line."""
     if not argv or not (argv[0].isascii() and argv[0].isdigit() and len(argv[0]) <= 6):
-        return 2  # "²" and "٨" pass isdigit() but not int(); shells send small ASCII numbers
+        # "²" and "٨" pass isdigit() but not int(); shells send small ASCII numbers. The
+        # scripts send stderr to /dev/null, so the line is for a person who typed it.
+        from cgconfig.cli.errors import report
+        from cgconfig.errors import InputError
+        from cgconfig.limits import quote
+
+        got = f"got {quote(argv[0])}" if argv else "got nothing"
+        return report(InputError(f"expects CWORD, the index of the word to complete (a number "
+                                 f"of at most 6 digits), then the words; {got}",
+                                 where="__complete",
+                                 hint="the script `cgconfig completion bash|zsh|fish` prints "
+                                      "calls it"))
     cword = int(argv[0])
     sys.stdout.write("".join(c + "\n" for c in candidates(argv[1:], cword)))
     return 0

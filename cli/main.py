@@ -13,10 +13,10 @@ is never written in an encoding the terminal cannot take.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 FAST_COMMANDS = ("resolve", "explain")
-EXIT_INTERRUPTED = 130
 
 
 def _argv_error(args: list[str]) -> int | None:
@@ -67,7 +67,7 @@ def _main(argv: list[str] | None) -> int:
     failed = _argv_error(args)
     if failed is not None:
         return failed
-    if args and args[0] in FAST_COMMANDS and not ({"--help", "-h"} & set(args)):
+    if args and args[0] in FAST_COMMANDS and not _asks_help(args):
         if args[0] == "resolve":
             from cgconfig.cli.resolve_cmd import run_resolve
 
@@ -85,6 +85,21 @@ def _main(argv: list[str] | None) -> int:
     return run_app(args)
 
 
+def _asks_help(args: list[str]) -> bool:
+    """Whether a resolve/explain line asks for cgconfig's help: ``-h``/``--help`` before the
+    launch line it may hold (after ``docker run`` or ``vllm serve``, ``-h`` is a container's
+    hostname or the engine's own flag, not cgconfig's)."""
+    from cgconfig.engines.entry import CONTAINER_RUNNERS, might_have_entry_point
+
+    for word in args[1:]:
+        if word in ("--help", "-h"):
+            return True
+        if word == "--" or word.rsplit("/", 1)[-1] in CONTAINER_RUNNERS or (
+                not word.startswith("-") and might_have_entry_point([word])):
+            return False
+    return False
+
+
 def _prepare_streams() -> bool:
     """Make stdout/stderr writable objects that never raise on an unencodable character;
     returns whether stdout was closed at start."""
@@ -97,9 +112,23 @@ def _prepare_streams() -> bool:
             continue
         encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
         if encoding not in ("utf8", "utf8sig") and hasattr(stream, "reconfigure"):
-            # ASCII or Latin-1 terminals: escape what they cannot show rather than crash.
-            stream.reconfigure(errors="backslashreplace")
+            if _ascii_compatible(encoding):
+                # ASCII or Latin-1 terminals: escape what they cannot show rather than crash.
+                stream.reconfigure(errors="backslashreplace")
+            else:
+                # PYTHONIOENCODING=utf-16 (or an EBCDIC code page) would put NUL bytes or
+                # unreadable bytes on a terminal: ASCII text stays ASCII, the rest UTF-8.
+                stream.reconfigure(encoding="utf-8", errors="backslashreplace")
     return closed
+
+
+def _ascii_compatible(encoding: str) -> bool:
+    """Whether ``encoding`` writes printable ASCII and newlines as the same bytes."""
+    sample = "".join(map(chr, range(32, 127))) + "\t\n"
+    try:
+        return sample.encode(encoding) == sample.encode("ascii")
+    except (LookupError, UnicodeError):
+        return False
 
 
 def _quiet_stdout() -> None:
@@ -120,7 +149,25 @@ def _stderr_line(message: str) -> None:
 
 
 def console_main() -> None:
-    """Console-script wrapper: exit with :func:`main`'s code."""
+    """Console-script wrapper: exit with :func:`main`'s code. Ctrl-C at any point from here
+    on is one "interrupted" line and exit 130."""
+    try:
+        code = _console_run()
+    except KeyboardInterrupt:
+        code = _interrupted()
+    raise SystemExit(code)
+
+
+def _interrupted() -> int:
+    # A second Ctrl-C while the line is written, or during the exit, changes nothing.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from cgconfig.errors import EXIT_INTERRUPTED
+
+    _stderr_line("interrupted")
+    return EXIT_INTERRUPTED
+
+
+def _console_run() -> int:
     stdout_closed = _prepare_streams()
     try:
         code = main()
@@ -128,9 +175,6 @@ def console_main() -> None:
         if stdout_closed and code == 0:
             _stderr_line("error: cannot write output: standard output is closed")
             code = 2
-    except KeyboardInterrupt:
-        _stderr_line("interrupted")
-        code = EXIT_INTERRUPTED
     except BrokenPipeError:
         # `cgconfig explain --all | head`: the reader left; that is not an error of ours.
         _quiet_stdout()
@@ -140,7 +184,7 @@ def console_main() -> None:
         _quiet_stdout()
         _stderr_line(f"error: cannot write output: {exc.strerror or exc}")
         code = 2
-    raise SystemExit(code)
+    return code
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ import torch
 from cgconfig.constants import MAX_CAPTURE_SIZE
 
 from .devices import as_device
+from .slot_names import names_error, slot_map
 
 Scalar = int | float | bool
 
@@ -212,11 +213,7 @@ class StaticBuffers:
 
     def __init__(self, slots: Iterable[Slot], *, max_tokens: int, max_requests: int,
                  device: torch.device | str) -> None:
-        self.slots: dict[str, Slot] = {}
-        for slot in slots:
-            if slot.name in self.slots:
-                raise ValueError(f"slot {slot.name!r} registered twice")
-            self.slots[slot.name] = slot
+        self.slots: dict[str, Slot] = slot_map(slots)
         for name, rows in (("max_tokens", max_tokens), ("max_requests", max_requests)):
             if isinstance(rows, bool) or not isinstance(rows, int) or not \
                     0 <= rows <= MAX_CAPTURE_SIZE:
@@ -298,12 +295,8 @@ class StaticBuffers:
                              f"expected {want}")
 
     def _check_keys(self, batch: Mapping[str, torch.Tensor]) -> None:
-        if batch.keys() == self._names:
-            return
-        missing = sorted(s.name for s in self._copied if s.name not in batch)
-        unknown = sorted(set(batch) - {s.name for s in self._copied})
-        raise KeyError(f"batch does not match the slots: missing {missing}, unexpected {unknown} "
-                       "(keep slots are written in place, not passed in the batch)")
+        if batch.keys() != self._names:
+            raise names_error([s.name for s in self._copied], batch)
 
     def fill(self, batch: Mapping[str, torch.Tensor], counts: RowCounts, *,
              check_shapes: bool = True) -> int:

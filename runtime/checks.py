@@ -26,6 +26,7 @@ from typing import Any
 import torch
 
 from .buffers import Axis, PaddingPolicy, Slot
+from .slot_names import names_error
 
 
 def _kind(dtype: torch.dtype) -> str:
@@ -66,10 +67,14 @@ def check_count(value: Any, name: str, *, optional: bool = False) -> int | None:
 
 
 def check_tensor(slot: Slot, value: Any, rows: int) -> None:
-    """One batch value against its slot: a tensor, a lossless dtype, the real rows' shape."""
+    """One batch value against its slot: a tensor with data, a lossless dtype, the real rows'
+    shape."""
     if not isinstance(value, torch.Tensor):
         raise TypeError(f"slot {slot.name!r}: expected a torch.Tensor, got "
                         f"{type(value).__name__}")
+    if value.is_meta:  # a shape with no data: copying it raises NotImplementedError deep in torch
+        raise ValueError(f"slot {slot.name!r}: batch tensor is on the meta device, which holds "
+                         "no data to copy; pass a tensor on the runner's device")
     if value.dtype != slot.dtype and not _lossless(value.dtype, slot.dtype):
         raise ValueError(
             f"slot {slot.name!r}: batch tensor is {value.dtype}, the slot holds {slot.dtype}; "
@@ -86,8 +91,8 @@ def check_batch(slots: Mapping[str, Slot] | None, batch: Any, size: Any, num_req
                 *, decode: bool) -> tuple[int, int | None]:
     """Check a whole batch; returns ``(size, num_requests)`` as ints.
 
-    ``slots`` is ``None`` for a runner without buffers (a disabled phase): only the counts are
-    checked, since the forward receives the batch as given. A runner keeps a
+    ``slots`` is ``None`` for a caller with no slots: only the counts are checked. A runner
+    (a disabled phase's too, whose forward receives the batch as given) keeps a
     :class:`BatchCheck` instead, which does the per-slot set-up once.
     """
     return BatchCheck(slots, decode=decode)(batch, size, num_requests)
@@ -104,9 +109,14 @@ class BatchCheck:
     enum lookup; anything else falls through to the full checks and their messages.
     """
 
-    def __init__(self, slots: Mapping[str, Slot] | None, *, decode: bool) -> None:
+    def __init__(self, slots: Mapping[str, Slot] | None, *, decode: bool,
+                 check_names: bool = False) -> None:
         self.slots = slots
         self.decode = decode
+        # A runner without buffers (a disabled phase) has no buffers to refuse a missing or
+        # unexpected name: it checks the names here, as the buffers do.
+        self._names = (frozenset(s.name for s in (slots or {}).values()
+                                 if s.policy is not PaddingPolicy.KEEP) if check_names else None)
         self._specs: list[tuple[str, torch.dtype, int, bool, Slot]] = []
         for slot in (slots or {}).values():
             if slot.policy is PaddingPolicy.KEEP:
@@ -128,13 +138,15 @@ class BatchCheck:
                             f"{type(batch).__name__}")
         if self.slots is None:
             return size_i, requests_i
+        if self._names is not None and batch.keys() != self._names:
+            raise names_error(sorted(self._names), batch)
         requests = size_i if self.decode else (requests_i or 0)
         for name, dtype, kind, flat, slot in self._specs:
             if name not in batch:
                 continue  # missing and unexpected names get the buffers' own KeyError
             rows = size_i if kind == _TOKEN_ROWS else requests if kind == _REQUEST_ROWS else 0
             value = batch[name]
-            if (isinstance(value, torch.Tensor) and value.dtype == dtype
+            if (isinstance(value, torch.Tensor) and value.dtype == dtype and not value.is_meta
                     and value.shape == ((rows,) if flat else slot.shape(rows))):
                 continue
             check_tensor(slot, value, rows)  # accepts a lossless dtype, or explains the problem

@@ -80,7 +80,8 @@ class FastPath:
         for name, dtype, shape in entry.expect:
             value = batch[name]
             if (type(value) is not torch.Tensor or value.dtype is not dtype
-                    or value.shape != shape or value.get_device() != device):
+                    or value.shape != shape or value.get_device() != device
+                    or (device < 0 and value.is_meta)):  # meta reports -1, as the CPU does
                 return None
         for names, dsts, pad_srcs in entry.groups:
             torch._foreach_copy_(dsts, [batch[name] for name in names] + pad_srcs)

@@ -36,6 +36,7 @@ from .memory import CaptureCost, CaptureMeter, SizeClock
 from .plan_view import PhaseCapture
 from .progress import CaptureProgress
 from .shape_key import GraphRegistry, ShapeKey
+from .slot_names import slot_map
 from .stats import RunnerStats
 from .tree import slice_rows
 from .vote import Voter, VoteResult, cast_vote
@@ -117,8 +118,9 @@ class PhaseRunner:
             self.buffers = StaticBuffers(slots, max_tokens=plan.max_size,
                                          max_requests=max(self.max_requests, 1),
                                          device=self.device)
-        self._check = BatchCheck(self.buffers.slots if self.buffers else None,
-                                 decode=self.decode)
+        # A disabled phase checks its batches as the others do (docs/runtime.md "Input checks").
+        self._check = BatchCheck(self.buffers.slots if self.buffers else slot_map(slots),
+                                 decode=self.decode, check_names=self.buffers is None)
         self.guards = Guards(
             sizes=(),
             disable_padding=plan.disable_padding,

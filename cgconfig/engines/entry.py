@@ -152,36 +152,17 @@ _ENV_OPTIONS = ("-i", "--ignore-environment", "-")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: Container runners whose ``run``/``exec`` gives the engine a fresh environment: only their
 #: ``-e VAR=value`` / ``--env VAR=value`` words (``-e VAR`` passes the caller's VAR) reach it.
-_CONTAINER_RUNNERS = frozenset({"docker", "podman", "nerdctl"})
+CONTAINER_RUNNERS = frozenset({"docker", "podman", "nerdctl"})
 
 
 def _container_env(words: list[str]) -> tuple[dict[str, str], tuple[str, ...]] | None:
     """``(assignments, names passed through)`` of a ``docker run``/``podman run`` wrapper in
-    ``words`` (what comes before the entry point), or ``None`` without one."""
-    runner = next((k for k, w in enumerate(words) if w.rsplit("/", 1)[-1] in _CONTAINER_RUNNERS
-                   and words[k + 1:k + 2] in (["run"], ["exec"])), None)
-    if runner is None:
-        return None
-    env: dict[str, str] = {}
-    passed: list[str] = []
-    k = runner + 2
-    while k < len(words):
-        word, value = words[k], None
-        if word in ("-e", "--env") and k + 1 < len(words):
-            value, k = words[k + 1], k + 2
-        elif word.startswith("--env="):
-            value, k = word[len("--env="):], k + 1
-        elif word.startswith("-e") and len(word) > 2:
-            value, k = word[2:], k + 1
-        else:
-            k += 1
-            continue
-        match = _ASSIGNMENT.match(value)
-        if match:
-            env[match.group(1)] = match.group(2)
-        elif _NAME.fullmatch(value):
-            passed.append(value)
-    return env, tuple(passed)
+    ``words`` (what comes before the entry point), or ``None`` without one (its options read
+    by the runner's grammar: ``engines.containers``)."""
+    from cgconfig.engines.containers import container_run
+
+    run = container_run(words)
+    return None if run is None else (run.env, run.passed)
 
 
 def _match(words: list[str], i: int) -> tuple[str, str, int] | None:
@@ -303,12 +284,15 @@ def find_entry_point(line: str | Sequence[str]) -> EntryPoint | None:
             i = _next_candidate(words, i)
             continue
         return _entry(words, i, found)
-    for i in range(len(words)):
-        found = _image_entrypoint(words, i)
-        if found is not None:
-            overridden = any(w == "--entrypoint" or w.startswith("--entrypoint=") for w in words[:i])
-            return None if overridden else _entry(words, i, found)
-    return None
+    from cgconfig.engines.containers import container_run, unread_image
+
+    run = container_run(words)  # the image is where the runner's grammar puts it
+    if run is None or run.image_at is None or run.command != "run":
+        return None
+    found = _image_entrypoint(words, run.image_at)
+    if found is not None and run.entrypoint is None:
+        return _entry(words, run.image_at, found)
+    raise unread_image(run, IMAGE_ENTRYPOINTS)  # docker's words: never cgconfig's flags
 
 
 def _entry(words: list[str], i: int, found: tuple[str, str, int]) -> EntryPoint:
@@ -335,7 +319,7 @@ def might_have_entry_point(words: Sequence[str]) -> bool:
         if word[:1] == "-" or word[:1].isdigit():
             continue  # flags and numbers: most words of a cgconfig line
         base = word.rsplit("/", 1)[-1]
-        if base in _PROGRAMS or base.startswith("python") or any(
+        if base in _PROGRAMS or base in CONTAINER_RUNNERS or base.startswith("python") or any(
                 base.startswith(image.rsplit("/", 1)[-1]) for image in IMAGE_ENTRYPOINTS):
             return True
     return False

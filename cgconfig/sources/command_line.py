@@ -185,15 +185,21 @@ def _cgconfig_words(words: list[str],
     """Words before an entry point: cgconfig's own flags with their values (``cgconfig
     resolve -o json vllm serve ...``) are kept, with their indices; the rest (``VAR=value``
     prefixes, a ``docker run`` wrapper) is not cgconfig's input."""
+    from cgconfig.engines.containers import container_run
     from cgconfig.fields.flags import flag_index
 
     index = flag_index()
     kept: list[str] = []
     at: list[int | None] = []
     wrapper: list[str] = []
+    run = container_run(words)
     i = 0
     while i < len(words):
         name = words[i].split("=", 1)[0]
+        if run is not None and i >= run.start:  # docker's --device, -v...: the runner's words
+            wrapper.append(words[i])
+            i += 1
+            continue
         arity = host.arity(name) if host is not None else None
         if arity is None and name in index:
             arity = 1 if index[name].takes_value else 0
@@ -266,6 +272,7 @@ def engine_version_of(split: ArgvSplit, engine: str, environ: Mapping[str, str] 
                       log_version: str | None) -> EngineVersion:
     """The version of ``engine`` the split line is answered for (its sources in
     ``engines.version_source.PRECEDENCE`` order)."""
+    from cgconfig.engines.containers import container_run
     from cgconfig.engines.version_source import select
 
     flag = split.parts.get(VERSION_PART)
@@ -273,6 +280,9 @@ def engine_version_of(split: ArgvSplit, engine: str, environ: Mapping[str, str] 
     entry = split.entry
     if entry is not None and entry.program_at < len(split.line):
         wrapper.append(split.line[entry.program_at])  # an image whose entrypoint is the engine's
+        run = container_run(split.line[:entry.program_at + 1])
+        if run is not None and run.image is not None:
+            wrapper = [run.image]  # only the image's tag names a release, not a -v mount's
     from cgconfig.docio import read_text_file
 
     return select(engine, flag=flag.tokens[0] if flag is not None else None, environ=environ,

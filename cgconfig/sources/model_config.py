@@ -245,6 +245,11 @@ class ModelConfigFile:
     def contribute(self, so_far: ResolveRequest) -> Contribution:
         """Read the model's config (if found) and derive the missing model facts."""
         facts = so_far.facts
+        if isinstance(facts.get("model_arch"), str):  # typed by the user: a name an engine knows
+            from cgconfig.model_arch_names import check_architecture
+
+            check_architecture(facts["model_arch"],
+                               so_far.fact_sources.get("model_arch", "--model-arch"))
         if all(name in facts for name in MODEL_FACTS):
             return Contribution()
         path = lookup_config(facts.get("model_path"))

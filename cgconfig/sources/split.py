@@ -149,19 +149,27 @@ def _take(argv: list[str], i: int, inline: str | None, arity: Arity,
 
 
 _Claims = tuple[dict[str, tuple[str, Arity]], tuple[tuple[str, str], ...], tuple[str, ...]]
-_CLAIMS: dict[tuple[int, int], _Claims] = {}
+#: Keyed by the tables' ids, the value holding the tables themselves: a table in the cache
+#: stays alive, so its id is never another table's. (Keyed by the id of the tuple holding
+#: them, a fresh tuple could take a freed one's id and get another line's claims.)
+_CLAIMS: dict[tuple[int, ...], tuple[tuple[DialectFlags | None, ...], _Claims]] = {}
+_CLAIMS_LIMIT = 64
 
 
 def _claims(dialects: tuple[DialectFlags, ...], host: DialectFlags | None) -> _Claims:
     """Spelling → (owner, arity), (prefix, owner) pairs and every prefix; the host, then the
-    first dialect, wins a spelling. Built once per set of tables (they are module constants)."""
-    key = (id(dialects), id(host))
-    if key not in _CLAIMS:
+    first dialect, wins a spelling. Built once per set of tables (they are cached objects)."""
+    tables_key = (host, *dialects)
+    key = tuple(map(id, tables_key))
+    cached = _CLAIMS.get(key)
+    if cached is None:
         tables = ((host,) if host else ()) + dialects
         exact = {n: (t.owner, a) for t in reversed(tables) for n, a in t.flags.items()}
         prefixed = tuple((p, t.owner) for t in tables for p in t.prefixes)
-        _CLAIMS[key] = exact, prefixed, tuple(p for p, _ in prefixed)
-    return _CLAIMS[key]
+        if len(_CLAIMS) >= _CLAIMS_LIMIT:  # tables built per call (an API caller's): bounded
+            _CLAIMS.clear()
+        cached = _CLAIMS[key] = tables_key, (exact, prefixed, tuple(p for p, _ in prefixed))
+    return cached[1]
 
 
 def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],

@@ -179,7 +179,7 @@ def test_oversized_config_is_refused(tmp_path: Path) -> None:
 
 def test_bad_override_args() -> None:
     with pytest.raises(InputError, match="--json-model-override-args"):
-        resolve_args(["--json-model-override-args", "[1]", "--model-arch", "X"])
+        resolve_args(["--json-model-override-args", "[1]", "--model-arch", "LlamaForCausalLM"])
     with pytest.raises(InputError, match="--json-model-override-args"):
         resolve_args(["--json-model-override-args", "{", "--model-path", "x/y"])
 
