@@ -62,9 +62,11 @@ def judge_release(record: LogRecord, requested: str | None = None) -> Release:
         if version is None:
             raise InputError(f"{requested!r} names no {label} release, and the log is {label}'s",
                              where=FLAG, hint=f"--engine-version {engine}=={SUPPORTED[engine][-1]}")
-        if version_key(version) is None:
+        if version_key(version) is None and version not in SUPPORTED[engine]:
             raise InputError(f"{version!r} is not a {label} release number", where=FLAG,
                              allowed=f"{engine}==VERSION, e.g. {engine}=={SUPPORTED[engine][-1]}")
+        if engine == "trtllm" and version not in SUPPORTED[engine]:
+            return _printed(record, engine, version, FLAG)  # a 1.x release: main's rules
         try:
             return Release(engine, choose(engine, version, FLAG), True)
         except ValueError as error:
@@ -91,9 +93,10 @@ def judge_release(record: LogRecord, requested: str | None = None) -> Release:
                    f"releases cgconfig does not model; judged by {chosen.label}'s rules")
 
 
-def _printed(record: LogRecord, engine: str, version: str) -> Release:
-    """The release the log's own version line names."""
+def _printed(record: LogRecord, engine: str, version: str, source: str = "") -> Release:
+    """The release the log's own version line (or ``source``, ``--engine-version``) names."""
     label = NAMES[engine]
+    where = source or f"log line {record.version_line}"
     if engine == "trtllm":
         # cgconfig follows TensorRT-LLM's main branch; every 1.x release prints the lines read
         # here and keeps the PyTorch backend's capture rules (``model_engine.py``).
@@ -102,12 +105,12 @@ def _printed(record: LogRecord, engine: str, version: str) -> Release:
         if key is not None and key[0] >= 1:
             return Release(engine, chosen, True)
         return Release(engine, None, True,
-                       f"{label} {version} (log line {record.version_line}) predates the 1.x "
+                       f"{label} {version} ({where}) predates the 1.x "
                        f"PyTorch backend cgconfig models ({supported_range(engine)})")
     try:
-        return Release(engine, choose(engine, version, LOG_SOURCE), True)
+        return Release(engine, choose(engine, version, source or LOG_SOURCE), True)
     except ValueError:
         return Release(engine, None, True,
-                       f"{label} {version} (log line {record.version_line}) is outside what "
+                       f"{label} {version} ({where}) is outside what "
                        f"cgconfig models ({supported_range(engine)}); pass --engine-version if "
                        f"the server ran another release")

@@ -215,3 +215,11 @@ def test_printed_arguments_that_look_like_options_do_not_abort() -> None:
     assert verdict.comparison is not None
     assert any("left out --tp-size" in n for n in verdict.notes)
     assert any("disable_cuda_graph='yes'" in n for n in verdict.comparison.notes + verdict.notes)
+
+
+@pytest.mark.parametrize(("spec", "level"), [("trtllm==1.1.0", "differs"),
+                                             ("trtllm==0.9.0", "cannot judge")])
+def test_trtllm_engine_version_1x_is_judged_by_main(spec: str, level: str) -> None:
+    """TensorRT-LLM 1.x (named or printed) is answered by the main-branch rules; 0.x (the
+    TensorRT engine backend) cannot be judged."""
+    assert _judge("trtllm_18242_skip_warmup.log", engine_version=spec).level == level
