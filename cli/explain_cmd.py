@@ -157,13 +157,12 @@ def run_explain(argv: list[str]) -> int:
     options = CliOptions()
     try:
         from cgconfig.api import resolve_request
+        from cgconfig.cli.cost_render import COST_KEYS
         from cgconfig.fields.table import all_config_keys
         from cgconfig.sources.command_line import request_from_split, split_command_line
 
         # Keys written before a launch line (`explain KEY python -m sglang.launch_server ...`)
         # are explain's own, not words of a wrapper in front of the entry point.
-        from cgconfig.cli.cost_render import COST_KEYS
-
         known = {*all_config_keys(), *ENGINE_KEYS, CAPTURE_KEY, *COST_KEYS}
         lead = 0
         while lead < len(argv) and argv[lead] in known:

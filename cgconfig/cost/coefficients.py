@@ -30,7 +30,7 @@ HIDDEN_RANGE = (1024, 8192)
 ENTRY_KEYS = ("fitted_on", "memory_mib_per_graph", "memory_spread", "seconds_fixed",
               "seconds_per_graph", "seconds_spread", "source")
 TOP_KEYS = ("schema_version", "memory_exponents", "classes",
-            "not_predicted", "sources")
+            "not_predicted", "sources", "samples")
 MAX_VALUE = 1e7
 LOCAL_ENV = "CGCONFIG_COST_FILE"
 """Environment variable naming the local coefficient file (default: :func:`local_path`)."""

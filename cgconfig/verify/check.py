@@ -22,6 +22,8 @@ class Verdict:
     eager: list[EagerReport]
     metrics: dict[str, float] | None = None
     notes: list[str] = field(default_factory=list)
+    cost: list[dict[str, Any]] = field(default_factory=list)
+    """cgconfig's start-up prediction against the log (:mod:`cgconfig.cost.compare`)."""
 
     @property
     def matches(self) -> bool:
@@ -41,6 +43,7 @@ class Verdict:
             "eager": [e.to_dict() for e in self.eager],
             "metrics": self.metrics,
             "notes": [*c.notes, *self.notes],
+            "cost": self.cost,
         }
 
 
@@ -149,6 +152,9 @@ def verify(record: LogRecord, line: list[str], environ: Mapping[str, str] | None
             notes.extend(_check_flag(argv, report.flag, report.eager_sizes[1], phases, environ,
                                      record.version))
     verdict = Verdict(record, comparison, eager, metrics, notes)
+    from cgconfig.cost.compare import prediction_errors
+
+    verdict.cost = prediction_errors(plan.cost, record)
     for phase, steps in record.steps.items():
         if steps.out_of_range:
             verdict.notes.append(f"{steps.out_of_range:,} {phase} steps above 1,048,576 "
