@@ -55,6 +55,17 @@ MODELS: dict[str, dict[str, Any]] = {
                                               num_hidden_layers=80, num_attention_heads=64,
                                               num_key_value_heads=8, vocab_size=128256),
 }
+MODELS.update({
+    "TinyLlama/TinyLlama-1.1B-Chat-v1.0": dict(hidden_size=2048, intermediate_size=5632,
+                                               num_hidden_layers=22, num_attention_heads=32,
+                                               num_key_value_heads=4, vocab_size=32000),
+    "mistralai/Mistral-7B-Instruct-v0.3": dict(hidden_size=4096, intermediate_size=14336,
+                                               num_hidden_layers=32, num_attention_heads=32,
+                                               num_key_value_heads=8, vocab_size=32768),
+    "Qwen/Qwen2.5-7B-Instruct": dict(hidden_size=3584, intermediate_size=18944,
+                                     num_hidden_layers=28, num_attention_heads=28,
+                                     num_key_value_heads=4, vocab_size=152064),
+})
 #: (model, tp) pairs measured; 70B only as a TP-4 rank (its full weights are 141 GB).
 RUNS = [("Qwen/Qwen2.5-0.5B-Instruct", 1), ("meta-llama/Llama-3.2-1B", 1),
         ("meta-llama/Llama-3.2-3B", 1), ("meta-llama/Llama-3.1-8B-Instruct", 1),
@@ -62,12 +73,16 @@ RUNS = [("Qwen/Qwen2.5-0.5B-Instruct", 1), ("meta-llama/Llama-3.2-1B", 1),
         ("meta-llama/Llama-3.3-70B-Instruct", 4), ("meta-llama/Llama-3.1-8B-Instruct", 2)]
 DEVICE = os.environ.get("BENCH_DEVICE", "cuda")
 """Where the model is built (``cpu`` for a smoke test of this script without a GPU)."""
+#: The second batch, recorded after the cost model was written and fitted: held out whole.
+HOLDOUT_RUNS = [("TinyLlama/TinyLlama-1.1B-Chat-v1.0", 1), ("mistralai/Mistral-7B-Instruct-v0.3", 1),
+                ("Qwen/Qwen2.5-7B-Instruct", 1), ("meta-llama/Llama-3.3-70B-Instruct", 8)]
 CONTEXT = 64
 """KV positions per request row: decode attention reads this window (small, so the cache is)."""
 
 
-def write_cases(path: str) -> None:
-    """The size lists (SGLang 0.5.23's grids) and the runs, as a JSON file for the GPU side."""
+def write_cases(path: str, second: bool = False) -> None:
+    """The size lists (SGLang 0.5.23's grids; the second batch adds vLLM 0.33.0's default
+    list for 512) and the runs, as a JSON file for the GPU side."""
     from cgconfig.engines.sglang import grid
 
     def decode(m: int) -> list[int]:
@@ -76,7 +91,11 @@ def write_cases(path: str) -> None:
     phases = [("decode", "full", decode(64)), ("decode", "full", decode(256)),
               ("decode", "full", decode(512)), ("decode", "breakable", decode(256)),
               ("prefill", "breakable", grid.prefill_sizes(4096))]
-    doc = {"models": MODELS, "runs": RUNS,
+    if second:  # vLLM 0.33.0's default capture sizes up to 512: 1, 2, 4, 8..248 by 8, 256..512 by 16
+        vllm = [1, 2, 4, *range(8, 256, 8), *range(256, 513, 16)]
+        phases = [("decode", "full", vllm), ("decode", "breakable", decode(512)),
+                  ("prefill", "breakable", grid.prefill_sizes(8192))]
+    doc = {"models": MODELS, "runs": HOLDOUT_RUNS if second else RUNS,
            "cases": [{"phase": p, "backend": b, "sizes": s} for p, b, s in phases]}
     Path(path).write_text(json.dumps(doc))
 
@@ -161,7 +180,7 @@ def build(cfg: dict[str, Any], tp: int) -> Any:
     return model, params
 
 
-def measure(model: Any, case: dict[str, Any]) -> dict[str, Any]:
+def measure(model: Any, case: dict[str, Any], report_path: str | None = None) -> dict[str, Any]:
     """Capture one case with a PhaseRunner; the report plus the free-memory drop."""
     import torch
 
@@ -182,6 +201,10 @@ def measure(model: Any, case: dict[str, Any]) -> dict[str, Any]:
     wall = time.perf_counter() - t0
     torch.cuda.empty_cache()
     free1 = torch.cuda.mem_get_info()[0]
+    if report_path:  # the runtime's own report, as `cgconfig calibrate` reads it
+        from cgconfig.runtime import capture_report
+
+        Path(report_path).write_text(json.dumps(capture_report({case["phase"]: runner})))
     runner.release()
     del runner
     gc.collect()
@@ -193,7 +216,7 @@ def measure(model: Any, case: dict[str, Any]) -> dict[str, Any]:
             "free_drop_bytes": free0 - free1, "runtime_backend": report["runtime_backend"]}
 
 
-def run(cases_path: str, out: str, only: int | None) -> None:
+def run(cases_path: str, out: str, only: int | None, reports: str | None = None) -> None:
     """Every (model, tp) × case; one JSON line per measurement, flushed as it comes."""
     import torch
 
@@ -206,9 +229,13 @@ def run(cases_path: str, out: str, only: int | None) -> None:
             t0 = time.perf_counter()
             model, params = build(cfg, tp)
             built = time.perf_counter() - t0
-            for case in doc["cases"]:
+            for i, case in enumerate(doc["cases"]):
+                report = None
+                if reports:
+                    tag = name.split("/")[-1].replace(".", "_")
+                    report = f"{reports}/{tag}-tp{tp}-{i}.json"
                 try:
-                    row = measure(model, case)
+                    row = measure(model, case, report)
                 except Exception as exc:  # one failing case must not lose the others
                     row = {"error": f"{type(exc).__name__}: {exc}"[:300]}
                 row.update(model=name, tp=tp, phase=case["phase"], backend=case["backend"],
@@ -234,13 +261,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cases")
     ap.add_argument("--out", default="capture_cost.jsonl")
     ap.add_argument("--only", type=int, help="the first N runs only")
+    ap.add_argument("--second", action="store_true", help="--write-cases: the second batch")
+    ap.add_argument("--reports", help="folder for each case's capture_report() JSON")
     args = ap.parse_args(argv)
     if args.write_cases:
-        write_cases(args.write_cases)
+        write_cases(args.write_cases, args.second)
         return 0
     if not args.cases:
         ap.error("--cases or --write-cases")
-    run(args.cases, args.out, args.only)
+    run(args.cases, args.out, args.only, args.reports)
     return 0
 
 

@@ -49,13 +49,18 @@ def boot_samples() -> tuple[list[tuple[str, fit.Sample]], list[dict[str, Any]]]:
 
 
 def runtime_samples() -> list[tuple[str, fit.Sample]]:
-    """(use, sample) per runtime measurement (per-rank layers are the model's)."""
+    """(use, sample) per runtime measurement (per-rank layers are the model's). The second
+    batch (``capture_cost_h200_holdout.jsonl``, recorded after the model was fitted) is held
+    out whole."""
     out = []
-    for line in (HERE / "capture_cost_h200.jsonl").read_text().splitlines():
+    lines = [(False, x) for x in (HERE / "capture_cost_h200.jsonl").read_text().splitlines()]
+    lines += [(True, x) for x in (HERE / "capture_cost_h200_holdout.jsonl").read_text()
+              .splitlines()]
+    for second, line in lines:
         row = json.loads(line)
         if "error" in row:
             continue
-        use = "holdout" if (row["model"], row["tp"]) in RUNTIME_HOLDOUT else "fit"
+        use = "holdout" if second or (row["model"], row["tp"]) in RUNTIME_HOLDOUT else "fit"
         ident = f"h200 {row['model']} tp{row['tp']} {row['phase']}/{row['backend']} n={row['graphs']}"
         out.append((use, fit.Sample(class_key("runtime", row["phase"], row["backend"]),
                                     row["graphs"], row["layers"],
@@ -139,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = held_out(doc, samples)
     for r in rows:
         print(json.dumps(r))
-    for group in ("sglang/", "vllm/", "trtllm/", "runtime/", None):
+    for group in ("sglang/", "vllm/", "vllm-v0/", "trtllm/", "runtime/", None):
         print(f"{group or 'all'}: memory {summary(rows, 'memory_ratio', group)}; "
               f"seconds {summary(rows, 'seconds_ratio', group)}")
     return 0

@@ -44,9 +44,11 @@ def cost_lines(plan: Plan) -> list[str]:
         return []
     out = ["Start-up cost per rank (cgconfig's prediction; `cgconfig explain cost.decode` "
            "says how):", *lines]
-    unknown = sorted({u for e in cost["phases"].values()
-                      for u in (e.get("predicted") or {}).get("unknown", [])}
-                     | set(cost.get("model", {}).get("unknown", [])))
+    model_unknown = cost.get("model", {}).get("unknown", [])
+    # Without a config.json every model fact is unknown: one entry says so.
+    unknown = [u for u in model_unknown if u.startswith("model config")] or sorted(
+        {u for e in cost["phases"].values() for u in (e.get("predicted") or {}).get("unknown", [])}
+        | set(model_unknown))
     if unknown:
         out.append(f"  unknown (range widened): {', '.join(unknown)}")
     for text in cost.get("not_predicted", []):

@@ -10,10 +10,6 @@ from cgconfig.cost import reserve
 from cgconfig.cost.predict import PhaseInputs, Prediction, predict
 from cgconfig.cost.shape import ModelFacts, read_model_facts
 
-#: vLLM's ``--gpu-memory-utilization`` default (``config/cache.py``, vLLM 0.33.0).
-VLLM_DEFAULT_UTILIZATION = 0.9
-
-
 def _deployment(facts: dict[str, Any], engine: dict[str, Any]) -> dict[str, Any]:
     attention = (engine.get("attention_backend") or {}).get("value") or facts.get(
         "attention_backend")
@@ -88,6 +84,13 @@ def plan_cost(*, dialect: str, capture: dict[str, dict[str, Any]], facts: dict[s
         "not_predicted": _not_predicted(coeffs, dialect, facts, options),
         "coefficients": sorted({p.origin for p in preds if p.origin}),
     }
+    if sglang_reserve is not None:
+        out["engine_reserve"] = {
+            "graph_gib": round(sum(sglang_reserve["parts"].values()) / 1024, 6),
+            "reserved_gib": round(sglang_reserve["reserved_mib"] / 1024, 6),
+            "applied": sglang_reserve["applied"],
+            "source": f"{engine_label} arg_groups/memory_hook.py:handle_gpu_memory_settings: "
+                      "the memory kept out of the static pool (graph reserve included)"}
     from cgconfig.cost.fit_check import fit_check
 
     out["fit"] = fit_check(dialect, out, engine, sglang_reserve)

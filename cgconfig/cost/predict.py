@@ -110,7 +110,7 @@ def predict(inputs: PhaseInputs, coeffs: Coefficients) -> Prediction | None:
         mid = c.memory_mib_per_graph * fit.memory_shape(n, biggest, hidden, exps) / 1024
         low, high = mid / (c.memory_spread * widen), mid * c.memory_spread * widen
         if inputs.hidden_per_rank is None:
-            pred.unknown.append("hidden size")
+            pred.unknown.append("hidden")
             low = min(low, low * (HIDDEN_RANGE[0] / DEFAULT_HIDDEN) ** exps[2])
             high = max(high, high * (HIDDEN_RANGE[1] / DEFAULT_HIDDEN) ** exps[2])
         pred.memory_gib = (low, mid, high)

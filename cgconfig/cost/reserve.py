@@ -27,7 +27,7 @@ TRTLLM_SOURCE = "TensorRT-LLM: no graph reservation (KV cache: free_gpu_memory_f
 def sglang_reserve(parts: dict[str, float], label: str, phase: str,
                    why: dict[str, str]) -> dict[str, Any]:
     """SGLang's reserve for one phase, in GiB, from the hook's parts (MiB)."""
-    return {"gib": round(parts.get(phase, 0.0) / 1024, 4),
+    return {"gib": round(parts.get(phase, 0.0) / 1024, 6), "mib": parts.get(phase, 0.0),
             "source": f"{label} arg_groups/memory_hook.py:handle_gpu_memory_settings "
                       "(reserve_for_graph_mb)",
             "how": why.get(phase, "")}

@@ -121,8 +121,8 @@ def read_model_facts(facts: dict[str, Any]) -> ModelFacts:
 
     path = lookup_config(facts.get("model_path"))
     if path is None:
-        return ModelFacts(unknown=["layers", "hidden", "vocab", "dtype",
-                                   "model config (no config.json found)"])
+        return ModelFacts(unknown=["model config (no config.json found): layers, hidden, vocab, "
+                                   "dtype"])
     try:
         config = read_config(path)
         raw = facts.get("json_model_override_args")
