@@ -142,6 +142,9 @@ class Plan:
     """What the plan costs at start-up, per rank (:mod:`cgconfig.cost`): per phase the graph
     count, the engine's own reservation and cgconfig's prediction of graph memory and capture
     seconds with their ranges and facts; totals; and whether it fits the GPU."""
+    engine_reserve: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    """The engine's own graph reserve as its memory step computed it (SGLang), which the cost
+    section reads; not part of the plan document."""
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:

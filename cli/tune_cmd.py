@@ -183,9 +183,11 @@ def run_tune(argv: list[str]) -> int:
         if args.max_graph_memory is not None and budget is None:
             from cgconfig.api import resolve_request
             from cgconfig.cost.budget import graphs_for_predicted_budget
+            from cgconfig.tune.memory import GraphBudget
 
-            budget = graphs_for_predicted_budget(args.max_graph_memory,
-                                                 resolve_request(request))
+            graphs, how = graphs_for_predicted_budget(args.max_graph_memory,
+                                                      resolve_request(request))
+            budget = GraphBudget(args.max_graph_memory, min(graphs, MAX_GRAPHS), how)
             args.max_graphs = budget.graphs
         result = tune_plan(request, histogram, args.histogram, max_graphs=args.max_graphs,
                            max_waste_pct=args.max_waste, cost=cost, cost_source=args.cost)

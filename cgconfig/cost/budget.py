@@ -3,8 +3,8 @@ prediction fits in the budget (the same prediction as the plan's ``cost`` sectio
 
 The prediction's expected memory grows as ``graphs ** a`` (the class's exponent) with the
 largest size fixed at the plan's decode maximum, so the count is
-``floor((budget / (m · (max/256) ** b · (hidden/4096) ** c)) ** (1 / a))``, capped at the
-optimiser's :data:`~cgconfig.tune.optimize.MAX_GRAPHS`.
+``floor((budget / (m · (max/256) ** b · (hidden/4096) ** c)) ** (1 / a))`` (the caller caps
+it at the optimiser's limit).
 """
 
 from __future__ import annotations
@@ -15,12 +15,10 @@ from typing import Any
 from cgconfig.errors import InputError
 
 
-def graphs_for_predicted_budget(budget_gib: float, plan: Any) -> Any:
-    """A :class:`~cgconfig.tune.memory.GraphBudget` from the plan's own decode prediction."""
+def graphs_for_predicted_budget(budget_gib: float, plan: Any) -> tuple[int, str]:
+    """The most decode graphs the plan's own prediction fits in ``budget_gib``, and how."""
     from cgconfig.cost import coefficients as co
     from cgconfig.cost.fit import REFERENCE_HIDDEN, REFERENCE_SIZE
-    from cgconfig.tune.memory import GraphBudget
-    from cgconfig.tune.optimize import MAX_GRAPHS
 
     entry = (plan.cost.get("phases") or {}).get("decode") or {}
     pred = entry.get("predicted") or {}
@@ -47,4 +45,4 @@ def graphs_for_predicted_budget(budget_gib: float, plan: Any) -> Any:
     how = (f"cgconfig's prediction ({klass}, {c.origin}): {c.memory_mib_per_graph:g} MiB × "
            f"graphs^{a:g} × ({biggest}/256)^{b:g} × ({per_rank:g}/4096)^{cexp:g}, expected "
            "value; no --memory-log given")
-    return GraphBudget(budget_gib, min(graphs, MAX_GRAPHS), how)
+    return graphs, how

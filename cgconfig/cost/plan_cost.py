@@ -10,6 +10,7 @@ from cgconfig.cost import reserve
 from cgconfig.cost.predict import PhaseInputs, Prediction, predict
 from cgconfig.cost.shape import ModelFacts, read_model_facts
 
+
 def _deployment(facts: dict[str, Any], engine: dict[str, Any]) -> dict[str, Any]:
     attention = (engine.get("attention_backend") or {}).get("value") or facts.get(
         "attention_backend")

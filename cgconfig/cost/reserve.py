@@ -19,8 +19,10 @@ from __future__ import annotations
 
 from typing import Any
 
-VLLM_SOURCE = ("vLLM 0.33.0 v1/worker/gpu_model_runner.py:GPUModelRunner.profile_cudagraph_memory"
-               " (subtracted in v1/worker/gpu_worker.py:determine_available_memory)")
+from cgconfig.engines.versions import release_label
+
+VLLM_CODE = ("v1/worker/gpu_model_runner.py:GPUModelRunner.profile_cudagraph_memory (subtracted "
+             "in v1/worker/gpu_worker.py:determine_available_memory)")
 TRTLLM_SOURCE = "TensorRT-LLM: no graph reservation (KV cache: free_gpu_memory_fraction of the rest)"
 
 
@@ -36,10 +38,11 @@ def sglang_reserve(parts: dict[str, float], label: str, phase: str,
 def vllm_estimate(graphs: int, estimating: bool) -> dict[str, Any]:
     """What vLLM's boot-time estimator does for a mode of ``graphs`` graphs: the formula, and the
     floor it cannot go under (1 MiB per graph after the first)."""
+    source = f"{release_label('vllm')} {VLLM_CODE}"
     if not estimating:
-        return {"gib": 0.0, "source": VLLM_SOURCE,
+        return {"gib": 0.0, "source": source,
                 "how": "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0: nothing is subtracted"}
-    return {"gib": None, "floor_gib": round(max(graphs - 1, 0) / 1024, 4), "source": VLLM_SOURCE,
+    return {"gib": None, "floor_gib": round(max(graphs - 1, 0) / 1024, 4), "source": source,
             "how": "measured at boot on the GPU: first capture + max(second capture, 1 MiB) × "
                    f"({graphs} − 1); FULL's first capture runs with max_num_tokens // size "
                    "sequences, so it overshoots long-context FULL graphs"}

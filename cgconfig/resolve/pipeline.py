@@ -183,18 +183,7 @@ def make_plan(run: Run) -> None:
         key_facts=shown_facts(facts_out, request.fact_sources, draft.derived),
         engine=run.engine, engine_version=_version_header(request),
     )
-    run.plan.cost = _cost(run)
-
-
-def _cost(run: Run) -> dict[str, Any]:
-    """The plan's ``cost`` section (:mod:`cgconfig.cost.plan_cost`)."""
-    from cgconfig.cost.plan_cost import plan_cost
-
-    plan = run.plan
-    assert plan is not None
-    return plan_cost(dialect=run.request.dialect, capture=plan.capture, facts=plan.facts,
-                     engine=plan.engine, engine_label=plan.engine_version.get("label", ""),
-                     options=plan.options, sglang_reserve=run.engine_reserve)
+    run.plan.engine_reserve = run.engine_reserve
 
 
 def _version_notes(request: ResolveRequest) -> list[str]:
