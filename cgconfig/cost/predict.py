@@ -136,5 +136,6 @@ def predict(inputs: PhaseInputs, coeffs: Coefficients) -> Prediction | None:
         pred.how.append(
             f"seconds = {c.seconds_fixed:g} + {c.seconds_per_graph:g} × graphs × layers/32 = "
             f"{c.seconds_fixed:g} + {c.seconds_per_graph:g} × {n} × {layers}/32 = {mid:.2f} s; "
-            f"range ÷/× {c.seconds_spread * widen:.2f}")
+            f"range ÷/× {c.seconds_spread * widen:.2f}; the GPU model is not an input (the "
+            "classes mix A100, L40 and H200 captures)")
     return pred
