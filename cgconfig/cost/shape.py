@@ -1,8 +1,8 @@
 """The model facts a cost prediction uses, read from the model's ``config.json``.
 
 Layers, hidden size, MLP width, vocabulary, experts and dtype come from the config the
-resolver found (the same lookup and reader: :func:`cgconfig.sources.model_config.lookup_config`,
-:func:`~cgconfig.sources.model_config.read_config`); each fact records where it came from, and
+resolver found (the same lookup and reader, through
+:func:`cgconfig.sources.model_config.model_config_for`); each fact records where it came from, and
 a fact the config does not give is listed in ``unknown`` (the prediction widens its range for
 it). The weight size is an estimate from those shapes (dense layers, plus experts when the
 config has them), per rank over tensor × pipeline parallelism.
@@ -117,17 +117,13 @@ def from_config(data: dict[str, Any], where: dict[str, str], shown: str | None) 
 def read_model_facts(facts: dict[str, Any]) -> ModelFacts:
     """The model facts for a plan's ``facts`` (its ``model_path``), or all unknown."""
     from cgconfig.errors import InputError
-    from cgconfig.sources.model_config import apply_overrides, lookup_config, read_config
+    from cgconfig.sources.model_config import model_config_for
 
-    path = lookup_config(facts.get("model_path"))
-    if path is None:
+    try:
+        config = model_config_for(facts)
+    except InputError:  # the resolver already read it; a failure here only widens the range
+        return ModelFacts(unknown=["model config (unreadable): layers, hidden, vocab, dtype"])
+    if config is None:
         return ModelFacts(unknown=["model config (no config.json found): layers, hidden, vocab, "
                                    "dtype"])
-    try:
-        config = read_config(path)
-        raw = facts.get("json_model_override_args")
-        if isinstance(raw, str) and raw.strip():
-            config = apply_overrides(config, raw)
-    except InputError:  # the resolver already read it; a failure here only widens the range
-        return ModelFacts(unknown=["layers", "hidden", "vocab", "dtype", "model config"])
     return from_config(config.data, config.where, config.shown)
