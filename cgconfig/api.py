@@ -40,7 +40,13 @@ def resolve_request(request: ResolveRequest) -> Plan:
         from cgconfig.rules import loading
 
         rules = loading.load_rules_for_resolve(request.rule_files)
-    return resolve(request, rules)
+    plan = resolve(request, rules)
+    from cgconfig.cost.plan_cost import plan_cost  # the start-up cost beside the plan (#34)
+
+    plan.cost = plan_cost(dialect=request.dialect, capture=plan.capture, facts=plan.facts,
+                          engine=plan.engine, engine_label=plan.engine_version.get("label", ""),
+                          options=plan.options, sglang_reserve=plan.engine_reserve)
+    return plan
 
 
 def request_from_argv(argv: list[str], *, ignore_unknown: bool | None = None,

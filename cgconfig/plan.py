@@ -138,6 +138,13 @@ class Plan:
     """The engine version the plan answers for: ``engine``, ``version``, ``label``
     (``SGLang 0.5.20``) and ``source`` (``--engine-version``, a docker image tag, ...,
     ``default (newest supported)``)."""
+    cost: dict[str, Any] = field(default_factory=dict)
+    """What the plan costs at start-up, per rank (:mod:`cgconfig.cost`): per phase the graph
+    count, the engine's own reservation and cgconfig's prediction of graph memory and capture
+    seconds with their ranges and facts; totals; and whether it fits the GPU."""
+    engine_reserve: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    """The engine's own graph reserve as its memory step computed it (SGLang), which the cost
+    section reads; not part of the plan document."""
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -160,6 +167,7 @@ class Plan:
             "units": self.units,
             "engine": self.engine,
             "engine_version": self.engine_version,
+            "cost": self.cost,
         }
 
     def to_json(self, indent: int | None = 2) -> str:

@@ -159,3 +159,8 @@ class PlanDocument(BaseModel):
     choice came from (``source``: ``--engine-version``, ``CGCONFIG_ENGINE_VERSION``, a log, a
     docker image tag, the installed package, or ``default (newest supported)``); absent from
     plans written before it was added."""
+    cost: dict[str, Any] = {}
+    """What the plan costs at start-up, per rank: ``phases`` (graphs, ``engine_reservation``,
+    ``predicted`` memory and seconds with ``low``/``expected``/``high``, ``how``, ``unknown``),
+    ``total``, ``model``, ``deployment``, ``not_predicted`` and ``fit`` (against the GPU);
+    absent from plans written before it was added."""

@@ -120,6 +120,41 @@ def histogram(
     raise typer.Exit(run_histogram(sglang_log, decode_log_interval, output, vllm_log=vllm_log))
 
 
+@app.command(cls=_Command)
+def calibrate(
+    report: Annotated[str, typer.Argument(help="JSON of cgconfig.runtime.capture_report().")],
+    layers: Annotated[int | None, typer.Option(
+        help="The model's layers (config.json num_hidden_layers), if the report lacks them.")]
+    = None,
+    hidden: Annotated[int | None, typer.Option(
+        help="The model's hidden size (config.json hidden_size), if the report lacks it.")]
+    = None,
+    tp: Annotated[int | None, typer.Option(help="Tensor-parallel ranks the report ran on.")]
+    = None,
+    engine: Annotated[str | None, typer.Option(
+        help="Whose captures these are: runtime (default), sglang, vllm or trtllm.")] = None,
+) -> None:
+    """Fold a measured capture report into the local cost coefficients that plans then use."""
+    from cgconfig.cli.errors import report as report_error
+    from cgconfig.errors import CgConfigError
+
+    try:
+        from cgconfig.cost.calibrate import calibrate as run
+
+        path, classes = run(report, engine=engine, layers=layers, hidden=hidden, tp=tp)
+    except CgConfigError as error:
+        raise typer.Exit(report_error(error)) from None
+    for name, entry in classes.items():
+        mem = entry.get("memory_mib_per_graph")
+        sec = entry.get("seconds_per_graph")
+        sys.stdout.write(f"{name}: {len(entry['fitted_on'])} samples"
+                         + (f", memory {mem:g} MiB per graph unit" if mem is not None else "")
+                         + (f", {sec:g} s per graph-layer unit" if sec is not None else "")
+                         + "\n")
+    sys.stdout.write(f"wrote {path} (plans now use it; CGCONFIG_COST_FILE names another)\n")
+    raise typer.Exit(0)
+
+
 @app.command(context_settings=_PASS_THROUGH, cls=_Command)
 def diff(ctx: typer.Context) -> None:
     """Compare two plans (launch lines, plan files or stdin); exit 0 equal, 1 different."""

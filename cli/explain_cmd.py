@@ -157,12 +157,13 @@ def run_explain(argv: list[str]) -> int:
     options = CliOptions()
     try:
         from cgconfig.api import resolve_request
+        from cgconfig.cli.cost_render import COST_KEYS
         from cgconfig.fields.table import all_config_keys
         from cgconfig.sources.command_line import request_from_split, split_command_line
 
         # Keys written before a launch line (`explain KEY python -m sglang.launch_server ...`)
         # are explain's own, not words of a wrapper in front of the entry point.
-        known = {*all_config_keys(), *ENGINE_KEYS, CAPTURE_KEY}
+        known = {*all_config_keys(), *ENGINE_KEYS, CAPTURE_KEY, *COST_KEYS}
         lead = 0
         while lead < len(argv) and argv[lead] in known:
             lead += 1
@@ -171,7 +172,8 @@ def run_explain(argv: list[str]) -> int:
         request, keys = request_from_split(split, allow_positionals=True, environ=os.environ)
         keys = [*argv[:lead], *keys]
         for key in keys:
-            if key not in all_config_keys() and key not in (*ENGINE_KEYS, CAPTURE_KEY):
+            if key not in all_config_keys() and key not in (*ENGINE_KEYS, CAPTURE_KEY,
+                                                            *COST_KEYS):
                 raise InputError(f"unknown key {key!r}", where="explain",
                                  suggestion=did_you_mean(key, [*all_config_keys(), *ENGINE_KEYS]),
                                  allowed="decode.<key>, prefill.<key>, options.<key>, "
@@ -183,6 +185,7 @@ def run_explain(argv: list[str]) -> int:
     table = settings(plan)
     table.update(capture_settings(plan, named=CAPTURE_KEY in keys))
     table.update(engine_settings(plan))
+    table.update({k: {"cost": plan.cost} for k in COST_KEYS if k in keys})
     missing = [k for k in keys if k not in table]
     if missing:
         return report(InputError(f"{missing[0]} is not part of this plan", where="explain",
@@ -217,6 +220,12 @@ def run_explain(argv: list[str]) -> int:
     if not chosen:
         write("Every key has its default value (use --all to list them).", 4)
     for key in chosen:
+        if key in COST_KEYS:
+            from cgconfig.cli.cost_render import explain_lines
+
+            for line in explain_lines(plan, key):
+                write(line, 6)
+            continue
         head, *chain = render_key(key, table[key])
         write(head, 4)
         for line in chain:

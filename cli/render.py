@@ -227,6 +227,10 @@ def _plan_table(plan: Plan) -> None:
     out.print(table)
     if plan.engine:
         print_prose(out, engine_line(plan), indent=4)
+    from cgconfig.cli.cost_render import cost_lines
+
+    for line in cost_lines(plan):
+        print_prose(out, line, indent=len(line) - len(line.lstrip()) + 4)
     compile_sizes = plan.capture["decode"].get("compile_sizes")
     if compile_sizes:
         print_prose(out, f"torch.compile sizes: {short_list(compile_sizes)}", indent=4)

@@ -1,7 +1,7 @@
 """``cgconfig tune``: choose decode capture sizes from a batch-size histogram.
 
     cgconfig tune --histogram FILE [--max-graphs N | --max-waste PCT |
-                  --max-graph-memory GIB --memory-log LOG] [--cost FILE] [launch line]
+                  --max-graph-memory GIB [--memory-log LOG]] [--cost FILE] [launch line]
 
 The launch line is read exactly as ``cgconfig resolve`` reads it (any dialect, ``-o``, ``--emit``,
 ``--rules``...). ``cgconfig histogram --sglang-log LOG`` converts an SGLang server log.
@@ -20,7 +20,7 @@ from cgconfig.tune.optimize import MAX_GRAPHS
 
 USAGE = """\
 Usage: cgconfig tune --histogram FILE [--max-graphs N | --max-waste PCT | --max-graph-memory GIB
-                     --memory-log LOG] [--cost FILE] [FLAGS…]
+                     [--memory-log LOG]] [--cost FILE] [FLAGS…]
 
   Choose the decode capture sizes that minimise the expected cost over a histogram of real
   batch sizes, under every rule and alignment constraint of the deployment, and compare them
@@ -32,7 +32,8 @@ Usage: cgconfig tune --histogram FILE [--max-graphs N | --max-waste PCT | --max-
   --max-waste PCT    the fewest graphs whose padding waste is at most PCT percent
   --max-graph-memory GIB
                      as many graphs as fit GIB of graph memory, the memory per graph taken
-                     from --memory-log LOG (the server's start-up log)
+                     from --memory-log LOG (the server's start-up log), else from cgconfig's
+                     prediction (the plan's cost section, `cgconfig explain cost.decode`)
   --memory-log LOG   the log --max-graph-memory reads (SGLang or vLLM)
   --cost FILE        step-time model (graph and eager lines, ms) instead of padded rows
   FLAGS…             the launch line, as for `cgconfig resolve` (-o json|yaml, --emit sglang|vllm)
@@ -150,10 +151,9 @@ def parse_tune_args(argv: list[str]) -> TuneArgs:
     if len(chosen) > 1:
         raise InputError(f"{' and '.join(chosen)} are alternatives; give one",
                          where="cgconfig tune")
-    if (out.max_graph_memory is None) != (out.memory_log is None):
-        raise InputError("--max-graph-memory GIB and --memory-log LOG go together",
-                         where="cgconfig tune",
-                         hint="the log gives the memory per graph (the server's start-up log)")
+    if out.memory_log is not None and out.max_graph_memory is None:
+        raise InputError("--memory-log LOG needs --max-graph-memory GIB", where="cgconfig tune",
+                         hint="without a log, --max-graph-memory uses cgconfig's prediction")
     return out
 
 
@@ -187,6 +187,15 @@ def run_tune(argv: list[str]) -> int:
         split = split_command_line(args.rest, HOST_FLAGS, environ=os.environ)
         options = parse_options(split.parts.get(HOST_FLAGS.owner))
         request = request_from_split(split, environ=os.environ)[0]
+        if args.max_graph_memory is not None and budget is None:
+            from cgconfig.api import resolve_request
+            from cgconfig.cost.budget import graphs_for_predicted_budget
+            from cgconfig.tune.memory import GraphBudget
+
+            graphs, how = graphs_for_predicted_budget(args.max_graph_memory,
+                                                      resolve_request(request))
+            budget = GraphBudget(args.max_graph_memory, min(graphs, MAX_GRAPHS), how)
+            args.max_graphs = budget.graphs
         result = tune_plan(request, histogram, args.histogram, max_graphs=args.max_graphs,
                            max_waste_pct=args.max_waste, cost=cost, cost_source=args.cost)
     except CgConfigError as error:

@@ -368,6 +368,9 @@ class PhaseRunner:
             "compile_sizes": compile_sizes,
             "eager_reason": self.eager_reason,
             "capture_seconds": round(cost.seconds, 4),
+            # The plan's cost units (cgconfig.cost): graphs and GiB per rank, for calibrate.
+            "graphs": len(self.graphs.sizes()),
+            "graph_memory_gib": round(cost.reserved_bytes / 2**30, 4),
             "flush_seconds": round(cost.flush_seconds, 4),
             "capture_seconds_by_size": {str(s): round(t, 4)
                                         for s, t in sorted(self.size_seconds.items())},

@@ -59,6 +59,8 @@ class Run:
     """The draft as the engine's memory step leaves it (SGLang's memory hook), taken once."""
     conflicts: list[str] = field(default_factory=list)
     """``--strict`` conflicts met so far, raised together once every stage has run."""
+    engine_reserve: dict[str, Any] | None = None
+    """The engine's own graph reserve as its memory step computed it (SGLang), for the cost."""
 
     def __post_init__(self) -> None:
         if self.rules is not None:
@@ -181,6 +183,7 @@ def make_plan(run: Run) -> None:
         key_facts=shown_facts(facts_out, request.fact_sources, draft.derived),
         engine=run.engine, engine_version=_version_header(request),
     )
+    run.plan.engine_reserve = run.engine_reserve
 
 
 def _version_notes(request: ResolveRequest) -> list[str]:

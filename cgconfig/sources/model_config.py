@@ -237,6 +237,20 @@ def lookup_config(model_path: Any) -> str | None:
     return None if found is None else str(found)
 
 
+def model_config_for(facts: dict[str, Any]) -> ModelConfig | None:
+    """The config a resolved plan's ``facts`` name (``model_path``, with
+    ``json_model_override_args`` applied), read again for the plan's start-up cost
+    (:mod:`cgconfig.cost.shape`); ``None`` when this machine has none."""
+    path = lookup_config(facts.get("model_path"))
+    if path is None:
+        return None
+    config = read_config(path)
+    raw = facts.get("json_model_override_args")
+    if isinstance(raw, str) and raw.strip():
+        config = apply_overrides(config, raw)
+    return config
+
+
 @dataclass
 class ModelConfigFile:
     """The source: the config of the model the earlier sources named, merged with the

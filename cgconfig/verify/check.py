@@ -39,6 +39,8 @@ class Verdict:
     level: str = "matches"
     """``matches``, ``differs``, ``warn`` (nothing contradicts the plan, but part of the
     evidence is missing or steps ran without a graph) or ``cannot judge``."""
+    cost: list[dict[str, Any]] = field(default_factory=list)
+    """cgconfig's start-up prediction against the log (:mod:`cgconfig.cost.compare`)."""
 
     @property
     def matches(self) -> bool:
@@ -73,6 +75,7 @@ class Verdict:
             "eager": [e.to_dict() for e in self.eager],
             "metrics": self.metrics,
             "notes": [*(c.notes if c else []), *self.notes],
+            "cost": self.cost,
         }
 
 
@@ -181,6 +184,9 @@ def verify(record: LogRecord, line: list[str], environ: Mapping[str, str] | None
             notes.extend(_check_flag(flag_argv, report.flag, report.eager_sizes[1], phases, environ,
                                      release.chosen))
     verdict = Verdict(record, comparison, eager, metrics, notes, release=release, facts=facts)
+    from cgconfig.cost.compare import prediction_errors
+
+    verdict.cost = prediction_errors(plan.cost, record)
     for phase, steps in record.steps.items():
         if steps.out_of_range:
             verdict.notes.append(f"{steps.out_of_range:,} {phase} steps above 1,048,576 "

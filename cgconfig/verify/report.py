@@ -45,6 +45,9 @@ def render(verdict: Verdict) -> str:
                        f"plan {shown(str(d.planned), 200)}{at}")
             out.append(f"    plan's decision: {shown(d.decision, 240)}")
     out.extend(_table(verdict))
+    from cgconfig.cost.compare import report_lines
+
+    out.extend(shown(line, 300) for line in report_lines(verdict.cost))
     for report in verdict.eager:
         out.append(_eager_line(report))
     if verdict.metrics:

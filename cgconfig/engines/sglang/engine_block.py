@@ -66,6 +66,28 @@ def memory_inputs(draft: Draft, facts: Facts, attn_dp_size: int) -> sm.MemoryInp
         deepep=facts.moe_a2a_backend == "deepep", is_xpu=facts.device == "xpu")
 
 
+def graph_reserve(draft: Draft, facts: Facts, memory_draft: Draft) -> dict[str, Any] | None:
+    """SGLang's graph reserve per phase (MiB) and its whole reserve, from the config as the
+    memory hook sees it (:func:`memory_view`); ``None`` for other dialects. ``applied`` is false
+    when ``--mem-fraction-static`` was given (the hook then reserves nothing)."""
+    if draft.derived.get("dialect") != "sglang":
+        return None
+    attn_dp_size = facts.dp_size if draft.derived["attn_dp_enabled"] else 1
+    memory = memory_inputs(memory_draft, facts, attn_dp_size)
+    parts = sm.graph_reserve_parts(memory)
+    applied = facts.mem_fraction_static is None
+    note = "" if applied else "; not applied: --mem-fraction-static was given"
+    why = {"decode": f"max_bs {memory.decode_max_bs} × 2 MiB"
+                     + (f" + DP attention {attn_dp_size} × 3 MiB per max_bs" if attn_dp_size > 1
+                        else "") + note if parts["decode"] else "decode graphs off" + note,
+           "prefill": ("MLA: 1.5 GiB" if memory.use_mla else f"{memory.prefill_sizes} sizes × 8 MiB")
+                      + (" + 1 GiB (breakable with DeepEP)" if memory.prefill_breakable
+                         and memory.deepep else "") + note if parts["prefill"]
+                      else "prefill graphs off" + note}
+    return {"parts": parts, "reserved_mib": sm.reserved_memory_mib(memory), "why": why,
+            "applied": applied}
+
+
 def _mem_fraction(facts: Facts, memory: sm.MemoryInputs, model: se.ModelShape,
                   attention_backend: str) -> se.EngineValue:
     """SGLang's heuristic, unless ``--mem-fraction-static`` was given; the multimodal reduction

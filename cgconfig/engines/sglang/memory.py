@@ -45,20 +45,27 @@ class MemoryInputs:
     is_xpu: bool
 
 
+def graph_reserve_parts(m: MemoryInputs) -> dict[str, float]:
+    """``memory_hook.reserve_for_graph_mb`` (SGLang 0.5.23) by phase, in MiB: ``decode`` (2 MiB
+    per max_bs, DP attention's 3 MiB (+1.5 above 300) per max_bs and DP rank) and ``prefill``
+    (1.5 GiB with MLA, else 8 MiB per size, +1 GiB for breakable graphs with DeepEP)."""
+    decode = prefill = 0.0
+    if m.disaggregation_mode != "prefill" and m.decode_enabled:
+        decode += m.decode_max_bs * 2
+    if m.attn_dp_size > 1 and m.disaggregation_mode != "prefill":
+        decode += m.decode_max_bs * m.attn_dp_size * 3
+        if m.decode_max_bs > 300:
+            decode += m.decode_max_bs * m.attn_dp_size * 1.5
+    if m.disaggregation_mode != "decode" and m.prefill_enabled:
+        prefill += 1.5 * 1024 if m.use_mla else m.prefill_sizes * 8
+        if m.prefill_breakable and m.deepep:
+            prefill += 1024
+    return {"decode": decode, "prefill": prefill}
+
+
 def graph_reserve_mib(m: MemoryInputs) -> float:
     """``memory_hook.reserve_for_graph_mb`` (SGLang 0.5.23): CUDA-graph buffers, in MiB."""
-    reserve = 0.0
-    if m.disaggregation_mode != "prefill" and m.decode_enabled:
-        reserve += m.decode_max_bs * 2
-    if m.attn_dp_size > 1 and m.disaggregation_mode != "prefill":
-        reserve += m.decode_max_bs * m.attn_dp_size * 3
-        if m.decode_max_bs > 300:
-            reserve += m.decode_max_bs * m.attn_dp_size * 1.5
-    if m.disaggregation_mode != "decode" and m.prefill_enabled:
-        reserve += 1.5 * 1024 if m.use_mla else m.prefill_sizes * 8
-        if m.prefill_breakable and m.deepep:
-            reserve += 1024
-    return reserve
+    return sum(graph_reserve_parts(m).values())
 
 
 def activation_tokens(m: MemoryInputs) -> int:

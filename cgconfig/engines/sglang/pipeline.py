@@ -16,7 +16,7 @@ from collections.abc import Callable
 from cgconfig.engines.sglang.cuda_graph_hook import align_deepep_prefill
 from cgconfig.engines.sglang.cuda_graph_runner import capture
 from cgconfig.engines.sglang.derived import derive_facts
-from cgconfig.engines.sglang.engine_block import engine_block, memory_view
+from cgconfig.engines.sglang.engine_block import engine_block, graph_reserve, memory_view
 from cgconfig.engines.sglang.flag_defaults import engine_flag_leaves, platform_defaults
 from cgconfig.engines.sglang.memory_hook import fill_decode_sizes, fill_prefill_sizes
 from cgconfig.engines.sglang.stages import SGLANG_DEEPEP, SGLANG_MEMORY_HOOK, SGLANG_STAGES
@@ -82,6 +82,7 @@ def _engine(run: Run) -> None:
     draft, facts = run.checked()
     assert run.memory_view is not None
     run.engine = engine_block(draft, facts, run.memory_view)
+    run.engine_reserve = graph_reserve(draft, facts, run.memory_view)
 
 
 #: SGLang's own steps before a stage's rules (the memory hook's sizing) or after them (the

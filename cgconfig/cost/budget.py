@@ -1,0 +1,48 @@
+"""``cgconfig tune --max-graph-memory GIB`` without a log: the decode graph count cgconfig's
+prediction fits in the budget (the same prediction as the plan's ``cost`` section).
+
+The prediction's expected memory grows as ``graphs ** a`` (the class's exponent) with the
+largest size fixed at the plan's decode maximum, so the count is
+``floor((budget / (m · (max/256) ** b · (hidden/4096) ** c)) ** (1 / a))`` (the caller caps
+it at the optimiser's limit).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from cgconfig.errors import InputError
+
+
+def graphs_for_predicted_budget(budget_gib: float, plan: Any) -> tuple[int, str]:
+    """The most decode graphs the plan's own prediction fits in ``budget_gib``, and how."""
+    from cgconfig.cost import coefficients as co
+    from cgconfig.cost.fit import REFERENCE_HIDDEN, REFERENCE_SIZE
+
+    entry = (plan.cost.get("phases") or {}).get("decode") or {}
+    pred = entry.get("predicted") or {}
+    klass = pred.get("class")
+    c = co.load().lookup(klass) if klass else None
+    if not entry.get("graphs") or c is None or c.memory_mib_per_graph is None:
+        raise InputError("cgconfig has no memory prediction for this plan's decode graphs",
+                         where="--max-graph-memory",
+                         hint="pass the server's start-up log with --memory-log LOG")
+    a, b, cexp = co.load().memory_exponents
+    hidden = (plan.cost.get("model") or {}).get("hidden")
+    tp = max(int((plan.cost.get("deployment") or {}).get("tp") or 1), 1)
+    per_rank = hidden / tp if hidden else co.DEFAULT_HIDDEN
+    biggest = entry["max_size"]
+    scale = c.memory_mib_per_graph * (biggest / REFERENCE_SIZE) ** b * (
+        per_rank / REFERENCE_HIDDEN) ** cexp
+    if a <= 0:
+        raise InputError("the coefficients' graph exponent is not positive",
+                         where="--max-graph-memory")
+    graphs = math.floor((budget_gib * 1024 / scale) ** (1 / a))
+    if graphs < 1:
+        raise InputError(f"one decode graph is predicted at {scale:.0f} MiB, above the budget "
+                         f"of {budget_gib:g} GiB", where="--max-graph-memory")
+    how = (f"cgconfig's prediction ({klass}, {c.origin}): {c.memory_mib_per_graph:g} MiB × "
+           f"graphs^{a:g} × ({biggest}/256)^{b:g} × ({per_rank:g}/4096)^{cexp:g}, expected "
+           "value; no --memory-log given")
+    return graphs, how
