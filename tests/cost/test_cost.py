@@ -123,14 +123,16 @@ def test_tune_without_a_log_uses_the_prediction(tmp_path: Path) -> None:
 
 def test_verify_reports_the_predictions_error() -> None:
     # tests/cost/sglang_11830_capture.log: the capture lines of sgl-project/sglang#11830
-    # (52 decode graphs, 5.92 s, 1.44 GB); the thread does not name the model.
-    out = cli("verify", "tests/cost/sglang_11830_capture.log", *LLAMA8,
+    # (52 decode graphs, 5.92 s, 1.44 GB); the thread does not name the model. The excerpt
+    # names no release (verify alone would say "cannot judge"), so the release is given.
+    judged = ("--engine-version", "sglang==0.5.23")
+    out = cli("verify", "tests/cost/sglang_11830_capture.log", *LLAMA8, *judged,
               "--cuda-graph-max-bs-decode", "512", "-o", "json", env=HF)
     rows = json.loads(out.stdout)["cost"]
     mem = next(r for r in rows if r["what"] == "decode memory")
     assert mem["measured"] == 1.44 and mem["error_pct"] == pytest.approx(
         100 * (mem["predicted"] - 1.44) / 1.44, abs=0.1)
-    text = cli("verify", "tests/cost/sglang_11830_capture.log", *LLAMA8,
+    text = cli("verify", "tests/cost/sglang_11830_capture.log", *LLAMA8, *judged,
                "--cuda-graph-max-bs-decode", "512", env=HF).stdout
     assert "cgconfig's start-up prediction against the log:" in text
 
