@@ -54,6 +54,13 @@ def test_a_new_file_gets_0666_less_the_umask(tmp_path: Path, umask: int) -> None
 _SIGNALLED_WRITE = """
 import os, signal, sys
 import cgconfig.safe_write as sw
+# As in a terminal (a background job of a script inherits SIGINT ignored): default handlers,
+# or SIG_IGN for the signal when the test says so.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
+if sys.argv[4] == "ignored":
+    signal.signal(getattr(signal, sys.argv[2]), signal.SIG_IGN)
 real = os.fsync
 def interrupted(fd):  # the signal arrives while the temporary exists, as a kill would
     os.kill(os.getpid(), getattr(signal, sys.argv[2]))
@@ -64,21 +71,28 @@ sys.exit(main(["histogram", "--sglang-log", sys.argv[3], "-o", sys.argv[1]]))
 """
 
 
-@pytest.mark.parametrize(("name", "status"), [("SIGTERM", -15), ("SIGHUP", -1),
-                                              ("SIGINT", 130)])
+@pytest.mark.parametrize(("name", "status", "handler"), [
+    ("SIGTERM", -15, "default"), ("SIGHUP", -1, "default"), ("SIGINT", 130, "default"),
+    ("SIGHUP", 0, "ignored"), ("SIGINT", 0, "ignored")])
 def test_a_signal_during_the_write_leaves_no_temporary(tmp_path: Path, name: str,
-                                                       status: int) -> None:
+                                                       status: int, handler: str) -> None:
+    """A signal that ends the process removes the temporary first (and the process still ends
+    by that signal); one the process ignores (``nohup``) stays ignored and the write completes."""
     log = tmp_path / "s.log"
     log.write_text("[2026-01-01 TP0] Decode batch, #running-req: 8, #token: 9\n")
     out = tmp_path / "out"
     out.mkdir()
     (out / "h.json").write_text("before")
     done = subprocess.run([sys.executable, "-c", _SIGNALLED_WRITE, str(out / "h.json"), name,
-                           str(log)], capture_output=True, text=True, timeout=HANG_S,
-                          check=False)
+                           str(log), handler], capture_output=True, text=True,
+                          timeout=HANG_S, check=False)
     assert done.returncode == status, done.stderr
     assert sorted(p.name for p in out.iterdir()) == ["h.json"]  # no .h.json.<pid>.<hex>.tmp
-    assert (out / "h.json").read_text() == "before"  # the write did not happen, nor half of it
+    written = json.loads((out / "h.json").read_text()) if status == 0 else None
+    if status:  # the write did not happen, nor half of it
+        assert (out / "h.json").read_text() == "before"
+    else:
+        assert written is not None and written["phases"] == {"decode": {"8": 40}}
 
 
 def test_every_writer_goes_through_safe_write() -> None:
