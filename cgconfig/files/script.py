@@ -44,7 +44,7 @@ def launches_in_script(text: str, first_line: int, context: Context,
     files the script writes with here-documents travel with the launch."""
     known = {**context.env, **variables}
     statements, _ = read_script(text, first_line=first_line, where=context.path,
-                                variables=known)
+                                variables=known, fixed=frozenset(variables))
     written: dict[str, str] = {}
     out: list[Launch] = []
     for statement in statements:
