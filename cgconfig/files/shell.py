@@ -10,6 +10,7 @@ command substitution is never run: its words stay as written and are named unres
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -18,6 +19,9 @@ from cgconfig.files.expand import Expansion, expand_at
 from cgconfig.limits import MAX_SCRIPT_STATEMENTS, MAX_SCRIPT_WORDS
 
 _OPERATOR_CHARS = ";&|()"
+#: Runs of characters with no meaning to the scanner, outside and inside double quotes.
+_PLAIN = re.compile(r"[^ \t\r\n;&|()<>\\'\"$`]+")
+_QUOTED_PLAIN = re.compile(r"[^\"\\$`]+")
 _REDIRECT_CHARS = "<>"
 _BLANKS = " \t\r"
 
@@ -282,8 +286,9 @@ class _Scanner:
                 quoted = True
             elif char in "$`" and expand:
                 self.expansion(fields, unresolved, quoted_context=False)
-            else:
-                fields[-1] += self.advance()
+            else:  # a run of plain characters at once: a long word costs its length once
+                found = _PLAIN.match(self.text, self.i)
+                fields[-1] += self.advance(found.end() - self.i if found else 1)
         if not fields[-1] and len(fields) > 1:
             fields.pop()
         return fields, tuple(unresolved), quoted
@@ -305,7 +310,8 @@ class _Scanner:
             elif char in "$`" and expand:
                 self.expansion(fields, unresolved, quoted_context=True)
             else:
-                fields[-1] += self.advance()
+                found = _QUOTED_PLAIN.match(self.text, self.i)
+                fields[-1] += self.advance(found.end() - self.i if found else 1)
 
     def expansion(self, fields: list[str], unresolved: list[str], *, quoted_context: bool) -> None:
         line = self.line
