@@ -24,7 +24,7 @@ from typing import Any
 
 from cgconfig.engines.entry import find_entry_point
 from cgconfig.errors import InputError
-from cgconfig.files.launch import Launch
+from cgconfig.files.record import Launch
 from cgconfig.limits import short
 
 _SOURCES = {

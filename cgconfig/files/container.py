@@ -14,9 +14,10 @@ from typing import Any
 
 from cgconfig.docio import LineMap, ScalarLines
 from cgconfig.errors import InputError
+from cgconfig.files.context import Context
 from cgconfig.files.expand import UNKNOWN, substitute_kubernetes
-from cgconfig.files.launch import Launch
-from cgconfig.files.script import Context, launch_of_words, launches_in_script
+from cgconfig.files.record import Launch
+from cgconfig.files.script import launch_of_words, launches_in_script
 from cgconfig.files.shell import Word
 from cgconfig.limits import quote_key
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from cgconfig.files.launch import Launch
-from cgconfig.files.script import Context, launches_in_script
+from cgconfig.files.context import Context
+from cgconfig.files.record import Launch
+from cgconfig.files.script import launches_in_script
 
 #: Fence languages read as shell (an unlabelled fence too); ``console`` blocks keep only the
 #: lines after a ``$ `` prompt.

@@ -7,9 +7,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from cgconfig.files.container import Document
-from cgconfig.files.launch import Launch
-from cgconfig.files.script import Context, launches_in_script
-from cgconfig.files.shell import read_script
+from cgconfig.files.context import Context
+from cgconfig.files.record import Launch
+from cgconfig.files.script import launches_in_script
+from cgconfig.files.script_reader import read_script
 
 
 def accelerators(value: Any) -> tuple[str | None, int | None, str | None]:

@@ -86,3 +86,12 @@ def test_companions_without_a_file_and_bad_values_are_one_line(
                           (["resolve", "--from", "/no/such.yaml"], "file not found")):
         rc, _, err = run(argv, capsys)
         assert rc == 2 and message in err and err.count("\n") == 1, (argv, err)
+
+
+def test_verify_reads_the_launch_from_the_file(capsys: pytest.CaptureFixture[str]) -> None:
+    log = str(DATA.parent / "sglang_decode.log")
+    rc, out, _ = run(["verify", log, "--from", str(DATA / "sglang-compose.yaml")], capsys)
+    assert rc == 0 and "\nmatches\n" in out
+    assert "HF_TOKEN" not in out  # only the engines' own variables reach the resolved line
+    rc, _, err = run(["verify", log, "--from", DGD], capsys)  # two launches: pick one
+    assert rc == 2 and "verify compares a log with one launch; 2 match" in err

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from cgconfig.errors import InputError
 from cgconfig.files.launch import find_launches
-from cgconfig.files.shell import read_script
+from cgconfig.files.script_reader import read_script
 
 
 def _words(text: str, **variables: str) -> list[list[str]]:
