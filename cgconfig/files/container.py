@@ -142,6 +142,11 @@ def container_launches(doc: Document, spec: Any, at: tuple[Any, ...], context: C
                       gpu_count=gpu_limit(spec.get("resources")) if context.gpu_count is None
                       else context.gpu_count)
     image = spec.get("image") if isinstance(spec.get("image"), str) else None
+    if image is not None and "$" in image:  # a template's ${VERSION}: --set gives it
+        from cgconfig.files.expand import expand_text
+
+        filled = expand_text(image, variables.get, doc.where((*at, "image")))
+        image = filled.text if filled.resolved else image
     if image is not None:
         context = replace(context, image=image, image_line=doc.line((*at, "image")))
     notes = list(context.notes)

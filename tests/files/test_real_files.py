@@ -129,6 +129,16 @@ EXPECTED: dict[str, list[tuple[int, str, str | None, str | None, str | None, int
     "dynamo-sglang-disagg-v1beta1.yaml": [
         (42, "dynamo-dgd-v1beta1", "decode", "decode", None, 1, _dynamo("decode")),
         (80, "dynamo-dgd-v1beta1", "prefill", "prefill", None, 1, _dynamo("prefill"))],
+    "dynamo-vllm-disagg-v1alpha1.yaml": [  # Dynamo's --is-*-worker: the role, then left out
+        (29, "dynamo-dgd-v1alpha1", "VllmDecodeWorker", "decode", None, 1,
+         ["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "Qwen/Qwen3-0.6B"]),
+        (49, "dynamo-dgd-v1alpha1", "VllmPrefillWorker", "prefill", None, 1,
+         ["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "Qwen/Qwen3-0.6B"])],
+    "skypilot-vllm-service.yaml": [  # the release from setup's pip install vllm==0.3.0
+        (35, "skypilot", None, None, "vllm==0.3.0", 1,
+         ["python", "-m", "vllm.entrypoints.openai.api_server", "--model",
+          "meta-llama/Llama-2-7b-chat-hf", "--tokenizer", "hf-internal-testing/llama-tokenizer",
+          "--host", "0.0.0.0"])],
     "lws-sglang.yaml": [
         (22, "lws", "sglang-leader", None, None, 1,
          [*SGLANG, "--model-path", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--tp", "2",
@@ -251,3 +261,11 @@ def test_release_and_environment_come_from_the_file() -> None:
                for n in decode.notes)
     (sky,) = _read("skypilot-sglang.yaml")
     assert any("L4:1" not in n and "any of L4, A10G" in n for n in sky.notes)
+
+
+def test_a_template_image_tag_takes_set_and_dynamo_maps_it_to_the_engine() -> None:
+    name = "dynamo-vllm-disagg-v1alpha1.yaml"
+    decode, _ = find_launches(name, (DATA / name).read_text(), variables={"VERSION": "1.3.0"})
+    assert decode.engine_version == "vllm==0.24.0"  # aiconfigurator's matrix: Dynamo 1.3.0
+    assert decode.version_origin is not None and "Dynamo 1.3.0 ships vLLM 0.24.0" in \
+        decode.version_origin
