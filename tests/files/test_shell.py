@@ -136,3 +136,12 @@ def test_a_markdown_page_reads_its_shell_blocks() -> None:
     (launch,) = find_launches("README.md", page)
     assert launch.argv == ("vllm", "serve", "M", "--max-num-seqs", "64")
     assert launch.arg_lines == (4, 4, 4, 5, 5) and launch.kind == "markdown"
+
+
+def test_dynamo_trtllm_is_read_as_trtllm_serve_with_its_spellings() -> None:
+    (launch,) = find_launches("t.sh", "python3 -m dynamo.trtllm --model-path Qwen/Qwen3-0.6B "
+                                      "--served-model-name q --extra-engine-args ./p.yaml "
+                                      "--disaggregation-mode prefill --tensor-parallel-size=2\n")
+    assert launch.argv == ("trtllm-serve", "Qwen/Qwen3-0.6B", "--extra_llm_api_options",
+                           "./p.yaml", "--tp_size", "2")
+    assert launch.role == "prefill" and len(launch.arg_lines) == len(launch.argv)
