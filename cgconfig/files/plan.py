@@ -60,9 +60,10 @@ def _engine_variables() -> frozenset[str]:
 def launch_environ(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """What of the caller's environment a launch from a file is answered with: only
     ``CGCONFIG_ENGINE_VERSION`` (the engine runs in its container, not in this shell)."""
+    from cgconfig.engines.version_source import ENV_VAR
+
     caller = os.environ if environ is None else environ
-    name = "CGCONFIG_ENGINE_VERSION"
-    return {name: caller[name]} if caller.get(name) else {}
+    return {ENV_VAR: caller[ENV_VAR]} if caller.get(ENV_VAR) else {}
 
 
 def launch_version(launch: Launch, split: ArgvSplit,

@@ -15,7 +15,7 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from cgconfig.engines.version_source import IMAGE_NAMES
+from cgconfig.engines.version_source import ENV_VAR, IMAGE_NAMES
 from cgconfig.engines.versions import NAMES, version_key
 from cgconfig.errors import InputError
 from cgconfig.files.record import Launch
@@ -96,7 +96,7 @@ def file_engine_version(launch: Launch, split: ArgvSplit,
     from cgconfig.engines.versions import choose
     from cgconfig.sources.command_line import VERSION_PART
 
-    if VERSION_PART in split.parts or environ.get("CGCONFIG_ENGINE_VERSION") \
+    if VERSION_PART in split.parts or environ.get(ENV_VAR) \
             or not launch.engine_version or split.entry is None:
         return None
     engine, _, version = launch.engine_version.partition("==")
