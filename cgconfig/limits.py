@@ -229,3 +229,11 @@ def check_rule_count(count: int, where: str) -> None:
     if count > MAX_RULES_PER_PACK:
         raise InputError(f"{count} rules in one pack (at most {MAX_RULES_PER_PACK})",
                          where=where)
+
+#: Deployment files (``--from FILE``): most statements and words read from one shell script
+#: (a launch script has tens), most YAML documents in one file (a manifest has a handful;
+#: Helm's rendered output a few hundred), and most launches one file may name.
+MAX_SCRIPT_STATEMENTS = 10_000
+MAX_SCRIPT_WORDS = 100_000
+MAX_DOCUMENTS = 1_000
+MAX_LAUNCHES = 256

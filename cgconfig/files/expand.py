@@ -1,0 +1,346 @@
+"""Shell and Kubernetes expansions, read from known variables and never run.
+
+``$VAR``, ``${VAR}``, ``${VAR:-default}`` (and ``-``, ``:=``, ``=``, ``:+``, ``+``), ``$(VAR)``
+(Kubernetes' own substitution in ``command``/``args``, and the form an operator's variables
+take), ``$((A * B))`` (integer arithmetic: ``+ - * / %`` and brackets, as the shell computes
+it). A command substitution (``$(hostname)``, backquotes) and the positional or special
+parameters (``$1``, ``$@``) stay unresolved and are named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+from cgconfig.errors import InputError
+from cgconfig.limits import MAX_QUOTE_CHARS, short
+
+#: Longest ``$((...))`` expression evaluated (far above any launch script's).
+MAX_ARITHMETIC_CHARS = 1_000
+
+Lookup = Callable[[str], "str | None"]
+
+#: The value of a variable that is set but whose value the file does not say (a Kubernetes
+#: ``valueFrom``, a variable an operator injects): no default applies, it stays unresolved.
+UNKNOWN = "\0unknown"
+
+
+def _known(value: str | None) -> bool:
+    return value is not None and value != UNKNOWN
+
+
+class Expansion(NamedTuple):
+    """One expansion starting at a ``$`` or backquote."""
+
+    text: str
+    """Its value when resolved."""
+    end: int
+    """Index just past it in the text."""
+    resolved: bool
+    names: tuple[str, ...] = ()
+    """What is unknown when not resolved: variable names, or ``$(command)`` as written."""
+
+
+def is_name(text: str) -> bool:
+    """Whether ``text`` is a shell variable name."""
+    return bool(text) and text.isascii() and (text[0].isalpha() or text[0] == "_") and \
+        all(c.isalnum() or c == "_" for c in text)
+
+
+def _closing(text: str, start: int, opening: str, closing: str, where: str) -> int:
+    """Index of the ``closing`` bracket matching the one just before ``start``, skipping
+    quoted text."""
+    depth = 1
+    i = start
+    while i < len(text):
+        char = text[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char == "'":
+            end = text.find("'", i + 1)
+            i = (end if end >= 0 else len(text)) + 1
+            continue
+        if char == opening:
+            depth += 1
+        elif char == closing:
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    raise InputError(f"unclosed {opening!r} in {short(text[max(start - 2, 0):], 40)!r}",
+                     where=where, hint="check the script's brackets and quotes")
+
+
+def expand_at(text: str, i: int, lookup: Lookup, *, where: str) -> Expansion:
+    """The expansion at ``text[i]`` (a ``$`` or a backquote)."""
+    if text[i] == "`":
+        end = text.find("`", i + 1)
+        if end < 0:
+            raise InputError("unbalanced backquote", where=where, hint="check the script's quotes")
+        return Expansion("", end + 1, False, (short(text[i:end + 1], MAX_QUOTE_CHARS),))
+    following = text[i + 1:i + 2]
+    if text.startswith("$((", i):
+        end = _closing(text, i + 3, "(", ")", where)
+        if end + 1 < len(text) and text[end + 1] == ")":
+            return _arithmetic(text[i + 3:end], end + 2, lookup, where)
+        # $( (subshell) ): a command substitution after all
+    if following == "(":
+        end = _closing(text, i + 2, "(", ")", where)
+        inner = text[i + 2:end].strip()
+        if is_name(inner):
+            value = lookup(inner)
+            # a variable the file or --set gives: Kubernetes' $(VAR), read as such; any other
+            # word is a command the shell would run
+            named = inner if value is not None else text[i:end + 1]
+            return Expansion(value or "", end + 1, _known(value), (named,))
+        return Expansion("", end + 1, False, (short(text[i:end + 1], MAX_QUOTE_CHARS),))
+    if following == "{":
+        end = _closing(text, i + 2, "{", "}", where)
+        return _braced(text[i + 2:end], end + 1, lookup, where)
+    if is_name(following):
+        end = i + 1
+        while end < len(text) and (text[end].isalnum() or text[end] == "_") and text[end].isascii():
+            end += 1
+        name = text[i + 1:end]
+        value = lookup(name)
+        return Expansion(value or "", end, _known(value), (name,))
+    if following and (following.isdigit() or following in "@*#?$!-"):
+        return Expansion("", i + 2, False, ("$" + following,))
+    return Expansion("$", i + 1, True)  # a lone dollar is itself
+
+
+def _braced(inner: str, end: int, lookup: Lookup, where: str) -> Expansion:
+    if inner.startswith("#") and is_name(inner[1:]):
+        value = lookup(inner[1:])
+        return Expansion(str(len(value)) if _known(value) and value is not None else "", end,
+                         _known(value), (inner[1:],))
+    cut = 0
+    while cut < len(inner) and (inner[cut].isalnum() or inner[cut] == "_"):
+        cut += 1
+    name, rest = inner[:cut], inner[cut:]
+    if not is_name(name):
+        return Expansion("", end, False, ("${" + short(inner, 40) + "}",))
+    value = lookup(name)
+    if value == UNKNOWN:  # set, to a value the file does not give: no default applies
+        return Expansion("", end, False, (name,))
+    if not rest:
+        return Expansion(value or "", end, value is not None, (name,))
+    for operator in (":-", ":=", ":+", "-", "=", "+"):
+        if rest.startswith(operator):
+            word = rest[len(operator):]
+            empty_counts = operator.startswith(":")
+            unset = value is None or (empty_counts and value == "")
+            if operator.endswith("+"):
+                return Expansion("" if unset else _plain(word, lookup, where), end,
+                                 value is not None or not empty_counts, (name,))
+            if not unset:
+                return Expansion(value or "", end, True, (name,))
+            default = expand_text(word, lookup, where)
+            return Expansion(default.text, end, default.resolved, default.names)
+    for operator in ("##", "#", "%%", "%"):
+        if rest.startswith(operator):
+            if value is None:
+                return Expansion("", end, False, (name,))
+            pattern = expand_text(rest[len(operator):], lookup, where)
+            if not pattern.resolved:
+                return Expansion("", end, False, pattern.names)
+            return Expansion(_trim(value, pattern.text, operator), end, True, (name,))
+    return Expansion("", end, False, ("${" + short(inner, 40) + "}",))  # ${A/x/y}, ${A:1:2}
+
+
+def _trim(value: str, pattern: str, operator: str) -> str:
+    """``${A#p}`` / ``${A##p}`` (shortest / longest prefix matching the glob ``p`` removed),
+    ``${A%p}`` / ``${A%%p}`` (the same for a suffix)."""
+    from fnmatch import fnmatchcase
+
+    cuts = range(len(value) + 1)
+    if operator.startswith("#"):
+        order = reversed(cuts) if operator == "##" else cuts
+        for cut in order:
+            if fnmatchcase(value[:cut], pattern):
+                return value[cut:]
+        return value
+    order = cuts if operator == "%%" else reversed(cuts)
+    for cut in order:
+        if fnmatchcase(value[cut:], pattern):
+            return value[:cut]
+    return value
+
+
+def _plain(word: str, lookup: Lookup, where: str) -> str:
+    return expand_text(word, lookup, where).text
+
+
+def expand_text(text: str, lookup: Lookup, where: str) -> Expansion:
+    """Every expansion in ``text`` (a default value, an arithmetic operand); quotes are
+    taken as the shell removes them inside ``${...}``."""
+    out: list[str] = []
+    names: list[str] = []
+    resolved = True
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char in "$`":
+            found = expand_at(text, i, lookup, where=where)
+            if found.resolved:
+                out.append(found.text)
+            else:
+                resolved = False
+                names.extend(found.names)
+                out.append(text[i:found.end])
+            i = max(found.end, i + 1)
+        elif char in "\"'":
+            i += 1
+        else:
+            out.append(char)
+            i += 1
+    return Expansion("".join(out), len(text), resolved, tuple(names))
+
+
+def substitute_kubernetes(text: str, env: Callable[[str], str | None]) -> tuple[str, tuple[str, ...]]:
+    """Kubernetes' ``$(VAR)`` substitution in a ``command``/``args`` item: a variable of the
+    container's ``env`` is replaced, ``$$`` is one ``$``, an unknown ``$(VAR)`` is kept as
+    written (as the kubelet keeps it) and named."""
+    if "$" not in text:
+        return text, ()
+    out: list[str] = []
+    names: list[str] = []
+    i = 0
+    while i < len(text):
+        if text.startswith("$$", i):
+            out.append("$")  # the kubelet's escape: $$(VAR) is the text $(VAR)
+            i += 2
+            continue
+        if text.startswith("$(", i):
+            end = text.find(")", i + 2)
+            name = text[i + 2:end] if end > 0 else ""
+            if is_name(name):
+                value = env(name)
+                if _known(value) and value is not None:
+                    out.append(value)
+                else:
+                    out.append(text[i:end + 1])
+                    names.append(name)
+                i = end + 1
+                continue
+        out.append(text[i])
+        i += 1
+    return "".join(out), tuple(names)
+
+
+# ------------------------------------------------------------------------------- arithmetic
+
+def _arithmetic(expression: str, end: int, lookup: Lookup, where: str) -> Expansion:
+    if len(expression) > MAX_ARITHMETIC_CHARS:
+        raise InputError(f"arithmetic expression longer than {MAX_ARITHMETIC_CHARS} characters",
+                         where=where)
+    expanded = expand_text(expression, lookup, where)
+    if not expanded.resolved:
+        return Expansion("", end, False, expanded.names)
+    tokens = _tokens(expanded.text, where)
+    missing = [t for t in tokens if is_name(t) and not t[0].isdigit() and not _known(lookup(t))]
+    if missing:
+        return Expansion("", end, False, tuple(dict.fromkeys(missing)))
+    parser = _Arithmetic(tokens, lookup, where)
+    value = parser.sum()
+    if parser.at != len(tokens):
+        raise InputError(f"cannot read the arithmetic $(({short(expression, 40)}))", where=where)
+    return Expansion(str(value), end, True, tuple(t for t in tokens if is_name(t)))
+
+
+def _tokens(text: str, where: str) -> list[str]:
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char in " \t\n":
+            i += 1
+        elif char.isalnum() or char == "_":
+            j = i
+            while j < len(text) and (text[j].isalnum() or text[j] == "_"):
+                j += 1
+            out.append(text[i:j])
+            i = j
+        elif char in "+-*/%()":
+            out.append(char)
+            i += 1
+        else:
+            raise InputError(f"arithmetic operator {char!r} is not read (only + - * / % and "
+                             "brackets)", where=where)
+    return out
+
+
+class _Arithmetic:
+    """Recursive descent over ``+ - * / %``, unary minus and brackets, integers only."""
+
+    def __init__(self, tokens: list[str], lookup: Lookup, where: str) -> None:
+        self.tokens = tokens
+        self.at = 0
+        self.lookup = lookup
+        self.where = where
+        self.depth = 0
+
+    def next(self) -> str:
+        return self.tokens[self.at] if self.at < len(self.tokens) else ""
+
+    def sum(self) -> int:
+        value = self.product()
+        while self.next() in ("+", "-"):
+            operator = self.tokens[self.at]
+            self.at += 1
+            right = self.product()
+            value = value + right if operator == "+" else value - right
+        return value
+
+    def product(self) -> int:
+        value = self.unary()
+        while self.next() in ("*", "/", "%"):
+            operator = self.tokens[self.at]
+            self.at += 1
+            right = self.unary()
+            if operator == "*":
+                value *= right
+            elif right == 0:
+                raise InputError("division by zero in an arithmetic expansion", where=self.where)
+            else:  # the shell truncates toward zero
+                quotient = abs(value) // abs(right) * (1 if (value >= 0) == (right > 0) else -1)
+                value = quotient if operator == "/" else value - quotient * right
+            if abs(value) > 1 << 63:
+                raise InputError("arithmetic overflows 64 bits", where=self.where)
+        return value
+
+    def unary(self) -> int:
+        token = self.next()
+        self.depth += 1
+        if self.depth > 64:
+            raise InputError("arithmetic nested too deeply", where=self.where)
+        try:
+            if token in ("-", "+"):
+                self.at += 1
+                value = self.unary()
+                return -value if token == "-" else value
+            if token == "(":
+                self.at += 1
+                value = self.sum()
+                if self.next() != ")":
+                    raise InputError("unclosed bracket in an arithmetic expansion",
+                                     where=self.where)
+                self.at += 1
+                return value
+            self.at += 1
+            if is_name(token):
+                token = (self.lookup(token) or "").strip()
+            return _integer(token, self.where)
+        finally:
+            self.depth -= 1
+
+
+def _integer(text: str, where: str) -> int:
+    from cgconfig.limits import check_int_text
+
+    body = text[1:] if text[:1] == "-" else text
+    if not body.isdigit() or not body.isascii():
+        raise InputError(f"arithmetic needs integers, got {short(text, 40)!r}", where=where)
+    check_int_text(body, where)
+    return int(text)
