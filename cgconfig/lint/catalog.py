@@ -45,8 +45,9 @@ KINDS: tuple[Kind, ...] = (
          "an explicit key keeps the engine from stepping around an incompatibility it knows"),
     Kind("CG005", "wrong-unit", "warning",
          "a capture size counts the wrong unit under speculative decoding (requests vs tokens)"),
-    Kind("CG006", "unresolved-variable", "warning",
-         "a variable the plan depends on is not set in the file"),
+    Kind("CG006", "unresolved-variable", "note",
+         "a variable the plan depends on is not set in the file: the launch is not checked "
+         "(--set VAR=VALUE checks it)"),
     Kind("CG007", "engine-refuses-line", "error",
          "the pinned release refuses the launch line (a value or combination it rejects)"),
     Kind("CG008", "unsupported-release", "note",
@@ -54,7 +55,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("CG009", "newest-differs", "note",
          "the newest supported release would capture different graphs for the same line",
          opt_in=True),
-    Kind("CG010", "unreadable-file", "warning",
+    Kind("CG010", "unreadable-file", "note",
          "a file could not be read as a deployment file (syntax, size, encoding)"),
     Kind("CG011", "missing-input", "note",
          "a file the line names (an options or config file) could not be read: the launch is "

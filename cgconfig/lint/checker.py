@@ -69,10 +69,12 @@ def _refusal(launch: Launch, error: CgConfigError, engine: str) -> Finding:
                        "as one", subject=engine, launch_line=launch.line)
     named = [n for n in launch.unresolved if n in what]
     if named:
-        line = _error_line(where) if where.startswith(launch.file + ":") else launch.line
+        tail = where[len(launch.file) + 1:] if where.startswith(launch.file + ":") else ""
+        line = int(tail) if tail.isdigit() and len(tail) < 9 else launch.line
         hint = getattr(error, "hint", None) or f"--set {named[0]}=VALUE"
         return Finding("CG006", launch.file, line, f"{what}; the launch is not checked",
-                       f"set it in the file (the container's env) or pass {hint}", subject=named[0], launch_line=launch.line)
+                       f"set it in the file (the container's env) or pass {hint}",
+                       subject=named[0], launch_line=launch.line)
     flags = [where] if where.startswith("-") else []
     flags += [w.strip("'\",;:()") for w in text.split() if w.startswith("-") and len(w) > 1]
     index = next((i for f in flags if (i := find_word(launch.argv, f)) is not None), None)

@@ -1,5 +1,5 @@
-"""The launches of one file: ``cgconfig.files.find_launches`` for every kind it reads, and the
-reStructuredText code blocks (:mod:`cgconfig.lint.rst`) it does not."""
+"""The launches of one file: ``cgconfig.files.find_launches`` for deployment files and
+scripts, :mod:`cgconfig.lint.docblocks` for the code blocks of Markdown and reStructuredText."""
 
 from __future__ import annotations
 
@@ -8,13 +8,16 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from cgconfig.files.launch import Launch
 
+#: File names read as documentation.
+DOC_SUFFIXES = (".md", ".markdown", ".rst", ".rest")
+
 
 def read_launches(path: str, text: str, variables: dict[str, str]) -> list[Launch]:
     """Every engine launch of ``text`` (the contents of ``path``), in file order."""
-    if path.lower().endswith((".rst", ".rest")):
-        from cgconfig.lint.rst import launches_in_rst
+    if path.lower().endswith(DOC_SUFFIXES):
+        from cgconfig.lint.docblocks import launches_in_docs
 
-        return launches_in_rst(path, text, variables)
+        return launches_in_docs(path, text, variables)
     from cgconfig.files.launch import find_launches
 
     return find_launches(path, text, variables=variables)

@@ -9,7 +9,8 @@ from typing import Any
 from cgconfig.lint.catalog import KINDS
 from cgconfig.lint.report import Report
 
-SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+SCHEMA_URI = ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/"
+              "sarif-schema-2.1.0.json")
 _LEVEL = {"error": "error", "warning": "warning", "note": "note"}
 
 
