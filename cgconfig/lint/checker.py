@@ -63,7 +63,7 @@ def _refusal(launch: Launch, error: CgConfigError, engine: str) -> Finding:
     text = str(error)
     where = getattr(error, "where", None) or ""
     what = getattr(error, "what", None) or text
-    if where == launch.label and "not supported" in what:
+    if "is not supported: cgconfig answers for" in what:
         return Finding("CG008", launch.file, launch.line, f"not checked: {what}",
                        "pin a supported release, or pass --engine-version to check the line "
                        "as one", subject=engine, launch_line=launch.line)
@@ -110,8 +110,10 @@ def _newest(ctx: analyze.Context, launch: Launch, options: list[str]) -> list[Fi
             return []
     return [Finding("CG009", launch.file, launch.line,
                     f"at {version.label} instead of {ctx.label}: {summary}",
-                    f"check the upgrade with `cgconfig diff --a-version {ctx.label.split()[-1]} "
-                    f"--b-version {version.version}`", subject=ctx.engine,
+                    f"compare the two with `cgconfig diff --a-version {ctx.engine}=="
+                    f"{ctx.plan.engine_version.get('version')} --b-version {ctx.engine}=="
+                    f"{version.version} --a LINE --b LINE`, and pin the release you run",
+                    subject=ctx.engine,
                     launch_line=launch.line, engine=ctx.label)]
 
 

@@ -126,7 +126,7 @@ def launches_in_docs(path: str, text: str, variables: Mapping[str, str]) -> list
     for language, start, body in rst_blocks(text) if rst else markdown_blocks(text):
         if language not in SHELL_LANGUAGES:
             continue
-        script = "\n".join(_commands(language, body))
+        script = "".join(row + "\n" for row in _commands(language, body))
         try:
             launches = launches_in_script(script, start, Context(path, kind), variables)
         except InputError:

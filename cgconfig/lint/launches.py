@@ -28,11 +28,15 @@ def pins_own_release(launch: Launch, engine: str | None) -> bool:
 
 def version_options(launch: Launch, engine: str | None, cli_version: str | None,
                     defaults: dict[str, str]) -> list[str]:
-    """cgconfig's ``--engine-version`` for the launch: the command line's (over the file's pin,
-    as for ``resolve --from``), else the configuration's default for an engine the file does
+    """cgconfig's ``--engine-version`` for the launch: the command line's when it names the
+    launch's engine (over the file's pin, as for ``resolve --from``), else the configuration's default for an engine the file does
     not pin, else none (the file's pin, or the newest supported)."""
-    if cli_version:
-        return ["--engine-version", cli_version]
+    if cli_version and engine:
+        from cgconfig.engines.version_source import parse_spec
+
+        named = parse_spec(cli_version, engine, "--engine-version")
+        if named is not None:  # it names this engine's release (a list may name others only)
+            return ["--engine-version", f"{engine}=={named}"]
     if engine and engine in defaults and not pins_own_release(launch, engine):
         return ["--engine-version", f"{engine}=={defaults[engine]}"]
     return []

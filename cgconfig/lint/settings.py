@@ -44,17 +44,23 @@ def find_config(start: str = ".") -> tuple[str, dict[str, Any]] | None:
     for _ in range(MAX_PARENTS):
         own = os.path.join(folder, ".cgconfig.toml")
         if os.path.isfile(own) and not os.path.islink(own):
-            return own, _load(own)
+            return _shown(own), _load(own)
         project = os.path.join(folder, "pyproject.toml")
         if os.path.isfile(project) and not os.path.islink(project):
             table = _load(project).get("tool", {}).get("cgconfig")
             if isinstance(table, dict):
-                return project + " [tool.cgconfig]", table
+                return _shown(project) + " [tool.cgconfig]", table
         parent = os.path.dirname(folder)
         if parent == folder:
             break
         folder = parent
     return None
+
+
+def _shown(path: str) -> str:
+    """``path`` relative to the working folder when it lies under it (as error lines name it)."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
 
 
 def _load(path: str) -> dict[str, Any]:

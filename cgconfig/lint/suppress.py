@@ -35,10 +35,22 @@ def inline_ignores(row: str) -> set[str] | None:
     return out
 
 
+#: Rows that open a documentation code block: a comment above one covers the block's launches.
+_BLOCK_OPENERS = ("```", "~~~", ".. code", ".. sourcecode", ".. prompt")
+
+
+def _lines_to_read(finding: Finding, rows: list[str]) -> set[int]:
+    lines = {finding.line, finding.line - 1, finding.launch_line, finding.launch_line - 1}
+    above = finding.launch_line - 1
+    if 1 <= above <= len(rows) and rows[above - 1].lstrip().startswith(_BLOCK_OPENERS):
+        lines.add(above - 1)  # <!-- cgconfig: ignore[...] --> just above a code fence
+    return lines
+
+
 def suppressed_inline(finding: Finding, rows: list[str]) -> bool:
     """Whether a comment on the finding's line, the line above, or on or above its launch's
-    first line names the finding's id."""
-    for line in {finding.line, finding.line - 1, finding.launch_line, finding.launch_line - 1}:
+    first line (above the code block it opens) names the finding's id."""
+    for line in _lines_to_read(finding, rows):
         if 1 <= line <= len(rows):
             ids = inline_ignores(rows[line - 1])
             if ids is not None and ("*" in ids or finding.id in ids):
