@@ -29,8 +29,9 @@ def pins_own_release(launch: Launch, engine: str | None) -> bool:
 def version_options(launch: Launch, engine: str | None, cli_version: str | None,
                     defaults: dict[str, str]) -> list[str]:
     """cgconfig's ``--engine-version`` for the launch: the command line's when it names the
-    launch's engine (over the file's pin, as for ``resolve --from``), else the configuration's default for an engine the file does
-    not pin, else none (the file's pin, or the newest supported)."""
+    launch's engine (over the file's pin, as for ``resolve --from``), else the configuration's
+    default for an engine the file does not pin, else none (the file's pin, or the newest
+    supported)."""
     if cli_version and engine:
         from cgconfig.engines.version_source import parse_spec
 

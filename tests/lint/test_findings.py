@@ -45,7 +45,7 @@ def test_sglang_default_sizes_on_unknown_gpu_memory_are_not_guessed(check: Run) 
     """SGLang's default decode maximum follows the GPU-memory tier: with no memory given the
     largest size is unknown, so no eager range is claimed (``--gpu-memory-gib`` gives it)."""
     script = f"{SGLANG} --tp 8 --max-running-requests 1024\n"
-    code, out, _ = check("-o", "json", "run.sh", files={"run.sh": script})
+    _, out, _ = check("-o", "json", "run.sh", files={"run.sh": script})
     assert ids(out) == []
     _code, out, _ = check("-o", "json", "--gpu-memory-gib", "141", "run.sh")
     assert ids(out) == [("CG001", 1)]
@@ -112,7 +112,7 @@ def test_wrong_unit_under_speculative_decoding_vllm(check: Run) -> None:
 
 def test_unresolved_variable_the_plan_depends_on(check: Run) -> None:
     script = f"{SGLANG} \\\n  --tp $TP \\\n  --port $PORT\n"
-    code, out, _ = check("-o", "json", "run.sh", files={"run.sh": script})
+    _, out, _ = check("-o", "json", "run.sh", files={"run.sh": script})
     (found,) = findings(out)  # $PORT: the plan does not read it
     assert (found["id"], found["line"], found["severity"]) == ("CG006", 2, "note")
     assert "--set TP=VALUE" in found["fix"]
