@@ -25,6 +25,9 @@ from cgconfig.errors import InputError
 
 #: JSON pointer (as a tuple of keys/indices) → 1-based line in the source document.
 LineMap = dict[tuple[Any, ...], int]
+#: Path of a scalar → (1-based line its text starts on, YAML style: ``""`` plain,
+#: ``"'"``/``'"'`` quoted, ``"|"``/``">"`` block), for readers that point into a value.
+ScalarLines = dict[tuple[Any, ...], tuple[int, str]]
 
 _YAML_DEFAULT_TAGS = ("tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")
 _JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)  # unrolled: linear and fast
@@ -117,7 +120,9 @@ class _Budget:
     def __init__(self, where: str) -> None:
         self.where = where
         self.nodes = 0
+        self.limit = limits.MAX_DOCUMENT_NODES
         self.ancestors: set[int] = set()
+        self.scalars: ScalarLines | None = None
 
 
 def load_yaml_text(text: str, where: str) -> tuple[Any, LineMap]:
@@ -151,13 +156,51 @@ def load_yaml_text(text: str, where: str) -> tuple[Any, LineMap]:
     return data, lines
 
 
-def _check_yaml_size(text: str, where: str) -> None:
+def _check_yaml_size(text: str, where: str, budget: int = limits.MAX_DOCUMENT_NODES) -> None:
     """Refuse, before parsing, a document with more items than the node budget: every node
     but the root needs a line, a comma, a bracket, ``- `` or ``: `` of its own."""
     items = sum(text.count(mark) for mark in ("\n", ",", "[", "{", "- ", ": "))
-    if items > 2 * limits.MAX_DOCUMENT_NODES:
-        raise InputError(f"document has more than {limits.MAX_DOCUMENT_NODES} values",
-                         where=where)
+    if items > 2 * budget:
+        raise InputError(f"document has more than {budget} values", where=where)
+
+
+def load_yaml_documents(text: str, where: str) -> list[tuple[Any, LineMap, ScalarLines]]:
+    """Every document of a multi-document YAML stream (``---``), each with its line map and
+    where each string scalar's text starts (:data:`ScalarLines`). At most
+    :data:`~cgconfig.limits.MAX_DOCUMENTS` documents; the node budget counts over all."""
+    import yaml
+
+    _check_yaml_size(text, where, limits.MAX_DOCUMENT_NODES * 4)
+    out: list[tuple[Any, LineMap, ScalarLines]] = []
+    budget = _Budget(where)
+    budget.limit = limits.MAX_DOCUMENT_NODES * 4
+    try:
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+        try:
+            while loader.check_node():
+                if len(out) >= limits.MAX_DOCUMENTS:
+                    raise InputError(f"file has more than {limits.MAX_DOCUMENTS} YAML documents",
+                                     where=where)
+                node = loader.get_node()
+                lines: LineMap = {}
+                scalars: ScalarLines = {}
+                budget.scalars = scalars
+                data = (_construct(loader, node, (), lines, budget)
+                        if node is not None else None)
+                out.append((data, lines, scalars))
+        finally:
+            loader.dispose()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        at = f"{where}:{mark.line + 1}" if mark is not None else where
+        raise InputError(f"invalid YAML ({limits.short(str(exc.problem), 120)})",
+                         where=at) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"invalid YAML ({limits.short(' '.join(str(exc).split()), 120)})",
+                         where=where) from None
+    except (ValueError, OverflowError, RecursionError) as exc:
+        raise InputError(f"invalid YAML ({limits.short(str(exc), 120)})", where=where) from None
+    return out
 
 
 def _construct(loader: Any, node: Any, path: tuple[Any, ...], lines: LineMap,
@@ -167,11 +210,15 @@ def _construct(loader: Any, node: Any, path: tuple[Any, ...], lines: LineMap,
     line = node.start_mark.line + 1
     at = f"{budget.where}:{line}"
     budget.nodes += 1
-    if budget.nodes > limits.MAX_DOCUMENT_NODES:
-        raise InputError(f"document expands to more than {limits.MAX_DOCUMENT_NODES} values "
+    if budget.nodes > budget.limit:
+        raise InputError(f"document expands to more than {budget.limit} values "
                          "(YAML aliases count each time they are used)", where=at)
     limits.check_depth(len(path), at)
     if isinstance(node, yaml.ScalarNode):
+        if budget.scalars is not None:
+            style = node.style or ""
+            # a block scalar's text starts on the line after its indicator
+            budget.scalars[path] = (line + (1 if style in ("|", ">") else 0), style)
         return _scalar(loader, node, at)
     if node.tag not in _YAML_DEFAULT_TAGS:
         raise InputError(f"YAML tag {limits.short(node.tag, 40)} is not allowed", where=at)

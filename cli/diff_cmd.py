@@ -200,9 +200,15 @@ def run_diff(argv: list[str]) -> int:
         return 0
     fmt = "json" if asks_json(argv) else "table"
     try:
-        fmt, sides = _parse(argv)
-        plans = [load_side(kind, text, label if kind == "line" else "diff")
-                 for (kind, text), label in zip(sides, ("--a", "--b"), strict=True)]
+        from cgconfig.cli.from_file import launches_to_diff
+
+        from_file = launches_to_diff(argv)
+        if from_file is not None:
+            fmt, sides, plans = from_file
+        else:
+            fmt, sides = _parse(argv)
+            plans = [load_side(kind, text, label if kind == "line" else "diff")
+                     for (kind, text), label in zip(sides, ("--a", "--b"), strict=True)]
     except CgConfigError as error:
         fail(error, fmt)
         return EXIT_INPUT

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cgconfig.cli.options import CliOptions
 from cgconfig.engines.versions import release_label, supported_range
@@ -149,12 +149,23 @@ def render_key(key: str, info: dict[str, Any]) -> list[str]:
     return lines
 
 
-def run_explain(argv: list[str]) -> int:
-    """Resolve ``argv`` and explain one key or every interesting key; returns the exit code."""
+if TYPE_CHECKING:
+    from cgconfig.files.launch import Launch
+
+
+def run_explain(argv: list[str], launch: Launch | None = None) -> int:
+    """Resolve ``argv`` and explain one key or every interesting key; returns the exit code.
+    With ``--from FILE``, once per launch of the file (``launch``)."""
     from cgconfig.cli.errors import note, report
+    from cgconfig.cli.from_file import labelled, run_each
     from cgconfig.cli.options import HOST_FLAGS, parse_options
 
+    if launch is None:
+        each = run_each(argv, lambda words, found: run_explain(words, found))
+        if each is not None:
+            return each
     options = CliOptions()
+    file_notes: list[str] = []
     try:
         from cgconfig.api import resolve_request
         from cgconfig.fields.table import all_config_keys
@@ -166,9 +177,17 @@ def run_explain(argv: list[str]) -> int:
         lead = 0
         while lead < len(argv) and argv[lead] in known:
             lead += 1
-        split = split_command_line(argv[lead:], HOST_FLAGS)
-        options = parse_options(split.parts.get(HOST_FLAGS.owner))
-        request, keys = request_from_split(split, allow_positionals=True, environ=os.environ)
+        if launch is None:
+            split = split_command_line(argv[lead:], HOST_FLAGS)
+            options = parse_options(split.parts.get(HOST_FLAGS.owner))
+            request, keys = request_from_split(split, allow_positionals=True, environ=os.environ)
+        else:
+            from cgconfig.files.plan import launch_request
+
+            request, split, file_notes = launch_request(launch, argv[lead:], host=HOST_FLAGS)
+            file_notes = [*launch.notes, *file_notes]
+            options = parse_options(split.parts.get(HOST_FLAGS.owner))
+            keys = []
         keys = [*argv[:lead], *keys]
         for key in keys:
             if key not in all_config_keys() and key not in (*ENGINE_KEYS, CAPTURE_KEY):
@@ -179,7 +198,9 @@ def run_explain(argv: list[str]) -> int:
         _reject_resolve_only(options)
         plan = resolve_request(request)
     except CgConfigError as error:
-        return report(error, as_json=options.as_json)
+        return report(labelled(error, launch), as_json=options.as_json)
+    for message in file_notes:
+        note("note", message)
     table = settings(plan)
     table.update(capture_settings(plan, named=CAPTURE_KEY in keys))
     table.update(engine_settings(plan))

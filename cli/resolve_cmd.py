@@ -4,28 +4,49 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from cgconfig.errors import EXIT_DOWNGRADED, CgConfigError
 
+if TYPE_CHECKING:
+    from cgconfig.files.launch import Launch
 
-def run_resolve(argv: list[str]) -> int:
-    """Resolve ``argv`` and print the result; returns the exit code."""
+
+def run_resolve(argv: list[str], launch: Launch | None = None) -> int:
+    """Resolve ``argv`` and print the result; returns the exit code. With ``--from FILE``,
+    once per launch of the file (``launch``: the one this call resolves, ``argv`` then holds
+    cgconfig's own flags only)."""
     from cgconfig.cli.errors import note, report
+    from cgconfig.cli.from_file import labelled, run_each
     from cgconfig.cli.options import HOST_FLAGS, CliOptions, parse_options
 
+    if launch is None:
+        each = run_each(argv, lambda words, found: run_resolve(words, found))
+        if each is not None:
+            return each
     options = CliOptions()
+    file_notes: list[str] = []
     try:
         from cgconfig.api import resolve_request
         from cgconfig.sources.command_line import request_from_split, split_command_line
 
-        split = split_command_line(argv, HOST_FLAGS)
-        options = parse_options(split.parts.get(HOST_FLAGS.owner))
-        request = request_from_split(split, environ=os.environ)[0]
+        if launch is None:
+            split = split_command_line(argv, HOST_FLAGS)
+            options = parse_options(split.parts.get(HOST_FLAGS.owner))
+            request = request_from_split(split, environ=os.environ)[0]
+        else:
+            from cgconfig.files.plan import launch_request
+
+            request, split, file_notes = launch_request(launch, argv, host=HOST_FLAGS)
+            file_notes = [*launch.notes, *file_notes]
+            options = parse_options(split.parts.get(HOST_FLAGS.owner))
         if options.allow:
             _validate_allow(options.allow, request.rule_files)
         plan = resolve_request(request)
     except CgConfigError as error:
-        return report(error, as_json=options.as_json)
+        return report(labelled(error, launch), as_json=options.as_json)
+    for message in file_notes:
+        note("note", message)
     for message in plan.deprecations:
         note("deprecated", message)
     from cgconfig.resolve.model_note import is_unknown_model_note

@@ -92,7 +92,10 @@ def run_verify(argv: list[str]) -> int:
 
         record = read_log(log, interval=interval)
         metrics = read_metrics(metrics_path) if metrics_path else None
-        verdict = verify(record, line, environ=os.environ, metrics=metrics)
+        from cgconfig.cli.from_file import verify_line
+
+        line, environ = verify_line(line, os.environ)  # --from FILE: its one launch
+        verdict = verify(record, line, environ=environ, metrics=metrics)
     except CgConfigError as error:
         code: int = report(error, as_json=as_json)
         return code

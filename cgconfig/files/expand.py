@@ -20,6 +20,14 @@ MAX_ARITHMETIC_CHARS = 1_000
 
 Lookup = Callable[[str], "str | None"]
 
+#: The value of a variable that is set but whose value the file does not say (a Kubernetes
+#: ``valueFrom``, a variable an operator injects): no default applies, it stays unresolved.
+UNKNOWN = "\0unknown"
+
+
+def _known(value: str | None) -> bool:
+    return value is not None and value != UNKNOWN
+
 
 class Expansion(NamedTuple):
     """One expansion starting at a ``$`` or backquote."""
@@ -82,7 +90,7 @@ def expand_at(text: str, i: int, lookup: Lookup, *, where: str) -> Expansion:
         inner = text[i + 2:end].strip()
         if is_name(inner):  # Kubernetes' $(VAR)
             value = lookup(inner)
-            return Expansion(value or "", end + 1, value is not None, (inner,))
+            return Expansion(value or "", end + 1, _known(value), (inner,))
         return Expansion("", end + 1, False, (short(text[i:end + 1], MAX_QUOTE_CHARS),))
     if following == "{":
         end = _closing(text, i + 2, "{", "}", where)
@@ -93,7 +101,7 @@ def expand_at(text: str, i: int, lookup: Lookup, *, where: str) -> Expansion:
             end += 1
         name = text[i + 1:end]
         value = lookup(name)
-        return Expansion(value or "", end, value is not None, (name,))
+        return Expansion(value or "", end, _known(value), (name,))
     if following and (following.isdigit() or following in "@*#?$!-"):
         return Expansion("", i + 2, False, ("$" + following,))
     return Expansion("$", i + 1, True)  # a lone dollar is itself
@@ -102,8 +110,8 @@ def expand_at(text: str, i: int, lookup: Lookup, *, where: str) -> Expansion:
 def _braced(inner: str, end: int, lookup: Lookup, where: str) -> Expansion:
     if inner.startswith("#") and is_name(inner[1:]):
         value = lookup(inner[1:])
-        return Expansion(str(len(value)) if value is not None else "", end, value is not None,
-                         (inner[1:],))
+        return Expansion(str(len(value)) if _known(value) and value is not None else "", end,
+                         _known(value), (inner[1:],))
     cut = 0
     while cut < len(inner) and (inner[cut].isalnum() or inner[cut] == "_"):
         cut += 1
@@ -111,6 +119,8 @@ def _braced(inner: str, end: int, lookup: Lookup, where: str) -> Expansion:
     if not is_name(name):
         return Expansion("", end, False, ("${" + short(inner, 40) + "}",))
     value = lookup(name)
+    if value == UNKNOWN:  # set, to a value the file does not give: no default applies
+        return Expansion("", end, False, (name,))
     if not rest:
         return Expansion(value or "", end, value is not None, (name,))
     for operator in (":-", ":=", ":+", "-", "=", "+"):
@@ -177,7 +187,7 @@ def substitute_kubernetes(text: str, env: Callable[[str], str | None]) -> tuple[
             name = text[i + 2:end] if end > 0 else ""
             if is_name(name):
                 value = env(name)
-                if value is not None:
+                if _known(value) and value is not None:
                     out.append(value)
                 else:
                     out.append(text[i:end + 1])
@@ -199,7 +209,7 @@ def _arithmetic(expression: str, end: int, lookup: Lookup, where: str) -> Expans
     if not expanded.resolved:
         return Expansion("", end, False, expanded.names)
     tokens = _tokens(expanded.text, where)
-    missing = [t for t in tokens if is_name(t) and lookup(t) is None]
+    missing = [t for t in tokens if is_name(t) and not t[0].isdigit() and not _known(lookup(t))]
     if missing:
         return Expansion("", end, False, tuple(dict.fromkeys(missing)))
     parser = _Arithmetic(tokens, lookup, where)

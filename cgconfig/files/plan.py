@@ -9,51 +9,91 @@ from typing import TYPE_CHECKING
 from cgconfig.files.launch import Launch
 
 if TYPE_CHECKING:
+    from cgconfig.engines.versions import EngineVersion
     from cgconfig.plan import Plan
     from cgconfig.resolve.request import ResolveRequest
     from cgconfig.sources.split import ArgvSplit
 
 
-def launch_line(launch: Launch, options: Sequence[str] = ()) -> list[str]:
-    """The command line ``cgconfig resolve`` would be given for ``launch``: cgconfig's own
-    ``options`` first, then the launch's words (its entry point and arguments)."""
-    from cgconfig.files.unresolved import line_without_unknowns
+def prepared(launch: Launch) -> tuple[Launch, list[str]]:
+    """``launch`` with its engine's ``--config`` merged, and the words of ``argv`` the
+    resolved line leaves out with their notes (raises when the plan needs an unresolved
+    value)."""
+    from cgconfig.files.config_files import follow_config
+    from cgconfig.files.unresolved import dropped_words
 
-    return [*options, *line_without_unknowns(launch)]
+    launch = follow_config(launch)
+    drop, notes = dropped_words(launch)
+    kept = tuple(w for i, w in enumerate(launch.argv) if i not in drop)
+    lines = tuple(n for i, n in enumerate(launch.arg_lines) if i not in drop)
+    from dataclasses import replace
+
+    return replace(launch, argv=kept, arg_lines=lines, unresolved_at=()), notes
+
+
+def launch_line(launch: Launch, options: Sequence[str] = ()) -> tuple[list[str], list[str]]:
+    """The command line ``cgconfig resolve`` is given for ``launch`` and the notes of what it
+    left out: cgconfig's own ``options`` first, the container's environment as ``VAR=value``
+    words (the engine's process sees them), then the launch's words."""
+    ready, notes = prepared(launch)
+    env = [f"{name}={value}" for name, value in ready.env]
+    facts: list[str] = []
+    given = {word.split("=", 1)[0] for word in options}
+    if ready.gpu_count is not None and "--gpu-count" not in given:
+        facts = ["--gpu-count", str(ready.gpu_count)]
+        notes.append(f"--gpu-count {ready.gpu_count}: the GPUs {launch.label}'s container asks "
+                     "for (its resources)")
+    if ready.gpu_kind is not None and "--gpu-sm" not in given:
+        notes.append(f"the file names the GPU {ready.gpu_kind}; give --gpu-sm and "
+                     "--gpu-memory-gib for its facts")
+    return [*options, *facts, *env, *ready.argv], [*ready.notes[len(launch.notes):], *notes]
+
+
+def launch_environ(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """What of the caller's environment a launch from a file is answered with: only
+    ``CGCONFIG_ENGINE_VERSION`` (the engine runs in its container, not in this shell)."""
+    caller = os.environ if environ is None else environ
+    name = "CGCONFIG_ENGINE_VERSION"
+    return {name: caller[name]} if caller.get(name) else {}
+
+
+def launch_version(launch: Launch, split: ArgvSplit,
+                   environ: Mapping[str, str]) -> EngineVersion | None:
+    """The release the file pins for ``launch`` unless the caller names one."""
+    from cgconfig.files.release import file_engine_version
+
+    return file_engine_version(launch, split, environ)
 
 
 def launch_request(launch: Launch, options: Sequence[str] = (), *,
                    environ: Mapping[str, str] | None = None,
-                   host: object | None = None) -> tuple[ResolveRequest, ArgvSplit]:
-    """The resolve request for ``launch``: its words split as a typed line is, its container's
-    environment as the engine's (``environ`` is the caller's: only ``CGCONFIG_ENGINE_VERSION``
-    is read from it), and the release the file pins unless the caller names one."""
-    from cgconfig.files.release import file_engine_version
-    from cgconfig.files.unresolved import check_unresolved
+                   host: object | None = None) -> tuple[ResolveRequest, ArgvSplit, list[str]]:
+    """The resolve request for ``launch`` (see :func:`resolve_launch`), its split line and
+    the notes of the file's reading."""
     from cgconfig.sources.command_line import request_from_split, split_command_line
 
-    check_unresolved(launch)
-    caller = os.environ if environ is None else environ
-    seen = dict(launch.env)
-    if caller.get("CGCONFIG_ENGINE_VERSION"):
-        seen["CGCONFIG_ENGINE_VERSION"] = caller["CGCONFIG_ENGINE_VERSION"]
-    line = launch_line(launch, options)
+    line, notes = launch_line(launch, options)
+    seen = launch_environ(environ)
     split = split_command_line(line, host)  # type: ignore[arg-type]
-    version = file_engine_version(launch, split, seen)
-    request = request_from_split(split, environ=seen, engine_version=version)[0]
-    return request, split
+    request = request_from_split(split, environ=seen,
+                                 engine_version=launch_version(launch, split, seen))[0]
+    return request, split, notes
 
 
 def resolve_launch(launch: Launch, options: Sequence[str] = (), *,
                    environ: Mapping[str, str] | None = None) -> Plan:
-    """Resolve one :class:`Launch` into its plan exactly as ``cgconfig resolve`` resolves the
-    same words typed after it: cgconfig's ``options`` (``--gpu-memory-gib 80``...) before the
-    launch's own words, the container's environment as the engine's, the release the file
-    pins (image tag, Dynamo's matrix) unless ``--engine-version`` or
-    ``CGCONFIG_ENGINE_VERSION`` names one, the engine's ``--config`` file followed (a file the
-    script wrote with a here-document is read from the script). A variable the plan depends
-    on and nobody set is an :class:`~cgconfig.errors.InputError` with its ``--set`` hint."""
+    """Resolve one :class:`Launch` into its plan exactly as ``cgconfig resolve --from``
+    does: cgconfig's ``options`` (``--gpu-memory-gib 80``...) before the launch's words, the
+    container's environment as the engine's (of the caller's ``environ``, default
+    ``os.environ``, only ``CGCONFIG_ENGINE_VERSION`` is read), the release the file pins
+    (image tag, Dynamo's matrix) unless ``--engine-version`` or ``CGCONFIG_ENGINE_VERSION``
+    names one, the engine's ``--config`` file merged as the engine merges it (one the script
+    wrote with a here-document is read from the script). A variable the plan depends on and
+    nobody set is an :class:`~cgconfig.errors.InputError` with its ``--set`` hint; the
+    reading's notes are added to the plan's."""
     from cgconfig.api import resolve_request
 
-    request, _ = launch_request(launch, options, environ=environ)
-    return resolve_request(request)
+    request, _, notes = launch_request(launch, options, environ=environ)
+    plan = resolve_request(request)
+    plan.notes[:0] = [*launch.notes, *notes]
+    return plan

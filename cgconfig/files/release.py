@@ -1,16 +1,91 @@
-"""The engine release a file pins, as the version a launch is answered for."""
+"""The engine release a file pins, and the version a launch is answered for.
+
+An engine image's tag names its release (``lmsysorg/sglang:v0.5.20-cu129``); a tag that names
+none (``latest``, ``dev``, ``nightly``, a date) leaves the release unknown, and the file says
+so. A Dynamo runtime image (``nvcr.io/nvidia/ai-dynamo/sglang-runtime:1.3.0``) names Dynamo's
+release; the engine's follows from the release matrix aiconfigurator ships
+(``dynamo-releases.json``).
+"""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from functools import cache
+from importlib import resources
 from typing import TYPE_CHECKING
 
+from cgconfig.engines.version_source import IMAGE_NAMES
+from cgconfig.engines.versions import NAMES, version_key
 from cgconfig.errors import InputError
 from cgconfig.files.launch import Launch
 
 if TYPE_CHECKING:
     from cgconfig.engines.versions import EngineVersion
+    from cgconfig.files.script import Context
     from cgconfig.sources.split import ArgvSplit
+
+#: Words in a Dynamo runtime image's name (``ai-dynamo/sglang-runtime``).
+_DYNAMO_IMAGE = ("ai-dynamo", "dynamo")
+
+
+@cache
+def dynamo_matrix() -> dict[str, dict[str, str]]:
+    """Dynamo release → engine → the engine release its runtime images ship."""
+    text = resources.files("cgconfig.files").joinpath("dynamo-releases.json").read_text("utf-8")
+    data: dict[str, dict[str, str]] = json.loads(text)["matrix"]
+    return data
+
+
+def dynamo_engine_release(release: str, engine: str) -> tuple[str | None, str]:
+    """(engine release, how it was found) for Dynamo ``release``; ``None`` with the reason
+    when the matrix does not list it."""
+    matrix = dynamo_matrix()
+    key = release.strip().removeprefix("v")
+    row = matrix.get(key)
+    if row is None or engine not in row:
+        newest = max(matrix, key=lambda k: version_key(k) or ())
+        return None, (f"Dynamo {key} is not in aiconfigurator's release matrix (newest listed: "
+                      f"{newest}); the {NAMES[engine]} release is unknown")
+    return row[engine], f"Dynamo {key} ships {NAMES[engine]} {row[engine]}"
+
+
+def _image_parts(image: str) -> tuple[str, str]:
+    name = image.split("@", 1)[0]
+    last = name.rsplit("/", 1)[-1]
+    if ":" in last:
+        repository, _, tag = name.rpartition(":")
+        return repository, tag
+    return name, ""
+
+
+def pinned_release(context: Context, engine: str) -> tuple[str | None, str | None, str | None]:
+    """(``engine==version``, where it came from, a note) for the release the file pins for a
+    launch of ``engine``: Dynamo's release (a recipe's, or a Dynamo image's tag) through the
+    matrix, or an engine image's tag. A tag naming no release gives only the note."""
+    where = f"{context.path}:{context.image_line}" if context.image_line else context.path
+    if context.release is not None:
+        version, how = dynamo_engine_release(context.release, engine)
+        if version is None:
+            return None, None, how
+        return f"{engine}=={version}", f"{how} ({context.path})", None
+    if not context.image:
+        return None, None, None
+    repository, tag = _image_parts(context.image)
+    last = repository.rsplit("/", 1)[-1].lower()
+    dynamo = any(part in repository.lower() for part in _DYNAMO_IMAGE) and "runtime" in last
+    if not dynamo and not any(name in last for name in IMAGE_NAMES[engine]):
+        return None, None, None  # not the engine's image: its tag says nothing of the engine
+    if not tag or version_key(tag) is None:
+        shown = tag or "no tag (latest)"
+        return None, None, (f"image {context.image} ({where}): {shown} names no release, so the "
+                            f"{NAMES[engine]} release is unknown")
+    if dynamo:
+        version, how = dynamo_engine_release(tag, engine)
+        if version is None:
+            return None, None, f"image {context.image} ({where}): {how}"
+        return f"{engine}=={version}", f"image {context.image} ({where}): {how}", None
+    return f"{engine}=={tag.removeprefix('v')}", f"image {context.image} ({where})", None
 
 
 def file_engine_version(launch: Launch, split: ArgvSplit,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from cgconfig.engines.entry import find_entry_point
 from cgconfig.files.launch import Launch
@@ -29,6 +29,11 @@ class Context:
     gpu_count: int | None = None
     gpu_kind: str | None = None
     notes: tuple[str, ...] = ()
+    image: str | None = None
+    """The container image, whose tag may name the engine's release."""
+    image_line: int = 0
+    release: str | None = None
+    """A platform release the file names (Dynamo's), mapped to the engine's by its matrix."""
 
 
 def launches_in_script(text: str, first_line: int, context: Context,
@@ -66,20 +71,35 @@ def launch_of_words(words: list[Word], context: Context,
     mapped = map_entry_point(texts)
     notes = list(context.notes)
     if mapped is not None:
+        from cgconfig.files.dynamo import dynamo_role
+
+        if context.role is None and dynamo_role(texts):
+            context = replace(context, role=dynamo_role(texts))
         keep, texts, note = mapped
         words = [words[i] for i in keep]
         notes.append(note)
     entry = find_entry_point(texts)
     if entry is None:
         return None
+    from cgconfig.files.expand import UNKNOWN
+    from cgconfig.files.release import pinned_release
+    from cgconfig.files.roles import role_of
+
     chosen = words[entry.program_at:]
-    env = {**context.env, **entry.env}
+    argv = tuple(texts[entry.program_at:])
+    env = {k: v for k, v in {**context.env, **entry.env}.items() if v != UNKNOWN}
     unresolved = tuple(dict.fromkeys(n for w in chosen for n in w.unresolved))
+    version, origin = context.engine_version, context.version_origin
+    if version is None:
+        version, origin, pin_note = pinned_release(context, entry.dialect)
+        if pin_note:
+            notes.append(pin_note)
     return Launch(
-        file=context.path, line=chosen[0].line, argv=tuple(texts[entry.program_at:]),
+        file=context.path, line=chosen[0].line, argv=argv,
         arg_lines=tuple(w.line for w in chosen), env=tuple(sorted(env.items())),
-        kind=context.kind, container=context.container, role=context.role,
-        engine_version=context.engine_version, version_origin=context.version_origin,
+        kind=context.kind, container=context.container,
+        role=context.role or role_of(entry.dialect, list(argv)),
+        engine_version=version, version_origin=origin,
         gpu_count=context.gpu_count, gpu_kind=context.gpu_kind, unresolved=unresolved,
         notes=tuple(notes), unresolved_at=tuple(i for i, w in enumerate(chosen) if w.unresolved),
         files=tuple(sorted((written or {}).items())))

@@ -86,6 +86,11 @@ class _Scanner:
         at = self.i + offset
         return self.text[at] if at < len(self.text) else ""
 
+    def at(self, chars: str, offset: int = 0) -> bool:
+        """Whether the next character (past ``offset``) is one of ``chars`` (never at the end)."""
+        char = self.peek(offset)
+        return char != "" and char in chars
+
     def advance(self, count: int = 1) -> str:
         taken = self.text[self.i:self.i + count]
         self.line += taken.count("\n")
@@ -155,7 +160,7 @@ class _Scanner:
         line = self.line
         fields, unresolved, quoted = self.word()
         if len(fields) == 1 and fields[0].isdigit() and not quoted \
-                and self.peek() in _REDIRECT_CHARS:
+                and self.at(_REDIRECT_CHARS):
             redirects.append(self.read_redirect(fields[0]))  # 2>&1, 2> log
             return ""
         self.add_word(words, fields, line, unresolved, quoted)
@@ -173,7 +178,7 @@ class _Scanner:
 
     def read_redirect(self, fd: str) -> _Redirect:
         operator = fd
-        while self.peek() in _REDIRECT_CHARS or (self.peek() in "&|-" and operator
+        while self.at(_REDIRECT_CHARS) or (self.at("&|-") and operator
                                                  and operator[-1] in "<>"):
             operator += self.advance()
             if operator.endswith("<<") and self.peek() == "-":
@@ -184,7 +189,7 @@ class _Scanner:
     def redirect(self, operator: str) -> _Redirect:
         """The target of a redirection: a word, or for ``<<`` a here-document delimiter whose
         body is read after the line ends."""
-        while self.peek() in _BLANKS:
+        while self.at(_BLANKS):
             self.advance()
         if operator.endswith("&") and (self.peek().isdigit() or self.peek() == "-"):
             self.advance()  # >&2, 2>&1, <&-
@@ -293,7 +298,7 @@ class _Scanner:
             if char == '"':
                 self.advance()
                 return
-            if char == "\\" and self.peek(1) in '$`"\\\n':
+            if char == "\\" and self.at('$`"\\\n', 1):
                 pair = self.advance(2)
                 if pair[1] != "\n":
                     fields[-1] += pair[1]
