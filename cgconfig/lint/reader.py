@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from cgconfig.files.launch import Launch
 
+#: How ``find_launches`` says a document holds no launch (not an error for a repository walk).
+NO_LAUNCH = "no engine launch found"
 #: File names read as documentation.
 DOC_SUFFIXES = (".md", ".markdown", ".rst", ".rest")
 
@@ -22,6 +24,13 @@ def read_launches(path: str, text: str, variables: dict[str, str]) -> list[Launc
         from cgconfig.lint.docblocks import launches_in_docs
 
         return launches_in_docs(path, text, variables)
+    from cgconfig.errors import InputError
     from cgconfig.files.launch import find_launches
 
-    return find_launches(path, text, variables=variables)
+    try:
+        return find_launches(path, text, variables=variables)
+    except InputError as error:
+        # `resolve --from` needs a launch; a repository's other YAML files simply have none
+        if error.what.startswith(NO_LAUNCH):
+            return []
+        raise
