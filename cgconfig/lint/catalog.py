@@ -60,6 +60,9 @@ KINDS: tuple[Kind, ...] = (
     Kind("CG011", "missing-input", "note",
          "a file the line names (an options or config file) could not be read: the launch is "
          "not checked"),
+    Kind("CG012", "refused-at-newest", "warning",
+         "the file pins no release, and the newest supported release refuses a flag on the "
+         "line (the release the file runs may still take it)"),
 )
 
 BY_ID: dict[str, Kind] = {k.id: k for k in KINDS}

@@ -10,7 +10,7 @@ from cgconfig.engines.versions import newest
 from cgconfig.errors import CgConfigError, InputError
 from cgconfig.lint import analyze
 from cgconfig.lint.finding import Finding
-from cgconfig.lint.launches import engine_of, resolve, version_options
+from cgconfig.lint.launches import engine_of, pins_own_release, resolve, version_options
 from cgconfig.lint.locate import find_word
 
 if TYPE_CHECKING:
@@ -44,11 +44,12 @@ def check_launch(launch: Launch, options: CheckOptions) -> list[Finding]:
     """The findings of one launch."""
     engine = engine_of(launch)
     extra = version_options(launch, engine, options.engine_version, options.engine_defaults)
+    pinned = bool(extra) or pins_own_release(launch, engine)
     extra += options.resolve_options
     try:
         plan = resolve(launch, extra)
     except CgConfigError as error:
-        return [_refusal(launch, error, engine or "")]
+        return [_refusal(launch, error, engine or "", pinned)]
     label = str(plan.engine_version.get("label") or engine)
     ctx = analyze.Context(launch, plan, engine or str(plan.engine_version.get("engine")), label)
     bound = options.bound(plan, launch.argv) if options.bound is not None else None
@@ -58,8 +59,9 @@ def check_launch(launch: Launch, options: CheckOptions) -> list[Finding]:
     return out
 
 
-def _refusal(launch: Launch, error: CgConfigError, engine: str) -> Finding:
-    """The engine's refusal as a finding, at the flag it names."""
+def _refusal(launch: Launch, error: CgConfigError, engine: str, pinned: bool) -> Finding:
+    """The engine's refusal as a finding, at the flag it names (a refused flag at a release
+    nobody pinned is CG012: the release the file runs is not known)."""
     text = str(error)
     where = getattr(error, "where", None) or ""
     what = getattr(error, "what", None) or text
@@ -90,7 +92,8 @@ def _refusal(launch: Launch, error: CgConfigError, engine: str) -> Finding:
     hint = getattr(error, "hint", None)
     suggestion = getattr(error, "suggestion", None)
     fix = hint or (f"use {suggestion}" if suggestion else None)
-    return Finding("CG002" if is_flag else "CG007", launch.file, line, f"{text}", fix,
+    kind = ("CG002" if pinned else "CG012") if is_flag else "CG007"
+    return Finding(kind, launch.file, line, f"{text}", fix,
                    subject=subject, launch_line=launch.line)
 
 

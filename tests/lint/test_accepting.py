@@ -11,10 +11,10 @@ SCRIPT = f"{SGLANG} \\\n  --cuda-graph-max-bs 64\nvllm serve m --max-num-seqs 10
 
 
 def test_inline_ignore_on_the_line_or_above(check: Run) -> None:
-    on_line = f"{SGLANG} \\\n  --cuda-graph-max-bs 64  # cgconfig: ignore[CG002]\n"
-    above = f"# cgconfig: ignore[refused-flag]\n{SGLANG} --cuda-graph-max-bs 64\n"
+    on_line = f"{SGLANG} \\\n  --cuda-graph-max-bs 64  # cgconfig: ignore[CG012]\n"
+    above = f"# cgconfig: ignore[refused-at-newest]\n{SGLANG} --cuda-graph-max-bs 64\n"
     other = f"# cgconfig: ignore[CG001]\n{SGLANG} --cuda-graph-max-bs 64\n"
-    for text, expected in ((on_line, []), (above, []), (other, [("CG002", 2)])):
+    for text, expected in ((on_line, []), (above, []), (other, [("CG012", 2)])):
         _code, out, _ = check("-o", "json", "run.sh", files={"run.sh": text})
         assert ids(out) == expected, text
     _, out, _ = check("-o", "json", "run.sh", files={"run.sh": above})
@@ -38,7 +38,7 @@ def test_configuration_severity_ignore_and_versions(check: Run) -> None:
 def test_dot_cgconfig_toml_wins_over_pyproject(check: Run) -> None:
     _code, out, _ = check("-o", "json", "run.sh", files={
         "run.sh": SCRIPT, "pyproject.toml": '[tool.cgconfig]\nignore = ["CG001"]\n',
-        ".cgconfig.toml": 'ignore = ["CG002"]\n'})
+        ".cgconfig.toml": 'ignore = ["CG012"]\n'})
     assert ids(out) == [("CG001", 3)]
 
 

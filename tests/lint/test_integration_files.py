@@ -27,6 +27,8 @@ BIN = Path(sys.executable).parent
 #: identify's tags for the file names the hook's ``types_or`` selects.
 TAG_OF_SUFFIX = {".sh": "shell", ".bash": "shell", ".yaml": "yaml", ".yml": "yaml",
                  ".md": "markdown", ".rst": "rst"}
+#: The repository's configuration pins SGLang, so a refused flag is an error (CG002).
+PIN = 'engine-versions = {sglang = "0.5.23"}\n'
 BAD = "python3 -m sglang.launch_server --model-path m --cuda-graph-max-bs 64\n"
 
 
@@ -54,7 +56,7 @@ def _scratch_repo(path: Path, files: dict[str, str]) -> list[str]:
 def test_pre_commit_hook_runs_on_staged_launch_files(tmp_path: Path) -> None:
     (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert hook["id"] == "cgconfig-check" and hook["language"] == "python"
-    staged = _scratch_repo(tmp_path, {"serve.sh": BAD, "notes.py": BAD,
+    staged = _scratch_repo(tmp_path, {"serve.sh": BAD, "notes.py": BAD, ".cgconfig.toml": PIN,
                                       "docs/run.md": "```bash\n" + BAD + "```\n",
                                       "ok.yaml": "a: 1\n"})
     selected = [f for f in staged if TAG_OF_SUFFIX.get(Path(f).suffix) in hook["types_or"]]
@@ -97,7 +99,7 @@ def _run_step(tmp_path: Path, fail_on: str) -> tuple[subprocess.CompletedProcess
 
 
 def test_action_check_step_writes_annotations_and_valid_sarif(tmp_path: Path) -> None:
-    _scratch_repo(tmp_path, {"bench/run.sh": BAD, "serve.sh": "vllm serve m --max-num-seqs 1024\n"})
+    _scratch_repo(tmp_path, {".cgconfig.toml": PIN, "bench/run.sh": BAD, "serve.sh": "vllm serve m --max-num-seqs 1024\n"})
     done, outputs = _run_step(tmp_path, "error")
     assert done.returncode == 0, done.stderr  # the step records the code; a later step fails
     assert "exit-code=1" in outputs

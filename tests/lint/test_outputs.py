@@ -13,6 +13,7 @@ from tests.lint.conftest import Run, findings
 SCHEMA = Path(__file__).parents[1] / "data" / "sarif" / "sarif-schema-2.1.0.json"
 SGLANG = "python3 -m sglang.launch_server --model-path m"
 FILES = {
+    ".cgconfig.toml": 'engine-versions = {sglang = "0.5.23"}\n',  # pinned: a refusal is an error
     "a/run.sh": f"{SGLANG} --cuda-graph-max-bs 64\n",
     "b/serve.sh": "vllm serve m --max-num-seqs 1024\n",
     "docs/guide.md": "Launch:\n\n```bash\nvllm serve m \\\n  --max-num-seqs 2048\n```\n",

@@ -43,7 +43,7 @@ def test_only_launch_files_are_read_in_folders(check: Run) -> None:
     _, out, _ = check("-o", "json", ".", files=files)
     assert sorted(f["file"] for f in json.loads(out)["findings"]) == ["ok.sh", "script"]
     # a file named on the command line is read whatever its name
-    assert ids(check("-o", "json", "notes.txt")[1]) == [("CG002", 1)]
+    assert ids(check("-o", "json", "notes.txt")[1]) == [("CG012", 1)]
 
 
 def test_symbolic_links_are_never_followed(check: Run, tmp_path: Path) -> None:
@@ -61,7 +61,7 @@ def test_symbolic_links_are_never_followed(check: Run, tmp_path: Path) -> None:
 def test_stdin(check: Run, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(BAD.encode())))
     _code, out, _ = check("-o", "json", "--stdin-filename", "run.sh", "-")
-    assert ids(out) == [("CG002", 1)] and json.loads(out)["findings"][0]["file"] == "run.sh"
+    assert ids(out) == [("CG012", 1)] and json.loads(out)["findings"][0]["file"] == "run.sh"
 
 
 def test_unreadable_file_is_a_note(check: Run, tmp_path: Path) -> None:
