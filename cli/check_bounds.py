@@ -13,13 +13,14 @@ from cgconfig.plan import Plan
 
 #: The note TensorRT-LLM's source writes when max_batch_size bounds the list
 #: (``cgconfig/engines/trtllm/source.py``: ``EngineLimits.chain``).
-_TRTLLM_NOTE = re.compile(r"captures decode batches of at most min\(max_batch_size (\d{1,9}) "
-                          r"\(([^)]*)\)")
+_TRTLLM_NOTE = re.compile(r"captures decode batches of at most (min\(max_batch_size \d{1,9} "
+                          r"\(([^)]*)\).*\)) = (\d{1,9}) requests")
 
 
 def running_bound(plan: Plan, argv: Sequence[str]) -> Bound | None:
     """SGLang ``--max-running-requests``; vLLM ``max_num_seqs`` (its flag or the default the
-    plan's grid used); TensorRT-LLM ``max_batch_size`` (its flag or the options file)."""
+    plan's grid used); TensorRT-LLM ``min(max_batch_size, max_num_tokens / tokens per step)``
+    (the note its source writes when the flag or the options file sets either)."""
     engine = plan.engine_version.get("engine") or plan.facts.get("derived", {}).get("dialect")
     if engine == "sglang":
         value = plan.facts.get("max_running_requests")
@@ -38,8 +39,13 @@ def running_bound(plan: Plan, argv: Sequence[str]) -> Bound | None:
         for note in plan.notes:
             found = _TRTLLM_NOTE.search(note)
             if found:
-                origin = found.group(2)
-                flag = "--max_batch_size" if origin == "--max_batch_size" else \
-                    "--extra_llm_api_options"
-                return Bound(int(found.group(1)), flag)
+                chain, origin, value = found.group(1), found.group(2), int(found.group(3))
+                if origin.endswith("default"):
+                    flag = None  # the batch bound is trtllm-serve's own
+                elif origin == "--max_batch_size":
+                    flag = origin
+                else:
+                    flag = "--extra_llm_api_options"
+                return Bound(value, flag, shown=f"the running bound {chain} =",
+                             graph_setting="cuda_graph_config.max_batch_size")
     return None

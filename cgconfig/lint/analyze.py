@@ -23,7 +23,13 @@ class Bound:
 
     requests: int
     flag: str | None
-    """The flag that set it on the line (``--max-num-seqs``), ``None`` for the engine's default."""
+    """The flag that set it on the line (``--max-num-seqs``), ``None`` when the engine's default
+    decides it (then no eager range is reported: the file did not choose it)."""
+    shown: str | None = None
+    """How messages name it when not by the flag (``max_batch_size`` of an options file)."""
+    graph_setting: str | None = None
+    """The setting that raises the largest decode graph, when the engine has no such flag
+    (TensorRT-LLM: ``cuda_graph_config.max_batch_size``)."""
 
 
 #: (plan, argv) → the running-request bound, per engine (the command line wires the engines').
@@ -99,27 +105,29 @@ def _depends_on_unknown_memory(ctx: Context) -> bool:
 
 def _eager_findings(ctx: Context, bound: Bound | None) -> list[Finding]:
     covered = _covered_requests(ctx)
-    if bound is None or covered is None or _depends_on_unknown_memory(ctx):
-        return []
+    if bound is None or bound.flag is None or covered is None or \
+            _depends_on_unknown_memory(ctx):
+        return []  # the engine's own default bound: not the file's choice
     largest, width, requests = covered
     if bound.requests <= requests:
         return []
     eager = bound.requests - requests
     share = eager / bound.requests
     unit = ctx.plan.size_unit("decode")
-    graph_flag = _graph_flag(ctx)
+    graph_flag = _graph_flag(ctx) or bound.graph_setting
     in_unit = f"{largest} tokens ({requests} requests of {width} tokens)" if unit == "tokens" \
         and width > 1 else f"{largest} {unit}"
-    bound_text = f"{bound.flag} {bound.requests}" if bound.flag else \
+    bound_text = f"{bound.shown or bound.flag} {bound.requests}" if bound.flag else \
         f"the engine's default bound of {bound.requests} running requests"
     message = (f"{bound_text} is above the largest decode CUDA graph {ctx.label} captures "
                f"({in_unit}): batches of {requests + 1}..{bound.requests} requests run eagerly, "
                f"{share:.0%} of the range 1..{bound.requests}")
     need = bound.requests * width if unit == "tokens" else bound.requests
     fix = (f"raise {graph_flag} to {need}" if graph_flag else "capture larger decode graphs") + \
-        (f", or lower {bound.flag} to {requests}" if bound.flag else "")
+        (f", or lower {bound.flag if not bound.shown else 'the bound'} to {requests}"
+         if bound.flag else "")
     return [ctx.finding("CG001", (bound.flag, graph_flag), message, fix,
-                        subject=bound.flag or "decode",
+                        subject=bound.shown or bound.flag or "decode",
                         extra={"eager_requests": [requests + 1, bound.requests],
                                "eager_share": round(share, 4), "largest_captured": largest})]
 

@@ -3,6 +3,7 @@ turn the plan (or the engine's refusal) into findings."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -69,6 +70,12 @@ def _refusal(launch: Launch, error: CgConfigError, engine: str, pinned: bool) ->
         return Finding("CG008", launch.file, launch.line, f"not checked: {what}",
                        "pin a supported release, or pass --engine-version to check the line "
                        "as one", subject=engine, launch_line=launch.line)
+    held = [w for w in launch.argv if is_placeholder(w)]
+    if held and any(w in text for w in held):
+        return Finding("CG006", launch.file, _line_of_word(launch, held[0]),
+                       f"{held[0]!r} is a template placeholder, and the plan depends on it; "
+                       "the launch is not checked", "check the file the template renders",
+                       subject=held[0], launch_line=launch.line)
     named = [n for n in launch.unresolved if n in what]
     if named:
         tail = where[len(launch.file) + 1:] if where.startswith(launch.file + ":") else ""
@@ -95,6 +102,20 @@ def _refusal(launch: Launch, error: CgConfigError, engine: str, pinned: bool) ->
     kind = ("CG002" if pinned else "CG012") if is_flag else "CG007"
     return Finding(kind, launch.file, line, f"{text}", fix,
                    subject=subject, launch_line=launch.line)
+
+
+#: Words a template or a document writes in place of a value: ``{name}``, ``<name>``, ``...``.
+_PLACEHOLDER = re.compile(r"\{[A-Za-z_][\w.]*\}|<[A-Za-z_][\w.-]*>|^(\.\.\.|…)$")
+
+
+def is_placeholder(word: str) -> bool:
+    """Whether ``word`` holds a template's placeholder instead of a value."""
+    return _PLACEHOLDER.search(word) is not None
+
+
+def _line_of_word(launch: Launch, word: str) -> int:
+    index = launch.argv.index(word)
+    return launch.arg_lines[index] if index < len(launch.arg_lines) else launch.line
 
 
 def _newest(ctx: analyze.Context, launch: Launch, options: list[str]) -> list[Finding]:

@@ -32,5 +32,7 @@ def read_launches(path: str, text: str, variables: dict[str, str]) -> list[Launc
     except InputError as error:
         # `resolve --from` needs a launch; a repository's other YAML files simply have none
         if error.what.startswith(NO_LAUNCH):
-            return []
+            from cgconfig.lint.engine_options import options_launch
+
+            return options_launch(path, text)
         raise

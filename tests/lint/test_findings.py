@@ -164,3 +164,11 @@ def test_missing_options_file_is_not_checked(check: Run) -> None:
         "run.sh": "trtllm-serve m --extra_llm_api_options nothere.yaml\n"})
     (found,) = findings(out)
     assert (found["id"], found["severity"]) == ("CG011", "note")
+
+
+def test_template_placeholders_are_not_refusals(check: Run) -> None:
+    # srt-slurm's sweep templates and documentation write placeholders for values
+    script = f"{SGLANG} --chunked-prefill-size {{chunked_prefill_size}}\n"
+    doc = "```bash\nvllm serve m \\\n  --max-num-seqs ...\n```\n"
+    _, out, _ = check("-o", "json", "run.sh", "doc.md", files={"run.sh": script, "doc.md": doc})
+    assert [(f["id"], f["severity"]) for f in findings(out)] == [("CG006", "note")] * 2

@@ -99,7 +99,8 @@ def _run_step(tmp_path: Path, fail_on: str) -> tuple[subprocess.CompletedProcess
 
 
 def test_action_check_step_writes_annotations_and_valid_sarif(tmp_path: Path) -> None:
-    _scratch_repo(tmp_path, {".cgconfig.toml": PIN, "bench/run.sh": BAD, "serve.sh": "vllm serve m --max-num-seqs 1024\n"})
+    _scratch_repo(tmp_path, {".cgconfig.toml": PIN, "bench/run.sh": BAD,
+                             "serve.sh": "vllm serve m --max-num-seqs 1024\n"})
     done, outputs = _run_step(tmp_path, "error")
     assert done.returncode == 0, done.stderr  # the step records the code; a later step fails
     assert "exit-code=1" in outputs
