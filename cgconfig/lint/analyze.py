@@ -192,7 +192,39 @@ def _trigger_flags(ctx: Context, decision: Decision) -> list[str | None]:
     return flags
 
 
+def _user_sizes(ctx: Context) -> bool:
+    """Whether the decode sizes are the file's own (a flag or an options file set them)."""
+    if any(k in ctx.plan.locked for k in ("decode.bs", "decode.max_bs")):
+        return True
+    chain = ctx.plan.provenance.get("decode.bs", [])
+    return (bool(chain) and chain[-1].layer != "default") or any(
+        e.source not in ("default", "resolver") and not e.source.endswith("default")
+        for e in chain[1:])
+
+
+def _dropped_sizes(ctx: Context, decision: Decision) -> list[Finding]:
+    """CG013: the engine's capture filter dropped sizes the file configured (the request pool
+    or the batch bound is smaller than the graphs asked for)."""
+    for change in decision.changes:
+        if change.key != "capture.decode.sizes" or not isinstance(change.before, list) or \
+                not isinstance(change.after, list) or not _user_sizes(ctx):
+            continue
+        dropped = sorted(set(change.before) - set(change.after))
+        if not dropped or not change.after or min(dropped) <= max(change.after):
+            continue  # only sizes above the bound (alignment drops are the engine's)
+        graph_flag = _graph_flag(ctx)
+        message = (f"{ctx.label} never captures the decode sizes {dropped[0]}..{dropped[-1]} "
+                   f"({len(dropped)} sizes) the file configures: {decision.why}")
+        return [ctx.finding("CG013", (graph_flag, "--extra_llm_api_options"), message,
+                            f"configure decode graphs up to {max(change.after)}, or raise the "
+                            "running-request bound if larger batches are meant to run",
+                            rule=decision.rule, subject=decision.rule)]
+    return []
+
+
 def _decision_findings(ctx: Context, decision: Decision) -> list[Finding]:
+    if decision.kind == "resolver":
+        return _dropped_sizes(ctx, decision)
     if decision.outcome == "skipped-locked":
         inputs = ", ".join(decision.inputs) or "your explicit key"
         wanted = "; ".join(f"{c.key} {c.before} → {c.after}" for c in decision.changes)

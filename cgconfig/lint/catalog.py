@@ -63,6 +63,9 @@ KINDS: tuple[Kind, ...] = (
     Kind("CG012", "refused-at-newest", "warning",
          "the file pins no release, and the newest supported release refuses a flag on the "
          "line (the release the file runs may still take it)"),
+    Kind("CG013", "sizes-never-captured", "note",
+         "configured decode graph sizes above the running-request bound: the engine drops them "
+         "(they are never captured)"),
 )
 
 BY_ID: dict[str, Kind] = {k.id: k for k in KINDS}

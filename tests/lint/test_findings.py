@@ -172,3 +172,19 @@ def test_template_placeholders_are_not_refusals(check: Run) -> None:
     doc = "```bash\nvllm serve m \\\n  --max-num-seqs ...\n```\n"
     _, out, _ = check("-o", "json", "run.sh", "doc.md", files={"run.sh": script, "doc.md": doc})
     assert [(f["id"], f["severity"]) for f in findings(out)] == [("CG006", "note")] * 2
+
+
+def test_sizes_the_engine_never_captures(check: Run) -> None:
+    # TensorRT-LLM #14454's shape: batch_sizes up to 1024 beside max_batch_size 128
+    options = ("max_batch_size: 128\ncuda_graph_config:\n  enable_padding: true\n"
+               "  batch_sizes: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 768, 1024]\n")
+    code, out, _ = check("-o", "json", "gen.yaml", files={"gen.yaml": options})
+    (found,) = findings(out)
+    assert (found["id"], found["rule"], found["severity"]) == ("CG013", "trtllm.capture-filter",
+                                                               "note")
+    assert "never captures the decode sizes 256..1024 (4 sizes)" in found["message"]
+    # SGLang's request pool drops the graphs above it; its own default list is not reported
+    script = (f"{SGLANG} --cuda-graph-max-bs-decode 512 --max-running-requests 64\n"
+              f"{SGLANG} --max-running-requests 64 --gpu-memory-gib 80\n")
+    _code, out, _ = check("-o", "json", "run.sh", files={"run.sh": script})
+    assert ids(out) == [("CG013", 1)]

@@ -16,7 +16,7 @@ def test_trtllm_reference_config_keeps_the_default_graph_maximum(check: Run,
     beside ``cuda_graph_config`` without a maximum (TensorRT-LLM's default 128)."""
     for name in ("ds-r1-b200-1k1k-conc1024.yaml", "ds-r1-h200-1k1k-conc1024.yaml"):
         shutil.copy(DATA / "trtllm" / name, tmp_path / name)
-    code, out, _ = check("-o", "json", ".")
+    _, out, _ = check("-o", "json", ".")
     (found,) = findings(out)  # the H200 one captures up to 1024 and has no bound of its own
     assert (found["file"], found["line"], found["id"]) == ("ds-r1-b200-1k1k-conc1024.yaml", 1,
                                                            "CG001")
