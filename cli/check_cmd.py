@@ -74,7 +74,7 @@ def _run(args: CheckArgs) -> int:
     from cgconfig.cli.check_bounds import running_bound
     from cgconfig.lint.checker import CheckOptions
     from cgconfig.lint.run import RunInput, run_check
-    from cgconfig.lint.settings import _severity, load_settings
+    from cgconfig.lint.settings import parse_severity, load_settings
     from cgconfig.version import __version__
 
     _choice(args.output, FORMATS, "-o")
@@ -86,7 +86,7 @@ def _run(args: CheckArgs) -> int:
         if not sep:
             raise InputError(f"expected ID=LEVEL, got {item!r}", where="--severity")
         (key,) = _ids([kid], "--severity")
-        severity[key] = _severity(level, f"--severity {key}")
+        severity[key] = parse_severity(level, f"--severity {key}")
     resolve_options: list[str] = []
     memory = args.gpu_memory_gib or (str(settings.gpu_memory_gib)
                                      if settings.gpu_memory_gib else None)
@@ -164,4 +164,5 @@ def run_check_command(args: CheckArgs) -> int:
     try:
         return _run(args)
     except CgConfigError as error:
-        return report(error, as_json=args.output in ("json", "sarif"))
+        code: int = report(error, as_json=args.output in ("json", "sarif"))
+        return code

@@ -12,9 +12,12 @@ Severity = Literal["error", "warning", "note"]
 SEVERITIES: tuple[Severity, ...] = ("note", "warning", "error")
 
 
+_RANKS: dict[str, int] = {name: index for index, name in enumerate(SEVERITIES)}
+
+
 def rank(severity: str) -> int:
     """Position of ``severity`` in :data:`SEVERITIES` (higher is worse)."""
-    return SEVERITIES.index(severity)  # type: ignore[arg-type]
+    return _RANKS[severity]
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,7 @@ def parse_settings(table: dict[str, Any], where: str) -> CheckSettings:
         at = f"{where} {key}"
         if key == "severity":
             for kid, level in _table(value, at).items():
-                out.severity[_kind(kid, at)] = _severity(level, f"{at}.{kid}")
+                out.severity[_kind(kid, at)] = parse_severity(level, f"{at}.{kid}")
         elif key == "ignore":
             out.ignore = {_kind(k, at) for k in _strings(value, at)}
         elif key == "engine-versions":
@@ -105,7 +105,7 @@ def parse_settings(table: dict[str, Any], where: str) -> CheckSettings:
         elif key == "exclude":
             out.exclude = _strings(value, at)
         elif key == "fail-on":
-            out.fail_on = _severity(value, at)
+            out.fail_on = parse_severity(value, at)
         elif key == "newest":
             if not isinstance(value, bool):
                 raise InputError(f"expected true or false, got {value!r}", where=at)
@@ -137,7 +137,8 @@ def _kind(text: str, where: str) -> str:
     return kind.id
 
 
-def _severity(value: Any, where: str) -> Severity:
+def parse_severity(value: Any, where: str) -> Severity:
+    """``value`` as a severity (``error``, ``warning``, ``note``), else one error line."""
     if value not in SEVERITIES:
         raise InputError(f"unknown severity {value!r}", where=where, allowed=SEVERITIES,
                          suggestion=did_you_mean(str(value), SEVERITIES))

@@ -178,7 +178,7 @@ def test_sizes_the_engine_never_captures(check: Run) -> None:
     # TensorRT-LLM #14454's shape: batch_sizes up to 1024 beside max_batch_size 128
     options = ("max_batch_size: 128\ncuda_graph_config:\n  enable_padding: true\n"
                "  batch_sizes: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 768, 1024]\n")
-    code, out, _ = check("-o", "json", "gen.yaml", files={"gen.yaml": options})
+    _, out, _ = check("-o", "json", "gen.yaml", files={"gen.yaml": options})
     (found,) = findings(out)
     assert (found["id"], found["rule"], found["severity"]) == ("CG013", "trtllm.capture-filter",
                                                                "note")
