@@ -74,7 +74,7 @@ def _run(args: CheckArgs) -> int:
     from cgconfig.cli.check_bounds import running_bound
     from cgconfig.lint.checker import CheckOptions
     from cgconfig.lint.run import RunInput, run_check
-    from cgconfig.lint.settings import parse_severity, load_settings
+    from cgconfig.lint.settings import load_settings, parse_severity
     from cgconfig.version import __version__
 
     _choice(args.output, FORMATS, "-o")
