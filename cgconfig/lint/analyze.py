@@ -103,10 +103,19 @@ def _depends_on_unknown_memory(ctx: Context) -> bool:
                for entry in ctx.plan.provenance.get("decode.max_bs", []))
 
 
+def _per_rank_pool(ctx: Context) -> bool:
+    """SGLang under DP attention: each rank runs its share of ``--max-running-requests`` while
+    the plan's coverage compares the whole pool with one rank's graphs, so no eager range is
+    claimed there (srt-slurm #168 checks ``max-running-requests <= cuda-graph-max-bs ×
+    dp-size`` by hand)."""
+    return ctx.engine == "sglang" and bool(ctx.plan.facts.get("derived", {})
+                                           .get("attn_dp_enabled"))
+
+
 def _eager_findings(ctx: Context, bound: Bound | None) -> list[Finding]:
     covered = _covered_requests(ctx)
     if bound is None or bound.flag is None or covered is None or \
-            _depends_on_unknown_memory(ctx):
+            _depends_on_unknown_memory(ctx) or _per_rank_pool(ctx):
         return []  # the engine's own default bound: not the file's choice
     largest, width, requests = covered
     if bound.requests <= requests:

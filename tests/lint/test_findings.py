@@ -188,3 +188,10 @@ def test_sizes_the_engine_never_captures(check: Run) -> None:
               f"{SGLANG} --max-running-requests 64 --gpu-memory-gib 80\n")
     _code, out, _ = check("-o", "json", "run.sh", files={"run.sh": script})
     assert ids(out) == [("CG013", 1)]
+
+
+def test_dp_attention_pool_is_not_compared_with_one_ranks_graphs(check: Run) -> None:
+    # srt-slurm #168's hand rule: max-running-requests <= cuda-graph-max-bs × dp-size
+    script = (f"{SGLANG} --tp 8 --dp 8 --enable-dp-attention --cuda-graph-max-bs-decode 128 "
+              "--max-running-requests 1024 --gpu-memory-gib 141\n")
+    assert ids(check("-o", "json", "run.sh", files={"run.sh": script})[1]) == []
