@@ -37,6 +37,8 @@ class Walk:
     skipped: list[str] = field(default_factory=list)
     """``PATH (why)`` for each path named or met that is not read (a symbolic link)."""
     entries: int = 0
+    named: set[str] = field(default_factory=set)
+    """The files named on the command line (or matched by a glob), not found by a walk."""
 
 
 def _shell_shebang(path: str) -> bool:
@@ -197,5 +199,6 @@ def _one(walk: Walk, path: str, spec: Any, gitignore: bool) -> None:
         _walk_dir(walk, path, spec, gitignore)
     elif stat.S_ISREG(info.st_mode):
         _add(walk, path)
+        walk.named.add(os.path.normpath(path))
     else:
         walk.skipped.append(f"{path} (not a regular file)")

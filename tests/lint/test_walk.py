@@ -85,3 +85,12 @@ def test_walk_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(walk, "MAX_DEPTH", 3)
     with pytest.raises(InputError, match="nested deeper than 3"):
         walk.collect(["d"])
+
+
+def test_unreadable_files_met_by_a_walk_are_listed_not_reported(check: Run) -> None:
+    files = {"odd.sh": "cat <<EOF\nnever closed\n", "ok.sh": BAD}
+    code, out, _ = check("-o", "json", ".", files=files)
+    data = json.loads(out)
+    assert [f["id"] for f in data["findings"]] == ["CG012"]
+    assert data["skipped"][0].startswith("odd.sh (not read: ")
+    assert ids(check("-o", "json", "odd.sh")[1]) == [("CG010", 2)]  # the line the reader names
