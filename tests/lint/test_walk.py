@@ -89,7 +89,7 @@ def test_walk_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_unreadable_files_met_by_a_walk_are_listed_not_reported(check: Run) -> None:
     files = {"odd.sh": "cat <<EOF\nnever closed\n", "ok.sh": BAD}
-    code, out, _ = check("-o", "json", ".", files=files)
+    _, out, _ = check("-o", "json", ".", files=files)
     data = json.loads(out)
     assert [f["id"] for f in data["findings"]] == ["CG012"]
     assert data["skipped"][0].startswith("odd.sh (not read: ")
