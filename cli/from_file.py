@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cgconfig.errors import EXIT_INPUT, CgConfigError, InputError, did_you_mean
-from cgconfig.files.launch import Launch
+from cgconfig.files.record import Launch
 from cgconfig.files.roles import ROLES
 
 #: The options ``--from`` brings, each taking one value.

@@ -9,9 +9,10 @@ from typing import Any
 
 from cgconfig.errors import InputError
 from cgconfig.files.container import Document, get, image_entrypoint, launches_of_command
-from cgconfig.files.launch import Launch
-from cgconfig.files.script import Context
-from cgconfig.files.shell import Word, read_script
+from cgconfig.files.context import Context
+from cgconfig.files.record import Launch
+from cgconfig.files.script_reader import read_script
+from cgconfig.files.shell import Word
 
 
 def _environment(doc: Document, value: Any, at: tuple[Any, ...]) -> dict[str, str]:

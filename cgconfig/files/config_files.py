@@ -24,7 +24,7 @@ from typing import Any
 
 from cgconfig.engines.entry import find_entry_point
 from cgconfig.errors import InputError
-from cgconfig.files.launch import Launch
+from cgconfig.files.record import Launch
 from cgconfig.limits import short
 
 _SOURCES = {
@@ -133,6 +133,29 @@ def follow_config(launch: Launch) -> Launch:
     note = (f"--config {name} ({where}): {len(data)} keys read from {origin} and put before "
             f"the command line's flags, as {_SOURCES[entry.dialect]} does; the command line "
             "wins")
+    # a here-document's $VAR the script could not expand stays unresolved in the words
+    names = [_variables(word) for word in words]
+    unknown = tuple(insert + i for i, found in enumerate(names) if found)
     return replace(launch, argv=tuple(rest[:insert] + words + rest[insert:]),
                    arg_lines=tuple(lines[:insert] + [line] * len(words) + lines[insert:]),
-                   unresolved_at=moved, notes=(*launch.notes, note))
+                   unresolved_at=tuple(sorted((*moved, *unknown))),
+                   unresolved=tuple(dict.fromkeys((*launch.unresolved,
+                                                   *(n for found in names for n in found)))),
+                   notes=(*launch.notes, note))
+
+
+def _variables(word: str) -> tuple[str, ...]:
+    """Names of ``$NAME`` / ``${NAME}`` left in a word."""
+    from cgconfig.files.expand import is_name
+
+    out: list[str] = []
+    for piece in word.split("$")[1:]:
+        body = piece[1:].split("}", 1)[0] if piece.startswith("{") else piece
+        name = ""
+        for char in body:
+            if not (char.isalnum() or char == "_"):
+                break
+            name += char
+        if is_name(name):
+            out.append(name)
+    return tuple(out)

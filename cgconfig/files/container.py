@@ -14,9 +14,10 @@ from typing import Any
 
 from cgconfig.docio import LineMap, ScalarLines
 from cgconfig.errors import InputError
+from cgconfig.files.context import Context
 from cgconfig.files.expand import UNKNOWN, substitute_kubernetes
-from cgconfig.files.launch import Launch
-from cgconfig.files.script import Context, launch_of_words, launches_in_script
+from cgconfig.files.record import Launch
+from cgconfig.files.script import launch_of_words, launches_in_script
 from cgconfig.files.shell import Word
 from cgconfig.limits import quote_key
 
@@ -141,6 +142,11 @@ def container_launches(doc: Document, spec: Any, at: tuple[Any, ...], context: C
                       gpu_count=gpu_limit(spec.get("resources")) if context.gpu_count is None
                       else context.gpu_count)
     image = spec.get("image") if isinstance(spec.get("image"), str) else None
+    if image is not None and "$" in image:  # a template's ${VERSION}: --set gives it
+        from cgconfig.files.expand import expand_text
+
+        filled = expand_text(image, variables.get, doc.where((*at, "image")))
+        image = filled.text if filled.resolved else image
     if image is not None:
         context = replace(context, image=image, image_line=doc.line((*at, "image")))
     notes = list(context.notes)

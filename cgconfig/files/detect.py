@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from cgconfig.errors import InputError
-from cgconfig.files.launch import Launch
-from cgconfig.files.script import Context, launches_in_script
+from cgconfig.files.context import Context
+from cgconfig.files.record import Launch
+from cgconfig.files.script import launches_in_script
 from cgconfig.limits import MAX_LAUNCHES
 
 

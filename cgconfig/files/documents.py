@@ -15,7 +15,7 @@ from cgconfig.docio import load_yaml_documents
 from cgconfig.errors import InputError
 from cgconfig.files.container import Document
 from cgconfig.files.kubernetes import Reader, kubernetes_reader
-from cgconfig.files.launch import Launch
+from cgconfig.files.record import Launch
 
 #: What the reader reads, for the line that says a file started no engine.
 KINDS_READ = ("Kubernetes workloads (Deployment, StatefulSet, Job, Pod...), LeaderWorkerSet, "

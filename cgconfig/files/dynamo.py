@@ -56,9 +56,22 @@ def map_entry_point(words: list[str]) -> tuple[list[int], list[str], str] | None
     out = words[:at] + entry
     # an entry of one word (trtllm-serve) keeps the first word's line; fill to equal length
     dropped: list[str] = []
+    renamed: dict[str, str] = data.get(f"{engine}_renamed", {})
     i = at + 3
     while i < len(words):
         word = words[i]
+        name = word.split("=", 1)[0]
+        if name in renamed:  # Dynamo's spelling of an engine flag: the engine's own
+            value_at = i if "=" in word else i + 1
+            value = word.split("=", 1)[1] if "=" in word else \
+                (words[i + 1] if i + 1 < len(words) else "")
+            if renamed[name]:
+                keep.append(i)
+                out.append(renamed[name])
+            keep.append(value_at)
+            out.append(value)
+            i = value_at + 1
+            continue
         arity = _arity(word, own) if word.startswith("--") else None
         if arity is None:
             keep.append(i)
@@ -86,9 +99,13 @@ def map_entry_point(words: list[str]) -> tuple[list[int], list[str], str] | None
 
 
 def dynamo_role(words: list[str]) -> str | None:
-    """The P/D role Dynamo's own flags name (``--is-prefill-worker``, ``--is-decode-worker``)."""
+    """The P/D role Dynamo's own flags name (``--is-prefill-worker``, ``--is-decode-worker``,
+    TensorRT-LLM's ``--disaggregation-mode prefill|decode``)."""
     if "--is-prefill-worker" in words:
         return "prefill"
     if "--is-decode-worker" in words:
         return "decode"
+    for i, word in enumerate(words[:-1]):
+        if word == "--disaggregation-mode" and words[i + 1] in ("prefill", "decode"):
+            return words[i + 1]
     return None

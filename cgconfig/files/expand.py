@@ -88,9 +88,12 @@ def expand_at(text: str, i: int, lookup: Lookup, *, where: str) -> Expansion:
     if following == "(":
         end = _closing(text, i + 2, "(", ")", where)
         inner = text[i + 2:end].strip()
-        if is_name(inner):  # Kubernetes' $(VAR)
+        if is_name(inner):
             value = lookup(inner)
-            return Expansion(value or "", end + 1, _known(value), (inner,))
+            # a variable the file or --set gives: Kubernetes' $(VAR), read as such; any other
+            # word is a command the shell would run
+            named = inner if value is not None else text[i:end + 1]
+            return Expansion(value or "", end + 1, _known(value), (named,))
         return Expansion("", end + 1, False, (short(text[i:end + 1], MAX_QUOTE_CHARS),))
     if following == "{":
         end = _closing(text, i + 2, "{", "}", where)
@@ -135,7 +138,34 @@ def _braced(inner: str, end: int, lookup: Lookup, where: str) -> Expansion:
                 return Expansion(value or "", end, True, (name,))
             default = expand_text(word, lookup, where)
             return Expansion(default.text, end, default.resolved, default.names)
-    return Expansion("", end, False, ("${" + short(inner, 40) + "}",))  # ${A%x}, ${A/x/y}
+    for operator in ("##", "#", "%%", "%"):
+        if rest.startswith(operator):
+            if value is None:
+                return Expansion("", end, False, (name,))
+            pattern = expand_text(rest[len(operator):], lookup, where)
+            if not pattern.resolved:
+                return Expansion("", end, False, pattern.names)
+            return Expansion(_trim(value, pattern.text, operator), end, True, (name,))
+    return Expansion("", end, False, ("${" + short(inner, 40) + "}",))  # ${A/x/y}, ${A:1:2}
+
+
+def _trim(value: str, pattern: str, operator: str) -> str:
+    """``${A#p}`` / ``${A##p}`` (shortest / longest prefix matching the glob ``p`` removed),
+    ``${A%p}`` / ``${A%%p}`` (the same for a suffix)."""
+    from fnmatch import fnmatchcase
+
+    cuts = range(len(value) + 1)
+    if operator.startswith("#"):
+        order = reversed(cuts) if operator == "##" else cuts
+        for cut in order:
+            if fnmatchcase(value[:cut], pattern):
+                return value[cut:]
+        return value
+    order = cuts if operator == "%%" else reversed(cuts)
+    for cut in order:
+        if fnmatchcase(value[cut:], pattern):
+            return value[:cut]
+    return value
 
 
 def _plain(word: str, lookup: Lookup, where: str) -> str:

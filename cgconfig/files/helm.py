@@ -10,8 +10,9 @@ from importlib import resources
 from typing import Any
 
 from cgconfig.files.container import Document, container_env
-from cgconfig.files.launch import Launch
-from cgconfig.files.script import Context, launch_of_words
+from cgconfig.files.context import Context
+from cgconfig.files.record import Launch
+from cgconfig.files.script import launch_of_words
 from cgconfig.files.shell import Word
 
 

@@ -7,10 +7,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from cgconfig.files.container import Document, container_launches, get, gpu_limit
+from cgconfig.files.context import Context
 from cgconfig.files.expand import UNKNOWN
-from cgconfig.files.launch import Launch
+from cgconfig.files.record import Launch
 from cgconfig.files.roles import label_role
-from cgconfig.files.script import Context
 
 #: Workload kinds whose pod template is ``spec.template`` (a Pod's is the document itself,
 #: a CronJob's ``spec.jobTemplate.spec.template``).

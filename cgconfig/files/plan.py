@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from cgconfig.files.launch import Launch
+from cgconfig.files.record import Launch
 
 if TYPE_CHECKING:
     from cgconfig.engines.versions import EngineVersion
@@ -36,17 +36,25 @@ def launch_line(launch: Launch, options: Sequence[str] = ()) -> tuple[list[str],
     left out: cgconfig's own ``options`` first, the container's environment as ``VAR=value``
     words (the engine's process sees them), then the launch's words."""
     ready, notes = prepared(launch)
-    env = [f"{name}={value}" for name, value in ready.env]
+    env = [f"{name}={value}" for name, value in ready.env if name in _engine_variables()]
     facts: list[str] = []
     given = {word.split("=", 1)[0] for word in options}
     if ready.gpu_count is not None and "--gpu-count" not in given:
         facts = ["--gpu-count", str(ready.gpu_count)]
-        notes.append(f"--gpu-count {ready.gpu_count}: the GPUs {launch.label}'s container asks "
-                     "for (its resources)")
+        notes.append(f"--gpu-count {ready.gpu_count}: what {launch.label}'s container asks for "
+                     "(its resources)")
     if ready.gpu_kind is not None and "--gpu-sm" not in given:
         notes.append(f"the file names the GPU {ready.gpu_kind}; give --gpu-sm and "
                      "--gpu-memory-gib for its facts")
     return [*options, *facts, *env, *ready.argv], [*ready.notes[len(launch.notes):], *notes]
+
+
+def _engine_variables() -> frozenset[str]:
+    """The environment variables some engine reads for its graphs: only these of a
+    container's environment go on the resolved line (the rest, tokens included, never do)."""
+    from cgconfig.engines.env import engine_env_vars
+
+    return frozenset(var.name for var in engine_env_vars())
 
 
 def launch_environ(environ: Mapping[str, str] | None = None) -> dict[str, str]:

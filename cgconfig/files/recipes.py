@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from cgconfig.files.container import Document, get
-from cgconfig.files.launch import Launch
-from cgconfig.files.script import Context, launch_of_words
+from cgconfig.files.context import Context
+from cgconfig.files.record import Launch
+from cgconfig.files.script import launch_of_words
 from cgconfig.files.shell import Word
 
 #: Mode → (its block under ``sglang_config``, its environment key, its role).

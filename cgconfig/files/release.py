@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 from cgconfig.engines.version_source import IMAGE_NAMES
 from cgconfig.engines.versions import NAMES, version_key
 from cgconfig.errors import InputError
-from cgconfig.files.launch import Launch
+from cgconfig.files.record import Launch
 
 if TYPE_CHECKING:
     from cgconfig.engines.versions import EngineVersion
-    from cgconfig.files.script import Context
+    from cgconfig.files.context import Context
     from cgconfig.sources.split import ArgvSplit
 
 #: Words in a Dynamo runtime image's name (``ai-dynamo/sglang-runtime``).

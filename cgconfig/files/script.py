@@ -3,37 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from cgconfig.engines.entry import find_entry_point
-from cgconfig.files.launch import Launch
-from cgconfig.files.shell import Statement, Word, assignment, read_script
+from cgconfig.files.context import Context
+from cgconfig.files.record import Launch
+from cgconfig.files.script_reader import assignment, read_script
+from cgconfig.files.shell import Statement, Word
 
 #: Words before a program that run it in the same process or only time it.
 _SAME_PROCESS = frozenset(("exec", "nohup", "time", "command", "then", "do", "else", "!",
                            "{"))
-
-
-@dataclass
-class Context:
-    """What the file around a script says of its launches (a container's name, role, env)."""
-
-    path: str
-    kind: str
-    env: dict[str, str] = field(default_factory=dict)
-    """The container's literal environment (shell variables the script starts with)."""
-    container: str | None = None
-    role: str | None = None
-    engine_version: str | None = None
-    version_origin: str | None = None
-    gpu_count: int | None = None
-    gpu_kind: str | None = None
-    notes: tuple[str, ...] = ()
-    image: str | None = None
-    """The container image, whose tag may name the engine's release."""
-    image_line: int = 0
-    release: str | None = None
-    """A platform release the file names (Dynamo's), mapped to the engine's by its matrix."""
 
 
 def launches_in_script(text: str, first_line: int, context: Context,
@@ -44,7 +24,7 @@ def launches_in_script(text: str, first_line: int, context: Context,
     files the script writes with here-documents travel with the launch."""
     known = {**context.env, **variables}
     statements, _ = read_script(text, first_line=first_line, where=context.path,
-                                variables=known)
+                                variables=known, fixed=frozenset(variables))
     written: dict[str, str] = {}
     out: list[Launch] = []
     for statement in statements:

@@ -10,6 +10,7 @@ command substitution is never run: its words stay as written and are named unres
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -18,6 +19,9 @@ from cgconfig.files.expand import Expansion, expand_at
 from cgconfig.limits import MAX_SCRIPT_STATEMENTS, MAX_SCRIPT_WORDS
 
 _OPERATOR_CHARS = ";&|()"
+#: Runs of characters with no meaning to the scanner, outside and inside double quotes.
+_PLAIN = re.compile(r"[^ \t\r\n;&|()<>\\'\"$`]+")
+_QUOTED_PLAIN = re.compile(r"[^\"\\$`]+")
 _REDIRECT_CHARS = "<>"
 _BLANKS = " \t\r"
 
@@ -64,7 +68,7 @@ class Statement:
         return {name: bodies[-1] for name in files}
 
 
-class _Scanner:
+class Scanner:
     """One pass over the text; ``variables`` is read at each expansion (assignments in the
     script update it between statements through :func:`statements`' caller)."""
 
@@ -282,8 +286,9 @@ class _Scanner:
                 quoted = True
             elif char in "$`" and expand:
                 self.expansion(fields, unresolved, quoted_context=False)
-            else:
-                fields[-1] += self.advance()
+            else:  # a run of plain characters at once: a long word costs its length once
+                found = _PLAIN.match(self.text, self.i)
+                fields[-1] += self.advance(found.end() - self.i if found else 1)
         if not fields[-1] and len(fields) > 1:
             fields.pop()
         return fields, tuple(unresolved), quoted
@@ -305,7 +310,8 @@ class _Scanner:
             elif char in "$`" and expand:
                 self.expansion(fields, unresolved, quoted_context=True)
             else:
-                fields[-1] += self.advance()
+                found = _QUOTED_PLAIN.match(self.text, self.i)
+                fields[-1] += self.advance(found.end() - self.i if found else 1)
 
     def expansion(self, fields: list[str], unresolved: list[str], *, quoted_context: bool) -> None:
         line = self.line
@@ -334,53 +340,3 @@ class _Scanner:
 
 def _statement(words: list[Word], redirects: list[_Redirect]) -> Statement:
     return Statement(words, words[0].line if words else 0, redirects)
-
-
-class ScriptReader(_Scanner):
-    """A script's statements, with shell assignments (``VAR=value`` alone, ``export``) taking
-    effect for the statements after them."""
-
-    def __init__(self, text: str, first_line: int, where: str,
-                 variables: dict[str, str]) -> None:
-        self.variables = dict(variables)
-        self.assigned: set[str] = set()
-        super().__init__(text, first_line, where, self.variables.get)
-
-    def on_statement(self, statement: Statement) -> None:
-        words = [w.text for w in statement.words]
-        if words and words[0] in ("export", "local", "declare", "readonly"):
-            words = [w for w in words[1:] if not w.startswith("-")]
-        elif not words or not all(_assignment(w) for w in words):
-            return  # a command: its VAR=value prefixes are its own environment
-        for word, original in zip(words, statement.words[-len(words):] if words else [],
-                                  strict=False):
-            parts = _assignment(word)
-            if parts is None:
-                continue
-            if original.unresolved:
-                self.variables.pop(parts[0], None)
-            else:
-                self.variables[parts[0]] = parts[1]
-                self.assigned.add(parts[0])
-
-
-def _assignment(word: str) -> tuple[str, str] | None:
-    name, sep, value = word.partition("=")
-    if sep and name and (name[0].isalpha() or name[0] == "_") and \
-            all(c.isalnum() or c == "_" for c in name) and name.isascii():
-        return name, value
-    return None
-
-
-def assignment(word: str) -> tuple[str, str] | None:
-    """``(name, value)`` when ``word`` is a shell assignment ``NAME=value``, else ``None``."""
-    return _assignment(word)
-
-
-def read_script(text: str, *, first_line: int, where: str,
-                variables: dict[str, str]) -> tuple[list[Statement], dict[str, str]]:
-    """The statements of ``text`` (its first line is the file's ``first_line``) and the
-    variables known at its end (``variables`` plus the script's own assignments)."""
-    reader = ScriptReader(text, first_line, where, variables)
-    found = reader.statements()
-    return found, reader.variables

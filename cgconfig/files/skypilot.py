@@ -7,9 +7,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from cgconfig.files.container import Document
-from cgconfig.files.launch import Launch
-from cgconfig.files.script import Context, launches_in_script
-from cgconfig.files.shell import read_script
+from cgconfig.files.context import Context
+from cgconfig.files.record import Launch
+from cgconfig.files.script import launches_in_script
+from cgconfig.files.script_reader import read_script
 
 
 def accelerators(value: Any) -> tuple[str | None, int | None, str | None]:
@@ -19,9 +20,13 @@ def accelerators(value: Any) -> tuple[str | None, int | None, str | None]:
     if isinstance(value, str):
         value = [value]
     if isinstance(value, dict):
-        candidates = [(str(k), v if isinstance(v, int) and not isinstance(v, bool) else None)
-                      for k, v in value.items()]
-    elif isinstance(value, list):
+        # {L4:1, A10G:1} without a space after the colon: YAML reads keys "L4:1" with no value
+        if all(v is None for v in value.values()):
+            value = list(value)
+        else:
+            candidates = [(str(k), v if isinstance(v, int) and not isinstance(v, bool) else None)
+                          for k, v in value.items()]
+    if isinstance(value, list):
         for item in value:
             gpu, _, number = str(item).partition(":")
             candidates.append((gpu, int(number) if number.isdigit() and len(number) < 6 else 1))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from cgconfig.engines.entry import find_entry_point
 from cgconfig.errors import InputError
-from cgconfig.files.launch import Launch
+from cgconfig.files.record import Launch
 from cgconfig.limits import short
 
 _PARALLEL_DESTS = ("tensor_parallel_size", "pipeline_parallel_size", "tp_size", "pp_size",
