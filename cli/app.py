@@ -136,7 +136,7 @@ def check(
     fail_on: Annotated[str | None, typer.Option(
         help="Exit 1 on a finding at or above: error (default), warning, note, never.")] = None,
     engine_version: Annotated[str | None, typer.Option(
-        help="Check every launch at this release (sglang==0.5.21), over the files' pins.")]
+        help="Check every launch of an engine at this release (ENGINE==VERSION), over the files' pins.")]
     = None,
     newest: Annotated[bool, typer.Option(
         "--newest", help="Also report launches the newest release would capture differently "

@@ -118,7 +118,8 @@ def _commands(language: str, body: list[str]) -> list[str]:
 def launches_in_docs(path: str, text: str, variables: Mapping[str, str]) -> list[Launch]:
     """Every engine launch in the shell code blocks of a Markdown or reStructuredText file
     (kind ``markdown`` / ``rst``)."""
-    from cgconfig.files.script import Context, launches_in_script
+    from cgconfig.files.context import Context
+    from cgconfig.files.script import launches_in_script
 
     rst = path.lower().endswith((".rst", ".rest"))
     kind = "rst" if rst else "markdown"

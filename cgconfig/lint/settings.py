@@ -27,7 +27,7 @@ class CheckSettings:
     ignore: set[str] = field(default_factory=set)
     """Finding ids never reported."""
     engine_versions: dict[str, str] = field(default_factory=dict)
-    """Engine → the release for launches whose file pins none (``sglang = "0.5.21"``)."""
+    """Engine → the release for launches whose file pins none (``sglang = "VERSION"``)."""
     exclude: list[str] = field(default_factory=list)
     """Paths never read (gitignore patterns, from the working folder)."""
     fail_on: Severity | None = None
