@@ -16,10 +16,6 @@ DOC_SUFFIXES = (".md", ".markdown", ".rst", ".rest")
 
 def read_launches(path: str, text: str, variables: dict[str, str]) -> list[Launch]:
     """Every engine launch of ``text`` (the contents of ``path``), in file order."""
-    if not text.endswith("\n"):
-        # a last line without its newline: the same lines (cgconfig.files' shell reader, as
-        # of this writing, does not end on such a script)
-        text += "\n"
     if path.lower().endswith(DOC_SUFFIXES):
         from cgconfig.lint.docblocks import launches_in_docs
 
