@@ -164,6 +164,56 @@ def diff(ctx: typer.Context) -> None:
 
 
 @app.command(cls=_Command)
+def check(
+    paths: Annotated[list[str] | None, typer.Argument(
+        help="Files, folders or globs to check ('-': standard input). Default: '.'.")] = None,
+    output: Annotated[str, typer.Option(
+        "--output", "-o", help="table, json, sarif, github or markdown.")] = "table",
+    fail_on: Annotated[str | None, typer.Option(
+        help="Exit 1 on a finding at or above: error (default), warning, note, never.")] = None,
+    engine_version: Annotated[str | None, typer.Option(
+        help="Check every launch of an engine at this release (ENGINE==VERSION), over the files' pins.")]
+    = None,
+    newest: Annotated[bool, typer.Option(
+        "--newest", help="Also report launches the newest release would capture differently "
+                         "(CG009).")] = False,
+    select: Annotated[list[str] | None, typer.Option(
+        help="Report only these findings (CG001,CG003 or names).")] = None,
+    ignore: Annotated[list[str] | None, typer.Option(help="Never report these findings.")]
+    = None,
+    severity: Annotated[list[str] | None, typer.Option(
+        help="ID=LEVEL: report a finding at another severity (CG001=error).")] = None,
+    exclude: Annotated[list[str] | None, typer.Option(
+        help="Skip paths matching this gitignore pattern.")] = None,
+    no_gitignore: Annotated[bool, typer.Option(
+        "--no-gitignore", help="Read files that .gitignore lists too.")] = False,
+    baseline: Annotated[str | None, typer.Option(
+        help="Accept the findings recorded in this file.")] = None,
+    write_baseline: Annotated[bool, typer.Option(
+        "--write-baseline", help="Record every finding in the --baseline file, exit 0.")]
+    = False,
+    config: Annotated[str | None, typer.Option(
+        help=".cgconfig.toml or pyproject.toml to read (default: the nearest).")] = None,
+    set_vars: Annotated[list[str] | None, typer.Option(
+        "--set", help="VAR=VALUE for a variable the files leave unset.")] = None,
+    gpu_memory_gib: Annotated[str | None, typer.Option(
+        help="GPU memory for launches whose file does not say (SGLang's sizes depend on it).")]
+    = None,
+    stdin_filename: Annotated[str, typer.Option(
+        help="The name standard input is checked as (its suffix picks the reader).")] = "-",
+) -> None:
+    """Check every engine launch in files and folders; exit 1 on findings (see docs/check.md)."""
+    from cgconfig.cli.check_cmd import CheckArgs, run_check_command
+
+    raise typer.Exit(run_check_command(CheckArgs(
+        paths=paths or ["."], output=output, fail_on=fail_on, engine_version=engine_version,
+        newest=newest, select=select or [], ignore=ignore or [], severity=severity or [],
+        exclude=exclude or [], gitignore=not no_gitignore, baseline=baseline,
+        write_baseline=write_baseline, config=config, set_vars=set_vars or [],
+        gpu_memory_gib=gpu_memory_gib, stdin_filename=stdin_filename)))
+
+
+@app.command(cls=_Command)
 def version(
     output: Annotated[str, typer.Option("--output", "-o", help=_OUTPUT_HELP)] = "table",
 ) -> None:

@@ -276,6 +276,10 @@ CASES: dict[tuple[str, int], list[str]] = {
     ("schema", 2): ["schema", "plon"],
     ("completion", 0): ["completion", "fish"],
     ("completion", 2): ["completion", "tcsh"],
+    ("check", 0): ["check", str(ROOT / "examples/check/trtllm-conc1024.yaml")],
+    ("check", 1): ["check", "--engine-version", "sglang==0.5.23",
+                   str(ROOT / "examples/check/serve.sh")],
+    ("check", 2): ["check", str(ROOT / "no-such-folder")],
     ("version", 0): ["version"],
     ("version", 2): ["version", "-o", "xml"],
 }

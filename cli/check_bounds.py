@@ -1,0 +1,51 @@
+"""The running-request bound of a plan, per engine, for ``cgconfig check``'s CG001 and CG005:
+the most requests one decode step holds. The command line wires the engines' own readers
+(it may import an engine's package; the lint core may not)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from cgconfig.lint.analyze import Bound
+from cgconfig.lint.locate import find_word
+from cgconfig.plan import Plan
+
+#: The note TensorRT-LLM's source writes when max_batch_size bounds the list
+#: (``cgconfig/engines/trtllm/source.py``: ``EngineLimits.chain``).
+_TRTLLM_NOTE = re.compile(r"captures decode batches of at most (min\(max_batch_size \d{1,9} "
+                          r"\(([^)]*)\).*\)) = (\d{1,9}) requests")
+
+
+def running_bound(plan: Plan, argv: Sequence[str]) -> Bound | None:
+    """SGLang ``--max-running-requests``; vLLM ``max_num_seqs`` (its flag or the default the
+    plan's grid used); TensorRT-LLM ``min(max_batch_size, max_num_tokens / tokens per step)``
+    (the note its source writes when the flag or the options file sets either)."""
+    engine = plan.engine_version.get("engine") or plan.facts.get("derived", {}).get("dialect")
+    if engine == "sglang":
+        value = plan.facts.get("max_running_requests")
+        if isinstance(value, int) and not isinstance(value, bool):
+            return Bound(value, "--max-running-requests")
+        return None
+    if engine == "vllm":
+        from cgconfig.engines.vllm.verify import max_num_seqs
+
+        seqs = max_num_seqs(plan, list(argv))
+        if seqs is None:
+            return None
+        return Bound(seqs, "--max-num-seqs" if find_word(argv, "--max-num-seqs") is not None
+                     else None)
+    if engine == "trtllm":
+        for note in plan.notes:
+            found = _TRTLLM_NOTE.search(note)
+            if found:
+                chain, origin, value = found.group(1), found.group(2), int(found.group(3))
+                if origin.endswith("default"):
+                    flag = None  # the batch bound is trtllm-serve's own
+                elif origin == "--max_batch_size":
+                    flag = origin
+                else:
+                    flag = "--extra_llm_api_options"
+                return Bound(value, flag, shown=f"the running bound {chain} =",
+                             graph_setting="cuda_graph_config.max_batch_size")
+    return None
