@@ -28,9 +28,7 @@ def running_bound(plan: Plan, argv: Sequence[str]) -> Bound | None:
             return Bound(value, "--max-running-requests")
         return None
     if engine == "vllm":
-        from cgconfig.engines.vllm.verify import max_num_seqs
-
-        seqs = max_num_seqs(plan, list(argv))
+        seqs = _max_num_seqs(plan, list(argv))
         if seqs is None:
             return None
         return Bound(seqs, "--max-num-seqs" if find_word(argv, "--max-num-seqs") is not None
@@ -48,4 +46,23 @@ def running_bound(plan: Plan, argv: Sequence[str]) -> Bound | None:
                     flag = "--extra_llm_api_options"
                 return Bound(value, flag, shown=f"the running bound {chain} =",
                              graph_setting="cuda_graph_config.max_batch_size")
+    return None
+
+
+def _max_num_seqs(plan: Plan, argv: list[str]) -> int | None:
+    """vLLM's ``max_num_seqs`` as the plan used it: the line's ``--max-num-seqs``, else the
+    value the plan's size decision names (``max_num_seqs=256`` in the ``why`` of its
+    ``decode.bs`` provenance, which vLLM's size step writes)."""
+    for i, token in enumerate(argv):
+        name, eq, value = token.partition("=")
+        if name in ("--max-num-seqs", "--max_num_seqs"):
+            text = value if eq else (argv[i + 1] if i + 1 < len(argv) else "")
+            if text.isascii() and text.isdigit() and len(text) <= 9:
+                return int(text)
+    for entry in reversed(plan.provenance.get("decode.bs") or []):
+        at = (entry.why or "").find("max_num_seqs=")
+        if at >= 0:
+            digits = (entry.why or "")[at + len("max_num_seqs="):].split(",", 1)[0].strip()
+            if digits.isascii() and digits.isdigit() and len(digits) <= 9:
+                return int(digits)
     return None
