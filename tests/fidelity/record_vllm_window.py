@@ -7,6 +7,7 @@ vllm_window_cases.jsonl``)::
 
     python tests/fidelity/record_vllm_window.py --oracle /path/to/oracle [--cases 640] [--seed 36]
     python tests/fidelity/record_vllm_window.py --oracle /path/to/oracle-copy --version 0.31.0
+    python tests/fidelity/record_vllm_window.py --oracle DIR --version 0.31.0 --append-blackwell-fa 20
 
 The lines: ``--max-num-seqs`` below and above the capture ceiling (or unset), GPU memory unknown
 (the oracle reports 0 bytes, as vLLM's ``get_batch_defaults`` falls back when the query fails)
@@ -97,6 +98,20 @@ def case(rng: random.Random, cid: int) -> dict[str, Any]:
             "model": model, "env": {}, "argv": argv}
 
 
+def blackwell_fa_case(rng: random.Random, cid: int) -> dict[str, Any]:
+    """A case of ``--append-blackwell-fa``: ``--attention-backend FLASH_ATTN`` on a B200, mostly
+    with ``-cc.cudagraph_mode=FULL`` (FlashAttention 4's support level decides the mode)."""
+    c = case(rng, cid)
+    argv = [w for w in c["argv"] if not w.startswith("-cc.cudagraph_mode=")]
+    if "--attention-backend" in argv:
+        at = argv.index("--attention-backend")
+        del argv[at:at + 2]
+    argv += ["--attention-backend", "FLASH_ATTN",
+             f"-cc.cudagraph_mode={rng.choice(['FULL', 'FULL', 'FULL', *MODES])}"]
+    return {**c, "gpu": "B200", "gpu_memory_gib": 180, "sm": 100,
+            "argv": argv}
+
+
 def oracle_case(c: dict[str, Any]) -> dict[str, Any]:
     """Unknown GPU memory is 0 bytes to the oracle (vLLM's fallback when the query fails)."""
     return {**c, "gpu_memory_gib": 0 if c["gpu_memory_gib"] is None else c["gpu_memory_gib"]}
@@ -109,16 +124,25 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=36)
     parser.add_argument("--version", help="an older release the oracle runs (ORACLE_VLLM_VERSION): "
                         "the corpus is vllm_window_cases-VERSION.jsonl")
+    parser.add_argument("--append-blackwell-fa", type=int, default=0, metavar="N",
+                        help="add N FLASH_ATTN lines on a B200 to the corpus (seed + 1)")
     args = parser.parse_args()
-    rng = random.Random(args.seed)
-    cases = sorted((case(rng, i) for i in range(args.cases)), key=_zygote_key)
+    out = HERE / f"vllm_window_cases-{args.version}.jsonl" if args.version else CASES
+    old: list[dict[str, Any]] = []
+    if args.append_blackwell_fa:
+        old = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+        rng = random.Random(args.seed + 1)
+        start = max(c["id"] for c in old) + 1
+        cases = [blackwell_fa_case(rng, start + i) for i in range(args.append_blackwell_fa)]
+    else:
+        rng = random.Random(args.seed)
+        cases = sorted((case(rng, i) for i in range(args.cases)), key=_zygote_key)
     answers: dict[int, dict[str, Any]] = {}
     run_batch(args.oracle, [oracle_case(c) for c in cases], answers, threading.Lock(),
               args.version)
     tag = {"vllm_version": args.version} if args.version else {}
-    rows = [dict(c, answer=_trim(answers[c["id"]]), **tag)
-            for c in sorted(cases, key=lambda c: c["id"]) if c["id"] in answers]
-    out = HERE / f"vllm_window_cases-{args.version}.jsonl" if args.version else CASES
+    rows = old + [dict(c, answer=_trim(answers[c["id"]]), **tag)
+                  for c in sorted(cases, key=lambda c: c["id"]) if c["id"] in answers]
     out.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
     print(f"{len(rows)} cases in {out.name}", file=sys.stderr)
     return 0
