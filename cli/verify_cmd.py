@@ -76,9 +76,13 @@ def run_verify(argv: list[str]) -> int:
     """Verify and print; returns the exit code."""
     from cgconfig.cli.errors import report
 
-    if {"--help", "-h"} & set(argv[:1]) or argv in ([], ["--help"]):
+    if {"--help", "-h"} & set(argv[:1]) or argv == ["--help"]:
         sys.stdout.write(USAGE)
-        return 0 if argv else 2
+        return 0
+    if not argv:  # bare `cgconfig verify` (or `verify --`): the usage, and the one error line
+        sys.stdout.write(USAGE)
+        return report(InputError("LOG is required (a file, or - for standard input)",
+                                 where="cgconfig verify"))
     as_json = any(t in ("-ojson", "--output=json", "-o=json") for t in argv) or any(
         t in ("-o", "--output") and argv[i + 1:i + 2] == ["json"] for i, t in enumerate(argv))
     try:
