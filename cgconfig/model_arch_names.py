@@ -44,9 +44,9 @@ def suggest(name: str) -> str | None:
     key = name.strip().lower().replace("-", "_")
     if key in types:
         return types[key]
-    folded = {arch.lower(): arch for arch in known}
-    if name.lower() in folded:
-        return folded[name.lower()]
+    same = sorted(arch for arch in known if arch.lower() == name.lower())
+    if same:  # LlamaForCausalLm: LlamaForCausalLM, not LLaMAForCausalLM
+        return did_you_mean(name, same) or same[0]
     return did_you_mean(name, sorted(known))
 
 

@@ -30,6 +30,7 @@ import time
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -90,16 +91,20 @@ def run_cli(case: cases.Case, warm: Path, keep: Path) -> tuple[str, str]:
                                   preexec_fn=_limits, timeout=WATCHDOG_S, check=False)
         except subprocess.TimeoutExpired:
             return "hang", f"no answer in {WATCHDOG_S} s"
+        except OSError as error:  # E2BIG: the kernel refused the argv, cgconfig never ran
+            return "skipped", f"cannot start: {error.strerror}"
         return classify(done.returncode, done.stdout, done.stderr, case)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def cli_campaign(total: int, seed: int, workers: int) -> dict[str, Counter[str]]:
+def cli_campaign(total: int, seed: int, workers: int, log: Any = None,
+                 only: list[str] | None = None) -> dict[str, Counter[str]]:
     """Every family's cases, spread evenly over ``total``; verdict counts per family."""
     rng = random.Random(seed)
     per = max(1, total // len(cases.FAMILIES))
-    todo = [case for gen in cases.FAMILIES.values() for case in gen(rng, per)]
+    todo = [case for name, gen in cases.FAMILIES.items() for case in gen(rng, per)
+            if only is None or name in only]
     keep = Path(tempfile.mkdtemp(prefix="round-three-"))
     warm = keep / "warm"
     warm.mkdir()
@@ -116,6 +121,10 @@ def cli_campaign(total: int, seed: int, workers: int) -> dict[str, Counter[str]]
                 counts[case.family]["cases"] += 1
                 counts[case.family]["clean" if verdict == "clean" else
                                     f"{verdict}: {detail[:160]} <- {case.args[:12]}"] += 1
+                if log is not None:  # kept as it goes: a crash of the runner loses nothing
+                    log.write(json.dumps([case.family, verdict, detail[:300],
+                                          [a[:80] for a in case.args[:30]]]) + "\n")
+                    log.flush()
     finally:
         shutil.rmtree(keep, ignore_errors=True)
     return counts
@@ -140,6 +149,8 @@ def main() -> int:
     parser.add_argument("--runtime", type=int, default=1100)
     parser.add_argument("--seed", type=int, default=35)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--family", action="append", help="only these CLI families")
+    parser.add_argument("--log", type=Path, help="one JSON line per CLI case, as it runs")
     args = parser.parse_args()
     results: dict[str, Counter[str]] = {}
     if args.api:
@@ -147,7 +158,8 @@ def main() -> int:
     if args.runtime:
         results.update(in_process("runtime", args.runtime, args.seed))
     if args.cli:
-        results.update(cli_campaign(args.cli, args.seed, args.workers))
+        with open(args.log or os.devnull, "w", encoding="utf-8") as log:
+            results.update(cli_campaign(args.cli, args.seed, args.workers, log, args.family))
     bad = 0
     for family, counter in results.items():
         total = counter["cases"]

@@ -119,3 +119,15 @@ def test_complete_without_a_word_index_is_one_error_line(
     assert main(["__complete", *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith("cgconfig: error: __complete: expects CWORD") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv", [["verify"], ["verify", "--"]])
+def test_bare_verify_is_one_error_line(capsys: pytest.CaptureFixture[str],
+                                       argv: list[str]) -> None:
+    """Found by round three's argv-shape family (also #35 O8): usage and exit 2, no error."""
+    from cgconfig.cli.main import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == "cgconfig: error: cgconfig verify: LOG is required (a file, or - for " \
+                  "standard input)\n"
