@@ -44,7 +44,7 @@ SIZES = (1, 2, 3, 4, 5, 8, 12, 16, 24, 32, 48, 64, 96, 100, 128, 200, 256, 384, 
 
 
 #: (method, k) of the first cases, so that each method is drawn with every k = 1..7.
-EVERY_SPEC = tuple((m, k) for m in ("eagle", "eagle3", "mtp", "ngram") for k in range(1, 8))
+SPEC_CHOICES = tuple((m, k) for m in ("eagle", "eagle3", "mtp", "ngram") for k in range(1, 8))
 
 
 def _spec(rng: random.Random, model: str, fixed: tuple[str, int] | None = None) -> list[str]:
@@ -71,7 +71,7 @@ def _spec(rng: random.Random, model: str, fixed: tuple[str, int] | None = None) 
 def case(rng: random.Random, cid: int) -> dict[str, Any]:
     """One case: machine, model template and `vllm serve` line."""
     gpu, memory, sm = rng.choice(MACHINES)
-    fixed = EVERY_SPEC[cid] if cid < len(EVERY_SPEC) else None
+    fixed = SPEC_CHOICES[cid] if cid < len(SPEC_CHOICES) else None
     model = rng.choice(["llama", "llama", "llama", "qwen3_moe", "deepseek_v3"])
     if fixed is not None:
         model = "deepseek_v3" if fixed[0] == "mtp" else "llama"

@@ -1,6 +1,6 @@
-"""A disabled phase checks its batches as a full or breakable one does (#35 R1), and a meta
-tensor is refused with a clear error on every path (#35 R2), not ``NotImplementedError`` from
-the copy (docs/runtime.md "Input checks")."""
+"""A disabled phase checks its batches as a full or breakable one does, and a meta tensor is
+refused with a clear error on every path, not ``NotImplementedError`` from the copy (#35's
+runtime causes; docs/runtime.md "Input checks")."""
 
 from __future__ import annotations
 

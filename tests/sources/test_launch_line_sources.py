@@ -63,7 +63,8 @@ def test_a_bad_parallel_size_names_the_engine_flag() -> None:
 
 def test_dotted_speculative_tokens_reach_vllm() -> None:
     plain = resolve_args(tokenize("vllm serve M --max-num-seqs 64"), environ={})
-    spec = resolve_args(tokenize("vllm serve M --max-num-seqs 64 "
+    # with a method: the tokens alone are SpeculativeConfig's refusal, dotted or not
+    spec = resolve_args(tokenize("vllm serve M --max-num-seqs 64 --speculative-config.method ngram "
                                  "--speculative-config.num_speculative_tokens 3"), environ={})
     assert plain.config["decode"]["bs"] != spec.config["decode"]["bs"]
 

@@ -43,7 +43,8 @@ def mode(p: dict[str, Any]) -> str:
 
 
 def sizes(p: dict[str, Any]) -> list[int]:
-    return list(p["capture"]["decode"]["sizes"] or p["capture"]["prefill"]["sizes"])
+    """vLLM's one list as captured: the mixed graphs, else (FULL_DECODE_ONLY) the decode ones."""
+    return list(p["capture"]["prefill"]["sizes"] or p["capture"]["decode"]["sizes"])
 
 
 def test_O0_has_no_graphs(models: Path) -> None:
