@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from cgconfig.safe_write import write_text
 from cgconfig.verify.record import Fact, LogRecord
 
 #: Fact → the cgconfig or engine flag that states it on a launch line.
@@ -72,6 +73,5 @@ def applied(record: LogRecord, argv: list[str]) -> Iterator[tuple[list[str], lis
     with tempfile.TemporaryDirectory(prefix=_FOLDER_PREFIX) as folder:
         path = os.path.join(folder, "options.json")
         document = {"cuda_graph_config": {key: fact.value for key, fact in options.items()}}
-        with open(path, "x", encoding="utf-8") as handle:  # a new file in our own directory
-            json.dump(document, handle)
+        write_text(path, json.dumps(document), where="verify's options file")
         yield [*argv, *words, "--extra_llm_api_options", path], [*used, *options.values()]

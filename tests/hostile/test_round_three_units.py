@@ -62,12 +62,14 @@ signal.signal(signal.SIGHUP, signal.SIG_DFL)
 if sys.argv[4] == "ignored":
     signal.signal(getattr(signal, sys.argv[2]), signal.SIG_IGN)
 real = os.fsync
+SIGNAL = getattr(signal, sys.argv[2])
 def interrupted(fd):  # the signal arrives while the temporary exists, as a kill would
-    os.kill(os.getpid(), getattr(signal, sys.argv[2]))
+    os.kill(os.getpid(), SIGNAL)
     real(fd)
 os.fsync = interrupted
-from cgconfig.cli.main import main
-sys.exit(main(["histogram", "--sglang-log", sys.argv[3], "-o", sys.argv[1]]))
+from cgconfig.cli.main import console_main  # the console script's entry: Ctrl-C is exit 130
+sys.argv = ["cgconfig", "histogram", "--sglang-log", sys.argv[3], "-o", sys.argv[1]]
+console_main()
 """
 
 
