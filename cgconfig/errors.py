@@ -118,3 +118,12 @@ class RuleRefusal(CgConfigError):
     """A rule of kind ``refuse`` matched: the combination cannot run at all. Exit code 2."""
 
     exit_code = EXIT_INPUT
+
+
+def unexpanded_variable_hint(text: object) -> str | None:
+    """The hint for a value that is a shell or Kubernetes variable nobody expanded
+    (``$TP``, ``${TP}``, ``$(TP)``): a line copied out of a script or manifest."""
+    if isinstance(text, str) and text.lstrip().startswith("$"):
+        return ("it is a variable the shell or the operator expands: give its value, or read "
+                "the launch from its file with --from FILE --set VAR=VALUE")
+    return None

@@ -23,7 +23,7 @@ from cgconfig.engines.tokens import (
     is_option,
     parser_kind,
 )
-from cgconfig.errors import InputError
+from cgconfig.errors import InputError, unexpanded_variable_hint
 
 _VLLM_OPT_LEVELS = {"0", "1", "2", "3"}
 _RULES: dict[tuple[str, str], tuple[ParserKind, bool]] = {}
@@ -116,32 +116,37 @@ def min_values(nargs: int | str | None) -> int:
     return nargs if isinstance(nargs, int) else 0
 
 
-def check_values(table: EngineTable, flag: EngineFlag, values: list[str]) -> None:
-    """Raise the first reason the engine's parser would reject ``values`` for ``flag``."""
+def check_values(table: EngineTable, flag: EngineFlag, values: list[str],
+                 spelling: str | None = None) -> None:
+    """Raise the first reason the engine's parser would reject ``values`` for ``flag``
+    (named as the line wrote it, ``spelling``, when given: ``--tp_size``, not its long name)."""
     errors: list[InputError] = []
-    _check_values(table, flag, values, errors)
+    _check_values(table, flag, values, errors, spelling)
     if errors:
         raise errors[0]
 
 
-def _check_values(table: EngineTable, flag: EngineFlag, values: list[str], errors: list[InputError]) -> None:
+def _check_values(table: EngineTable, flag: EngineFlag, values: list[str], errors: list[InputError],
+                  spelling: str | None = None) -> None:
+    where = spelling or flag.name
     for value in values:
         if flag.choices is not None and value not in flag.choices:
-            errors.append(_error(table, f"invalid choice {value!r}", flag.name, allowed=flag.choices,
+            errors.append(_error(table, f"invalid choice {value!r}", where, allowed=flag.choices,
                                  suggestion=_close(value, flag.choices)))
         elif flag.type_name in ("int", "float"):
             try:
                 int(value) if flag.type_name == "int" else float(value)
             except ValueError:
-                errors.append(_error(table, f"expected {flag.type_name}, got {value!r}", flag.name))
+                errors.append(_error(table, f"expected {flag.type_name}, got {value!r}", where,
+                                     hint=unexpanded_variable_hint(value)))
         elif flag.type_name == "loads":
             try:
                 json.loads(value)
             except ValueError:
-                errors.append(_error(table, f"expected JSON, got {value!r}", flag.name))
+                errors.append(_error(table, f"expected JSON, got {value!r}", where))
         elif flag.type_name == "parse_dataclass" and not value.lstrip().startswith("{"):
             # vLLM validates these as a config dataclass: only a JSON object can pass.
-            errors.append(_error(table, f"expected a JSON object, got {value!r}", flag.name))
+            errors.append(_error(table, f"expected a JSON object, got {value!r}", where))
 
 
 def _close(value: str, pool: Sequence[str]) -> str | None:

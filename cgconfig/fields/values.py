@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import TypeVar
 
-from cgconfig.errors import InputError
+from cgconfig.errors import InputError, unexpanded_variable_hint
 from cgconfig.limits import MAX_INT_DIGITS, check_finite, check_int_text, quote
 
 _N = TypeVar("_N", int, float)
@@ -36,7 +36,8 @@ def read_int(text: str, where: str, *, minimum: int | None = None,
              maximum: int | None = None) -> int:
     """A decimal integer of ASCII digits (surrounding blanks allowed) within the bounds."""
     if not isinstance(text, str) or not _ASCII_INT.fullmatch(text.strip()):
-        raise InputError(f"expected an integer, got {quote(text)}", where=where)
+        raise InputError(f"expected an integer, got {quote(text)}", where=where,
+                         hint=unexpanded_variable_hint(text))
     check_int_text(text, where)
     return _bounded(int(text.strip(), 10), text, where, minimum, maximum)
 

@@ -76,7 +76,7 @@ class LaunchLine:
             if flag.takes_value and len(values) < min_values(flag.nargs):
                 raise InputError(f"{short(name)} expects a value ({table.label})", where=short(name),
                                  allowed=flag.choices)
-            check_values(table, flag, values)
+            check_values(table, flag, values, short(name))
             if flag.dest in _MODEL_DESTS and values:
                 out.facts["model_path"] = values[-1]
                 out.fact_sources["model_path"] = name
