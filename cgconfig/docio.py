@@ -80,19 +80,8 @@ def load_yaml_text(text: str, where: str) -> tuple[Any, LineMap]:
                     if node is not None else None)
         finally:
             loader.dispose()
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        at = f"{where}:{mark.line + 1}" if mark is not None else where
-        raise InputError(f"invalid YAML ({limits.short(str(exc.problem), 120)})",
-                         where=at) from None
-    except yaml.reader.ReaderError as exc:
-        raise InputError(f"invalid YAML (character {exc.character!r} at position "
-                         f"{exc.position} is not allowed)", where=where) from None
-    except yaml.YAMLError as exc:
-        raise InputError(f"invalid YAML ({limits.short(' '.join(str(exc).split()), 120)})",
-                         where=where) from None
-    except (ValueError, OverflowError, RecursionError) as exc:
-        raise InputError(f"invalid YAML ({limits.short(str(exc), 120)})", where=where) from None
+    except (yaml.YAMLError, ValueError, OverflowError, RecursionError) as exc:
+        raise _yaml_error(exc, where) from None
     return data, lines
 
 
@@ -130,17 +119,27 @@ def load_yaml_documents(text: str, where: str) -> list[tuple[Any, LineMap, Scala
                 out.append((data, lines, scalars))
         finally:
             loader.dispose()
-    except yaml.MarkedYAMLError as exc:
+    except (yaml.YAMLError, ValueError, OverflowError, RecursionError) as exc:
+        raise _yaml_error(exc, where) from None
+    return out
+
+
+def _yaml_error(exc: Exception, where: str) -> InputError:
+    """The one error line for a YAML document that does not parse (the mark's line when the
+    parser gives one)."""
+    import yaml
+
+    if isinstance(exc, yaml.MarkedYAMLError):
         mark = exc.problem_mark
         at = f"{where}:{mark.line + 1}" if mark is not None else where
-        raise InputError(f"invalid YAML ({limits.short(str(exc.problem), 120)})",
-                         where=at) from None
-    except yaml.YAMLError as exc:
-        raise InputError(f"invalid YAML ({limits.short(' '.join(str(exc).split()), 120)})",
-                         where=where) from None
-    except (ValueError, OverflowError, RecursionError) as exc:
-        raise InputError(f"invalid YAML ({limits.short(str(exc), 120)})", where=where) from None
-    return out
+        return InputError(f"invalid YAML ({limits.short(str(exc.problem), 120)})", where=at)
+    if isinstance(exc, yaml.reader.ReaderError):
+        return InputError(f"invalid YAML (character {exc.character!r} at position "
+                          f"{exc.position} is not allowed)", where=where)
+    if isinstance(exc, yaml.YAMLError):
+        return InputError(f"invalid YAML ({limits.short(' '.join(str(exc).split()), 120)})",
+                          where=where)
+    return InputError(f"invalid YAML ({limits.short(str(exc), 120)})", where=where)
 
 
 def _construct(loader: Any, node: Any, path: tuple[Any, ...], lines: LineMap,

@@ -127,3 +127,11 @@ def unexpanded_variable_hint(text: object) -> str | None:
         return ("it is a variable the shell or the operator expands: give its value, or read "
                 "the launch from its file with --from FILE --set VAR=VALUE")
     return None
+
+
+def refuse_unknown_keys(keys: Iterable[object], allowed: tuple[str, ...], where: str) -> None:
+    """One error line for the first key of a document's object that is not ``allowed``."""
+    for key in keys:
+        if key not in allowed:
+            raise InputError(f"unknown key {str(key)!r:.40}", where=where, allowed=allowed,
+                             suggestion=did_you_mean(str(key), allowed))

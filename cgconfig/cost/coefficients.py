@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cgconfig.errors import InputError, did_you_mean
+from cgconfig.errors import InputError, refuse_unknown_keys
 
 BUILTIN_PATH = Path(__file__).with_name("coefficients.json")
 DEFAULT_LAYERS = 40
@@ -77,10 +77,7 @@ def _number(value: Any, where: str, low: float = 0.0) -> float:
 def _entry(body: Any, where: str, origin: str) -> ClassCoefficients:
     if not isinstance(body, dict):
         raise InputError("a class must be an object", where=where)
-    for key in body:
-        if key not in ENTRY_KEYS:
-            raise InputError(f"unknown key {str(key)!r:.40}", where=where, allowed=ENTRY_KEYS,
-                             suggestion=did_you_mean(str(key), ENTRY_KEYS))
+    refuse_unknown_keys(body, ENTRY_KEYS, where)
     fitted = body.get("fitted_on", [])
     if not isinstance(fitted, list) or not all(isinstance(x, str) for x in fitted):
         raise InputError("fitted_on must be a list of strings", where=f"{where}/fitted_on")
@@ -110,10 +107,7 @@ class Coefficients:
         """Validate a parsed coefficient document (``origin`` names it in errors and plans)."""
         if not isinstance(doc, dict):
             raise InputError("a coefficient file must be a JSON object", where=origin)
-        for key in doc:
-            if key not in TOP_KEYS:
-                raise InputError(f"unknown key {str(key)!r:.40}", where=origin, allowed=TOP_KEYS,
-                                 suggestion=did_you_mean(str(key), TOP_KEYS))
+        refuse_unknown_keys(doc, TOP_KEYS, origin)
         if doc.get("schema_version") != 1 or isinstance(doc.get("schema_version"), bool):
             raise InputError(f"schema_version {doc.get('schema_version')!r:.20} is not "
                              "supported", where=f"{origin} at /schema_version", allowed=(1,))

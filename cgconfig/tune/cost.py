@@ -18,7 +18,7 @@ import math
 import os
 from typing import Any
 
-from cgconfig.errors import InputError, did_you_mean
+from cgconfig.errors import InputError, refuse_unknown_keys
 from cgconfig.tune.histogram import read_text
 from cgconfig.tune.optimize import StepCost
 
@@ -43,10 +43,7 @@ def _line(doc: dict[str, Any], name: str, where: str) -> tuple[float, float]:
     at = f"{where} at /{name}"
     if not isinstance(body, dict):
         raise InputError('must be an object {"a": ms, "b": ms per row}', where=at)
-    for key in body:
-        if key not in LINE_KEYS:
-            raise InputError(f"unknown key {str(key)!r:.40}", where=at, allowed=LINE_KEYS,
-                             suggestion=did_you_mean(str(key), LINE_KEYS))
+    refuse_unknown_keys(body, LINE_KEYS, at)
     if set(body) != set(LINE_KEYS):
         raise InputError("needs both a (ms per step) and b (ms per row)", where=at)
     return _number(body["a"], f"{at}/a"), _number(body["b"], f"{at}/b")
@@ -56,10 +53,7 @@ def cost_from_document(doc: Any, where: str) -> StepCost:
     """Validate a parsed cost document."""
     if not isinstance(doc, dict):
         raise InputError(f"must be a JSON object, got {type(doc).__name__}", where=where)
-    for key in doc:
-        if key not in TOP_KEYS:
-            raise InputError(f"unknown key {str(key)!r:.40}", where=where, allowed=TOP_KEYS,
-                             suggestion=did_you_mean(str(key), TOP_KEYS))
+    refuse_unknown_keys(doc, TOP_KEYS, where)
     if doc.get("schema_version") != 1 or isinstance(doc.get("schema_version"), bool):
         raise InputError(f"schema_version {doc.get('schema_version')!r:.20} is not supported",
                          where=f"{where} at /schema_version", allowed=(1,))
