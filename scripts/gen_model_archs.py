@@ -1,7 +1,7 @@
 """Record the architecture names the engines know into ``cgconfig/model-archs.json``.
 
-Read from the engines' own source as the upstream oracle unpacked it (``ORACLE`` below, or
-``--oracle DIR``), without importing them:
+Read from the engines' own source as the upstream oracle unpacked it (``--oracle DIR``: the
+oracle's ``vendor/`` folder, wherever its copy lives), without importing them:
 
 * SGLang (every release unpacked there): each ``sglang/srt/models/*.py``'s ``EntryClass``, which
   ``sglang/srt/models/registry.py:import_model_classes`` collects by class name;
@@ -10,7 +10,8 @@ Read from the engines' own source as the upstream oracle unpacked it (``ORACLE``
   only for the ``model_type`` → architecture map (``deepseek_v3`` → ``DeepseekV3ForCausalLM``)
   that a did-you-mean reads, kept where the architecture is one of the engines'.
 
-Run ``python scripts/gen_model_archs.py`` after a new engine release is unpacked in the oracle.
+Run ``python scripts/gen_model_archs.py --oracle ORACLE/vendor`` after a new engine release is
+unpacked in the oracle.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ import json
 import re
 from pathlib import Path
 
-ORACLE = Path("/work/oracle/vendor")
 OUT = Path(__file__).resolve().parents[1] / "cgconfig" / "model-archs.json"
 _ARCH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -83,7 +83,7 @@ def model_types(root: Path, known: set[str]) -> dict[str, str]:
 def main() -> None:
     """Write the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--oracle", type=Path, default=ORACLE)
+    parser.add_argument("--oracle", type=Path, required=True)
     args = parser.parse_args()
     sglang = sglang_archs(args.oracle)
     vllm_release, vllm = vllm_archs(args.oracle)
