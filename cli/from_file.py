@@ -188,12 +188,8 @@ def launches_to_diff(argv: list[str]) -> tuple[str, list[tuple[str, str]], list[
     if args is None:
         return None
     fmt, options = pop_output(args.rest)
-    launches = read_launches(args)
-    if len(launches) != 2:
-        raise InputError(f"diff --from compares two launches; {len(launches)} match",
-                         where="--from", allowed=", ".join(heading(found)[3:-3]
-                                                           for found in launches),
-                         hint="pick two with --container NAME or --role prefill|decode")
+    launches = _exactly(read_launches(args), 2, "diff --from compares two launches",
+                        "pick two with --container NAME or --role prefill|decode")
     plans = []
     for found in launches:
         try:
@@ -212,14 +208,19 @@ def verify_line(line: list[str], environ: Mapping[str, str]) -> tuple[list[str],
     args = take_from(line)
     if args is None:
         return line, environ
-    launches = read_launches(args)
-    if len(launches) != 1:
-        raise InputError(f"verify compares a log with one launch; {len(launches)} match",
-                         where="--from", allowed=", ".join(heading(found)[3:-3]
-                                                           for found in launches),
-                         hint="pick the log's launch with --container NAME or --role ROLE")
+    launches = _exactly(read_launches(args), 1, "verify compares a log with one launch",
+                        "pick the log's launch with --container NAME or --role ROLE")
     try:
         words, _ = launch_line(launches[0], args.rest)
     except CgConfigError as error:
         raise labelled(error, launches[0]) from None
     return words, launch_environ(environ)
+
+
+def _exactly(launches: list[Launch], count: int, what: str, hint: str) -> list[Launch]:
+    """``launches`` when there are ``count`` of them, else one error line listing them."""
+    if len(launches) != count:
+        raise InputError(f"{what}; {len(launches)} match", where="--from",
+                         allowed=", ".join(heading(found)[3:-3] for found in launches),
+                         hint=hint)
+    return launches
