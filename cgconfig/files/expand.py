@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from cgconfig.errors import InputError
+from cgconfig.files.arrays import as_elements, scalar
 from cgconfig.limits import MAX_QUOTE_CHARS, short
 
 #: Longest ``$((...))`` expression evaluated (far above any launch script's).
@@ -39,6 +40,8 @@ class Expansion(NamedTuple):
     resolved: bool
     names: tuple[str, ...] = ()
     """What is unknown when not resolved: variable names, or ``$(command)`` as written."""
+    fields: tuple[str, ...] | None = None
+    """``${A[@]}``: the array's elements, each its own word even inside double quotes."""
 
 
 def is_name(text: str) -> bool:
@@ -104,17 +107,50 @@ def expand_at(text: str, i: int, lookup: Lookup, *, where: str) -> Expansion:
             end += 1
         name = text[i + 1:end]
         value = lookup(name)
-        return Expansion(value or "", end, _known(value), (name,))
+        return Expansion(scalar(value) if _known(value) and value else "", end, _known(value),
+                         (name,))
     if following and (following.isdigit() or following in "@*#?$!-"):
         return Expansion("", i + 2, False, ("$" + following,))
     return Expansion("$", i + 1, True)  # a lone dollar is itself
 
 
+def _subscript(inner: str, end: int, lookup: Lookup) -> Expansion | None:
+    """``${A[@]}``, ``${A[*]}``, ``${A[N]}``, ``${#A[@]}``; ``None`` when ``inner`` is none."""
+    count = inner.startswith("#")
+    body = inner[1:] if count else inner
+    name, bracket, index = body.partition("[")
+    if not bracket or not is_name(name) or not index.endswith("]"):
+        return None
+    index = index[:-1]
+    if index not in ("@", "*") and not (index.isdigit() and index.isascii() and len(index) < 7):
+        return None
+    value = lookup(name)
+    if not _known(value) or value is None:
+        return Expansion("", end, False, (name,))
+    items = as_elements(value)
+    if count:
+        return Expansion(str(len(items) if index in "@*" else len(_item(items, index))), end,
+                         True, (name,))
+    if index == "@":
+        return Expansion(" ".join(items), end, True, (name,), tuple(items))
+    if index == "*":
+        return Expansion(" ".join(items), end, True, (name,))
+    return Expansion(_item(items, index), end, True, (name,))
+
+
+def _item(items: list[str], index: str) -> str:
+    at = int(index)
+    return items[at] if at < len(items) else ""
+
+
 def _braced(inner: str, end: int, lookup: Lookup, where: str) -> Expansion:
+    indexed = _subscript(inner, end, lookup)
+    if indexed is not None:
+        return indexed
     if inner.startswith("#") and is_name(inner[1:]):
         value = lookup(inner[1:])
-        return Expansion(str(len(value)) if _known(value) and value is not None else "", end,
-                         _known(value), (inner[1:],))
+        return Expansion(str(len(scalar(value))) if _known(value) and value is not None
+                         else "", end, _known(value), (inner[1:],))
     cut = 0
     while cut < len(inner) and (inner[cut].isalnum() or inner[cut] == "_"):
         cut += 1
@@ -124,6 +160,8 @@ def _braced(inner: str, end: int, lookup: Lookup, where: str) -> Expansion:
     value = lookup(name)
     if value == UNKNOWN:  # set, to a value the file does not give: no default applies
         return Expansion("", end, False, (name,))
+    if value is not None:
+        value = scalar(value)
     if not rest:
         return Expansion(value or "", end, value is not None, (name,))
     for operator in (":-", ":=", ":+", "-", "=", "+"):

@@ -15,7 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cgconfig.errors import InputError
-from cgconfig.files.expand import Expansion, expand_at
+from cgconfig.files.arrays import array_value, as_elements
+from cgconfig.files.expand import UNKNOWN, Expansion, expand_at, is_name
 from cgconfig.limits import MAX_SCRIPT_STATEMENTS, MAX_SCRIPT_WORDS
 
 _OPERATOR_CHARS = ";&|()"
@@ -263,6 +264,10 @@ class Scanner:
         start = self.line
         while True:
             char = self.peek()
+            if char == "(" and len(fields) == 1 and not quoted and not unresolved \
+                    and _array_target(fields[0]) is not None:
+                fields[0] = self.array_literal(fields[0], unresolved)
+                continue
             if char == "" or char in _BLANKS or char == "\n" or char in _OPERATOR_CHARS \
                     or char in _REDIRECT_CHARS:
                 break
@@ -292,6 +297,44 @@ class Scanner:
         if not fields[-1] and len(fields) > 1:
             fields.pop()
         return fields, tuple(unresolved), quoted
+
+    def array_literal(self, assigned: str, unresolved: list[str]) -> str:
+        """``NAME=(words)`` or ``NAME+=(words)`` read from the ``(``: the assignment word with
+        the array as its value (:mod:`cgconfig.files.arrays`)."""
+        start = self.line
+        self.advance()  # the opening bracket
+        items: list[str] = []
+        while True:
+            char = self.peek()
+            if char == "":
+                raise self.error("an array's '(' is never closed", start)
+            if char in _BLANKS or char == "\n":
+                self.advance()
+            elif char == "\\" and self.peek(1) == "\n":
+                self.advance(2)
+            elif char == "#":
+                while self.peek() not in ("", "\n"):
+                    self.advance()
+            elif char == ")":
+                self.advance()
+                break
+            elif char in _OPERATOR_CHARS or char in _REDIRECT_CHARS:
+                raise self.error(f"{char!r} inside an array's brackets", self.line)
+            else:
+                fields, names, quoted = self.word()
+                unresolved.extend(names)
+                items += [text for text in fields if text or quoted]
+                self.words += len(fields)
+                if self.words > MAX_SCRIPT_WORDS:
+                    raise InputError(f"script has more than {MAX_SCRIPT_WORDS} words",
+                                     where=self.where)
+        name = _array_target(assigned) or ""
+        if assigned.endswith("+="):  # ARGS+=(more): the elements so far, then these
+            before = self.lookup(name)
+            if before == UNKNOWN:
+                unresolved.append(name)
+            items = (as_elements(before) if before and before != UNKNOWN else []) + items
+        return f"{name}={array_value(items)}"
 
     def double_quoted(self, fields: list[str], unresolved: list[str], expand: bool,
                       start: int) -> None:
@@ -323,6 +366,11 @@ class Scanner:
             unresolved.extend(found.names)
             fields[-1] += raw
             return
+        if quoted_context and found.fields is not None:  # "${A[@]}": a word per element
+            if found.fields:
+                fields[-1] += found.fields[0]
+                fields.extend(found.fields[1:])
+            return
         if quoted_context:
             fields[-1] += found.text
             return
@@ -336,6 +384,14 @@ class Scanner:
             fields.append(piece)
         if found.text[-1:] in _BLANKS + "\n":
             fields.append("")
+
+
+def _array_target(word: str) -> str | None:
+    """The name ``NAME=`` or ``NAME+=`` assigns, when ``word`` is exactly that."""
+    for ending in ("+=", "="):
+        if word.endswith(ending) and is_name(word[:-len(ending)]):
+            return word[:-len(ending)]
+    return None
 
 
 def _statement(words: list[Word], redirects: list[_Redirect]) -> Statement:

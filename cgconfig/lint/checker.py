@@ -81,8 +81,9 @@ def _refusal(launch: Launch, error: CgConfigError, engine: str, pinned: bool) ->
         tail = where[len(launch.file) + 1:] if where.startswith(launch.file + ":") else ""
         line = int(tail) if tail.isdigit() and len(tail) < 9 else launch.line
         hint = getattr(error, "hint", None) or f"--set {named[0]}=VALUE"
-        return Finding("CG006", launch.file, line, f"{what}; the launch is not checked",
-                       f"set it in the file (the container's env) or pass {hint}",
+        fix = (f"set it in the file (the container's env) or pass {hint}"
+               if hint.startswith("--") else f"set it in the file (the container's env): {hint}")
+        return Finding("CG006", launch.file, line, f"{what}; the launch is not checked", fix,
                        subject=named[0], launch_line=launch.line)
     flags = [where] if where.startswith("-") else []
     flags += [w.strip("'\",;:()") for w in text.split() if w.startswith("-") and len(w) > 1]
