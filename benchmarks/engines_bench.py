@@ -59,7 +59,7 @@ def main() -> None:
           f"| ratio {t / b:.2f}")
 
     from cgconfig.argv import parse_argv
-    from cgconfig.engines import find_entry_point, split_line
+    from cgconfig.line import find_entry_point, split_line
 
     argvs = []
     for line in LINES.read_text().splitlines():

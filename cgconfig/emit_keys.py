@@ -1,6 +1,6 @@
 """What each emitter does with each key, read from the keys' declarations.
 
-Every graph key declares, per engine of ``EMIT_ENGINES``, an ``EngineKey`` (the engine's own
+Every graph key declares, per engine of ``EMIT_ENGINES`` (the registry's engines but the host), an ``EngineKey (the engine's own
 spelling, copied as is or written by the emitter's code as its ``how`` says) or a
 ``NotExpressible`` (a tagged note). The emitters call these two functions instead of keeping
 lists of keys, so a new key is never dropped silently: a test fails while a key declares
@@ -36,7 +36,12 @@ def unsaid(plan: Plan, engine: str, template: str) -> list[tuple[str, str]]:
     notes = []
     for field, value in _values(plan):
         mapping = field.mapping(engine)
-        if isinstance(mapping, NotExpressible) and value != field.default:
+        if mapping is None and value != field.default:
+            # an engine added beside cgconfig's keys (its own folder, no key declares it):
+            # the key is named, never dropped
+            notes.append(("undeclared", f"{field.key}={value}: no spelling for this engine is "
+                                        "declared in cgconfig/fields/"))
+        elif isinstance(mapping, NotExpressible) and value != field.default:
             text = mapping.note or template.format(key=field.key, value=value)
             notes.append((mapping.tag, text))
     return notes

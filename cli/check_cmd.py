@@ -93,7 +93,7 @@ def _run(args: CheckArgs) -> int:
     if memory:
         resolve_options += ["--gpu-memory-gib", memory]
     if args.engine_version:
-        from cgconfig.engines.version_source import parse_spec
+        from cgconfig.line.version_source import parse_spec
 
         for engine in ("sglang", "vllm", "trtllm"):
             parse_spec(args.engine_version, engine, "--engine-version")  # bad text: exit 2 now

@@ -12,7 +12,7 @@ import shlex
 import sys
 from typing import Any
 
-from cgconfig.engines.versions import newest, oldest
+from cgconfig.line.versions import newest, oldest
 from cgconfig.errors import EXIT_INPUT, CgConfigError, InputError
 
 EXIT_DIFFERENT = 1

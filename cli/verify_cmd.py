@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 
-from cgconfig.engines.versions import newest, oldest
+from cgconfig.line.versions import newest, oldest
 from cgconfig.errors import CgConfigError, InputError
 
 USAGE_LINE = ("Usage: cgconfig verify LOG [--engine-version V] [--metrics FILE] "

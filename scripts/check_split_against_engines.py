@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from engine_imports import prepare_imports  # noqa: E402
 
-from cgconfig.engines import EngineFlag, load_table, split_line  # noqa: E402
+from cgconfig.line import EngineFlag, load_table, split_line  # noqa: E402
 
 
 def _engine_parser(engine: str) -> Any:

@@ -3,7 +3,7 @@
 A test fails when this file and the models disagree.
 """
 
-from cgconfig.engines.versions import SUPPORTED, label, newest
+from cgconfig.line.versions import SUPPORTED, label, newest
 from cgconfig.fields.spec import EngineKey, FieldSpec, FlagSpelling, NotExpressible
 from cgconfig.limits import Bound
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from cgconfig.engines.entry import find_entry_point
+from cgconfig.line.entry import find_entry_point
 from cgconfig.files.context import Context
 from cgconfig.files.record import Launch
 from cgconfig.files.script_reader import assignment, read_script

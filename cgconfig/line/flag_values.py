@@ -15,8 +15,8 @@ import json
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from cgconfig.engines.table import EngineFlag, EngineTable, load_table
-from cgconfig.engines.tokens import (
+from cgconfig.line.table import EngineFlag, EngineTable, load_table
+from cgconfig.line.tokens import (
     END_OF_OPTIONS,
     ParserKind,
     has_negative_number_options,
@@ -88,7 +88,7 @@ def lookup_option(table: EngineTable, token: str) -> tuple[EngineFlag, str | Non
 
 def _classify(table: EngineTable, token: str) -> _Opt | InputError | None:
     """An option (with an ``=value``), an error, or ``None`` for a value/positional token
-    (:func:`~cgconfig.engines.tokens.is_option` under the table's parser rules)."""
+    (:func:`~cgconfig.line.tokens.is_option` under the table's parser rules)."""
     kind, negative_options = table_rules(table)
     if not is_option(token, kind, negative_number_options=negative_options):
         return None

@@ -30,7 +30,7 @@ from typing import Any
 from cgconfig.constants import PHASES
 from cgconfig.derived import common_derived
 from cgconfig.draft import Draft
-from cgconfig.engines.plugins import part
+from cgconfig.line.plugins import part
 from cgconfig.errors import StrictConflictError
 from cgconfig.facts import Facts, shown_facts, validate_facts
 from cgconfig.fields.table import all_config_keys, keys_per_phase
@@ -193,7 +193,7 @@ def _version_notes(request: ResolveRequest) -> list[str]:
 
 
 def _version_header(request: ResolveRequest) -> dict[str, str]:
-    from cgconfig.engines.versions import default
+    from cgconfig.line.versions import default
 
     chosen = request.engine_version or default(request.dialect)
     return {"engine": chosen.engine, "version": chosen.version, "label": chosen.label,

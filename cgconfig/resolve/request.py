@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from cgconfig.draft import Draft
-from cgconfig.engines.versions import EngineVersion
+from cgconfig.line.versions import EngineVersion
 from cgconfig.provenance import Leaf
 
 #: A dialect's own resolution step (vLLM's Stage B), run after defaults and before the rules.

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from cgconfig.engines.versions import EngineVersion
+from cgconfig.line.versions import EngineVersion
 from cgconfig.provenance import Leaf
 from cgconfig.resolve.request import DialectDefault, DraftStep, ResolveRequest
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from cgconfig.engines.plugins import part
-from cgconfig.engines.version_source import LOG_SOURCE
-from cgconfig.engines.versions import NAMES
+from cgconfig.line.plugins import part
+from cgconfig.line.version_source import LOG_SOURCE
+from cgconfig.line.versions import NAMES
 from cgconfig.plan import Plan
 from cgconfig.verify.record import Capture, LogRecord
 
@@ -108,7 +108,7 @@ def version_note(record: LogRecord, plan: Plan) -> str:
             return f"{label} {record.version}: the plan uses this version's rules"
         return (f"the log is {label} {record.version}: the plan uses the rules of "
                 f"{chosen['label']}, the nearest older supported version")
-    from cgconfig.engines.versions import supported_range
+    from cgconfig.line.versions import supported_range
 
     return (f"the log is {label} {record.version} (cgconfig answers for "
             f"{supported_range(engine)}); the plan answers for {ours}")

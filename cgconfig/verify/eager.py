@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from cgconfig.engines.plugins import part
+from cgconfig.line.plugins import part
 from cgconfig.errors import InputError
 from cgconfig.plan import Plan
 from cgconfig.verify.record import LogRecord

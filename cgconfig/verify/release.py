@@ -3,7 +3,7 @@ the release range its formats imply, and whether cgconfig models that release.
 
 A log of a release cgconfig does not model (vLLM 0.11, SGLang 0.4.x, vLLM's V0 engine) cannot
 be judged: its plan would be the newest release's, and a difference would say nothing about the
-server. Versions are read through :mod:`cgconfig.engines.versions` (``choose``,
+server. Versions are read through :mod:`cgconfig.line.versions` (``choose``,
 ``version_key``); this module only decides which text to hand it.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cgconfig.engines.version_source import FLAG, LOG_SOURCE, parse_spec
-from cgconfig.engines.versions import NAMES, SUPPORTED, EngineVersion, choose, supported_range, version_key
+from cgconfig.line.version_source import FLAG, LOG_SOURCE, parse_spec
+from cgconfig.line.versions import NAMES, SUPPORTED, EngineVersion, choose, supported_range, version_key
 from cgconfig.errors import InputError
 from cgconfig.verify.record import LogRecord, ReleaseHint
 

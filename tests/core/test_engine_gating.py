@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from cgconfig.api import request_from_argv, resolve_request
-from cgconfig.engines import tokenize
+from cgconfig.line import tokenize
 from cgconfig.engines.sglang import pipeline
 from cgconfig.errors import CgConfigError
 from cgconfig.rules import ruleset

@@ -124,7 +124,7 @@ def _cycle(graph: dict[str, list[tuple[str, list[str]]]] | None = None) -> list[
 
 def test_the_graph_sees_every_package() -> None:
     assert {"cgconfig.api", "cgconfig.rules.apply", "cgconfig.cli.main",
-            "cgconfig.runtime.runner", "cgconfig.sources.split"} <= set(GRAPH)
+            "cgconfig.runtime.runner", "cgconfig.line.split"} <= set(GRAPH)
     assert ("cgconfig.constants", ["BACKENDS"]) in GRAPH[
         "cgconfig.runtime.plan_view"]
 
@@ -171,7 +171,7 @@ def test_no_module_over_400_lines() -> None:
 
 #: The modules that may import an engine's package by name: the command line (the application,
 #: which wires every engine) and the engine packages themselves. Everything else asks
-#: ``cgconfig.engines.plugins.part``.
+#: ``cgconfig.line.plugins.part``.
 MAY_IMPORT_ENGINES = ("cgconfig.cli",)
 
 
@@ -205,5 +205,5 @@ def test_no_engine_package_imports_another() -> None:
 
 def test_the_engine_import_check_can_fail() -> None:
     assert _engine_of("cgconfig.engines.vllm.modes") == "vllm"
-    assert _engine_of("cgconfig.engines.table") is None
+    assert _engine_of("cgconfig.line.table") is None
     assert any(t for t, _ in FULL_GRAPH["cgconfig.cli.launch_args"] if _engine_of(t))

@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cgconfig.api import request_from_argv, resolve_request
-from cgconfig.engines.versions import choose
+from cgconfig.line.versions import choose
 from cgconfig.engines.vllm.captured import captured_lists, plan_groups
 from cgconfig.engines.vllm.modes import CudaGraphMode, phases_to_mode
 from cgconfig.engines.vllm.verify import expected_groups

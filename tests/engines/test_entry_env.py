@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cgconfig.engines import env_vars_for, find_entry_point, graph_env, split_line
+from cgconfig.line import env_vars_for, find_entry_point, graph_env, split_line
 from cgconfig.errors import InputError
 
 LINES = [

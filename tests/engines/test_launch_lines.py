@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from cgconfig.api import request_from_argv, resolve_request
-from cgconfig.engines import find_entry_point, split_line, tokenize
+from cgconfig.line import find_entry_point, split_line, tokenize
 from cgconfig.errors import InputError
 
 DATA = Path(__file__).resolve().parent.parent / "data"

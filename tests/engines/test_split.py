@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from cgconfig.engines import load_table, split_line
+from cgconfig.line import load_table, split_line
 
 
 def test_enable_eplb_is_known_to_sglang() -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from cgconfig.engines import ENGINES, EngineFlag, load_table, split_line
-from cgconfig.engines.table import table_path
+from cgconfig.line import ENGINES, EngineFlag, load_table, split_line
+from cgconfig.line.table import table_path
 from cgconfig.fields.flags import ALL_FLAGS
 
 

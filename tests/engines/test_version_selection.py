@@ -8,7 +8,7 @@ import pytest
 from cgconfig.api import request_from_argv, resolve_args
 from cgconfig.cli.main import main
 from cgconfig.docio import read_text_file
-from cgconfig.engines import version_source, versions
+from cgconfig.line import version_source, versions
 from cgconfig.errors import InputError
 
 SGLANG = ["python3", "-m", "sglang.launch_server", "--model-path", "m", "--gpu-memory-gib", "80"]

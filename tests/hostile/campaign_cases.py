@@ -286,7 +286,7 @@ def _report_survives(code: int, out: bytes, err: str, d: str) -> str | None:
 
 def own_flag_prefixes(rng: random.Random) -> Iterator[Case]:
     from cgconfig.cli.options import HOST_FLAGS
-    from cgconfig.engines.table import load_table
+    from cgconfig.line.table import load_table
     from cgconfig.fields.flags import known_spellings
 
     table = load_table("sglang")

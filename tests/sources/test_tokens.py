@@ -31,9 +31,9 @@ from hypothesis import strategies as st
 from cgconfig.cli.launch_args import server_argv, user_compilation_config
 from cgconfig.cli.options import HOST_FLAGS, parse_options
 from cgconfig.engines.sglang.argv import parse_argv, sglang_args
-from cgconfig.engines.split import split_line, table_rules
-from cgconfig.engines.table import load_table
-from cgconfig.engines.tokens import (
+from cgconfig.line.flag_values import split_line, table_rules
+from cgconfig.line.table import load_table
+from cgconfig.line.tokens import (
     ENGINE_PARSERS,
     PARSER_KINDS,
     is_negative_number,
@@ -43,7 +43,7 @@ from cgconfig.engines.tokens import (
 from cgconfig.engines.vllm.flags import DIALECT_FLAGS as VLLM_FLAGS
 from cgconfig.errors import InputError
 from cgconfig.sources.command_line import request_from_split, split_command_line
-from cgconfig.sources.split import split_argv
+from cgconfig.line.split import split_argv
 from cgconfig.verify.launch import argv_from_args
 
 WORDS = ("-.5", "-1.", "-", "--", "-1e3", "-1", "-0.5", "-x y", "--x=-1", "1")

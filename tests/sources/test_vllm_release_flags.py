@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from cgconfig.api import request_from_argv
-from cgconfig.engines import versions
-from cgconfig.engines.table import load_table
+from cgconfig.line import versions
+from cgconfig.line.table import load_table
 from cgconfig.errors import InputError
 
 OLDEST = versions.SUPPORTED["vllm"][0]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from cgconfig.engines.sglang import model_archs as ma
-from cgconfig.engines.versions import label
+from cgconfig.line.versions import label
 from cgconfig.facts import Facts
 from cgconfig.provenance import Layer, Leaf, Origin
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
-from cgconfig.engines.versions import label, version_key
+from cgconfig.line.versions import label, version_key
 from cgconfig.errors import InputError
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cgconfig.engines.versions import newest, version_key
+from cgconfig.line.versions import newest, version_key
 from cgconfig.engines.vllm.modes import CudaGraphMode
 
 #: Behaviour → (the first release that has it, what and where, in that release's source).
