@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from cgconfig.cli.options import CLI_FLAGS
 from cgconfig.cli.width import width, wrap
-from cgconfig.line.versions import release_label
 from cgconfig.fields.flags import CONFIG_FLAGS, FACT_FLAGS, OPTION_FLAGS, SETTING_FLAGS, Flag
+from cgconfig.line.versions import release_label
 
 #: The width help is laid out for when stdout is not a terminal and ``COLUMNS`` is unset.
 PIPED_WIDTH = 80
@@ -89,9 +89,9 @@ def _flag_row(flag: Flag, limit: int) -> list[str]:
 
 def _engine_rows(limit: int) -> tuple[list[str], list[str], dict[str, str]]:
     """The vLLM rows, the trtllm-serve rows and the engines' versions."""
-    from cgconfig.line.table import load_table
     from cgconfig.engines.trtllm.flags import DIALECT_FLAGS as TRTLLM_FLAGS
     from cgconfig.engines.vllm.flags import DIALECT_FLAGS as VLLM_FLAGS
+    from cgconfig.line.table import load_table
 
     vllm, trtllm = load_table("vllm"), load_table("trtllm")
     rows: list[str] = []

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from typing import Literal, cast
 
 from cgconfig.check import CHECK_LEVELS, CheckLevel
-from cgconfig.line.registry import host
-from cgconfig.line.registry import names as engine_names
-from cgconfig.line.versions import oldest
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.flags import Flag
+from cgconfig.line.registry import host
+from cgconfig.line.registry import names as engine_names
 from cgconfig.line.split import DialectFlags, Part
+from cgconfig.line.versions import oldest
 
 OutputFormat = Literal["table", "json", "yaml"]
 #: ``--emit``: an engine of ``line.registry`` (its part ``emit``) or ``env`` (shell variables).

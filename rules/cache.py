@@ -34,8 +34,8 @@ from typing import Any
 
 from cgconfig import limits
 from cgconfig.constants import CAPABILITY_LEVELS
-from cgconfig.line.registry import names as engine_names
 from cgconfig.errors import InputError
+from cgconfig.line.registry import names as engine_names
 from cgconfig.resolve.stages import RESOLVED, stage_key, stages_of
 from cgconfig.safe_write import write_text
 from cgconfig.version import __version__

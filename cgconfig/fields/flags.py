@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from cgconfig.line.registry import names as dialects
 from cgconfig.fields.table import all_config_keys, fact_fields, spec
+from cgconfig.line.registry import names as dialects
 from cgconfig.provenance import Layer
 
 FlagKind = Literal["config", "option", "fact", "setting"]

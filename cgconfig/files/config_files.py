@@ -22,10 +22,10 @@ import os
 from dataclasses import replace
 from typing import Any
 
-from cgconfig.line.entry import find_entry_point
 from cgconfig.errors import InputError
 from cgconfig.files.record import Launch
 from cgconfig.limits import short
+from cgconfig.line.entry import find_entry_point
 
 _SOURCES = {
     "vllm": "vLLM's FlexibleArgumentParser (vllm/utils/argparse_utils.py)",

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 from cgconfig.files.record import Launch
 
 if TYPE_CHECKING:
+    from cgconfig.line.split import ArgvSplit
     from cgconfig.line.versions import EngineVersion
     from cgconfig.plan import Plan
     from cgconfig.resolve.request import ResolveRequest
-    from cgconfig.line.split import ArgvSplit
 
 
 def prepared(launch: Launch) -> tuple[Launch, list[str]]:

@@ -15,14 +15,14 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from cgconfig.line.version_source import ENV_VAR, IMAGE_NAMES
-from cgconfig.line.versions import NAMES, version_key
 from cgconfig.errors import InputError
 from cgconfig.files.record import Launch
+from cgconfig.line.version_source import ENV_VAR, IMAGE_NAMES
+from cgconfig.line.versions import NAMES, version_key
 
 if TYPE_CHECKING:
-    from cgconfig.line.versions import EngineVersion
     from cgconfig.files.context import Context
+    from cgconfig.line.versions import EngineVersion
 
 #: Words in a Dynamo runtime image's name (``ai-dynamo/sglang-runtime``).
 _DYNAMO_IMAGE = ("ai-dynamo", "dynamo")

@@ -9,10 +9,10 @@ a note, since the plan does not read it.
 
 from __future__ import annotations
 
-from cgconfig.line.entry import find_entry_point
 from cgconfig.errors import InputError
 from cgconfig.files.record import Launch
 from cgconfig.limits import short
+from cgconfig.line.entry import find_entry_point
 
 _PARALLEL_DESTS = ("tensor_parallel_size", "pipeline_parallel_size", "tp_size", "pp_size",
                    "dp_size", "data_parallel_size", "ep_size", "expert_parallel_size")

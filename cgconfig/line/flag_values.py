@@ -15,6 +15,7 @@ import json
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from cgconfig.errors import InputError, unexpanded_variable_hint
 from cgconfig.line.table import EngineFlag, EngineTable, load_table
 from cgconfig.line.tokens import (
     END_OF_OPTIONS,
@@ -23,7 +24,6 @@ from cgconfig.line.tokens import (
     is_option,
     parser_kind,
 )
-from cgconfig.errors import InputError, unexpanded_variable_hint
 
 _VLLM_OPT_LEVELS = {"0", "1", "2", "3"}
 _RULES: dict[tuple[str, str], tuple[ParserKind, bool]] = {}

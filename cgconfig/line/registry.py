@@ -172,7 +172,7 @@ def folder(name: str) -> str:
             spec = find_spec(package)
             if spec is None or not spec.submodule_search_locations:
                 raise KeyError(f"engine {name!r}: its package {package} cannot be found")
-            _FOLDERS[name] = list(spec.submodule_search_locations)[0]
+            _FOLDERS[name] = next(iter(spec.submodule_search_locations))
     return _FOLDERS[name]
 
 

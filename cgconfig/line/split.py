@@ -16,14 +16,14 @@ Each claimed flag is kept with its values as an :class:`Arg`, which the owner's 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
-from cgconfig.line import registry
-from cgconfig.line.tokens import END_OF_OPTIONS, ParserKind, is_option, takes_any_value
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.limits import short
+from cgconfig.line import registry
+from cgconfig.line.tokens import END_OF_OPTIONS, ParserKind, is_option, takes_any_value
 
 if TYPE_CHECKING:
     from cgconfig.line.entry import EntryPoint

@@ -13,9 +13,9 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 
+from cgconfig.errors import InputError
 from cgconfig.line import registry
 from cgconfig.line.versions import NAMES, SUPPORTED, EngineVersion, choose, default, oldest, version_key
-from cgconfig.errors import InputError
 
 #: The sources of an engine version, highest precedence first. What the user states comes
 #: first (the flag, then cgconfig's environment variable), then evidence of what ran (the log

@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from cgconfig.line import registry
 
+
 class _Releases(Mapping[str, tuple[str, ...]]):
     """Engine → its supported releases, oldest first (PEP 440's order): the flag tables it
     ships (``registry.table_files``), read once per engine. The newest is the default."""

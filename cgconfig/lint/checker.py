@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from cgconfig.line.versions import newest
 from cgconfig.errors import CgConfigError, InputError
+from cgconfig.line.versions import newest
 from cgconfig.lint import analyze
 from cgconfig.lint.finding import Finding
 from cgconfig.lint.launches import engine_of, pins_own_release, resolve, version_options

@@ -30,10 +30,10 @@ from typing import Any
 from cgconfig.constants import PHASES
 from cgconfig.derived import common_derived
 from cgconfig.draft import Draft
-from cgconfig.line.plugins import part
 from cgconfig.errors import StrictConflictError
 from cgconfig.facts import Facts, shown_facts, validate_facts
 from cgconfig.fields.table import all_config_keys, keys_per_phase
+from cgconfig.line.plugins import part
 from cgconfig.locks import LockPolicy
 from cgconfig.plan import Plan
 from cgconfig.provenance import Leaf

@@ -15,21 +15,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import cache
 
-from cgconfig.line import registry
-from cgconfig.line.registry import names as dialects
-from cgconfig.line import has_engine_variables
+from cgconfig.errors import InputError, did_you_mean
+from cgconfig.line import has_engine_variables, registry
 from cgconfig.line.entry import EntryPoint, find_entry_point, might_have_entry_point
 from cgconfig.line.plugins import part as engine_part
-from cgconfig.sources.own_flags import refuse_own_abbreviation
+from cgconfig.line.registry import names as dialects
+from cgconfig.line.split import ArgvSplit, DialectFlags, Part, split_argv
 from cgconfig.line.tokens import ENGINE_PARSERS, is_option
 from cgconfig.line.versions import EngineVersion
-from cgconfig.errors import InputError, did_you_mean
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Source, gather
 from cgconfig.sources.dialect_flags import dialect_flags, engine_flags, entry_only_flags
 from cgconfig.sources.machine import MachineFacts
 from cgconfig.sources.model_config import ModelConfigFile
-from cgconfig.line.split import ArgvSplit, DialectFlags, Part, split_argv
+from cgconfig.sources.own_flags import refuse_own_abbreviation
 
 
 def _dialect_tables() -> tuple[DialectFlags, ...]:
@@ -194,8 +193,8 @@ def _cgconfig_words(words: list[str],
     """Words before an entry point: cgconfig's own flags with their values (``cgconfig
     resolve -o json vllm serve ...``) are kept, with their indices; the rest (``VAR=value``
     prefixes, a ``docker run`` wrapper) is not cgconfig's input."""
-    from cgconfig.line.containers import container_run
     from cgconfig.fields.flags import flag_index
+    from cgconfig.line.containers import container_run
 
     index = flag_index()
     kept: list[str] = []

@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from cgconfig.line import has_engine_variables
-from cgconfig.line.env import EngineEnvVar, graph_env
 from cgconfig.errors import InputError
 from cgconfig.limits import quote, short
+from cgconfig.line import has_engine_variables
+from cgconfig.line.env import EngineEnvVar, graph_env
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Contribution
 

@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from cgconfig.line.versions import NAMES, EngineVersion
 from cgconfig.errors import InputError
+from cgconfig.line.registry import host
+from cgconfig.line.versions import NAMES, EngineVersion
 from cgconfig.plan import Plan
 from cgconfig.verify.compare import Comparison, Difference, compare, decision_for
 from cgconfig.verify.eager import EagerReport, eager_steps
@@ -109,7 +110,7 @@ def has_entry_point(line: list[str]) -> bool:
 def launch_for(record: LogRecord, line: list[str]) -> tuple[list[str], str, list[str]]:
     """The argv to resolve, where it came from, and notes about it."""
     notes: list[str] = []
-    engine = record.engine or "sglang"
+    engine = record.engine or host()
     if record.args is not None and not has_entry_point(line):
         argv, unknown = argv_from_args(engine, record.args)
         if unknown:

@@ -68,19 +68,15 @@ GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
 FULL_GRAPH = {name: _imports(name, path, typing_too=True) for name, path in MODULES.items()}
 
 
-#: The engine plug-ins, each a package-level node of its own (``cgconfig.engines.vllm``) beside
-#: the engines' shared core (``cgconfig.engines``: tables, tokenizer, versions, entry points).
-ENGINE_PACKAGES = ("sglang", "vllm", "trtllm")
+#: The engine plug-ins: every package folder under ``cgconfig/engines/`` (no list to keep).
+ENGINE_PACKAGES = tuple(sorted(p.parent.name for p in (ROOT / "cgconfig" / "engines").glob("*/__init__.py")))
 
 
 def _package(module: str) -> str:
-    """A module's package-level node: its first-level subpackage (``cgconfig.sources``), an
-    engine's own package (``cgconfig.engines.sglang``), or the module itself when it sits at
-    the top (``cgconfig.plan``, the root ``cgconfig``)."""
-    parts = module.split(".")
-    if parts[:2] == ["cgconfig", "engines"] and len(parts) > 2 and parts[2] in ENGINE_PACKAGES:
-        return ".".join(parts[:3])
-    return ".".join(parts[:2])
+    """A module's package-level node: its first-level subpackage (``cgconfig.sources``, and
+    ``cgconfig.engines`` with every plug-in in it: the plug-ins together are one layer), or
+    the module itself when it sits at the top (``cgconfig.plan``, the root ``cgconfig``)."""
+    return ".".join(module.split(".")[:2])
 
 
 def _package_graph() -> dict[str, list[tuple[str, list[str]]]]:
@@ -201,6 +197,13 @@ def test_no_engine_package_imports_another() -> None:
     crossing = [f"{m} -> {t}" for m, targets in FULL_GRAPH.items() if _engine_of(m)
                 for t, _ in targets if _engine_of(t) and _engine_of(t) != _engine_of(m)]
     assert crossing == []
+
+
+def test_the_engine_packages_are_the_registry_rows() -> None:
+    from cgconfig.line.registry import ROWS
+
+    assert tuple(sorted(row.name for row in ROWS)) == ENGINE_PACKAGES
+    assert all(row.package == f"cgconfig.engines.{row.name}" for row in ROWS)
 
 
 def test_the_engine_import_check_can_fail() -> None:

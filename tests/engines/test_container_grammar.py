@@ -12,10 +12,10 @@ from __future__ import annotations
 import pytest
 
 from cgconfig.api import request_from_argv
+from cgconfig.errors import InputError
 from cgconfig.line import find_entry_point, tokenize
 from cgconfig.line.containers import container_run, grammars
 from cgconfig.line.entry import CONTAINER_RUNNERS
-from cgconfig.errors import InputError
 
 
 def request(line: str):  # type: ignore[no-untyped-def]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cgconfig.line import env_vars_for, find_entry_point, graph_env, split_line
 from cgconfig.errors import InputError
+from cgconfig.line import env_vars_for, find_entry_point, graph_env, split_line
 
 LINES = [
     ("SGLANG_MEMORY_SAVER_CUDA_GRAPH=1 CUDA_VISIBLE_DEVICES=0,1 python3 -m sglang.launch_server "

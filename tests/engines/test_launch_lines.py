@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from cgconfig.api import request_from_argv, resolve_request
-from cgconfig.line import find_entry_point, split_line, tokenize
 from cgconfig.errors import InputError
+from cgconfig.line import find_entry_point, split_line, tokenize
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 LINES = DATA / "launch_lines" / "lines.jsonl"

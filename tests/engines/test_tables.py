@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from cgconfig.fields.flags import ALL_FLAGS
 from cgconfig.line import ENGINES, EngineFlag, load_table, split_line
 from cgconfig.line.table import table_path
-from cgconfig.fields.flags import ALL_FLAGS
 
 
 def _argv(flag: EngineFlag, spelling: str) -> list[str]:

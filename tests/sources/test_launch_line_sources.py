@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from cgconfig.api import request_from_argv, resolve_args, resolve_request
-from cgconfig.line import engine_env_vars, env_prefixes, tokenize
 from cgconfig.errors import CgConfigError
+from cgconfig.line import engine_env_vars, env_prefixes, tokenize
 from cgconfig.resolve.request import ResolveRequest
 
 

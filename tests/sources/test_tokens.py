@@ -31,7 +31,10 @@ from hypothesis import strategies as st
 from cgconfig.cli.launch_args import server_argv, user_compilation_config
 from cgconfig.cli.options import HOST_FLAGS, parse_options
 from cgconfig.engines.sglang.argv import parse_argv, sglang_args
+from cgconfig.engines.vllm.flags import DIALECT_FLAGS as VLLM_FLAGS
+from cgconfig.errors import InputError
 from cgconfig.line.flag_values import split_line, table_rules
+from cgconfig.line.split import split_argv
 from cgconfig.line.table import load_table
 from cgconfig.line.tokens import (
     ENGINE_PARSERS,
@@ -40,10 +43,7 @@ from cgconfig.line.tokens import (
     is_option,
     parser_kind,
 )
-from cgconfig.engines.vllm.flags import DIALECT_FLAGS as VLLM_FLAGS
-from cgconfig.errors import InputError
 from cgconfig.sources.command_line import request_from_split, split_command_line
-from cgconfig.line.split import split_argv
 from cgconfig.verify.launch import argv_from_args
 
 WORDS = ("-.5", "-1.", "-", "--", "-1e3", "-1", "-0.5", "-x y", "--x=-1", "1")

@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cgconfig.line.tokens import END_OF_OPTIONS, ENGINE_PARSERS, ParserKind, is_option
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.flags import (
     ARG,
@@ -28,9 +27,10 @@ from cgconfig.fields.flags import (
 )
 from cgconfig.fields.values import parse_float, parse_human_int, parse_int
 from cgconfig.limits import check_size_value, quote, short
+from cgconfig.line.split import Arg
+from cgconfig.line.tokens import END_OF_OPTIONS, ENGINE_PARSERS, ParserKind, is_option
 from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.sources.contribution import Settings
-from cgconfig.line.split import Arg
 
 if TYPE_CHECKING:
     from cgconfig.engines.sglang.engine_flags import EngineOption

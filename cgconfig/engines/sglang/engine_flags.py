@@ -12,12 +12,12 @@ would and a value SGLang rejects is an error naming the engine version.
 
 from __future__ import annotations
 
-from cgconfig.line.flag_values import check_values, lookup_option, max_values, min_values
-from cgconfig.line.table import EngineFlag, load_table
-from cgconfig.line.tokens import ParserKind, is_option
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.flags import Flag, flag_index, known_spellings
 from cgconfig.limits import short
+from cgconfig.line.flag_values import check_values, lookup_option, max_values, min_values
+from cgconfig.line.table import EngineFlag, load_table
+from cgconfig.line.tokens import ParserKind, is_option
 
 #: A flag SGLang knows and its inline ``=value`` (``None`` when the value follows).
 EngineOption = tuple[EngineFlag, str | None]

@@ -8,11 +8,11 @@ from typing import Any
 
 from cgconfig.engines.sglang.argv import parse_argv, sglang_args
 from cgconfig.errors import InputError
+from cgconfig.line.split import Arg, Part
 from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Contribution
 from cgconfig.sources.documents import facts_from_file, leaves_from_config_arg
-from cgconfig.line.split import Arg, Part
 
 #: Per dialect, what an unexpected positional usually is (naming only that engine's flags).
 _POSITIONAL_HINTS = {

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cgconfig.line.versions import label, newest, version_key
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.values import looks_human_int, parse_human_int, parse_int
 from cgconfig.limits import quote
+from cgconfig.line.versions import label, newest, version_key
 
 #: ``VllmConfig`` optimization levels: (compilation mode, default cudagraph_mode).
 LEVEL_DEFAULTS: dict[int, tuple[str, str]] = {
