@@ -5,7 +5,6 @@ entry points, tokens, env, versions) and the one splitter. Stdlib only; no plug-
   generated from the engine's parser by ``scripts/gen_engine_tables.py``, each flag classified as
   ``modelled`` (cgconfig reads it) or ``ignored`` (known to the engine, not read), with
   ``graph_effect`` where the engine's graph decision depends on it.
-* :func:`split_line` — split an engine argv exactly as the engine's parser would.
 * :func:`find_entry_point` — ``python -m sglang.launch_server``, ``sglang serve``, ``vllm serve``,
   ``trtllm-serve``... anywhere in a line, with ``VAR=value`` prefixes.
 * :func:`graph_env` — the engine environment variables that change graph decisions.
@@ -28,7 +27,6 @@ if TYPE_CHECKING:
         env_vars_for,
         graph_env,
     )
-    from cgconfig.line.flag_values import SplitLine, split_line
     from cgconfig.line.table import ENGINES, EngineFlag, EngineTable, load_table
 
 def env_prefixes() -> tuple[str, ...]:
@@ -53,7 +51,6 @@ _HOMES = {
     "EntryPoint": "entry", "find_entry_point": "entry", "tokenize": "entry",
     "EngineEnvVar": "env", "EnvSetting": "env", "engine_env_vars": "env",
     "env_vars_for": "env", "graph_env": "env",
-    "SplitLine": "flag_values", "split_line": "flag_values",
     "ENGINES": "table", "EngineFlag": "table", "EngineTable": "table", "load_table": "table",
 }
 
@@ -71,12 +68,10 @@ __all__ = [
     "EngineTable",
     "EntryPoint",
     "EnvSetting",
-    "SplitLine",
     "engine_env_vars",
     "env_vars_for",
     "find_entry_point",
     "graph_env",
     "load_table",
-    "split_line",
     "tokenize",
 ]
