@@ -210,3 +210,16 @@ def test_the_engine_import_check_can_fail() -> None:
     assert _engine_of("cgconfig.engines.vllm.modes") == "vllm"
     assert _engine_of("cgconfig.line.table") is None
     assert any(t for t, _ in FULL_GRAPH["cgconfig.cli.launch_args"] if _engine_of(t))
+
+
+#: The stdlib base the runtime may import (it runs inside an engine's process, beside torch).
+RUNTIME_BASE = ("cgconfig.constants", "cgconfig.errors", "cgconfig.limits", "cgconfig.histogram_file",
+                "cgconfig.safe_write")
+
+
+def test_the_runtime_imports_only_the_base() -> None:
+    reached = {t for m, targets in FULL_GRAPH.items() if m.startswith("cgconfig.runtime")
+               for t, _ in targets if not t.startswith("cgconfig.runtime")}
+    assert reached <= set(RUNTIME_BASE), sorted(reached - set(RUNTIME_BASE))
+    for base in RUNTIME_BASE:  # and the base imports nothing else of cgconfig
+        assert {t for t, _ in FULL_GRAPH[base]} <= set(RUNTIME_BASE), base
