@@ -39,7 +39,7 @@ def resolve_request(request: ResolveRequest) -> Plan:
     if request.use_rules:
         from cgconfig.rules import loading
 
-        rules = loading.load_rules_for_resolve(request.rule_files)
+        rules = loading.load_rules_for_resolve(request.settings.rule_files)
     plan = resolve(request, rules)
     from cgconfig.cost.plan_cost import plan_cost  # the start-up cost beside the plan (#34)
 

@@ -87,8 +87,8 @@ def lock_inputs(run: Run, *, engine_leaves: Iterable[Leaf] = (),
     assert run.facts is not None
     run.draft = start_draft(run.request, run.facts, engine_leaves=engine_leaves,
                             engine_defaults=engine_defaults)
-    run.draft.policy = LockPolicy(strict=run.request.strict,
-                                  allow_override=frozenset(run.request.allow_override))
+    run.draft.policy = LockPolicy(strict=run.request.settings.strict,
+                                  allow_override=frozenset(run.request.settings.allow_override))
 
 
 def derive(run: Run) -> None:
@@ -119,8 +119,8 @@ def rule_switches(run: Run) -> None:
     draft, _ = run.checked()
     rules = _active_rules(run)
     if rules is not None:
-        rules.check_switches(draft, disabled=run.request.disabled_rules,
-                             apply_advice=run.request.apply_advice)
+        rules.check_switches(draft, disabled=run.request.settings.disabled_rules,
+                             apply_advice=run.request.settings.apply_advice)
 
 
 def stage(name: str, before: tuple[Callable[[Run], None], ...] = (),
@@ -133,8 +133,8 @@ def stage(name: str, before: tuple[Callable[[Run], None], ...] = (),
         rules = _active_rules(run)
         if rules is not None:
             run.conflicts += rules.apply_stage(run.checked()[0], name,
-                                               disabled=run.request.disabled_rules,
-                                               apply_advice=run.request.apply_advice)
+                                               disabled=run.request.settings.disabled_rules,
+                                               apply_advice=run.request.settings.apply_advice)
         for step in after:
             step(run)
 
@@ -149,8 +149,8 @@ def rules_end(run: Run) -> None:
         raise StrictConflictError(run.conflicts)
     rules = _active_rules(run)
     if rules is not None:
-        rules.finish(draft, disabled=run.request.disabled_rules,
-                     apply_advice=run.request.apply_advice)
+        rules.finish(draft, disabled=run.request.settings.disabled_rules,
+                     apply_advice=run.request.settings.apply_advice)
 
 
 def capture_listed_sizes(run: Run) -> None:
@@ -169,7 +169,7 @@ def make_plan(run: Run) -> None:
     facts_out["derived"] = dict(draft.derived)
     model_note = unknown_model_note(facts, request.fact_sources,
                                     run.rules if request.use_rules else None, draft,
-                                    request.disabled_rules)
+                                    request.settings.disabled_rules)
     run.plan = Plan(
         config=config, capture=run.capture, options=options,
         locked=sorted(draft.locked, key=order.__getitem__),
