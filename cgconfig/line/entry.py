@@ -144,7 +144,7 @@ CONTAINER_RUNNERS = frozenset({"docker", "podman", "nerdctl"})
 def _container_env(words: list[str]) -> tuple[dict[str, str], tuple[str, ...]] | None:
     """``(assignments, names passed through)`` of a ``docker run``/``podman run`` wrapper in
     ``words`` (what comes before the entry point), or ``None`` without one (its options read
-    by the runner's grammar: ``engines.containers``)."""
+    by the runner's grammar: ``line.containers``)."""
     from cgconfig.line.containers import container_run
 
     run = container_run(words)

@@ -67,7 +67,7 @@ class ResolveRequest:
     dialect: str = "sglang"
     engine_version: EngineVersion | None = None
     """The engine version the plan answers for (``None``: the dialect's newest supported,
-    ``engines.versions.default``)."""
+    ``line.versions.default``)."""
     engine_args: list[tuple[str, str, list[str]]] = field(default_factory=list)
     """The engine flags of an entry-point line that no dialect table claims, as (dest, spelling,
     values), in line order (vLLM's dialect reads the ones that change its plan)."""

@@ -89,7 +89,7 @@ def split_command_line(argv: list[str], host: DialectFlags | None = None, *,
     (``--engine-version`` into its own part, :data:`VERSION_PART`), reading it with the
     tables of the release it is answered for.
 
-    The release comes first, from the raw words (``engines.version_source.PRECEDENCE``:
+    The release comes first, from the raw words (``line.version_source.PRECEDENCE``:
     ``--engine-version``, ``CGCONFIG_ENGINE_VERSION`` in ``environ``, ``log_version``, a
     docker image tag before the entry point, the installed package; ``engine_version`` names
     it outright): no release's table reads a word before it is chosen. The line's engine is
@@ -232,7 +232,7 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
     name), the entry point's own input (the model, the engine's other flags, its environment
     variables from ``VAR=value`` prefixes and ``environ``), the machine (platform inferred,
     GPUs probed), the dialect's own source, then the model's ``config.json``.
-    The engine version comes first (``engines.version_source.PRECEDENCE``: ``--engine-version``,
+    The engine version comes first (``line.version_source.PRECEDENCE``: ``--engine-version``,
     ``CGCONFIG_ENGINE_VERSION`` in ``environ``, ``log_version``, a docker image tag before the
     entry point, the installed package). Returns the request and the positionals."""
     if split.dialect not in dialects():
@@ -279,7 +279,7 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
 def engine_version_of(split: ArgvSplit, engine: str, environ: Mapping[str, str] | None,
                       log_version: str | None) -> EngineVersion:
     """The version of ``engine`` the split line is answered for (its sources in
-    ``engines.version_source.PRECEDENCE`` order)."""
+    ``line.version_source.PRECEDENCE`` order)."""
     from cgconfig.line.containers import container_run
     from cgconfig.line.version_source import select
 

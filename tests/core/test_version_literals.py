@@ -1,7 +1,7 @@
 """An engine version is a value: code names a supported release only through the versions table.
 
 Every string literal in the code (``cgconfig/``, ``rules/``, ``cli/``, ``runtime/``) that is not
-a docstring is scanned for the releases of ``engines.versions.SUPPORTED``. A release may be
+a docstring is scanned for the releases of ``line.versions.SUPPORTED``. A release may be
 written only in ``cgconfig/line/versions.py`` (the one place that names them), in the flag
 tables beside it (JSON, not scanned), and as a bare release number in a module-level table
 constant (``CHANGES``, ``OLDER_LEVELS``: the first or last release a behaviour holds in). A

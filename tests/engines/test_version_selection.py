@@ -1,4 +1,4 @@
-"""Which engine version a line is answered for: every source of engines.version_source.PRECEDENCE,
+"""Which engine version a line is answered for: every source of line.version_source.PRECEDENCE,
 their order, the plan header, and the one-line refusals outside the supported range."""
 
 from __future__ import annotations

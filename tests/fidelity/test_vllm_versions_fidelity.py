@@ -1,7 +1,7 @@
 """cgconfig's plans for whole `vllm serve` lines against each supported vLLM release's own
 engine path.
 
-Each release of ``engines.versions.SUPPORTED["vllm"]`` has a corpus
+Each release of ``line.versions.SUPPORTED["vllm"]`` has a corpus
 (``vllm_version_cases-<version>.jsonl``, recorded by ``record_vllm_versions.py`` from that
 release's unmodified wheel). cgconfig answers every line for that release; the listed
 differences (``known_vllm_version_differences.json``, each explained in docs/fidelity.md) are a
