@@ -13,16 +13,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from cgconfig.limits import Bound
-from cgconfig.line.registry import host
-from cgconfig.line.registry import names as engine_names
+from cgconfig.line.registry import ROWS
 
 #: Engines whose emitter each key must declare a mapping for (an :class:`EngineKey` or a
 #: :class:`NotExpressible`). SGLang's needs none: ``--emit sglang`` pins every phase key in
 #: ``--cuda-graph-config`` and writes each option with its :class:`FlagSpelling`.
-#: Derived from ``line.registry``: every engine but the host. The shipped engines' mappings are
-#: declared in ``fields/config.py`` (a test fails on a missing one); an engine added from its own
-#: folder gets an ``undeclared`` note for each key it has no mapping for (``emit_keys.unsaid``).
-EMIT_ENGINES = tuple(name for name in engine_names() if name != host())
+#: Derived from ``line.registry``: the engines whose row says ``key_mappings`` (a test fails on
+#: a key without one). Another engine's emitter gets an ``undeclared`` note for each key it has
+#: no mapping for (``emit_keys.unsaid``).
+EMIT_ENGINES = tuple(row.name for row in ROWS if row.key_mappings and not row.host)
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,11 @@ class Engine(NamedTuple):
     """Whether an image tag, a log's version line or the installed package names one of its
     releases (``False``: its tables are keyed by a main-branch commit; only ``--engine-version``
     and ``CGCONFIG_ENGINE_VERSION`` choose)."""
+    key_mappings: bool = False
+    """Whether each graph key declares its spelling for this engine beside the key, in
+    ``fields/config.py`` (an ``EngineKey`` or a ``NotExpressible``; a test then fails on a key
+    that lacks one). ``False``: the engine's emitter names every key it has no spelling for in
+    an ``undeclared`` note (``emit_keys.unsaid``), so no key is dropped silently."""
     host: bool = False
     """The host dialect: the words no dialect's table claims are its flags and cgconfig's own
     (the graph keys are spelled as its flags). Exactly one row is the host."""
@@ -81,7 +86,8 @@ ROWS: list[Engine] = [
            scripts=(("vllm", "serve"),), dynamo_module="dynamo.vllm",
            # vLLM's docs, "Using Docker": the image's entrypoint is vllm serve
            image_entrypoints=(("vllm/vllm-openai", "vllm serve"),),
-           distributions=("vllm",), image_names=("vllm",), env_prefixes=("VLLM_",), series=2),
+           distributions=("vllm",), image_names=("vllm",), env_prefixes=("VLLM_",), series=2,
+           key_mappings=True),
     Engine("trtllm", "TensorRT-LLM", "cgconfig.engines.trtllm", "trtllm-serve", "click",
            scripts=(("trtllm-serve", "serve"), ("trtllm-serve",)),
            # the ``main`` group of tensorrt_llm/commands/serve.py at 00209af, besides ``serve``
@@ -100,7 +106,7 @@ ROWS: list[Engine] = [
            dynamo_module="dynamo.trtllm", distributions=("tensorrt_llm", "tensorrt-llm"),
            image_names=("tensorrt-llm", "tensorrt_llm", "trtllm"),
            aliases=("tensorrt-llm", "tensorrt_llm", "trtllm-serve"), env_prefixes=("TRTLLM_",),
-           series=0, release_from_tags=False),
+           series=0, release_from_tags=False, key_mappings=True),
 ]
 
 
