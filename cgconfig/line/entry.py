@@ -162,7 +162,7 @@ def _match(words: list[str], i: int) -> tuple[str, str, int] | None:
             return PYTHON_MODULES[words[j + 1]], f"{base} -m {words[j + 1]}", j + 2
         return None
     nxt = words[i + 1] if i + 1 < len(words) else None
-    if (base, nxt) in REFUSED_COMMANDS:
+    if nxt is not None and (base, nxt) in REFUSED_COMMANDS:
         what, reads, hint = REFUSED_COMMANDS[(base, nxt)]
         raise InputError(f"this subcommand {what}; {reads}", where=f"{base} {nxt}",
                          hint=hint or None)

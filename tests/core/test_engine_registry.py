@@ -29,7 +29,7 @@ def _lists_of_engines(path: Path) -> list[str]:
             items = list(node.keys)
         named = {i.value for i in items if isinstance(i, ast.Constant) and i.value in names}
         if len(named) >= 2:
-            found.append(f"{path.name}:{node.lineno} {sorted(named)}")
+            found.append(f"{path.name}:{getattr(node, 'lineno', 0)} {sorted(named)}")
     return found
 
 
