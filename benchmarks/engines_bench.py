@@ -1,11 +1,12 @@
 """Cost of the engine flag tables, measured side by side in one run.
 
-1. Cold start: ``python -c "import cgconfig.engines; load_table('sglang')"`` against
+1. Cold start: ``python -c "import cgconfig.line; load_table('sglang')"`` against
    ``python -c "import cgconfig"`` (interleaved runs, medians, ratio): what loading the 531-flag
    SGLang table adds to a CLI start.
-2. Splitting: median in-process time of ``split_line`` over every SGLang line of the launch-line
-   corpus against cgconfig's current argv parser (``parse_argv(..., ignore_unknown=True)``) on the
-   same engine argvs, and their ratio.
+2. Splitting: median in-process time of ``split_command_line`` (the one splitter, with the
+   release chosen first) over every SGLang line of the launch-line corpus against SGLang's argv
+   reader alone (``engines/sglang/argv.parse_argv(..., ignore_unknown=True)``) on the same
+   engine argvs, and their ratio.
 
     python benchmarks/engines_bench.py [--runs 21]
 """
@@ -53,24 +54,29 @@ def main() -> None:
     base, table = [], []
     for _ in range(args.runs):
         base.append(wall("import cgconfig"))
-        table.append(wall("import cgconfig.engines as e; e.load_table('sglang')"))
+        table.append(wall("import cgconfig.line as e; e.load_table('sglang')"))
     b, t = statistics.median(base), statistics.median(table)
     print(f"cold start: import cgconfig {b * 1e3:.1f} ms | + load_table('sglang') {t * 1e3:.1f} ms "
           f"| ratio {t / b:.2f}")
 
-    from cgconfig.argv import parse_argv
-    from cgconfig.engines import find_entry_point, split_line
+    from cgconfig.engines.sglang.argv import parse_argv
+    from cgconfig.line import find_entry_point, tokenize
+    from cgconfig.line.versions import newest
+    from cgconfig.sources.command_line import split_command_line
 
-    argvs = []
+    lines, argvs = [], []
     for line in LINES.read_text().splitlines():
         entry = json.loads(line)
         found = find_entry_point(entry["line"]) if entry["engine"] == "sglang" else None
         if found is not None:
+            lines.append(tokenize(entry["line"]))
             argvs.append(found.argv)
-    ours = median_call(lambda a: split_line("sglang", a), argvs, args.runs)
-    theirs = median_call(lambda a: parse_argv(list(a), ignore_unknown=True), argvs, args.runs)
+    ours = median_call(lambda a: split_command_line(list(a), environ={}), lines, args.runs)
+    release = newest("sglang")
+    theirs = median_call(lambda a: parse_argv(list(a), release=release, ignore_unknown=True),
+                         argvs, args.runs)
     per = 1e6 / len(argvs)
-    print(f"split {len(argvs)} SGLang lines: split_line {ours * per:.1f} us/line | "
+    print(f"split {len(argvs)} SGLang lines: split_command_line {ours * per:.1f} us/line | "
           f"parse_argv --ignore-unknown-args {theirs * per:.1f} us/line | ratio {ours / theirs:.2f}")
 
 

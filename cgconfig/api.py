@@ -14,11 +14,12 @@ import argparse
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from cgconfig.engines.plugins import part as engine_part
-from cgconfig.engines.versions import EngineVersion
 from cgconfig.errors import InputError
 from cgconfig.fields.flags import CONFIG_FLAGS, FACT_FLAGS, OPTION_FLAGS, Flag
 from cgconfig.limits import quote
+from cgconfig.line.plugins import part as engine_part
+from cgconfig.line.split import Part
+from cgconfig.line.versions import EngineVersion
 from cgconfig.plan import Plan
 from cgconfig.resolve.pipeline import resolve
 from cgconfig.resolve.request import ResolveRequest
@@ -27,7 +28,6 @@ from cgconfig.sources.contribution import Settings, Source, gather
 from cgconfig.sources.machine import MachineFacts
 from cgconfig.sources.model_config import ModelConfigFile
 from cgconfig.sources.python_values import ConfigValue, FactValues, SettingValues
-from cgconfig.sources.split import Part
 
 if TYPE_CHECKING:
     from cgconfig.fields.config import CudaGraphConfig
@@ -39,7 +39,7 @@ def resolve_request(request: ResolveRequest) -> Plan:
     if request.use_rules:
         from cgconfig.rules import loading
 
-        rules = loading.load_rules_for_resolve(request.rule_files)
+        rules = loading.load_rules_for_resolve(request.settings.rule_files)
     plan = resolve(request, rules)
     from cgconfig.cost.plan_cost import plan_cost  # the start-up cost beside the plan (#34)
 

@@ -41,10 +41,6 @@ ATTENTION_BACKENDS: tuple[str, ...] = (
 accepts (cutlass_mla, dual_chunk_flash_attn, hybrid_linear_attn), kept for other dialects and
 refused for SGLang input by rule refuse.attention-backend-not-in-sglang."""
 
-#: Input dialects, SGLang (cgconfig's own flags) first.
-DIALECTS: tuple[str, ...] = ("sglang", "vllm", "trtllm")
-
-
 def unknown_attention_backend(value: str) -> str | None:
     """The one-line complaint for an attention backend SGLang does not know, or ``None``."""
     if value in ATTENTION_BACKENDS:

@@ -67,7 +67,7 @@ class Draft:
         if root == "engine" and rest in ENGINE_PLACEHOLDERS:
             # Text placeholders only ({engine.label} in a reason): the release the line is
             # answered for, from the registry (conditions use a rule's ``versions:``).
-            from cgconfig.engines.versions import SUPPORTED, label, newest
+            from cgconfig.line.versions import SUPPORTED, label, newest
 
             engine = str(self.derived.get("dialect") or "sglang")
             version = (self.sglang_version if engine == "sglang" else None) or (

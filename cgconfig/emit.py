@@ -12,8 +12,8 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from cgconfig.engines.plugins import PACKAGES, part
 from cgconfig.errors import InputError
+from cgconfig.line.plugins import PACKAGES, part
 from cgconfig.plan import Plan
 
 

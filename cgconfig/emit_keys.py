@@ -1,10 +1,11 @@
 """What each emitter does with each key, read from the keys' declarations.
 
-Every graph key declares, per engine of ``EMIT_ENGINES``, an ``EngineKey`` (the engine's own
-spelling, copied as is or written by the emitter's code as its ``how`` says) or a
-``NotExpressible`` (a tagged note). The emitters call these two functions instead of keeping
-lists of keys, so a new key is never dropped silently: a test fails while a key declares
-neither for some engine.
+Every graph key declares, per engine of ``EMIT_ENGINES`` (the registry's engines but the host),
+an ``EngineKey`` (the engine's own spelling, copied as is or written by the emitter's code as
+its ``how`` says) or a ``NotExpressible`` (a tagged note); a key an engine added from its own
+folder has no mapping for is named in an ``undeclared`` note. The emitters call these two
+functions instead of keeping lists of keys, so a new key is never dropped silently: a test
+fails while a key declares neither for some shipped engine.
 """
 
 from __future__ import annotations
@@ -36,7 +37,12 @@ def unsaid(plan: Plan, engine: str, template: str) -> list[tuple[str, str]]:
     notes = []
     for field, value in _values(plan):
         mapping = field.mapping(engine)
-        if isinstance(mapping, NotExpressible) and value != field.default:
+        if mapping is None and value != field.default:
+            # an engine added beside cgconfig's keys (its own folder, no key declares it):
+            # the key is named, never dropped
+            notes.append(("undeclared", f"{field.key}={value}: no spelling for this engine is "
+                                        "declared in cgconfig/fields/"))
+        elif isinstance(mapping, NotExpressible) and value != field.default:
             text = mapping.note or template.format(key=field.key, value=value)
             notes.append((mapping.tag, text))
     return notes

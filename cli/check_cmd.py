@@ -93,9 +93,10 @@ def _run(args: CheckArgs) -> int:
     if memory:
         resolve_options += ["--gpu-memory-gib", memory]
     if args.engine_version:
-        from cgconfig.engines.version_source import parse_spec
+        from cgconfig.line.registry import names
+        from cgconfig.line.version_source import parse_spec
 
-        for engine in ("sglang", "vllm", "trtllm"):
+        for engine in names():
             parse_spec(args.engine_version, engine, "--engine-version")  # bad text: exit 2 now
     options = CheckOptions(engine_version=args.engine_version,
                            engine_defaults=settings.engine_versions,

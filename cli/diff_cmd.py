@@ -12,8 +12,8 @@ import shlex
 import sys
 from typing import Any
 
-from cgconfig.engines.versions import newest, oldest
 from cgconfig.errors import EXIT_INPUT, CgConfigError, InputError
+from cgconfig.line.versions import newest, oldest
 
 EXIT_DIFFERENT = 1
 

@@ -16,8 +16,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from cgconfig.cli.options import CliOptions
-from cgconfig.engines.versions import release_label, supported_range
 from cgconfig.errors import CgConfigError, InputError, did_you_mean
+from cgconfig.line.versions import release_label, supported_range
 from cgconfig.plan import Plan
 from cgconfig.provenance import ChainEntry
 

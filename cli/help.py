@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from cgconfig.cli.options import CLI_FLAGS
 from cgconfig.cli.width import width, wrap
-from cgconfig.engines.versions import release_label
 from cgconfig.fields.flags import CONFIG_FLAGS, FACT_FLAGS, OPTION_FLAGS, SETTING_FLAGS, Flag
+from cgconfig.line.versions import release_label
 
 #: The width help is laid out for when stdout is not a terminal and ``COLUMNS`` is unset.
 PIPED_WIDTH = 80
@@ -89,9 +89,9 @@ def _flag_row(flag: Flag, limit: int) -> list[str]:
 
 def _engine_rows(limit: int) -> tuple[list[str], list[str], dict[str, str]]:
     """The vLLM rows, the trtllm-serve rows and the engines' versions."""
-    from cgconfig.engines.table import load_table
     from cgconfig.engines.trtllm.flags import DIALECT_FLAGS as TRTLLM_FLAGS
     from cgconfig.engines.vllm.flags import DIALECT_FLAGS as VLLM_FLAGS
+    from cgconfig.line.table import load_table
 
     vllm, trtllm = load_table("vllm"), load_table("trtllm")
     rows: list[str] = []
@@ -120,7 +120,7 @@ def _engine_rows(limit: int) -> tuple[list[str], list[str], dict[str, str]]:
 def command_help(command: str, limit: int | None = None) -> str:
     """The full help text of ``resolve`` or ``explain``, at most ``limit`` columns wide
     (default: the terminal's width, ``COLUMNS``, or 80 when piped)."""
-    from cgconfig.engines.table import load_table
+    from cgconfig.line.table import load_table
 
     limit = limit or width(PIPED_WIDTH) or PIPED_WIDTH
     sglang = load_table("sglang")

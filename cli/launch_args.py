@@ -28,7 +28,7 @@ from cgconfig.fields.flags import CONFIG_FLAGS, OPTION_FLAGS, SETTING_FLAGS, Fla
 from cgconfig.plan import Plan
 
 if TYPE_CHECKING:
-    from cgconfig.sources.split import Arg, ArgvSplit
+    from cgconfig.line.split import Arg, ArgvSplit
 
 #: Fact flags that no server has: cgconfig reads from them what SGLang or vLLM learns from the
 #: GPU, the model's config or the environment. A launch script must not pass them on.

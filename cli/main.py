@@ -89,7 +89,7 @@ def _asks_help(args: list[str]) -> bool:
     """Whether a resolve/explain line asks for cgconfig's help: ``-h``/``--help`` before the
     launch line it may hold (after ``docker run`` or ``vllm serve``, ``-h`` is a container's
     hostname or the engine's own flag, not cgconfig's)."""
-    from cgconfig.engines.entry import CONTAINER_RUNNERS, might_have_entry_point
+    from cgconfig.line.entry import CONTAINER_RUNNERS, might_have_entry_point
 
     for word in args[1:]:
         if word in ("--help", "-h"):

@@ -11,13 +11,16 @@ from dataclasses import dataclass, field
 from typing import Literal, cast
 
 from cgconfig.check import CHECK_LEVELS, CheckLevel
-from cgconfig.engines.versions import oldest
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.flags import Flag
-from cgconfig.sources.split import DialectFlags, Part
+from cgconfig.line.registry import host
+from cgconfig.line.registry import names as engine_names
+from cgconfig.line.split import DialectFlags, Part
+from cgconfig.line.versions import oldest
 
 OutputFormat = Literal["table", "json", "yaml"]
-EmitTarget = Literal["sglang", "vllm", "trtllm", "env"]
+#: ``--emit``: an engine of ``line.registry`` (its part ``emit``) or ``env`` (shell variables).
+EmitTarget = str
 
 #: The CLI's own flags, in the shape of the dialect flag table (help and completion list them).
 CLI_FLAGS: tuple[Flag, ...] = (
@@ -29,13 +32,13 @@ CLI_FLAGS: tuple[Flag, ...] = (
     Flag("--allow", "setting", "repeat", "--check: excuse rule ID (repeatable).",
          metavar="RULE_ID"),
     Flag("--emit", "setting", "choice", "Print engine flags for the plan instead of the plan "
-         "(trtllm: the options YAML).", choices=("sglang", "vllm", "trtllm", "env")),
+         "(trtllm: the options YAML).", choices=(*engine_names(), "env")),
     Flag("--all", "setting", "switch",
          "explain: show every key, not only explicit or changed ones."),
     Flag("--show", "setting", "choice", "Also draw the decode and prefill sizes on a log-scale "
          "strip (table output).", choices=("sizes",)),
     Flag("--engine-version", "setting", "str", "Answer as this engine release "
-         f"(sglang=={oldest('sglang')}, or {oldest('sglang')} for the line's engine); default: "
+         f"({host()}=={oldest(host())}, or {oldest(host())} for the line's engine); default: "
          "CGCONFIG_ENGINE_VERSION, an image tag, the "
          "installed engine, else the newest supported.", metavar="[ENGINE==]VERSION"),
 )
@@ -91,7 +94,7 @@ def _check_level(value: str | bool | None) -> CheckLevel | None:
 
 
 def parse_options(part: Part | None) -> CliOptions:
-    """Parse the CLI's tokens (from :func:`~cgconfig.sources.split.split_argv`)."""
+    """Parse the CLI's tokens (from :func:`~cgconfig.line.split.split_argv`)."""
     values: dict[str, str | bool] = {}
     allow: list[str] = []
     given: list[str] = []

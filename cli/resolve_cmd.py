@@ -41,7 +41,7 @@ def run_resolve(argv: list[str], launch: Launch | None = None) -> int:
             file_notes = [*launch.notes, *file_notes]
             options = parse_options(split.parts.get(HOST_FLAGS.owner))
         if options.allow:
-            _validate_allow(options.allow, request.rule_files)
+            _validate_allow(options.allow, request.settings.rule_files)
         plan = resolve_request(request)
     except CgConfigError as error:
         return report(labelled(error, launch), as_json=options.as_json)

@@ -21,8 +21,8 @@ def run_example(rule: Rule, example: Example, extra_packs: list[str] | None = No
         request = request_from_argv(list(example.args))
     except CgConfigError as error:
         return f"error: {error}"
-    own = bool(request.rule_files)
-    request.rule_files = [*request.rule_files, *(extra_packs or [])]
+    own = bool(request.settings.rule_files)
+    request.settings.rule_files = [*request.settings.rule_files, *(extra_packs or [])]
     try:
         plan = (resolve(request, rules) if rules is not None and not own and request.use_rules
                 else resolve_request(request))

@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 import sys
 
-from cgconfig.engines.versions import newest, oldest
 from cgconfig.errors import CgConfigError, InputError
+from cgconfig.line.versions import newest, oldest
 
 USAGE_LINE = ("Usage: cgconfig verify LOG [--engine-version V] [--metrics FILE] "
               "[--decode-log-interval N] [-o json] [LAUNCH LINE…]")

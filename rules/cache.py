@@ -33,8 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from cgconfig import limits
-from cgconfig.constants import CAPABILITY_LEVELS, DIALECTS
+from cgconfig.constants import CAPABILITY_LEVELS
 from cgconfig.errors import InputError
+from cgconfig.line.registry import names as engine_names
 from cgconfig.resolve.stages import RESOLVED, stage_key, stages_of
 from cgconfig.safe_write import write_text
 from cgconfig.version import __version__
@@ -51,7 +52,6 @@ MAX_CACHE_BYTES = 4 * 1024 * 1024
 
 _KINDS = ("policy", "constraint")
 _LEVELS = CAPABILITY_LEVELS
-_ENGINES = (*DIALECTS, "core")
 _COMPARE = ("eq", "ne", "gt", "ge", "lt", "le")
 _warned: list[str] = []
 #: The names :func:`write_cache` creates (cache files and their temporaries): all prune touches.
@@ -284,7 +284,7 @@ def _valid_pack(pack: Any) -> bool:
     if not isinstance(pack, dict) or not _is_str(pack.get("pack")):
         return False
     rules = pack.get("rules")
-    if pack.get("engine", "core") not in _ENGINES:
+    if pack.get("engine", "core") not in (*engine_names(), "core"):
         return False
     stages = stages_of(pack.get("engine", "core"))
     return (_is_str(pack.get("title")) and isinstance(rules, list)

@@ -53,7 +53,7 @@ class RuleSet:
         supported): its own packs' and the core packs', in order, without the rules whose
         ``versions`` exclude that release. A vLLM or TensorRT-LLM line never runs an SGLang
         rule."""
-        from cgconfig.engines.versions import SUPPORTED, in_range, newest
+        from cgconfig.line.versions import SUPPORTED, in_range, newest
 
         release = version or (newest(engine) if engine in SUPPORTED else "")
         cached = self._per_engine.get(f"{engine}=={release}")

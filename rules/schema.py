@@ -8,18 +8,27 @@ pack loads (``paths.py``), so a typo fails at load time with a did-you-mean.
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from cgconfig.constants import CAPABILITY_LEVELS, DIALECTS
+from cgconfig.constants import CAPABILITY_LEVELS
+from cgconfig.line.registry import names as engine_names
 from cgconfig.resolve.stages import RESOLVED
 
 _STRICT = ConfigDict(extra="forbid")
 
-#: What a pack's ``engine:`` may name: one engine (``fields.constants.DIALECTS``) or ``core``.
-Engine = Literal["sglang", "vllm", "trtllm", "core"]
-assert get_args(Engine) == (*DIALECTS, "core")
+
+
+def _known_engine(name: str) -> str:
+    if name != "core" and name not in engine_names():
+        raise ValueError(f"engine {name!r} is not one cgconfig knows: "
+                         f"{', '.join((*engine_names(), 'core'))}")
+    return name
+
+
+#: What a pack's ``engine:`` may name: one engine of ``line.registry`` or ``core``.
+Engine = Annotated[str, AfterValidator(_known_engine)]
 
 CapabilityLevel = Literal["NEVER", "UNIFORM_SINGLE_TOKEN_DECODE", "UNIFORM_BATCH", "ALWAYS"]
 assert get_args(CapabilityLevel) == CAPABILITY_LEVELS
@@ -322,7 +331,7 @@ class RulePack(BaseModel):
 
     @model_validator(mode="after")
     def _versions_name_supported_releases(self) -> RulePack:
-        from cgconfig.engines.versions import SUPPORTED, range_clauses, version_key
+        from cgconfig.line.versions import SUPPORTED, range_clauses, version_key
 
         for rule in self.rules:
             if rule.versions is None:

@@ -82,7 +82,7 @@ class RunnerStats:
 
 def write_histograms(path: str | os.PathLike[str], stats: dict[str, RunnerStats]) -> None:
     """Write the batch-size histograms of several runners (keyed by phase) to one file."""
-    from cgconfig.tune import histogram
+    from cgconfig.histogram_file import Histogram, write
 
     phases = {phase: stat.histogram() for phase, stat in stats.items()}
-    histogram.write(path, histogram.Histogram(phases=phases, source="cgconfig.runtime"))
+    write(path, Histogram(phases=phases, source="cgconfig.runtime"))

@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from cgconfig.engines import find_entry_point  # noqa: E402
+from cgconfig.line import find_entry_point  # noqa: E402
 
 LINES = ROOT / "tests" / "data" / "launch_lines" / "lines.jsonl"
 

@@ -19,9 +19,11 @@ from typing import Any
 from cgconfig.cost import coefficients as co
 from cgconfig.cost import fit
 from cgconfig.errors import InputError
+from cgconfig.line.registry import names as engine_names
 
 MAX_SAMPLES = 1000
-ENGINES = ("runtime", "sglang", "vllm", "trtllm")
+#: What a calibration sample may name: cgconfig's runtime or an engine of ``line.registry``.
+ENGINES = ("runtime", *engine_names())
 BACKENDS = ("full", "breakable")
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cgconfig.engines.versions import release_label
+from cgconfig.line.versions import release_label
 
 VLLM_CODE = ("v1/worker/gpu_model_runner.py:GPUModelRunner.profile_cudagraph_memory (subtracted "
              "in v1/worker/gpu_worker.py:determine_available_memory)")

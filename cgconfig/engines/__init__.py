@@ -1,76 +1,19 @@
-"""The engines' own command-line surfaces as data: flag tables, line splitting, entry points, env.
+"""The engine plug-ins: one package per engine (``cgconfig/engines/<engine>/``), each listed by
+one row of :mod:`cgconfig.line.registry`.
 
-* :func:`load_table` — every flag of SGLang 0.5.23, vLLM 0.33.0 (``vllm serve``) or trtllm-serve,
-  generated from the engine's parser by ``scripts/gen_engine_tables.py``, each flag classified as
-  ``modelled`` (cgconfig reads it) or ``ignored`` (known to the engine, not read), with
-  ``graph_effect`` where the engine's graph decision depends on it.
-* :func:`split_line` — split an engine argv exactly as the engine's parser would.
-* :func:`find_entry_point` — ``python -m sglang.launch_server``, ``sglang serve``, ``vllm serve``,
-  ``trtllm-serve``... anywhere in a line, with ``VAR=value`` prefixes.
-* :func:`graph_env` — the engine environment variables that change graph decisions.
-
-Stdlib only and fast: each table is one cached ``json.load``.
+Nothing here but the plug-ins and the release-change format they share
+(:mod:`cgconfig.engines.release_change`). The line layer they build on (flag tables, entry
+points, tokens, versions, the splitter) is :mod:`cgconfig.line`; the names it exports are also
+reachable here, as the engine-table docs named them before the split
+(``from cgconfig.engines import load_table``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from cgconfig.engines.entry import EntryPoint, find_entry_point, tokenize
-    from cgconfig.engines.env import (
-        EngineEnvVar,
-        EnvSetting,
-        engine_env_vars,
-        env_vars_for,
-        graph_env,
-    )
-    from cgconfig.engines.split import SplitLine, split_line
-    from cgconfig.engines.table import ENGINES, EngineFlag, EngineTable, load_table
-
-#: Name prefixes of every engine environment variable in ``env-vars.json`` (a test checks it):
-#: a process environment without any skips reading the table.
-ENV_PREFIXES = ("SGLANG_", "VLLM_", "TRTLLM_")
-
-
-def has_engine_variables(environ: Mapping[str, str]) -> bool:
-    """Whether ``environ`` holds a variable named like an engine's (the cheap test before
-    reading ``env-vars.json``)."""
-    return any(name.startswith(ENV_PREFIXES) for name in environ)
-
-
-#: Public name → the submodule defining it. Imported on first use (PEP 562), so a line of
-#: cgconfig's own flags, which needs only ``entry``, never loads the tables' modules.
-_HOMES = {
-    "EntryPoint": "entry", "find_entry_point": "entry", "tokenize": "entry",
-    "EngineEnvVar": "env", "EnvSetting": "env", "engine_env_vars": "env",
-    "env_vars_for": "env", "graph_env": "env",
-    "SplitLine": "split", "split_line": "split",
-    "ENGINES": "table", "EngineFlag": "table", "EngineTable": "table", "load_table": "table",
-}
+from typing import Any
 
 
 def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"cgconfig.engines.{_HOMES[name]}"), name)
+    import cgconfig.line
 
-
-__all__ = [
-    "ENGINES",
-    "EngineEnvVar",
-    "EngineFlag",
-    "EngineTable",
-    "EntryPoint",
-    "EnvSetting",
-    "SplitLine",
-    "engine_env_vars",
-    "env_vars_for",
-    "find_entry_point",
-    "graph_env",
-    "load_table",
-    "split_line",
-    "tokenize",
-]
+    return getattr(cgconfig.line, name)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from cgconfig.engines.versions import version_key
+from cgconfig.line.versions import version_key
 
 
 class ReleaseChange(NamedTuple):

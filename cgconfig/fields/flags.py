@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from cgconfig.constants import DIALECTS
 from cgconfig.fields.table import all_config_keys, fact_fields, spec
+from cgconfig.line.registry import names as dialects
 from cgconfig.provenance import Layer
 
 FlagKind = Literal["config", "option", "fact", "setting"]
@@ -176,7 +176,7 @@ SETTING_FLAGS: tuple[Flag, ...] = (
     Flag("--ignore-unknown-args", "setting", "switch", "Skip flags cgconfig does not model "
          "(for whole launch lines) instead of failing."),
     Flag("--dialect", "setting", "choice", "Input dialect (default: detected from the flags).",
-         choices=DIALECTS),
+         choices=dialects()),
 )
 
 ALL_FLAGS: tuple[Flag, ...] = CONFIG_FLAGS + OPTION_FLAGS + FACT_FLAGS + SETTING_FLAGS

@@ -94,7 +94,7 @@ def _arg(name: str, value: Any) -> str:
         return f"{name}={value!r}"
     import re
 
-    from cgconfig.engines.versions import SUPPORTED, label, newest
+    from cgconfig.line.versions import SUPPORTED, label, newest
 
     labels = {label(engine, newest(engine)): engine for engine in SUPPORTED}
     parts = [p for p in re.split("(" + "|".join(map(re.escape, labels)) + ")", value) if p]
@@ -122,9 +122,9 @@ def render_module(specs: list[FieldSpec]) -> str:
         "A test fails when this file and the models disagree.",
         '"""',
         "",
-        "from cgconfig.engines.versions import SUPPORTED, label, newest",
         "from cgconfig.fields.spec import EngineKey, FieldSpec, FlagSpelling, NotExpressible",
         "from cgconfig.limits import Bound",
+        "from cgconfig.line.versions import SUPPORTED, label, newest",
         "",
         "#: Each engine's newest release as messages name it (``versions.label``), for the docs.",
         "_NEWEST = {engine: label(engine, newest(engine)) for engine in SUPPORTED}",

@@ -3,9 +3,9 @@
 A test fails when this file and the models disagree.
 """
 
-from cgconfig.engines.versions import SUPPORTED, label, newest
 from cgconfig.fields.spec import EngineKey, FieldSpec, FlagSpelling, NotExpressible
 from cgconfig.limits import Bound
+from cgconfig.line.versions import SUPPORTED, label, newest
 
 #: Each engine's newest release as messages name it (``versions.label``), for the docs.
 _NEWEST = {engine: label(engine, newest(engine)) for engine in SUPPORTED}

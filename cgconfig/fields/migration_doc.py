@@ -54,7 +54,7 @@ def _row(flag: Flag) -> str:
 
 def render() -> str:
     """The text of ``docs/migration.md`` (``{sglang}``: the newest supported SGLang)."""
-    from cgconfig.engines.versions import release_label
+    from cgconfig.line.versions import release_label
 
     rows = [_row(f) for f in ALL_FLAGS if f.replacement]
     removed = [f"| `{name}` | {why} |" for name, why in REMOVED_FLAGS.items()]

@@ -13,11 +13,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from cgconfig.limits import Bound
+from cgconfig.line.registry import ROWS
 
 #: Engines whose emitter each key must declare a mapping for (an :class:`EngineKey` or a
 #: :class:`NotExpressible`). SGLang's needs none: ``--emit sglang`` pins every phase key in
 #: ``--cuda-graph-config`` and writes each option with its :class:`FlagSpelling`.
-EMIT_ENGINES = ("vllm", "trtllm")
+#: Derived from ``line.registry``: the engines whose row says ``key_mappings`` (a test fails on
+#: a key without one). Another engine's emitter gets an ``undeclared`` note for each key it has
+#: no mapping for (``emit_keys.unsaid``).
+EMIT_ENGINES = tuple(row.name for row in ROWS if row.key_mappings and not row.host)
 
 
 @dataclass(frozen=True)

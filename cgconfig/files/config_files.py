@@ -22,10 +22,10 @@ import os
 from dataclasses import replace
 from typing import Any
 
-from cgconfig.engines.entry import find_entry_point
 from cgconfig.errors import InputError
 from cgconfig.files.record import Launch
 from cgconfig.limits import short
+from cgconfig.line.entry import find_entry_point
 
 _SOURCES = {
     "vllm": "vLLM's FlexibleArgumentParser (vllm/utils/argparse_utils.py)",
@@ -51,7 +51,7 @@ def _config_text(launch: Launch, name: str, where: str) -> tuple[str, str]:
 
 
 def _words(engine: str, data: dict[str, Any], where: str) -> list[str]:
-    from cgconfig.engines.table import load_table
+    from cgconfig.line.table import load_table
 
     table = load_table(engine)
     out: list[str] = []

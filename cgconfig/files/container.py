@@ -116,7 +116,7 @@ def image_entrypoint(image: str | None) -> list[str] | None:
     (``vllm/vllm-openai`` → ``vllm serve``), or ``None``."""
     if not image:
         return None
-    from cgconfig.engines.entry import IMAGE_ENTRYPOINTS
+    from cgconfig.line.entry import IMAGE_ENTRYPOINTS
 
     name = image.split("@", 1)[0]
     if ":" in name.rsplit("/", 1)[-1]:

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 from cgconfig.files.record import Launch
 
 if TYPE_CHECKING:
-    from cgconfig.engines.versions import EngineVersion
+    from cgconfig.line.split import ArgvSplit
+    from cgconfig.line.versions import EngineVersion
     from cgconfig.plan import Plan
     from cgconfig.resolve.request import ResolveRequest
-    from cgconfig.sources.split import ArgvSplit
 
 
 def prepared(launch: Launch) -> tuple[Launch, list[str]]:
@@ -52,7 +52,7 @@ def launch_line(launch: Launch, options: Sequence[str] = ()) -> tuple[list[str],
 def _engine_variables() -> frozenset[str]:
     """The environment variables some engine reads for its graphs: only these of a
     container's environment go on the resolved line (the rest, tokens included, never do)."""
-    from cgconfig.engines.env import engine_env_vars
+    from cgconfig.line.env import engine_env_vars
 
     return frozenset(var.name for var in engine_env_vars())
 
@@ -60,7 +60,7 @@ def _engine_variables() -> frozenset[str]:
 def launch_environ(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """What of the caller's environment a launch from a file is answered with: only
     ``CGCONFIG_ENGINE_VERSION`` (the engine runs in its container, not in this shell)."""
-    from cgconfig.engines.version_source import ENV_VAR
+    from cgconfig.line.version_source import ENV_VAR
 
     caller = os.environ if environ is None else environ
     return {ENV_VAR: caller[ENV_VAR]} if caller.get(ENV_VAR) else {}

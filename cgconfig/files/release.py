@@ -15,14 +15,14 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from cgconfig.engines.version_source import ENV_VAR, IMAGE_NAMES
-from cgconfig.engines.versions import NAMES, version_key
 from cgconfig.errors import InputError
 from cgconfig.files.record import Launch
+from cgconfig.line.version_source import ENV_VAR, IMAGE_NAMES
+from cgconfig.line.versions import NAMES, version_key
 
 if TYPE_CHECKING:
-    from cgconfig.engines.versions import EngineVersion
     from cgconfig.files.context import Context
+    from cgconfig.line.versions import EngineVersion
 
 #: Words in a Dynamo runtime image's name (``ai-dynamo/sglang-runtime``).
 _DYNAMO_IMAGE = ("ai-dynamo", "dynamo")
@@ -94,8 +94,8 @@ def file_engine_version(launch: Launch, line: Sequence[str],
     table), or ``None`` when the caller names one (``--engine-version``,
     ``CGCONFIG_ENGINE_VERSION``: they come first, as for a typed line) or the file pins none
     (then the usual sources answer)."""
-    from cgconfig.engines.entry import find_entry_point
-    from cgconfig.engines.versions import choose
+    from cgconfig.line.entry import find_entry_point
+    from cgconfig.line.versions import choose
 
     if any(word.startswith("--engine-version") for word in line) or environ.get(ENV_VAR) \
             or not launch.engine_version:

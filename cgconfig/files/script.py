@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from cgconfig.engines.entry import find_entry_point
 from cgconfig.files.context import Context
 from cgconfig.files.record import Launch
 from cgconfig.files.script_reader import assignment, read_script
 from cgconfig.files.shell import Statement, Word
+from cgconfig.line.entry import find_entry_point
 
 #: Words before a program that run it in the same process or only time it.
 _SAME_PROCESS = frozenset(("exec", "nohup", "time", "command", "then", "do", "else", "!",

@@ -9,10 +9,10 @@ a note, since the plan does not read it.
 
 from __future__ import annotations
 
-from cgconfig.engines.entry import find_entry_point
 from cgconfig.errors import InputError
 from cgconfig.files.record import Launch
 from cgconfig.limits import short
+from cgconfig.line.entry import find_entry_point
 
 _PARALLEL_DESTS = ("tensor_parallel_size", "pipeline_parallel_size", "tp_size", "pp_size",
                    "dp_size", "data_parallel_size", "ep_size", "expert_parallel_size")
@@ -46,8 +46,8 @@ def dropped_words(launch: Launch) -> tuple[set[int], list[str]]:
     Raises :class:`InputError` when the plan depends on an unresolved value."""
     if not launch.unresolved_at:
         return set(), []
-    from cgconfig.engines.split import lookup_option
-    from cgconfig.engines.table import load_table
+    from cgconfig.line.flag_values import lookup_option
+    from cgconfig.line.table import load_table
 
     entry = find_entry_point(list(launch.argv))
     table = load_table(entry.dialect) if entry is not None else None

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cgconfig.engines.plugins import part
+from cgconfig.line.plugins import part
 from cgconfig.lint.finding import Finding
 from cgconfig.lint.locate import flag_name, line_of
 

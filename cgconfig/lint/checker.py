@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from cgconfig.engines.versions import newest
 from cgconfig.errors import CgConfigError, InputError
+from cgconfig.line.versions import newest
 from cgconfig.lint import analyze
 from cgconfig.lint.finding import Finding
 from cgconfig.lint.launches import engine_of, pins_own_release, resolve, version_options
@@ -121,7 +121,7 @@ def _line_of_word(launch: Launch, word: str) -> int:
 
 def _newest(ctx: analyze.Context, launch: Launch, options: list[str]) -> list[Finding]:
     """CG009: the same line at the newest supported release."""
-    from cgconfig.engines.versions import default
+    from cgconfig.line.versions import default
 
     version = default(ctx.engine)
     try:

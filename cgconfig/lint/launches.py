@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 def engine_of(launch: Launch) -> str | None:
     """The engine the launch starts (its entry point's dialect), or ``None``."""
-    from cgconfig.engines.entry import find_entry_point
+    from cgconfig.line.entry import find_entry_point
 
     entry = find_entry_point(list(launch.argv))
     return entry.dialect if entry is not None else None
@@ -33,7 +33,7 @@ def version_options(launch: Launch, engine: str | None, cli_version: str | None,
     default for an engine the file does not pin, else none (the file's pin, or the newest
     supported)."""
     if cli_version and engine:
-        from cgconfig.engines.version_source import parse_spec
+        from cgconfig.line.version_source import parse_spec
 
         named = parse_spec(cli_version, engine, "--engine-version")
         if named is not None:  # it names this engine's release (a list may name others only)

@@ -92,7 +92,7 @@ def parse_settings(table: dict[str, Any], where: str) -> CheckSettings:
         elif key == "ignore":
             out.ignore = {_kind(k, at) for k in _strings(value, at)}
         elif key == "engine-versions":
-            from cgconfig.engines.versions import SUPPORTED
+            from cgconfig.line.versions import SUPPORTED
 
             for engine, version in _table(value, at).items():
                 if engine not in SUPPORTED:

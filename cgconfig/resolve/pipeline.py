@@ -30,10 +30,10 @@ from typing import Any
 from cgconfig.constants import PHASES
 from cgconfig.derived import common_derived
 from cgconfig.draft import Draft
-from cgconfig.engines.plugins import part
 from cgconfig.errors import StrictConflictError
 from cgconfig.facts import Facts, shown_facts, validate_facts
 from cgconfig.fields.table import all_config_keys, keys_per_phase
+from cgconfig.line.plugins import part
 from cgconfig.locks import LockPolicy
 from cgconfig.plan import Plan
 from cgconfig.provenance import Leaf
@@ -87,8 +87,8 @@ def lock_inputs(run: Run, *, engine_leaves: Iterable[Leaf] = (),
     assert run.facts is not None
     run.draft = start_draft(run.request, run.facts, engine_leaves=engine_leaves,
                             engine_defaults=engine_defaults)
-    run.draft.policy = LockPolicy(strict=run.request.strict,
-                                  allow_override=frozenset(run.request.allow_override))
+    run.draft.policy = LockPolicy(strict=run.request.settings.strict,
+                                  allow_override=frozenset(run.request.settings.allow_override))
 
 
 def derive(run: Run) -> None:
@@ -119,8 +119,8 @@ def rule_switches(run: Run) -> None:
     draft, _ = run.checked()
     rules = _active_rules(run)
     if rules is not None:
-        rules.check_switches(draft, disabled=run.request.disabled_rules,
-                             apply_advice=run.request.apply_advice)
+        rules.check_switches(draft, disabled=run.request.settings.disabled_rules,
+                             apply_advice=run.request.settings.apply_advice)
 
 
 def stage(name: str, before: tuple[Callable[[Run], None], ...] = (),
@@ -133,8 +133,8 @@ def stage(name: str, before: tuple[Callable[[Run], None], ...] = (),
         rules = _active_rules(run)
         if rules is not None:
             run.conflicts += rules.apply_stage(run.checked()[0], name,
-                                               disabled=run.request.disabled_rules,
-                                               apply_advice=run.request.apply_advice)
+                                               disabled=run.request.settings.disabled_rules,
+                                               apply_advice=run.request.settings.apply_advice)
         for step in after:
             step(run)
 
@@ -149,8 +149,8 @@ def rules_end(run: Run) -> None:
         raise StrictConflictError(run.conflicts)
     rules = _active_rules(run)
     if rules is not None:
-        rules.finish(draft, disabled=run.request.disabled_rules,
-                     apply_advice=run.request.apply_advice)
+        rules.finish(draft, disabled=run.request.settings.disabled_rules,
+                     apply_advice=run.request.settings.apply_advice)
 
 
 def capture_listed_sizes(run: Run) -> None:
@@ -169,7 +169,7 @@ def make_plan(run: Run) -> None:
     facts_out["derived"] = dict(draft.derived)
     model_note = unknown_model_note(facts, request.fact_sources,
                                     run.rules if request.use_rules else None, draft,
-                                    request.disabled_rules)
+                                    request.settings.disabled_rules)
     run.plan = Plan(
         config=config, capture=run.capture, options=options,
         locked=sorted(draft.locked, key=order.__getitem__),
@@ -193,7 +193,7 @@ def _version_notes(request: ResolveRequest) -> list[str]:
 
 
 def _version_header(request: ResolveRequest) -> dict[str, str]:
-    from cgconfig.engines.versions import default
+    from cgconfig.line.versions import default
 
     chosen = request.engine_version or default(request.dialect)
     return {"engine": chosen.engine, "version": chosen.version, "label": chosen.label,

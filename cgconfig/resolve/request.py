@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from cgconfig.draft import Draft
-from cgconfig.engines.versions import EngineVersion
+from cgconfig.line.versions import EngineVersion
 from cgconfig.provenance import Leaf
 
 #: A dialect's own resolution step (vLLM's Stage B), run after defaults and before the rules.
@@ -29,18 +29,32 @@ class DialectDefault:
 
 
 @dataclass
+class Settings:
+    """Resolution settings an input may carry (SGLang's ``--strict``, ``--rules``...): one home,
+    carried whole by the request (``ResolveRequest.settings``)."""
+
+    strict: bool = False
+    """``--strict``: a rule may not override a value the user set."""
+    rule_files: list[str] = field(default_factory=list)
+    """``--rules FILE``: user rule packs, besides the shipped ones."""
+    disabled_rules: list[str] = field(default_factory=list)
+    """``--disable-rule ID``: rules not to run."""
+    allow_override: list[str] = field(default_factory=list)
+    """``--allow-override ID``: rules that may override a locked value under ``--strict``."""
+    apply_advice: list[str] = field(default_factory=list)
+    """Advice rules (``origin: advice``) to apply; the others are only listed in the plan."""
+
+
+@dataclass
 class ResolveRequest:
     """Everything one resolution needs, already parsed into leaves and facts."""
 
     leaves: list[Leaf] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
     fact_sources: dict[str, str] = field(default_factory=dict)
-    strict: bool = False
-    rule_files: list[str] = field(default_factory=list)
-    disabled_rules: list[str] = field(default_factory=list)
-    allow_override: list[str] = field(default_factory=list)
-    apply_advice: list[str] = field(default_factory=list)
-    """Advice rules (``origin: advice``) to apply; the others are only listed in the plan."""
+    settings: Settings = field(default_factory=Settings)
+    """How the rules run (``--strict``, ``--rules``, ``--disable-rule``...), as the last input
+    that carried settings gave them."""
     use_rules: bool = True
     deprecations: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -53,7 +67,7 @@ class ResolveRequest:
     dialect: str = "sglang"
     engine_version: EngineVersion | None = None
     """The engine version the plan answers for (``None``: the dialect's newest supported,
-    ``engines.versions.default``)."""
+    ``line.versions.default``)."""
     engine_args: list[tuple[str, str, list[str]]] = field(default_factory=list)
     """The engine flags of an entry-point line that no dialect table claims, as (dest, spelling,
     values), in line order (vLLM's dialect reads the ones that change its plan)."""

@@ -24,7 +24,7 @@ RESOLVED = "resolved"
 @cache
 def engine_stages() -> dict[str, tuple[str, ...]]:
     """Each engine's stages in order (its plug-in part ``stages``)."""
-    from cgconfig.engines.plugins import PACKAGES, part
+    from cgconfig.line.plugins import PACKAGES, part
 
     return {engine: part(engine, "stages") for engine in PACKAGES}
 

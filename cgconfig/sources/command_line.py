@@ -15,19 +15,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import cache
 
-from cgconfig.constants import DIALECTS
-from cgconfig.engines import has_engine_variables
-from cgconfig.engines.entry import EntryPoint, find_entry_point, might_have_entry_point
-from cgconfig.engines.plugins import part as engine_part
-from cgconfig.engines.tokens import ENGINE_PARSERS, is_option
-from cgconfig.engines.versions import EngineVersion
 from cgconfig.errors import InputError, did_you_mean
+from cgconfig.line import has_engine_variables, registry
+from cgconfig.line.entry import EntryPoint, find_entry_point, might_have_entry_point
+from cgconfig.line.plugins import part as engine_part
+from cgconfig.line.registry import names as dialects
+from cgconfig.line.split import ArgvSplit, DialectFlags, Part, split_argv
+from cgconfig.line.tokens import ENGINE_PARSERS, is_option
+from cgconfig.line.versions import EngineVersion
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Source, gather
 from cgconfig.sources.dialect_flags import dialect_flags, engine_flags, entry_only_flags
 from cgconfig.sources.machine import MachineFacts
 from cgconfig.sources.model_config import ModelConfigFile
-from cgconfig.sources.split import ArgvSplit, DialectFlags, Part, split_argv
+from cgconfig.sources.own_flags import refuse_own_abbreviation
 
 
 def _dialect_tables() -> tuple[DialectFlags, ...]:
@@ -51,12 +52,14 @@ def _entry_tables(dialect: str, release: str) -> tuple[DialectFlags, ...]:
 #: The split's part that holds ``--engine-version``'s value (cgconfig's own flag, read by
 #: :func:`request_from_split` before any source, wherever it stands in the line).
 VERSION_PART = "engine-version"
+#: The host dialect (SGLang): it reads the words no dialect's table claims.
+HOST = registry.host()
 
 
 def _take_engine_version(argv: list[str]) -> tuple[list[str], Part | None]:
     """``argv`` without ``--engine-version V`` / ``--engine-version=V``, and its value."""
-    from cgconfig.engines.version_source import FLAG
-    from cgconfig.engines.versions import oldest
+    from cgconfig.line.version_source import FLAG
+    from cgconfig.line.versions import oldest
 
     kept: list[str] = []
     found: Part | None = None
@@ -67,7 +70,7 @@ def _take_engine_version(argv: list[str]) -> tuple[list[str], Part | None]:
             kept.append(argv[i])
             i += 1
             continue
-        if not eq and (i + 1 >= len(argv) or is_option(argv[i + 1], ENGINE_PARSERS["sglang"])):
+        if not eq and (i + 1 >= len(argv) or is_option(argv[i + 1], ENGINE_PARSERS[HOST])):
             raise InputError(f"expects a version (sglang=={oldest('sglang')}, or "
                              f"{oldest('sglang')})", where=FLAG)
         if found is not None:
@@ -86,7 +89,7 @@ def split_command_line(argv: list[str], host: DialectFlags | None = None, *,
     (``--engine-version`` into its own part, :data:`VERSION_PART`), reading it with the
     tables of the release it is answered for.
 
-    The release comes first, from the raw words (``engines.version_source.PRECEDENCE``:
+    The release comes first, from the raw words (``line.version_source.PRECEDENCE``:
     ``--engine-version``, ``CGCONFIG_ENGINE_VERSION`` in ``environ``, ``log_version``, a
     docker image tag before the entry point, the installed package; ``engine_version`` names
     it outright): no release's table reads a word before it is chosen. The line's engine is
@@ -97,7 +100,7 @@ def split_command_line(argv: list[str], host: DialectFlags | None = None, *,
         argv, version = _take_engine_version(list(argv))
     entry = find_entry_point(argv) if might_have_entry_point(argv) else None
     if entry is None:
-        split = split_argv(list(argv), _dialect_tables(), host)
+        split = split_argv(list(argv), _dialect_tables(), host, unclaimed=refuse_own_abbreviation)
         split.line, split.origins = list(argv), list(range(len(argv)))
         chosen = engine_version or _select(split.dialect, version, split.wrapper, None,
                                            environ, log_version)
@@ -112,15 +115,15 @@ def split_command_line(argv: list[str], host: DialectFlags | None = None, *,
         split = _split_entry_line(argv, host, entry, chosen)
     if version is not None:
         split.parts[VERSION_PART] = version
-    return _group_sglang(split, entry.dialect if entry is not None else "sglang")
+    return _group_sglang(split, entry.dialect if entry is not None else HOST)
 
 
 def _select(engine: str, flag: Part | None, words: list[str], host: DialectFlags | None,
             environ: Mapping[str, str] | None, log_version: str | None) -> EngineVersion:
     """The release of ``engine`` the line is answered for (``version_source.select``); an
     unknown dialect's line (refused by :func:`request_from_split`) is answered for none."""
-    from cgconfig.engines.version_source import select
-    from cgconfig.engines.versions import SUPPORTED
+    from cgconfig.line.version_source import select
+    from cgconfig.line.versions import SUPPORTED
 
     if engine not in SUPPORTED:
         return EngineVersion(engine, "", "unknown dialect")
@@ -138,9 +141,10 @@ def _split_entry_line(argv: list[str], host: DialectFlags | None, entry: EntryPo
     before, wrapper, origins = _cgconfig_words(line[:entry.start], host)
     engine_argv, model = list(entry.argv), None
     at = entry.args_at
-    if entry.dialect == "sglang":
-        split = split_argv(before + engine_argv, _dialect_tables(), host, dialect="sglang",
-                           parser=ENGINE_PARSERS["sglang"], release=chosen.version)
+    if entry.dialect == HOST:
+        split = split_argv(before + engine_argv, _dialect_tables(), host, dialect=HOST,
+                           parser=ENGINE_PARSERS[HOST], release=chosen.version,
+                           unclaimed=refuse_own_abbreviation)
         as_written = engine_argv == line[at:]  # not after sglang serve's rewrite
         tail: list[int | None] = [at + k if as_written else None for k in range(len(engine_argv))]
     else:
@@ -148,14 +152,18 @@ def _split_entry_line(argv: list[str], host: DialectFlags | None, entry: EntryPo
             # vllm serve MODEL, trtllm-serve MODEL
             model, engine_argv, at = engine_argv[0], engine_argv[1:], at + 1
         moved = list(range(len(engine_argv)))
-        if entry.dialect == "vllm":  # underscores, -O3: as vLLM's FlexibleArgumentParser reads them
-            from cgconfig.engines.split import normalize_vllm_argv
+        from cgconfig.line.table import load_table
+
+        if load_table(entry.dialect, chosen.version).parser.get("underscore_dashes"):
+            # underscores, -O3: as vLLM's FlexibleArgumentParser reads them
+            from cgconfig.line.flag_values import normalize_vllm_argv
 
             moved = []
             engine_argv = normalize_vllm_argv(engine_argv, moved)
         split = split_argv(before + engine_argv, _entry_tables(entry.dialect, chosen.version),
                            host, dialect=entry.dialect, also_kept=(f"{entry.dialect}_engine",),
-                           parser=ENGINE_PARSERS[entry.dialect], release=chosen.version)
+                           parser=ENGINE_PARSERS[entry.dialect], release=chosen.version,
+                           unclaimed=refuse_own_abbreviation)
         tail = [at + k for k in moved]
     split.entry, split.wrapper, split.model = entry, wrapper, model
     split.engine_start, split.line = len(before), line
@@ -167,15 +175,15 @@ def _split_entry_line(argv: list[str], host: DialectFlags | None, entry: EntryPo
 def _group_sglang(split: ArgvSplit, engine: str) -> ArgvSplit:
     """Group the SGLang part's tokens into runs with SGLang's parser's arity (the one part no
     flag table claimed), once: its reader and ``--emit`` take them from here."""
-    part = split.parts.get("sglang")
+    part = split.parts.get(HOST)
     if part is not None:
         chosen = split.engine_version
         release = chosen.version if chosen is not None and chosen.engine == engine else None
         if release is None:
-            from cgconfig.engines.versions import newest
+            from cgconfig.line.versions import newest
 
             release = newest(engine)  # a line of another dialect: only cgconfig's flags
-        part.args = engine_part("sglang", "group_args")(part.tokens, engine, release,
+        part.args = engine_part(HOST, "group_args")(part.tokens, engine, release,
                                                        part.positions)
     return split
 
@@ -185,8 +193,8 @@ def _cgconfig_words(words: list[str],
     """Words before an entry point: cgconfig's own flags with their values (``cgconfig
     resolve -o json vllm serve ...``) are kept, with their indices; the rest (``VAR=value``
     prefixes, a ``docker run`` wrapper) is not cgconfig's input."""
-    from cgconfig.engines.containers import container_run
     from cgconfig.fields.flags import flag_index
+    from cgconfig.line.containers import container_run
 
     index = flag_index()
     kept: list[str] = []
@@ -224,12 +232,12 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
     name), the entry point's own input (the model, the engine's other flags, its environment
     variables from ``VAR=value`` prefixes and ``environ``), the machine (platform inferred,
     GPUs probed), the dialect's own source, then the model's ``config.json``.
-    The engine version comes first (``engines.version_source.PRECEDENCE``: ``--engine-version``,
+    The engine version comes first (``line.version_source.PRECEDENCE``: ``--engine-version``,
     ``CGCONFIG_ENGINE_VERSION`` in ``environ``, ``log_version``, a docker image tag before the
     entry point, the installed package). Returns the request and the positionals."""
-    if split.dialect not in DIALECTS:
+    if split.dialect not in dialects():
         raise InputError(f"unknown dialect {split.dialect!r}", where="--dialect",
-                         allowed=DIALECTS, suggestion=did_you_mean(split.dialect, DIALECTS))
+                         allowed=dialects(), suggestion=did_you_mean(split.dialect, dialects()))
     entry = split.entry
     engine = entry.dialect if entry is not None else split.dialect
     version = engine_version or split.engine_version
@@ -241,8 +249,8 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
     if entry is not None and entry.dynamo and ignore_unknown is None:
         ignore_unknown = True  # Dynamo's own flags: in no engine table (entry.DYNAMO_MODULES)
     # SGLang is the host dialect: every line's unclaimed words are SGLang's and cgconfig's.
-    sglang = engine_part("sglang", "line_source")(
-        split.parts.get("sglang", Part()), entry_point=entry is not None, engine=engine,
+    sglang = engine_part(HOST, "line_source")(
+        split.parts.get(HOST, Part()), entry_point=entry is not None, engine=engine,
         allow_positionals=allow_positionals, ignore_unknown=ignore_unknown)
     sources: list[Source] = [sglang]
     if entry is not None:
@@ -271,9 +279,9 @@ def request_from_split(split: ArgvSplit, *, allow_positionals: bool = False,
 def engine_version_of(split: ArgvSplit, engine: str, environ: Mapping[str, str] | None,
                       log_version: str | None) -> EngineVersion:
     """The version of ``engine`` the split line is answered for (its sources in
-    ``engines.version_source.PRECEDENCE`` order)."""
-    from cgconfig.engines.containers import container_run
-    from cgconfig.engines.version_source import select
+    ``line.version_source.PRECEDENCE`` order)."""
+    from cgconfig.line.containers import container_run
+    from cgconfig.line.version_source import select
 
     flag = split.parts.get(VERSION_PART)
     wrapper = list(split.wrapper)

@@ -10,20 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from cgconfig.engines.versions import EngineVersion
+from cgconfig.line.versions import EngineVersion
 from cgconfig.provenance import Leaf
-from cgconfig.resolve.request import DialectDefault, DraftStep, ResolveRequest
+from cgconfig.resolve.request import DialectDefault, DraftStep, ResolveRequest, Settings
 
-
-@dataclass
-class Settings:
-    """Resolution settings an input may carry (SGLang's ``--strict``, ``--rules``...)."""
-
-    strict: bool = False
-    rule_files: list[str] = field(default_factory=list)
-    disabled_rules: list[str] = field(default_factory=list)
-    allow_override: list[str] = field(default_factory=list)
-    apply_advice: list[str] = field(default_factory=list)
+__all__ = ["Contribution", "Settings", "Source", "add", "gather"]
 
 
 @dataclass
@@ -69,11 +60,10 @@ def add(request: ResolveRequest, part: Contribution, *, facts_win: bool = True) 
     request.ignored_args += part.ignored
     request.engine_args += part.engine_args
     if part.settings is not None:
-        request.strict = part.settings.strict
-        request.rule_files = list(part.settings.rule_files)
-        request.disabled_rules = list(part.settings.disabled_rules)
-        request.allow_override = list(part.settings.allow_override)
-        request.apply_advice = list(part.settings.apply_advice)
+        given = part.settings
+        request.settings = Settings(given.strict, list(given.rule_files),
+                                    list(given.disabled_rules), list(given.allow_override),
+                                    list(given.apply_advice))
     if part.dialect is not None:
         request.dialect = part.dialect
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from cgconfig.engines.plugins import PACKAGES, part
-from cgconfig.sources.split import Arity, DialectFlags
+from cgconfig.line.plugins import PACKAGES, part
+from cgconfig.line.split import Arity, DialectFlags
 
 
 def _arity(nargs: int | str | None, takes_value: bool) -> Arity:
@@ -30,7 +30,7 @@ def engine_flags(engine: str, release: str) -> DialectFlags:
     engine's, read by no dialect source (listed as ignored), except where the dialect's own
     table claims them first. Dotted forms of vLLM's JSON flags (``--speculative-config.x``)
     are claimed by prefix."""
-    from cgconfig.engines.table import load_table  # only an entry-point line needs the tables
+    from cgconfig.line.table import load_table  # only an entry-point line needs the tables
 
     table = load_table(engine, release)
     flags = {option: _arity(flag.nargs, flag.takes_value)

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cgconfig.engines.entry import EntryPoint
-from cgconfig.engines.split import check_values, lookup_option, min_values
-from cgconfig.engines.table import load_table
 from cgconfig.errors import InputError
 from cgconfig.fields.values import parse_int
 from cgconfig.limits import short
+from cgconfig.line.entry import EntryPoint
+from cgconfig.line.flag_values import check_values, lookup_option, min_values
+from cgconfig.line.split import Arg
+from cgconfig.line.table import load_table
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Contribution
-from cgconfig.sources.split import Arg
 
 #: Engine flags (``dest``) that name the model, as the positional does.
 _MODEL_DESTS = ("model", "model_tag")

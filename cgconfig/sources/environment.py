@@ -3,7 +3,7 @@
 Read from the launch line's ``VAR=value`` prefixes and from the environment given (the CLI
 passes ``os.environ``; the Python API and the tests pass their own mapping, so a developer's
 shell never changes a test), the prefix winning as it does for the engine. The variables are
-data (``cgconfig/engines/env-vars.json``, each with the engine file that reads it): one that
+data (``cgconfig/line/env-vars.json``, each with the engine file that reads it): one that
 feeds a deployment fact becomes that fact, with provenance ``line prefix VAR=value`` or
 ``env VAR``; one cgconfig does not model is named in a note with its effect; one the engine
 version no longer reads (``VLLM_ATTENTION_BACKEND`` in vLLM 0.33.0) gets a note saying so.
@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from cgconfig.engines import has_engine_variables
-from cgconfig.engines.env import EngineEnvVar, graph_env
 from cgconfig.errors import InputError
 from cgconfig.limits import quote, short
+from cgconfig.line import has_engine_variables
+from cgconfig.line.env import EngineEnvVar, graph_env
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Contribution
 

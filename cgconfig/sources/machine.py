@@ -109,7 +109,7 @@ class MachineFacts:
         from cgconfig.gpu_probe import probe_gpu
 
         out = Contribution()
-        from cgconfig.engines.versions import release_label
+        from cgconfig.line.versions import release_label
 
         reading = infer_platform(so_far.facts, so_far.fact_sources,
                                  release_label("sglang", so_far.engine_version))

@@ -18,14 +18,12 @@ import json
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from cgconfig.errors import InputError, did_you_mean
+from cgconfig.histogram_file import PHASES, SCHEMA_VERSION, Counts, Histogram, dumps, write
 from cgconfig.limits import MAX_STEP_COUNT, MAX_STEP_SIZE
 
-SCHEMA_VERSION = 1
-PHASES = ("decode", "prefill")
 TOP_KEYS = ("schema_version", "source", "phases")
 
 #: Limits on what a histogram file may hold; anything beyond is an input error, not work.
@@ -36,43 +34,8 @@ MAX_SIZE = MAX_STEP_SIZE
 MAX_COUNT = MAX_STEP_COUNT
 """Largest step count per size: ``limits.MAX_STEP_COUNT``."""
 
-Counts = dict[int, int]
 
-
-@dataclass
-class Histogram:
-    """Step counts per batch size, per phase (sizes ascending)."""
-
-    phases: dict[str, Counts] = field(default_factory=dict)
-    source: str | None = None
-    notes: list[str] = field(default_factory=list)
-    """What the conversion from a log skipped, for stderr (not part of the file)."""
-
-    def phase(self, name: str) -> Counts:
-        """The counts of one phase (empty when the file has none)."""
-        return self.phases.get(name, {})
-
-    def to_dict(self) -> dict[str, Any]:
-        """The versioned JSON document (sizes as decimal strings, ascending)."""
-        doc: dict[str, Any] = {"schema_version": SCHEMA_VERSION}
-        if self.source:
-            doc["source"] = self.source
-        doc["phases"] = {name: {str(size): count for size, count in sorted(counts.items())}
-                         for name, counts in self.phases.items() if name in PHASES}
-        return doc
-
-
-def dumps(histogram: Histogram) -> str:
-    """The file's text: one phase per line block, deterministic."""
-    return json.dumps(histogram.to_dict(), indent=1) + "\n"
-
-
-def write(path: str | os.PathLike[str], histogram: Histogram, where: str = "histogram") -> None:
-    """Write ``histogram`` to ``path`` through :func:`cgconfig.safe_write.write_text` (replaced
-    atomically; a planted symlink, a device or a FIFO is refused, an InputError on failure)."""
-    from cgconfig.safe_write import write_text
-
-    write_text(path, dumps(histogram), where=where)
+__all__ = ["Counts", "Histogram", "dumps", "write"]
 
 
 def read_text(path: str, where: str) -> str:

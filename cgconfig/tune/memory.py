@@ -83,6 +83,6 @@ def _total_and_count(record: Any) -> tuple[float | None, int, str]:
 
 
 def _name(record: Any) -> str:
-    from cgconfig.engines.versions import NAMES
+    from cgconfig.line.versions import NAMES
 
     return NAMES.get(record.engine or "", "the engine's")

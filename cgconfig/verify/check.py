@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from cgconfig.engines.versions import NAMES, EngineVersion
 from cgconfig.errors import InputError
+from cgconfig.line.registry import host
+from cgconfig.line.versions import NAMES, EngineVersion
 from cgconfig.plan import Plan
 from cgconfig.verify.compare import Comparison, Difference, compare, decision_for
 from cgconfig.verify.eager import EagerReport, eager_steps
@@ -101,7 +102,7 @@ def _drop_printed(argv: list[str], error: InputError, printed_end: int,
 
 def has_entry_point(line: list[str]) -> bool:
     """Whether a launch line names an engine (``vllm serve``, ``python -m sglang...``)."""
-    from cgconfig.engines import find_entry_point
+    from cgconfig.line import find_entry_point
 
     return find_entry_point(line) is not None
 
@@ -109,7 +110,7 @@ def has_entry_point(line: list[str]) -> bool:
 def launch_for(record: LogRecord, line: list[str]) -> tuple[list[str], str, list[str]]:
     """The argv to resolve, where it came from, and notes about it."""
     notes: list[str] = []
-    engine = record.engine or "sglang"
+    engine = record.engine or host()
     if record.args is not None and not has_entry_point(line):
         argv, unknown = argv_from_args(engine, record.args)
         if unknown:
@@ -204,7 +205,7 @@ def _resolve(record: LogRecord, argv: list[str], line: list[str], source: str,
              release: Release) -> tuple[Plan, list[str]]:
     """The plan for ``argv``, leaving out printed arguments cgconfig refuses (each noted)."""
     from cgconfig.api import request_from_argv, resolve_request
-    from cgconfig.engines import find_entry_point
+    from cgconfig.line import find_entry_point
 
     entry = find_entry_point(argv)
     if entry is not None and entry.dialect != release.engine:

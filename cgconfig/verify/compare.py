@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from cgconfig.engines.plugins import part
-from cgconfig.engines.version_source import LOG_SOURCE
-from cgconfig.engines.versions import NAMES
+from cgconfig.line.plugins import part
+from cgconfig.line.registry import host
+from cgconfig.line.version_source import LOG_SOURCE
+from cgconfig.line.versions import NAMES
 from cgconfig.plan import Plan
 from cgconfig.verify.record import Capture, LogRecord
 
@@ -94,7 +95,7 @@ def version_note(record: LogRecord, plan: Plan) -> str:
     """One line: the log's engine version against the version the plan answers for
     (``Plan.engine_version``: the log's own version unless ``--engine-version`` or
     ``CGCONFIG_ENGINE_VERSION`` named another)."""
-    engine = record.engine or "sglang"
+    engine = record.engine or host()
     label = NAMES[engine]
     chosen = plan.engine_version
     source = chosen.get("source", "default")
@@ -108,7 +109,7 @@ def version_note(record: LogRecord, plan: Plan) -> str:
             return f"{label} {record.version}: the plan uses this version's rules"
         return (f"the log is {label} {record.version}: the plan uses the rules of "
                 f"{chosen['label']}, the nearest older supported version")
-    from cgconfig.engines.versions import supported_range
+    from cgconfig.line.versions import supported_range
 
     return (f"the log is {label} {record.version} (cgconfig answers for "
             f"{supported_range(engine)}); the plan answers for {ours}")
@@ -129,7 +130,7 @@ def _observed(record: LogRecord, want: Expected, wanted: list[Expected]) -> Capt
 
 def compare(record: LogRecord, plan: Plan, argv: list[str], argv_source: str) -> Comparison:
     """Compare every group the plan expects, and every group the log captured beyond them."""
-    engine = record.engine or "sglang"
+    engine = record.engine or host()
     wanted = expected_groups(plan, engine, argv)
     result = Comparison(plan, argv, argv_source, version_note(record, plan), wanted)
     captured_any = any(not g.startswith("draft") for g in record.captures)

@@ -13,8 +13,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from cgconfig.engines.plugins import part
 from cgconfig.errors import InputError
+from cgconfig.line.plugins import part
+from cgconfig.line.registry import host
 from cgconfig.plan import Plan
 from cgconfig.verify.record import LogRecord
 from cgconfig.verify.text import decimal, open_log
@@ -61,7 +62,7 @@ class EagerReport:
 def eager_steps(record: LogRecord, plan: Plan) -> list[EagerReport]:
     """One report per phase that has per-step lines."""
     out: list[EagerReport] = []
-    engine = record.engine or "sglang"
+    engine = record.engine or host()
     for phase, steps in record.steps.items():
         sizes: list[int] = part(engine, "step_sizes")(plan, _PLAN_PHASE.get(phase, phase))
         largest = max(sizes, default=0)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from cgconfig.engines.plugins import part
-from cgconfig.engines.tokens import ENGINE_PARSERS, ParserKind, is_option
+from cgconfig.line.plugins import part
+from cgconfig.line.tokens import ENGINE_PARSERS, ParserKind, is_option
 
 _NOT_INPUTS = frozenset({"cuda_graph_config", "model_tag"})
 
@@ -24,7 +24,7 @@ def launch_entry(engine: str) -> list[str]:
 
 def argv_from_args(engine: str, args: dict[str, Any]) -> tuple[list[str], list[str]]:
     """The launch argv for ``args`` and the argument names the engine table does not know."""
-    from cgconfig.engines import load_table
+    from cgconfig.line import load_table
 
     table = load_table(engine)
     by_dest = {flag.dest: flag for flag in table.flags if flag.options}

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
-from cgconfig.engines.plugins import PACKAGES, part
-from cgconfig.engines.versions import NAMES
 from cgconfig.errors import InputError
+from cgconfig.line.plugins import PACKAGES, part
+from cgconfig.line.versions import NAMES
 from cgconfig.verify.record import LogRecord, rank_of
 from cgconfig.verify.text import open_log, strip_escapes
 

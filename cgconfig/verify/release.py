@@ -3,7 +3,7 @@ the release range its formats imply, and whether cgconfig models that release.
 
 A log of a release cgconfig does not model (vLLM 0.11, SGLang 0.4.x, vLLM's V0 engine) cannot
 be judged: its plan would be the newest release's, and a difference would say nothing about the
-server. Versions are read through :mod:`cgconfig.engines.versions` (``choose``,
+server. Versions are read through :mod:`cgconfig.line.versions` (``choose``,
 ``version_key``); this module only decides which text to hand it.
 """
 
@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cgconfig.engines.version_source import FLAG, LOG_SOURCE, parse_spec
-from cgconfig.engines.versions import NAMES, SUPPORTED, EngineVersion, choose, supported_range, version_key
 from cgconfig.errors import InputError
+from cgconfig.line import registry
+from cgconfig.line.version_source import FLAG, LOG_SOURCE, parse_spec
+from cgconfig.line.versions import NAMES, SUPPORTED, EngineVersion, choose, supported_range, version_key
 from cgconfig.verify.record import LogRecord, ReleaseHint
 
 
@@ -55,7 +56,7 @@ def _inside(engine: str, hint: ReleaseHint) -> bool:
 
 def judge_release(record: LogRecord, requested: str | None = None) -> Release:
     """The release ``record`` is judged by (``requested``: ``--engine-version``'s text)."""
-    engine = record.engine or "sglang"
+    engine = record.engine or registry.host()
     label = NAMES[engine]
     if requested is not None:
         version = parse_spec(requested, engine, FLAG)
@@ -65,7 +66,7 @@ def judge_release(record: LogRecord, requested: str | None = None) -> Release:
         if version_key(version) is None and version not in SUPPORTED[engine]:
             raise InputError(f"{version!r} is not a {label} release number", where=FLAG,
                              allowed=f"{engine}==VERSION, e.g. {engine}=={SUPPORTED[engine][-1]}")
-        if engine == "trtllm" and version not in SUPPORTED[engine]:
+        if not registry.row(engine).release_from_tags and version not in SUPPORTED[engine]:
             return _printed(record, engine, version, FLAG)  # a 1.x release: main's rules
         try:
             return Release(engine, choose(engine, version, FLAG), True)
@@ -85,7 +86,8 @@ def judge_release(record: LogRecord, requested: str | None = None) -> Release:
                        f"model (it models {supported_range(engine)}); pass --engine-version "
                        f"if the server ran another")
     chosen = EngineVersion(engine, SUPPORTED[engine][-1], "default (newest supported)")
-    if engine == "trtllm" or any(_inside(engine, h) for h in record.hints):
+    if not registry.row(engine).release_from_tags or any(_inside(engine, h)
+                                                          for h in record.hints):
         return Release(engine, chosen, True)
     formats = ", ".join(h.what for h in record.hints) or "no format that names a release"
     return Release(engine, chosen, False,

@@ -7,7 +7,7 @@ escape sequence in a log reaches the terminal.
 
 from __future__ import annotations
 
-from cgconfig.engines.versions import NAMES
+from cgconfig.line.versions import NAMES
 from cgconfig.verify.check import Verdict
 from cgconfig.verify.text import shown
 

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from cgconfig.api import request_from_argv, resolve_request
-from cgconfig.engines import tokenize
 from cgconfig.engines.sglang import pipeline
 from cgconfig.errors import CgConfigError
+from cgconfig.line import tokenize
 from cgconfig.rules import ruleset
 from cgconfig.rules.loading import load_rules_for_resolve
 

@@ -1,4 +1,4 @@
-"""Every engine is a plug-in with every part the core asks for (``cgconfig.engines.plugins``),
+"""Every engine is a plug-in with every part the core asks for (``cgconfig.line.plugins``),
 and only a line of an engine loads that engine's package."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from cgconfig.engines.plugins import PACKAGES, PARTS, part
-from cgconfig.engines.versions import SUPPORTED
+from cgconfig.line.plugins import PACKAGES, PARTS, part
+from cgconfig.line.versions import SUPPORTED
 
 
 def test_every_supported_engine_is_a_plugin() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cgconfig.engines import versions
-from cgconfig.engines.table import load_table
+from cgconfig.line import versions
+from cgconfig.line.table import load_table
 
 
 @pytest.mark.parametrize("engine", sorted(versions.SUPPORTED))

@@ -31,8 +31,8 @@ def test_everything_written_from_the_declarations_is_current() -> None:
 def test_the_generator_writes_every_sglang_table() -> None:
     """The keys' flags are classified in the table of every supported SGLang release (a
     moved folder must not leave the generator classifying none)."""
-    from cgconfig.engines.table import table_path
-    from cgconfig.engines.versions import SUPPORTED
+    from cgconfig.line.table import table_path
+    from cgconfig.line.versions import SUPPORTED
 
     written = {str(path) for path in generate.outputs()}
     assert {table_path("sglang", v) for v in SUPPORTED["sglang"]} <= written

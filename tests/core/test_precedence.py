@@ -16,7 +16,7 @@ import pytest
 from cgconfig.api import request_from_argv
 from cgconfig.api import resolve_request as resolve
 from cgconfig.cli.main import main
-from cgconfig.engines.versions import SUPPORTED
+from cgconfig.line.versions import SUPPORTED
 from cgconfig.plan import Plan
 
 #: SGLang's deprecated aliases (--cuda-graph-max-bs, --disable-piecewise-cuda-graph...) are

@@ -68,19 +68,15 @@ GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
 FULL_GRAPH = {name: _imports(name, path, typing_too=True) for name, path in MODULES.items()}
 
 
-#: The engine plug-ins, each a package-level node of its own (``cgconfig.engines.vllm``) beside
-#: the engines' shared core (``cgconfig.engines``: tables, tokenizer, versions, entry points).
-ENGINE_PACKAGES = ("sglang", "vllm", "trtllm")
+#: The engine plug-ins: every package folder under ``cgconfig/engines/`` (no list to keep).
+ENGINE_PACKAGES = tuple(sorted(p.parent.name for p in (ROOT / "cgconfig" / "engines").glob("*/__init__.py")))
 
 
 def _package(module: str) -> str:
-    """A module's package-level node: its first-level subpackage (``cgconfig.sources``), an
-    engine's own package (``cgconfig.engines.sglang``), or the module itself when it sits at
-    the top (``cgconfig.plan``, the root ``cgconfig``)."""
-    parts = module.split(".")
-    if parts[:2] == ["cgconfig", "engines"] and len(parts) > 2 and parts[2] in ENGINE_PACKAGES:
-        return ".".join(parts[:3])
-    return ".".join(parts[:2])
+    """A module's package-level node: its first-level subpackage (``cgconfig.sources``, and
+    ``cgconfig.engines`` with every plug-in in it: the plug-ins together are one layer), or
+    the module itself when it sits at the top (``cgconfig.plan``, the root ``cgconfig``)."""
+    return ".".join(module.split(".")[:2])
 
 
 def _package_graph() -> dict[str, list[tuple[str, list[str]]]]:
@@ -124,7 +120,7 @@ def _cycle(graph: dict[str, list[tuple[str, list[str]]]] | None = None) -> list[
 
 def test_the_graph_sees_every_package() -> None:
     assert {"cgconfig.api", "cgconfig.rules.apply", "cgconfig.cli.main",
-            "cgconfig.runtime.runner", "cgconfig.sources.split"} <= set(GRAPH)
+            "cgconfig.runtime.runner", "cgconfig.line.split"} <= set(GRAPH)
     assert ("cgconfig.constants", ["BACKENDS"]) in GRAPH[
         "cgconfig.runtime.plan_view"]
 
@@ -171,7 +167,7 @@ def test_no_module_over_400_lines() -> None:
 
 #: The modules that may import an engine's package by name: the command line (the application,
 #: which wires every engine) and the engine packages themselves. Everything else asks
-#: ``cgconfig.engines.plugins.part``.
+#: ``cgconfig.line.plugins.part``.
 MAY_IMPORT_ENGINES = ("cgconfig.cli",)
 
 
@@ -203,7 +199,27 @@ def test_no_engine_package_imports_another() -> None:
     assert crossing == []
 
 
+def test_the_engine_packages_are_the_registry_rows() -> None:
+    from cgconfig.line.registry import ROWS
+
+    assert tuple(sorted(row.name for row in ROWS)) == ENGINE_PACKAGES
+    assert all(row.package == f"cgconfig.engines.{row.name}" for row in ROWS)
+
+
 def test_the_engine_import_check_can_fail() -> None:
     assert _engine_of("cgconfig.engines.vllm.modes") == "vllm"
-    assert _engine_of("cgconfig.engines.table") is None
+    assert _engine_of("cgconfig.line.table") is None
     assert any(t for t, _ in FULL_GRAPH["cgconfig.cli.launch_args"] if _engine_of(t))
+
+
+#: The stdlib base the runtime may import (it runs inside an engine's process, beside torch).
+RUNTIME_BASE = ("cgconfig.constants", "cgconfig.errors", "cgconfig.limits", "cgconfig.histogram_file",
+                "cgconfig.safe_write")
+
+
+def test_the_runtime_imports_only_the_base() -> None:
+    reached = {t for m, targets in FULL_GRAPH.items() if m.startswith("cgconfig.runtime")
+               for t, _ in targets if not t.startswith("cgconfig.runtime")}
+    assert reached <= set(RUNTIME_BASE), sorted(reached - set(RUNTIME_BASE))
+    for base in RUNTIME_BASE:  # and the base imports nothing else of cgconfig
+        assert {t for t, _ in FULL_GRAPH[base]} <= set(RUNTIME_BASE), base

@@ -1,8 +1,8 @@
 """An engine version is a value: code names a supported release only through the versions table.
 
 Every string literal in the code (``cgconfig/``, ``rules/``, ``cli/``, ``runtime/``) that is not
-a docstring is scanned for the releases of ``engines.versions.SUPPORTED``. A release may be
-written only in ``cgconfig/engines/versions.py`` (the one place that names them), in the flag
+a docstring is scanned for the releases of ``line.versions.SUPPORTED``. A release may be
+written only in ``cgconfig/line/versions.py`` (the one place that names them), in the flag
 tables beside it (JSON, not scanned), and as a bare release number in a module-level table
 constant (``CHANGES``, ``OLDER_LEVELS``: the first or last release a behaviour holds in). A
 message, rule reason, citation or example that embeds a release in its text takes it from the
@@ -16,11 +16,11 @@ import ast
 import re
 from pathlib import Path
 
-from cgconfig.engines.versions import SUPPORTED
+from cgconfig.line.versions import SUPPORTED
 
 ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("cgconfig", "rules", "cli", "runtime")
-REGISTRY = Path("cgconfig/engines/versions.py")
+REGISTRY = Path("cgconfig/line/versions.py")
 _RELEASE = re.compile(
     r"(?<![\w.])(" + "|".join(re.escape(v) for vs in SUPPORTED.values() for v in vs)
     + r")(?![\w]|\.\d)")
@@ -81,7 +81,7 @@ def test_code_names_releases_only_through_the_versions_table() -> None:
     found = [line for path in files
              for line in release_literals(path.read_text(), str(path.relative_to(ROOT)))]
     assert not found, ("a supported engine release written into a string literal; take it "
-                       "from cgconfig.engines.versions (release_label, newest, oldest):\n"
+                       "from cgconfig.line.versions (release_label, newest, oldest):\n"
                        + "\n".join(found))
 
 

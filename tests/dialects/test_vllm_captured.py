@@ -21,10 +21,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cgconfig.api import request_from_argv, resolve_request
-from cgconfig.engines.versions import choose
 from cgconfig.engines.vllm.captured import captured_lists, plan_groups
 from cgconfig.engines.vllm.modes import CudaGraphMode, phases_to_mode
 from cgconfig.engines.vllm.verify import expected_groups
+from cgconfig.line.versions import choose
 from cgconfig.plan import Plan
 
 GRID_512 = [1, 2, 4, *range(8, 249, 8), *range(256, 513, 16)]

@@ -1,5 +1,5 @@
 """``docker run``/``podman run`` wrappers read with the runners' own option grammars
-(``cgconfig/engines/container-flags.json``): which options take a value, where the image is.
+(``cgconfig/line/container-flags.json``): which options take a value, where the image is.
 
 Causes (#35): M12 a ``-v`` mount taken as the image (its tag as the engine release); O1 docker's
 ``--device /dev/kfd`` (ROCm's documented form, vLLM docs "Using Docker" / ROCm's vllm image
@@ -12,10 +12,10 @@ from __future__ import annotations
 import pytest
 
 from cgconfig.api import request_from_argv
-from cgconfig.engines import find_entry_point, tokenize
-from cgconfig.engines.containers import container_run, grammars
-from cgconfig.engines.entry import CONTAINER_RUNNERS
 from cgconfig.errors import InputError
+from cgconfig.line import find_entry_point, tokenize
+from cgconfig.line.containers import container_run, grammars
+from cgconfig.line.entry import CONTAINER_RUNNERS
 
 
 def request(line: str):  # type: ignore[no-untyped-def]

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from cgconfig.api import request_from_argv, resolve_args, resolve_request
-from cgconfig.engines import load_table
-from cgconfig.engines.table import EngineFlag
 from cgconfig.errors import CgConfigError
+from cgconfig.line import load_table
+from cgconfig.line.table import EngineFlag
 from cgconfig.sources.entry_point import PARALLEL_FACTS
 
 #: How each engine's line starts: SGLang's flags need no entry point (its dialect is the

@@ -5,7 +5,7 @@ fresh tuple of tables took a freed tuple's id and got the claims of another line
 
 from __future__ import annotations
 
-from cgconfig.sources.split import DialectFlags, split_argv
+from cgconfig.line.split import DialectFlags, split_argv
 
 
 def _owner_of(flag: str, dialects: tuple[DialectFlags, ...]) -> list[str]:

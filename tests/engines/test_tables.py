@@ -7,9 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from cgconfig.engines import ENGINES, EngineFlag, load_table, split_line
-from cgconfig.engines.table import table_path
 from cgconfig.fields.flags import ALL_FLAGS
+from cgconfig.line import ENGINES, EngineFlag, load_table
+from cgconfig.line.split import split_argv
+from cgconfig.line.table import table_path
+from cgconfig.line.tokens import ENGINE_PARSERS
+from cgconfig.sources.dialect_flags import dialect_flags, engine_flags
 
 
 def _argv(flag: EngineFlag, spelling: str) -> list[str]:
@@ -34,14 +37,20 @@ def _cases() -> list[tuple[str, EngineFlag, str]]:
 
 @pytest.mark.parametrize(("engine", "flag", "spelling"), _cases(),
                          ids=lambda v: v if isinstance(v, str) else None)
-def test_every_flag_splits_with_its_sample(engine: str, flag: EngineFlag, spelling: str) -> None:
+def test_every_flag_is_carved_out_by_the_splitter(engine: str, flag: EngineFlag,
+                                                  spelling: str) -> None:
+    """On a line with the engine's entry point, the splitter hands each spelling of each
+    flag, with its sample, to the engine (its whole table's owner) or to the dialect source that
+    reads it; ``test_every_table_flag.py`` resolves each flag through the whole reading."""
+    if flag.positional:
+        return
     argv = _argv(flag, spelling)
-    if engine == "trtllm" and not flag.positional:
-        argv = ["MODEL", *argv]  # trtllm-serve's model argument is required
-    split = split_line(engine, argv)
-    assert split.errors == []
-    side = split.modelled if flag.modelled else split.ignored
-    assert side, f"{spelling} went to neither side"
+    table = engine_flags(engine, load_table(engine).version)
+    split = split_argv(argv, (table, *dialect_flags().values()), dialect=engine,
+                       also_kept=(table.owner,), parser=ENGINE_PARSERS[engine])
+    owners = [owner for owner, part in split.parts.items() if part.args]
+    assert owners and argv[0].partition("=")[0] in [
+        a.name for owner in owners for a in split.parts[owner].args], (owners, argv)
 
 
 @pytest.mark.parametrize("engine", list(ENGINES))
@@ -105,7 +114,6 @@ def test_cgconfig_only_vllm_inputs_are_not_vllm_flags() -> None:
     vllm = load_table("vllm")
     for name in ("--num-speculative-tokens", "--cudagraph-support", "--vllm-attention-backend"):
         assert vllm.lookup(name) is None
-        assert split_line("vllm", ["M", name, "1"]).errors
 
 
 def test_deprecations_come_from_the_engine() -> None:

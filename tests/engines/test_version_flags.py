@@ -9,10 +9,10 @@ import pytest
 
 from cgconfig.api import resolve_args
 from cgconfig.cli.main import main
-from cgconfig.engines import versions
 from cgconfig.engines.sglang.releases import CHANGES, holds
-from cgconfig.engines.table import load_table
 from cgconfig.errors import CgConfigError
+from cgconfig.line import versions
+from cgconfig.line.table import load_table
 
 LINE = ["python3", "-m", "sglang.launch_server", "--model-path", "m"]
 
@@ -116,8 +116,8 @@ def test_the_newest_release_fast_path_skips_only_what_it_would_accept() -> None:
     # check_sglang_spellings skips reading the table when every flag is one of cgconfig's
     # primary spellings at the newest release; the full check accepts each of them too.
     from cgconfig.engines.sglang import version_flags as check
-    from cgconfig.engines.versions import EngineVersion
     from cgconfig.fields.flags import ALL_FLAGS
+    from cgconfig.line.versions import EngineVersion
 
     newest = versions.newest("sglang")
     full = EngineVersion("sglang", newest, "test")

@@ -1,4 +1,4 @@
-"""Which engine version a line is answered for: every source of engines.version_source.PRECEDENCE,
+"""Which engine version a line is answered for: every source of line.version_source.PRECEDENCE,
 their order, the plan header, and the one-line refusals outside the supported range."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import pytest
 from cgconfig.api import request_from_argv, resolve_args
 from cgconfig.cli.main import main
 from cgconfig.docio import read_text_file
-from cgconfig.engines import version_source, versions
 from cgconfig.errors import InputError
+from cgconfig.line import version_source, versions
 
 SGLANG = ["python3", "-m", "sglang.launch_server", "--model-path", "m", "--gpu-memory-gib", "80"]
 OLDEST = versions.SUPPORTED["sglang"][0]

@@ -228,14 +228,14 @@ def corpus_file(kind: str) -> Path:
 
 def version_kinds() -> list[str]:
     """The older SGLang releases with a recorded corpus, as kinds (``sglang@0.5.20``)."""
-    from cgconfig.engines.versions import SUPPORTED
+    from cgconfig.line.versions import SUPPORTED
 
     return [f"sglang@{v}" for v in SUPPORTED["sglang"] if corpus_file(f"sglang@{v}").exists()]
 
 
 def heldout_kinds() -> list[str]:
     """The SGLang releases with a held-out batch, as kinds (``heldout@0.5.20``)."""
-    from cgconfig.engines.versions import SUPPORTED
+    from cgconfig.line.versions import SUPPORTED
 
     return [f"heldout@{v}" for v in SUPPORTED["sglang"] if corpus_file(f"heldout@{v}").exists()]
 

@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from cgconfig.api import request_from_argv, resolve_request
-from cgconfig.engines.versions import EngineVersion, choose
 from cgconfig.engines.vllm.captured import plan_groups
 from cgconfig.engines.vllm.modes import phases_to_mode
 from cgconfig.errors import CgConfigError
+from cgconfig.line.versions import EngineVersion, choose
 
 HERE = Path(__file__).parent
 CASES = HERE / "vllm_engine_cases.jsonl"

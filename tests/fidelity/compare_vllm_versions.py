@@ -23,7 +23,7 @@ from typing import Any
 
 import compare_vllm_engine as cve
 
-from cgconfig.engines.versions import SUPPORTED, choose
+from cgconfig.line.versions import SUPPORTED, choose
 
 HERE = Path(__file__).parent
 KNOWN = HERE / "known_vllm_version_differences.json"

@@ -47,7 +47,7 @@ def test_corpus_size(kind: str) -> None:
 
 def test_every_older_sglang_release_has_its_corpus() -> None:
     # A few hundred cases per older release, answered by that release's own code.
-    from cgconfig.engines.versions import SUPPORTED
+    from cgconfig.line.versions import SUPPORTED
 
     older = SUPPORTED["sglang"][:-1]
     assert compare.version_kinds() == [f"sglang@{v}" for v in older]

@@ -1,7 +1,7 @@
 """cgconfig's plans for whole `vllm serve` lines against each supported vLLM release's own
 engine path.
 
-Each release of ``engines.versions.SUPPORTED["vllm"]`` has a corpus
+Each release of ``line.versions.SUPPORTED["vllm"]`` has a corpus
 (``vllm_version_cases-<version>.jsonl``, recorded by ``record_vllm_versions.py`` from that
 release's unmodified wheel). cgconfig answers every line for that release; the listed
 differences (``known_vllm_version_differences.json``, each explained in docs/fidelity.md) are a
@@ -18,7 +18,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 import compare_vllm_versions as cvv
 
-from cgconfig.engines.versions import SUPPORTED, choose
+from cgconfig.line.versions import SUPPORTED, choose
 
 
 @pytest.mark.parametrize("version", SUPPORTED["vllm"])
@@ -73,7 +73,7 @@ def test_releases_outside_the_range_are_refused_in_one_line() -> None:
     """vLLM 0.11 and older (another era of CUDA-graph defaults) and anything past the newest
     series are refused with one line naming the supported range; a release between two
     supported ones is answered by the nearer older one, with a note."""
-    from cgconfig.engines.versions import supported_range
+    from cgconfig.line.versions import supported_range
 
     for requested in ("0.11.0", "0.10.2", "0.19.1", "0.34.0"):
         with pytest.raises(ValueError) as refused:

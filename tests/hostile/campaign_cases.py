@@ -286,8 +286,8 @@ def _report_survives(code: int, out: bytes, err: str, d: str) -> str | None:
 
 def own_flag_prefixes(rng: random.Random) -> Iterator[Case]:
     from cgconfig.cli.options import HOST_FLAGS
-    from cgconfig.engines.table import load_table
     from cgconfig.fields.flags import known_spellings
+    from cgconfig.line.table import load_table
 
     table = load_table("sglang")
     own = sorted({*HOST_FLAGS.flags, *(s for s in known_spellings() if table.lookup(s) is None)})

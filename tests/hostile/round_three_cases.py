@@ -5,7 +5,7 @@ returns a reason when the answer is a misread, ``None`` when it is right. The fa
 (none is in round one's or two's catalogue, nor in #35's list):
 
 ``containers``   docker/podman/nerdctl run wrappers built from the runners' own grammars
-                 (``cgconfig/engines/container-flags.json``): grouped short switches, attached
+                 (``cgconfig/line/container-flags.json``): grouped short switches, attached
                  and ``=`` values, mounts and devices whose values look like images or tags;
 ``model-arch``   architecture names: real ones, model types, case slips, confusables, junk;
 ``flag-forms``   every engine table's flags in each spelling the engine's parser takes
@@ -23,9 +23,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from cgconfig.engines.containers import grammars
-from cgconfig.engines.table import load_table
-from cgconfig.engines.versions import SUPPORTED
+from cgconfig.line.containers import grammars
+from cgconfig.line.table import load_table
+from cgconfig.line.versions import SUPPORTED
 from cgconfig.model_arch_names import known_architectures
 
 Check = Callable[[int, dict[str, Any] | None, str], str | None]

@@ -71,9 +71,9 @@ def test_wrap_hangs_under_the_text_and_folds_paths_at_slashes() -> None:
 
 
 def test_help_groups_flags_by_engine_and_accepts_every_engines_line() -> None:
-    from cgconfig.engines.table import load_table
     from cgconfig.engines.trtllm.flags import DIALECT_FLAGS as TRTLLM_FLAGS
     from cgconfig.engines.vllm.flags import DIALECT_FLAGS as VLLM_FLAGS
+    from cgconfig.line.table import load_table
 
     out = cli(["resolve", "--help"], COLUMNS="200").stdout
     titles = [line for line in out.splitlines() if line.endswith(":") or "flags" in line[:30]]

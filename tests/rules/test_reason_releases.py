@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from cgconfig.engines.versions import SUPPORTED, in_range, label
+from cgconfig.line.versions import SUPPORTED, in_range, label
 from cgconfig.rules.evaluate import fill_placeholders
 from cgconfig.rules.loader import load_pack_file
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from cgconfig.engines.versions import SUPPORTED
+from cgconfig.line.versions import SUPPORTED
 from cgconfig.rules.loader import load_rule_set
 
 ROOT = Path(__file__).resolve().parents[2]
 #: An upstream citation: engine and version, then a file path, then (usually) a function.
-#: The versions are the supported ones (cgconfig/engines/versions.py).
+#: The versions are the supported ones (cgconfig/line/versions.py).
 _SGLANG = "|".join(re.escape(v) for v in SUPPORTED["sglang"])
 _VLLM = "|".join(re.escape(v) for v in SUPPORTED["vllm"])
 #: ``{engine.label}``: the release the line is answered for, rendered when the rule fires.

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from cgconfig.api import request_from_argv, resolve_args, resolve_request
-from cgconfig.engines import ENV_PREFIXES, engine_env_vars, tokenize
 from cgconfig.errors import CgConfigError
+from cgconfig.line import engine_env_vars, env_prefixes, tokenize
 from cgconfig.resolve.request import ResolveRequest
 
 
@@ -204,7 +204,7 @@ def test_ignore_unknown_args_still_skips_what_neither_knows() -> None:
 
 
 def test_every_engine_variable_has_an_engine_prefix() -> None:
-    assert all(var.name.startswith(ENV_PREFIXES) for var in engine_env_vars())
+    assert all(var.name.startswith(env_prefixes()) for var in engine_env_vars())
 
 
 def test_another_engines_flag_is_named_as_such() -> None:

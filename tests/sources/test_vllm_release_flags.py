@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from cgconfig.api import request_from_argv
-from cgconfig.engines import versions
-from cgconfig.engines.table import load_table
 from cgconfig.errors import InputError
+from cgconfig.line import versions
+from cgconfig.line.table import load_table
 
 OLDEST = versions.SUPPORTED["vllm"][0]
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cgconfig.engines.tokens import END_OF_OPTIONS, ENGINE_PARSERS, ParserKind, is_option
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.flags import (
     ARG,
@@ -28,9 +27,10 @@ from cgconfig.fields.flags import (
 )
 from cgconfig.fields.values import parse_float, parse_human_int, parse_int
 from cgconfig.limits import check_size_value, quote, short
+from cgconfig.line.split import Arg
+from cgconfig.line.tokens import END_OF_OPTIONS, ENGINE_PARSERS, ParserKind, is_option
 from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.sources.contribution import Settings
-from cgconfig.sources.split import Arg
 
 if TYPE_CHECKING:
     from cgconfig.engines.sglang.engine_flags import EngineOption
@@ -199,7 +199,7 @@ def parse_argv(argv: list[str], *, release: str, ignore_unknown: bool | None = N
 
     ``ignore_unknown`` defaults to whether ``--ignore-unknown-args`` appears in ``argv``. A
     value's position is its index among this source's tokens after any launcher: it orders
-    values of one layer. Which tokens are flags is :func:`~cgconfig.engines.tokens.is_option`'s
+    values of one layer. Which tokens are flags is :func:`~cgconfig.line.tokens.is_option`'s
     answer under the line's parser's rules; ``--`` and every token after it are positionals
     (SGLang has none, so its argparse refuses them).
     """

@@ -10,9 +10,9 @@ from typing import Any
 
 from cgconfig.draft import Draft
 from cgconfig.engines.sglang import grid as sz
-from cgconfig.engines.versions import newest
 from cgconfig.facts import Facts
 from cgconfig.fields.values import round_up
+from cgconfig.line.versions import newest
 from cgconfig.plan import Change, Decision
 
 

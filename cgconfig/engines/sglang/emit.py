@@ -23,7 +23,7 @@ from cgconfig.plan import Plan
 def sglang_config_notes(plan: Plan) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """The ``--cuda-graph-config`` document that pins the plan's configuration, and a note for
     each thing SGLang cannot take: an empty decode list, an unaligned DeepEP prefill list."""
-    from cgconfig.engines.versions import release_label
+    from cgconfig.line.versions import release_label
 
     doc: dict[str, dict[str, Any]] = {}
     notes: list[str] = []

@@ -12,12 +12,12 @@ would and a value SGLang rejects is an error naming the engine version.
 
 from __future__ import annotations
 
-from cgconfig.engines.split import check_values, lookup_option, max_values, min_values
-from cgconfig.engines.table import EngineFlag, load_table
-from cgconfig.engines.tokens import ParserKind, is_option
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.flags import Flag, flag_index, known_spellings
 from cgconfig.limits import short
+from cgconfig.line.flag_values import check_values, lookup_option, max_values, min_values
+from cgconfig.line.table import EngineFlag, load_table
+from cgconfig.line.tokens import ParserKind, is_option
 
 #: A flag SGLang knows and its inline ``=value`` (``None`` when the value follows).
 EngineOption = tuple[EngineFlag, str | None]
@@ -113,7 +113,7 @@ def unknown_flag_error(name: str, engine: str, release: str) -> InputError:
             hint=f"{short(spelling)} is a {load_table(other).label} flag, not a {table.label} "
                  f"one: a line starting with `{_ENTRY_EXAMPLES[other]}` takes it")
     if spelling == "-m":  # python -m MODULE with a module that starts no known engine
-        from cgconfig.engines.entry import PYTHON_MODULES
+        from cgconfig.line.entry import PYTHON_MODULES
 
         return InputError(
             "unknown flag -m: the line's `python -m MODULE` names no engine entry point "
@@ -134,7 +134,7 @@ def release_history(engine: str, spelling: str, release: str) -> str:
     """``is new in SGLang 0.5.23`` / ``was removed in SGLang 0.5.20`` for a spelling
     ``engine`` at ``release`` lacks and another supported release has, from the release
     tables; ``""`` when no supported release has it."""
-    from cgconfig.engines.versions import SUPPORTED, label, version_key
+    from cgconfig.line.versions import SUPPORTED, label, version_key
 
     releases = SUPPORTED[engine]
     having = [v for v in releases if load_table(engine, v).lookup(spelling) is not None]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cgconfig.engines.sglang import model_archs as ma
-from cgconfig.engines.versions import newest
+from cgconfig.line.versions import newest
 
 _AG = f"sglang {newest('sglang')} python/sglang/srt/arg_groups/"
 #: Upstream functions, cited by the engine block.

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from cgconfig.engines.sglang import model_archs as ma
-from cgconfig.engines.versions import label
 from cgconfig.facts import Facts
+from cgconfig.line.versions import label
 from cgconfig.provenance import Layer, Leaf, Origin
 
 #: Platforms on which prefill graphs are validated; elsewhere prefill defaults to disabled.

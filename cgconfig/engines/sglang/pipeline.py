@@ -35,7 +35,7 @@ from cgconfig.resolve.steps import memory
 
 def _sglang_release(run: Run) -> str:
     """The SGLang release the line is answered for (a line of SGLang's own, so chosen)."""
-    from cgconfig.engines.versions import newest
+    from cgconfig.line.versions import newest
 
     chosen = run.request.engine_version
     return chosen.version if chosen is not None and chosen.engine == "sglang" else newest("sglang")

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
-from cgconfig.engines.versions import label, version_key
 from cgconfig.errors import InputError
+from cgconfig.line.versions import label, version_key
 
 
 class FlagRequirement(NamedTuple):

@@ -3,7 +3,7 @@
 Each entry is one behaviour, the first release it holds in, and the upstream function that
 has it; a step asks :func:`holds` with the version the line is answered for
 (``Draft.engine_version``). The releases themselves are named in
-:data:`cgconfig.engines.versions.SUPPORTED`; a release with no entry here behaves as the one
+:data:`cgconfig.line.versions.SUPPORTED`; a release with no entry here behaves as the one
 before it. Stdlib only.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from cgconfig.engines.versions import newest, version_key
+from cgconfig.line.versions import newest, version_key
 
 
 class ReleaseChange(NamedTuple):

@@ -8,11 +8,11 @@ from typing import Any
 
 from cgconfig.engines.sglang.argv import parse_argv, sglang_args
 from cgconfig.errors import InputError
+from cgconfig.line.split import Arg, Part
 from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Contribution
 from cgconfig.sources.documents import facts_from_file, leaves_from_config_arg
-from cgconfig.sources.split import Arg, Part
 
 #: Per dialect, what an unexpected positional usually is (naming only that engine's flags).
 _POSITIONAL_HINTS = {
@@ -42,7 +42,7 @@ class SglangArgv:
 
     def contribute(self, so_far: ResolveRequest) -> Contribution:
         """Parse the tokens once; read the documents they name."""
-        from cgconfig.engines.versions import release_label  # so_far: only the engine version
+        from cgconfig.line.versions import release_label  # so_far: only the engine version
 
         parsed = parse_argv(self.tokens, release=_release(self.engine, so_far),
                             ignore_unknown=self.ignore_unknown, engine=self.engine,
@@ -103,7 +103,7 @@ def _release(engine: str, so_far: ResolveRequest) -> str:
     the line is ``engine``'s; on a line of another dialect (``--dialect vllm`` with no entry
     point), whose SGLang words are cgconfig's own flags, the SGLang release of the line's
     version selection does not exist, so SGLang's newest table reads them."""
-    from cgconfig.engines.versions import newest
+    from cgconfig.line.versions import newest
 
     chosen = so_far.engine_version
     if chosen is not None and chosen.engine == engine:

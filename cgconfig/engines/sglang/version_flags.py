@@ -11,10 +11,10 @@ are not SGLang's and are not checked.
 
 from __future__ import annotations
 
-from cgconfig.engines.table import EngineTable, load_table
-from cgconfig.engines.versions import SUPPORTED, EngineVersion, label, newest, version_key
 from cgconfig.errors import InputError
-from cgconfig.sources.split import ArgvSplit, Part
+from cgconfig.line.split import ArgvSplit, Part
+from cgconfig.line.table import EngineTable, load_table
+from cgconfig.line.versions import SUPPORTED, EngineVersion, label, newest, version_key
 
 
 def _sglang_owned(name: str, table: EngineTable) -> str | None:

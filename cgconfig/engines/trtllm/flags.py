@@ -4,7 +4,7 @@ parts ``dialect_flags`` and ``entry_only_flags``). Data only: splitting any line
 
 from __future__ import annotations
 
-from cgconfig.sources.split import Arity, DialectFlags
+from cgconfig.line.split import Arity, DialectFlags
 
 #: Flags that name a TensorRT-LLM options file.
 DIALECT_FLAGS = DialectFlags("trtllm", {"--extra-llm-api-options": 1,

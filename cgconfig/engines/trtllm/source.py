@@ -30,12 +30,12 @@ from cgconfig.engines.trtllm.llm_args import (
 )
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.limits import check_int_text, check_prefill_tokens, quote
+from cgconfig.line.split import Arg, DialectFlags, Part, claimed_args
 from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.resolve.request import DialectDefault, ResolveRequest
 from cgconfig.sources.contribution import Contribution
 from cgconfig.sources.documents import validate_leaf
 from cgconfig.sources.entry_point import PARALLEL_FACTS
-from cgconfig.sources.split import Arg, DialectFlags, Part, claimed_args
 
 #: Top-level keys of the options file this source reads (the others do not change the graphs).
 READ_KEYS = ("cuda_graph_config", "torch_compile_config", "max_batch_size", "max_num_tokens",
@@ -71,7 +71,7 @@ def _read_args(args: list[Arg]) -> tuple[str | None, str, dict[str, int]]:
             try:
                 sizes[name[2:]] = int(value)  # click's INT: int(value)
             except ValueError:
-                from cgconfig.engines.table import load_table
+                from cgconfig.line.table import load_table
 
                 raise InputError(f"expected int, got {value!r} ({load_table('trtllm').label})",
                                  where=name) from None

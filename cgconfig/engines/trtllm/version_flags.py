@@ -1,4 +1,4 @@
-"""trtllm-serve's flags per release: one build is supported (``engines/versions.py``), and
+"""trtllm-serve's flags per release: one build is supported (its one table), and
 click's own errors for its flags are the splitter's, so there is no release check.
 """
 

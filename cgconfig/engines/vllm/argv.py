@@ -20,7 +20,7 @@ from cgconfig.engines.vllm.flags import DIALECT_FLAGS as VLLM_FLAGS
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.values import looks_human_int, parse_human_int, parse_int
 from cgconfig.limits import quote, quote_key
-from cgconfig.sources.split import Arg, claimed_args
+from cgconfig.line.split import Arg, claimed_args
 
 CC_FLAGS = ("--compilation-config", "-cc")
 #: CompilationConfig keys that matter here.
@@ -124,7 +124,7 @@ def _parse_value(text: str, where: str) -> Any:
 def _pass_config(out: VllmInput, key: str, value: Any, source: str) -> None:
     """``pass_config`` (a document) or ``pass_config.KEY`` (a dotted key), as pydantic
     validates it when vLLM builds ``CompilationConfig``."""
-    from cgconfig.engines.versions import release_label
+    from cgconfig.line.versions import release_label
 
     items = value.items() if key == "pass_config" and isinstance(value, dict) else \
         [(key.split(".", 1)[1], value)] if "." in key else None

@@ -65,8 +65,8 @@ def vllm_args(plan: Plan, user_config: dict[str, Any] | None = None
     """vLLM's ``--compilation-config`` for the plan, around the keys of ``user_config`` (the
     user's own compilation config) that are not graph keys, and one note per thing vLLM cannot
     say (tagged as in :data:`VLLM_INEXPRESSIBLE`)."""
-    from cgconfig.engines.versions import release_label
     from cgconfig.engines.vllm.modes import CudaGraphMode, phases_to_mode
+    from cgconfig.line.versions import release_label
 
     decode, prefill = plan.config["decode"], plan.config["prefill"]
     mode, lost = phases_to_mode(decode["backend"], prefill["backend"])

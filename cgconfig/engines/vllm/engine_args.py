@@ -25,10 +25,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cgconfig.engines.versions import label, newest, version_key
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.values import looks_human_int, parse_human_int, parse_int
 from cgconfig.limits import quote
+from cgconfig.line.versions import label, newest, version_key
 
 #: ``VllmConfig`` optimization levels: (compilation mode, default cudagraph_mode).
 LEVEL_DEFAULTS: dict[int, tuple[str, str]] = {
@@ -133,7 +133,7 @@ _CHOICE_DESTS = ("all2all_backend", "performance_mode")
 
 def _check_choice(name: str, value: str, release: str) -> None:
     """argparse's ``invalid choice`` refusal, with ``release``'s own choices."""
-    from cgconfig.engines.table import load_table  # a whole `vllm serve` line loads it anyway
+    from cgconfig.line.table import load_table  # a whole `vllm serve` line loads it anyway
 
     flag = load_table("vllm", release).lookup(name)
     if flag is not None and flag.choices and value not in flag.choices:

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from cgconfig.sources.split import Arity, DialectFlags
+from cgconfig.line.split import Arity, DialectFlags
 
 #: The vLLM dialect's flags and their arity; ``-cc.KEY=VALUE`` spellings take one value.
 DIALECT_FLAGS = DialectFlags("vllm", {

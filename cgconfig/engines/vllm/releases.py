@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from cgconfig.engines.versions import newest, version_key
 from cgconfig.engines.vllm.modes import CudaGraphMode
+from cgconfig.line.versions import newest, version_key
 
 #: Behaviour → (the first release that has it, what and where, in that release's source).
 SINCE: dict[str, tuple[str, str]] = {

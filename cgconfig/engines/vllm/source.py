@@ -10,9 +10,9 @@ from cgconfig.engines.vllm import releases
 from cgconfig.engines.vllm.argv import parse_vllm_argv
 from cgconfig.engines.vllm.engine_args import read_engine_args
 from cgconfig.engines.vllm.vllm_config import post_init, speculative
+from cgconfig.line.split import Arg, Part
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Contribution
-from cgconfig.sources.split import Arg, Part
 
 
 @dataclass

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cgconfig.draft import Draft
-from cgconfig.engines.versions import newest
 from cgconfig.engines.vllm import captured, modes, releases
 from cgconfig.engines.vllm import mode_resolution as resolution_rules
 from cgconfig.engines.vllm.splitting_ops import splitting_fixup
 from cgconfig.errors import InputError, StrictConflictError
+from cgconfig.line.versions import newest
 from cgconfig.locks import conflict_message
 from cgconfig.plan import Change, Decision, Outcome
 from cgconfig.resolve.request import DraftStep

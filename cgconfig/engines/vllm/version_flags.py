@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from cgconfig.engines.table import load_table
-from cgconfig.engines.versions import SUPPORTED, EngineVersion, label, newest
 from cgconfig.errors import InputError
-from cgconfig.sources.split import ArgvSplit, Part
+from cgconfig.line.split import ArgvSplit, Part
+from cgconfig.line.table import load_table
+from cgconfig.line.versions import SUPPORTED, EngineVersion, label, newest
 
 
 def _first_release(name: str) -> str | None:

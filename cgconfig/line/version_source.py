@@ -13,8 +13,9 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 
-from cgconfig.engines.versions import NAMES, SUPPORTED, EngineVersion, choose, default, oldest, version_key
 from cgconfig.errors import InputError
+from cgconfig.line import registry
+from cgconfig.line.versions import NAMES, SUPPORTED, EngineVersion, choose, default, oldest, version_key
 
 #: The sources of an engine version, highest precedence first. What the user states comes
 #: first (the flag, then cgconfig's environment variable), then evidence of what ran (the log
@@ -31,13 +32,11 @@ FLAG = "--engine-version"
 LOG_SOURCE = "the log's version line"
 
 #: Engine → its distribution names on PyPI (read with ``importlib.metadata``).
-DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
-    "sglang": ("sglang",), "vllm": ("vllm",), "trtllm": ("tensorrt_llm", "tensorrt-llm")}
+DISTRIBUTIONS: Mapping[str, tuple[str, ...]] = registry.Column(lambda row: row.distributions)
 
 #: Engine → words an image repository's last path part contains (``lmsysorg/sglang``,
 #: ``vllm/vllm-openai``, ``nvcr.io/nvidia/tensorrt-llm/release``).
-IMAGE_NAMES: dict[str, tuple[str, ...]] = {
-    "sglang": ("sglang",), "vllm": ("vllm",), "trtllm": ("tensorrt-llm", "tensorrt_llm", "trtllm")}
+IMAGE_NAMES: Mapping[str, tuple[str, ...]] = registry.Column(lambda row: row.image_names)
 
 
 def parse_spec(text: str, engine: str, where: str) -> str | None:
@@ -53,13 +52,12 @@ def parse_spec(text: str, engine: str, where: str) -> str | None:
         if not sep:
             name, version = engine, item
         name = name.strip().lower()
-        alias = {"tensorrt-llm": "trtllm", "tensorrt_llm": "trtllm", "trtllm-serve": "trtllm"}
-        name = alias.get(name, name)
+        name = next((row.name for row in registry.ROWS if name in row.aliases), name)
         if name not in SUPPORTED:
             raise InputError(f"unknown engine {name!r} in {item!r}", where=where,
                              allowed=tuple(f"{e}==VERSION" for e in SUPPORTED),
-                             hint=f"write ENGINE==VERSION (sglang=={oldest('sglang')}) or only "
-                                  "the version")
+                             hint=f"write ENGINE==VERSION ({registry.host()}=="
+                                  f"{oldest(registry.host())}) or only the version")
         named.append(name)
         if name == engine:
             if found is not None and found != version.strip():
@@ -67,8 +65,9 @@ def parse_spec(text: str, engine: str, where: str) -> str | None:
                                  where=where)
             found = version.strip()
     if not named:
-        example = oldest("sglang")
-        raise InputError(f"expects a version (sglang=={example}, or {example})", where=where)
+        example = oldest(registry.host())
+        raise InputError(f"expects a version ({registry.host()}=={example}, or {example})",
+                         where=where)
     return found
 
 
@@ -185,7 +184,7 @@ def select(engine: str, *, flag: str | None = None, environ: Mapping[str, str] |
     for source, version in candidates:
         if version is None:
             continue  # it named other engines only
-        if engine == "trtllm" and source not in (FLAG, ENV_VAR):
+        if not registry.row(engine).release_from_tags and source not in (FLAG, ENV_VAR):
             continue  # its releases are not what the table is keyed by (a main-branch commit)
         try:
             return choose(engine, version, source)

@@ -11,15 +11,15 @@ from __future__ import annotations
 import bisect
 import difflib
 import json
-import os
 from functools import cache, cached_property
 from typing import Any, NamedTuple
 
+from cgconfig.line import registry
+
 # No dataclasses or pathlib here: importing dataclasses alone costs more than loading a table.
-_HERE = os.path.dirname(os.path.abspath(__file__))
 
 #: Engine name → the prefix of its table files (its name in messages: ``versions.NAMES``).
-ENGINES: dict[str, str] = {"sglang": "sglang", "vllm": "vllm", "trtllm": "trtllm-serve"}
+ENGINES = registry.Column(lambda row: row.table_prefix)
 
 
 class EngineFlag(NamedTuple):
@@ -85,7 +85,7 @@ class EngineTable:
     def label(self) -> str:
         """The engine and version as messages name them: ``SGLang 0.5.23``, or for a table
         read from a commit of the main branch ``TensorRT-LLM (main, commit 00209af)``."""
-        from cgconfig.engines.versions import label
+        from cgconfig.line.versions import label
 
         return label(self.engine, self.version)
 
@@ -161,21 +161,21 @@ def _flag(row: dict[str, Any]) -> EngineFlag:
 def table_path(engine: str, version: str | None = None) -> str:
     """The checked-in table file of ``engine`` at ``version`` (default: the newest supported,
     ``versions.SUPPORTED``)."""
-    from cgconfig.engines.versions import SUPPORTED, newest
+    from cgconfig.line.versions import SUPPORTED, newest
 
     if engine not in ENGINES:
         raise KeyError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
     version = version or newest(engine)
     if version not in SUPPORTED[engine]:
         raise KeyError(f"{engine} {version} is not a supported version: {SUPPORTED[engine]}")
-    return os.path.join(_HERE, engine, "tables", f"{ENGINES[engine]}-{version}.json")
+    return registry.table_files(engine)[version]
 
 
 def load_table(engine: str, version: str | None = None) -> EngineTable:
     """The flag table of ``engine`` (``sglang``, ``vllm`` or ``trtllm``) at ``version`` (default:
     the newest supported), loaded once per version."""
     if version is None:
-        from cgconfig.engines.versions import newest
+        from cgconfig.line.versions import newest
 
         version = newest(engine) if engine in ENGINES else ""
     return _load_table(engine, version)

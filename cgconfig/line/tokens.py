@@ -18,13 +18,16 @@ Checked against the engines' own parsers in the oracle (``tests/sources/test_tok
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Literal
+from collections.abc import Iterable, Mapping
+from typing import Literal, cast
+
+from cgconfig.line import registry
 
 ParserKind = Literal["argparse", "vllm", "click"]
 PARSER_KINDS: tuple[ParserKind, ...] = ("argparse", "vllm", "click")
-#: Each engine's parser (SGLang's and cgconfig's own flags: argparse).
-ENGINE_PARSERS: dict[str, ParserKind] = {"sglang": "argparse", "vllm": "vllm", "trtllm": "click"}
+#: Each engine's parser (the registry's ``parser``; SGLang's and cgconfig's own flags: argparse).
+ENGINE_PARSERS: Mapping[str, ParserKind] = registry.Column(
+    lambda row: cast(ParserKind, row.parser))
 #: The word after which every word is a positional (argparse and click alike).
 END_OF_OPTIONS = "--"
 

@@ -9,25 +9,54 @@ is refused with one line naming the range. Stdlib only (the start-up path import
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
-#: Engine → its supported versions, oldest first. The newest is the default. A flag table
-#: ``<prefix>-<version>.json`` ships beside this module for each (``table.load_table``).
-SUPPORTED: dict[str, tuple[str, ...]] = {
-    "sglang": ("0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23"),
-    "vllm": ("0.20.2", "0.21.0", "0.22.1", "0.23.0", "0.24.0", "0.25.1", "0.26.0", "0.27.1",
-             "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0"),
-    "trtllm": ("main-00209af",),
-}
+from cgconfig.line import registry
+
+
+class _Releases(Mapping[str, tuple[str, ...]]):
+    """Engine → its supported releases, oldest first (PEP 440's order): the flag tables it
+    ships (``registry.table_files``), read once per engine. The newest is the default."""
+
+    def __init__(self) -> None:
+        self._found: dict[str, tuple[str, ...]] = {}
+
+    def __getitem__(self, engine: str) -> tuple[str, ...]:
+        if engine not in self._found:
+            files = registry.table_files(engine)  # KeyError for an engine the registry lacks
+            if not files:
+                raise KeyError(f"engine {engine!r} ships no flag table (tables/ in "
+                               f"{registry.folder(engine)})")
+            self._found[engine] = tuple(sorted(files, key=_release_order))
+        return self._found[engine]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(registry.names())
+
+    def __len__(self) -> int:
+        return len(registry.names())
+
+    def __contains__(self, engine: object) -> bool:
+        return isinstance(engine, str) and engine in registry.Column(lambda row: row)
+
+
+def _release_order(release: str) -> tuple[object, ...]:
+    parsed = parse_version(release)
+    return (1, parsed.order) if parsed is not None else (0, release)
+
+
+#: Engine → its supported releases, oldest first; the newest is the default. Derived from the
+#: flag tables each engine ships: a release is added by adding its table.
+SUPPORTED: Mapping[str, tuple[str, ...]] = _Releases()
 
 #: Engine → how many leading numbers name a release series: a newer release within the newest
 #: supported one's series (vLLM 0.33.1 after 0.33.0, SGLang 0.5.23.post1 after 0.5.23) is
 #: answered by it; anything newer is refused, since its flags are unknown.
-SERIES: dict[str, int] = {"sglang": 3, "vllm": 2, "trtllm": 0}
+SERIES: Mapping[str, int] = registry.Column(lambda row: row.series)
 
 #: Engine → its name in messages.
-NAMES: dict[str, str] = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "TensorRT-LLM"}
+NAMES: Mapping[str, str] = registry.Column(lambda row: row.label)
 
 
 class EngineVersion(NamedTuple):

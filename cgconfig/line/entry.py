@@ -13,44 +13,30 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from cgconfig.errors import InputError
+from cgconfig.line import registry
 
 _ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
 _PYTHON = re.compile(r"python(?:3(?:\.[0-9]+)?)?")  # fullmatch on a path's last part
 
-#: ``python -m MODULE`` modules → dialect.
+#: ``python -m MODULE`` modules → dialect (the registry's ``modules`` and ``dynamo_module``).
 PYTHON_MODULES: dict[str, str] = {
-    "sglang.launch_server": "sglang",
-    "sglang.srt.server": "sglang",
-    "vllm.entrypoints.openai.api_server": "vllm",
-    # vLLM's demo server: the same engine arguments (AsyncEngineArgs.add_cli_args)
-    "vllm.entrypoints.api_server": "vllm",
-    **{module: engine for engine, module in (
-        ("sglang", "dynamo.sglang"), ("vllm", "dynamo.vllm"), ("trtllm", "dynamo.trtllm"))},
-}
+    module: row.name for row in registry.ROWS
+    for module in (*row.modules, *((row.dynamo_module,) if row.dynamo_module else ()))}
 #: NVIDIA Dynamo's workers (``python -m dynamo.<engine>``): each takes its engine's flags plus
 #: Dynamo's own (``--endpoint``, ``--is-prefill-worker``...), which no engine table has: on
 #: such a line a flag the engine does not know is taken as Dynamo's, listed as ignored with a
 #: note, not refused.
-DYNAMO_MODULES = ("dynamo.sglang", "dynamo.vllm", "dynamo.trtllm")
-#: Console scripts: (program, subcommand or None) → dialect.
-SCRIPTS: dict[tuple[str, str | None], str] = {
-    ("sglang", "serve"): "sglang",
-    ("vllm", "serve"): "vllm",
-    ("trtllm-serve", None): "trtllm",
-}
-
-
-#: trtllm-serve's subcommands other than ``serve`` (the ``main`` group of
-#: ``tensorrt_llm/commands/serve.py`` at 00209af), each with what it starts.
-TRTLLM_OTHER_COMMANDS: dict[str, str] = {
-    "disaggregated": "starts the disaggregated-serving front end; "
-                     "the context and generation servers that its -c file lists are not read",
-    "disaggregated_mpi_worker": "is an MPI worker of disaggregated serving; its -c file is "
-                                "not read",
-    "grpc": "serves a model over gRPC, with options of its own",
-    "mm_embedding_serve": "serves a multimodal encoder, whose encoder graphs cgconfig does not "
-                          "plan",
-}
+DYNAMO_MODULES = tuple(row.dynamo_module for row in registry.ROWS if row.dynamo_module)
+#: Console scripts: their words (a program and its subcommands) → dialect, longest first.
+SCRIPTS: dict[tuple[str, ...], str] = dict(sorted(
+    ((words, row.name) for row in registry.ROWS for words in row.scripts),
+    key=lambda item: -len(item[0])))
+#: (program, subcommand) → (what it starts, what cgconfig reads instead, the hint), for the
+#: subcommands cgconfig refuses (the registry's ``refused_commands``).
+REFUSED_COMMANDS: dict[tuple[str, str], tuple[str, str, str]] = {
+    (words[0], command): (what, row.refused_reads, row.refused_hint)
+    for row in registry.ROWS for command, what in row.refused_commands
+    for words in row.scripts[:1]}
 
 
 class EntryPoint(NamedTuple):
@@ -158,8 +144,8 @@ CONTAINER_RUNNERS = frozenset({"docker", "podman", "nerdctl"})
 def _container_env(words: list[str]) -> tuple[dict[str, str], tuple[str, ...]] | None:
     """``(assignments, names passed through)`` of a ``docker run``/``podman run`` wrapper in
     ``words`` (what comes before the entry point), or ``None`` without one (its options read
-    by the runner's grammar: ``engines.containers``)."""
-    from cgconfig.engines.containers import container_run
+    by the runner's grammar: ``line.containers``)."""
+    from cgconfig.line.containers import container_run
 
     run = container_run(words)
     return None if run is None else (run.env, run.passed)
@@ -176,17 +162,13 @@ def _match(words: list[str], i: int) -> tuple[str, str, int] | None:
             return PYTHON_MODULES[words[j + 1]], f"{base} -m {words[j + 1]}", j + 2
         return None
     nxt = words[i + 1] if i + 1 < len(words) else None
-    if (base, nxt) in SCRIPTS:
-        return SCRIPTS[(base, nxt)], f"{base} {nxt}", i + 2
-    if (base, None) in SCRIPTS:
-        if base == "trtllm-serve" and nxt in TRTLLM_OTHER_COMMANDS:
-            raise InputError(
-                f"this subcommand {TRTLLM_OTHER_COMMANDS[nxt]}; cgconfig reads only the serve subcommand (a "
-                "model, its size flags and its --extra_llm_api_options file)",
-                where=f"trtllm-serve {nxt}",
-                hint="plan each server's own line: trtllm-serve MODEL --extra_llm_api_options FILE")
-        skip = 1 if nxt == "serve" else 0
-        return SCRIPTS[(base, None)], base + (" serve" if skip else ""), i + 1 + skip
+    if nxt is not None and (base, nxt) in REFUSED_COMMANDS:
+        what, reads, hint = REFUSED_COMMANDS[(base, nxt)]
+        raise InputError(f"this subcommand {what}; {reads}", where=f"{base} {nxt}",
+                         hint=hint or None)
+    for script, dialect in SCRIPTS.items():
+        if script[0] == base and tuple(words[i + 1:i + len(script)]) == script[1:]:
+            return dialect, " ".join((base, *script[1:])), i + len(script)
     return None
 
 
@@ -252,7 +234,9 @@ def _next_candidate(words: list[str], i: int) -> int:
 #: Container images whose own entrypoint is an engine's: ``docker run vllm/vllm-openai:TAG
 #: --model M`` runs ``vllm serve --model M`` (vLLM's docs, "Using Docker"). Repository (the
 #: image name without registry host and tag) → (dialect, the entrypoint).
-IMAGE_ENTRYPOINTS: dict[str, tuple[str, str]] = {"vllm/vllm-openai": ("vllm", "vllm serve")}
+IMAGE_ENTRYPOINTS: dict[str, tuple[str, str]] = {
+    image: (row.name, entrypoint) for row in registry.ROWS
+    for image, entrypoint in row.image_entrypoints}
 
 
 def _image_entrypoint(words: list[str], i: int) -> tuple[str, str, int] | None:
@@ -284,7 +268,7 @@ def find_entry_point(line: str | Sequence[str]) -> EntryPoint | None:
             i = _next_candidate(words, i)
             continue
         return _entry(words, i, found)
-    from cgconfig.engines.containers import container_run, unread_image
+    from cgconfig.line.containers import container_run, unread_image
 
     run = container_run(words)  # the image is where the runner's grammar puts it
     if run is None or run.image_at is None or run.command != "run":
@@ -309,7 +293,7 @@ def _entry(words: list[str], i: int, found: tuple[str, str, int]) -> EntryPoint:
 
 
 #: Program names (a path's last part) that can start an entry point.
-_PROGRAMS = frozenset(program for program, _ in SCRIPTS)
+_PROGRAMS = frozenset(words[0] for words in SCRIPTS)
 
 
 def might_have_entry_point(words: Sequence[str]) -> bool:

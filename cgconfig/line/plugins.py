@@ -13,17 +13,16 @@ Stdlib only: the start-up path reads it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from importlib import import_module
 from types import ModuleType
 from typing import Any
 
-#: Each engine's package.
-PACKAGES: dict[str, str] = {
-    "sglang": "cgconfig.engines.sglang",
-    "vllm": "cgconfig.engines.vllm",
-    "trtllm": "cgconfig.engines.trtllm",
-}
+from cgconfig.line import registry
+
+#: Each engine's package (the registry's ``package``).
+PACKAGES: Mapping[str, str] = registry.Column(lambda row: row.package)
 
 #: What the core asks of every engine: part → (module of the engine's package, attribute).
 #: Every engine's module defines every attribute; ``None`` says the engine has no such thing.

@@ -7,7 +7,7 @@ belongs to ``sglang``, whose own parser reads it. Only the chosen dialect's toke
 out: a vLLM flag on an SGLang line stays with SGLang, which reports it as unknown.
 
 ``--dialect NAME`` is read here and nowhere else. Which words are options is
-:func:`cgconfig.engines.tokens.is_option`'s answer for the line's parser (argparse, vLLM's
+:func:`cgconfig.line.tokens.is_option`'s answer for the line's parser (argparse, vLLM's
 ``FlexibleArgumentParser``, click), the one reading every parser of the line shares; ``--``
 ends the options (every later word goes to SGLang's parser, which reads them as positionals).
 Each claimed flag is kept with its values as an :class:`Arg`, which the owner's reader (and
@@ -16,17 +16,18 @@ Each claimed flag is kept with its values as an :class:`Arg`, which the owner's 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
-from cgconfig.constants import DIALECTS
-from cgconfig.engines.tokens import END_OF_OPTIONS, ParserKind, is_option, takes_any_value
-from cgconfig.errors import InputError
+from cgconfig.errors import InputError, did_you_mean
 from cgconfig.limits import short
+from cgconfig.line import registry
+from cgconfig.line.tokens import END_OF_OPTIONS, ParserKind, is_option, takes_any_value
 
 if TYPE_CHECKING:
-    from cgconfig.engines.entry import EntryPoint
-    from cgconfig.engines.versions import EngineVersion
+    from cgconfig.line.entry import EntryPoint
+    from cgconfig.line.versions import EngineVersion
 
 #: How many values a flag takes: 0 (a switch), 1, or ``"+"`` (every following non-flag token).
 Arity = int | str
@@ -175,7 +176,9 @@ def _claims(dialects: tuple[DialectFlags, ...], host: DialectFlags | None) -> _C
 def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
                host: DialectFlags | None = None, *, dialect: str | None = None,
                also_kept: tuple[str, ...] = (), parser: ParserKind = "argparse",
-               release: str | None = None) -> ArgvSplit:
+               release: str | None = None,
+               unclaimed: Callable[[str, DialectFlags | None, str, str | None], None] | None = None
+               ) -> ArgvSplit:
     """Walk ``argv`` once: each token goes to the owner whose table claims its flag.
 
     ``dialect`` is the one an entry point chose (``--dialect`` may only repeat it);
@@ -183,7 +186,9 @@ def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
     (an engine table's flags that the dialect's source does not read); ``parser`` is whose
     rules say which words are options (the entry point's engine; argparse without one);
     ``release`` the release of the line's engine whose table knows its flags (the newest
-    SGLang one when the line's release is not yet chosen: a line without an entry point)."""
+    SGLang one when the line's release is not yet chosen: a line without an entry point);
+    ``unclaimed`` is called with each ``--`` flag no table claims, the host, the line's engine
+    and release (the sources refuse there an abbreviation of cgconfig's own flags)."""
     segments: list[tuple[str, int, int]] = []
     named: str | None = None
     seen: list[str] = []
@@ -202,11 +207,15 @@ def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
         if name == "--dialect":
             if inline is None and i + 1 >= len(argv):
                 raise InputError("--dialect expects a value", where="--dialect",
-                                 allowed=DIALECTS)
+                                 allowed=registry.names())
             named = inline if inline is not None else argv[i + 1]
             if not named.strip():
                 raise InputError("--dialect expects a value, got an empty one",
-                                 where="--dialect", allowed=DIALECTS)
+                                 where="--dialect", allowed=registry.names())
+            if named not in registry.names():  # refused here: no table stands in for it
+                raise InputError(f"unknown dialect {short(named)!r}", where="--dialect",
+                                 allowed=registry.names(),
+                                 suggestion=did_you_mean(named, registry.names()))
             end = i + (1 if inline is not None else 2)
             segments.append(("", i, end))
             i = end
@@ -217,8 +226,8 @@ def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
         if claim is None and host is not None and _attached_short(name, host):
             claim = (host.owner, 0)  # -ojson: the host's -o with its value attached
         if claim is None:
-            if name.startswith("--"):
-                refuse_own_abbreviation(name, host, dialect or named or "sglang", release)
+            if unclaimed is not None and name.startswith("--"):
+                unclaimed(name, host, dialect or named or registry.host(), release)
             i += 1
             continue
         end = _take(argv, i, inline, claim[1], parser)
@@ -229,7 +238,7 @@ def split_argv(argv: list[str], dialects: tuple[DialectFlags, ...],
     if dialect is not None and named is not None and named != dialect:
         raise InputError(f"--dialect {named} contradicts the line's entry point ({dialect})",
                          where="--dialect", hint="drop --dialect: the entry point names it")
-    chosen = dialect or named or (seen[0] if seen else "sglang")
+    chosen = dialect or named or (seen[0] if seen else registry.host())
     return ArgvSplit(dialect=chosen, dialect_named=named is not None or dialect is not None,
                      parts=_parts(argv, segments, (chosen, host_owner, *also_kept)),
                      words=list(argv))
@@ -257,43 +266,6 @@ def _attached_short(name: str, host: DialectFlags) -> bool:
     return (len(name) > 2 and name[1] != "-" and host.flags.get(name[:2]) == 1)
 
 
-def refuse_own_abbreviation(name: str, host: DialectFlags | None, engine: str,
-                            release: str | None = None) -> None:
-    """An error when ``name`` (no flag exactly) abbreviates one of cgconfig's own flags: the
-    host's (``--check``) or a flag the engine lacks (``--strict``). The engine's parser would
-    complete it into one of the engine's flags (``--chec`` → ``--checkpoint-engine-…``), which
-    is never what the user meant; cgconfig's own flags are never abbreviated. ``release`` is
-    the release of ``engine`` whose flags count (``None``: the engine's newest, for a line of
-    cgconfig's flags whose release is chosen after its dialect)."""
-    from cgconfig.fields.flags import known_spellings
-
-    spellings = (*(host.flags if host is not None else ()), *known_spellings())
-    if name in spellings:
-        return  # one of cgconfig's own flags, exactly (--tp, next to --tp-size)
-    candidates = sorted({s for s in spellings if s.startswith(name)})
-    if not candidates:
-        return  # the common case, decided without loading an engine table
-    from cgconfig.engines.plugins import PACKAGES
-    from cgconfig.engines.table import load_table
-
-    if engine not in PACKAGES:
-        engine, release = "sglang", None  # an unknown dialect: refused once the split is done
-    table = load_table(engine, release)
-    if table.lookup(name) is not None:
-        return
-    own = [s for s in candidates if table.lookup(s) is None]
-    if not own:
-        return  # only the engine's own flags start so: its abbreviation is the engine's rule
-    theirs = table.prefix_matches(name) if table.allow_abbrev else []
-    listed = ", ".join(own[:4]) + (" …" if len(own) > 4 else "")
-    what = f"ambiguous flag {short(name)}: cgconfig has {listed}"
-    if theirs:
-        what += f"; {table.label} has " + ", ".join(theirs[:4]) + (" …" if len(theirs) > 4
-                                                                  else "")
-    raise InputError(what, where="command line",
-                     hint="write the flag in full (cgconfig's own flags are never abbreviated)")
-
-
 def _parts(argv: list[str], claimed: list[tuple[str, int, int]],
            kept: tuple[str | None, ...]) -> dict[str, Part]:
     """Tokens per owner: claimed runs go to their owner when it is kept (the chosen dialect,
@@ -302,15 +274,15 @@ def _parts(argv: list[str], claimed: list[tuple[str, int, int]],
     done = 0
     for owner, start, end in claimed:
         if start > done:
-            parts.setdefault("sglang", Part()).add(argv[done:start], done)
+            parts.setdefault(registry.host(), Part()).add(argv[done:start], done)
         if owner:
-            keep = owner if owner in kept else "sglang"
+            keep = owner if owner in kept else registry.host()
             part = parts.setdefault(keep, Part())
-            if keep == "sglang":
+            if keep == registry.host():
                 part.add(argv[start:end], start)
             else:
                 part.add_arg(argv[start:end], start)
         done = end
     if done < len(argv):
-        parts.setdefault("sglang", Part()).add(argv[done:], done)
+        parts.setdefault(registry.host(), Part()).add(argv[done:], done)
     return parts

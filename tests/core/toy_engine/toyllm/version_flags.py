@@ -1,0 +1,5 @@
+"""One release: no release check."""
+
+from __future__ import annotations
+
+check_spellings = None
