@@ -110,9 +110,9 @@ def _deepep_v2_prefill_tokens(facts: Facts, per_dp_chunk: int) -> int:
 
 
 def derive_facts(facts: Facts, memory_gib: float | None,
-                 memory_source: str, sglang_version: str | None = None) -> dict[str, Any]:
+                 memory_source: str, sglang_version: str) -> dict[str, Any]:
     """Every ``derived.*`` value of an SGLang line (the engine-neutral ones and SGLang's own);
-    ``sglang_version`` is the release the line is answered for (``None``: the newest)."""
+    ``sglang_version`` is the release the line is answered for."""
     tier = sz.memory_tier(memory_gib, facts.device, sglang_version)
     chunked = facts.chunked_prefill_size
     chunked_source = "--chunked-prefill-size"
