@@ -15,8 +15,10 @@ from typing import Any
 
 import pytest
 
+from cgconfig import resolve_args
 from cgconfig.engines.sglang import grid
 from cgconfig.engines.sglang import sizes as ss
+from cgconfig.errors import RuleRefusal
 
 sys.path.insert(0, str(Path(__file__).parent))
 import compare
@@ -216,6 +218,14 @@ def test_speculative_draft_width(algo: str, arch: str | None, given: tuple[Any, 
 
 @pytest.mark.parametrize("given", [(None, None, 4), (None, 1, None), (2, None, 3)])
 def test_incomplete_eagle_parameters_are_refused(given: tuple[Any, ...]) -> None:
-    with pytest.raises(ss.SpeculativeParamsError, match=r"SGLang.s speculative_hook refuses"):
-        ss.speculative_draft_params("NEXTN", model_arch=None, num_steps=given[0],
-                                    eagle_topk=given[1], num_draft_tokens=given[2])
+    """The sizing keeps an incomplete set as given; the one refusal is the rule's, naming the
+    release the line is answered for."""
+    got = ss.speculative_draft_params("NEXTN", model_arch=None, num_steps=given[0],
+                                      eagle_topk=given[1], num_draft_tokens=given[2])
+    assert (got.num_steps, got.eagle_topk, got.num_draft_tokens) == given
+    flags = [f"--speculative-{name}" for name in ("num-steps", "eagle-topk", "num-draft-tokens")]
+    argv = ["--engine-version", "sglang==0.5.20", "--speculative-algorithm", "NEXTN"]
+    for flag, value in zip(flags, given, strict=True):
+        argv += [flag, str(value)] if value is not None else []
+    with pytest.raises(RuleRefusal, match=r"SGLang 0\.5\.20 refuses this speculative parameter"):
+        resolve_args(argv)

@@ -67,14 +67,11 @@ def _speculative_params(facts: Facts) -> ss.SpeculativeParams:
                                  facts.speculative_num_draft_tokens)
     if not facts.speculative_algorithm:
         return given
-    try:
-        return ss.speculative_draft_params(
-            facts.speculative_algorithm, model_arch=facts.model_arch,
-            num_steps=facts.speculative_num_steps, eagle_topk=facts.speculative_eagle_topk,
-            num_draft_tokens=facts.speculative_num_draft_tokens,
-            block_size=speculative_block_size(facts))
-    except ss.SpeculativeParamsError:
-        return given
+    return ss.speculative_draft_params(
+        facts.speculative_algorithm, model_arch=facts.model_arch,
+        num_steps=facts.speculative_num_steps, eagle_topk=facts.speculative_eagle_topk,
+        num_draft_tokens=facts.speculative_num_draft_tokens,
+        block_size=speculative_block_size(facts))
 
 
 def _sglang_moe_a2a_backend(facts: Facts) -> str:

@@ -33,10 +33,6 @@ DEEPEP_PREFILL_FALLBACK_MAX_BS = 2048
 HOPPER_QWEN3_VL_MODEL_TYPES = ("qwen3_vl", "qwen3_vl_moe")
 
 
-class SpeculativeParamsError(ValueError):
-    """SGLang 0.5.23 refuses the speculative parameter set (its message, engine named)."""
-
-
 def default_decode_max_bs(tier_max_bs: int, max_running_requests: int | None) -> int:
     """A defaulted decode max_bs clamped to ``--max-running-requests``.
 
@@ -197,15 +193,27 @@ class SpeculativeParams:
     num_draft_tokens: int | None
 
 
+def eagle_params_incomplete(num_steps: int | None, eagle_topk: int | None,
+                            num_draft_tokens: int | None) -> bool:
+    """Whether an EAGLE-family set is one ``speculative_hook._handle_eagle_family`` refuses:
+    topk or draft tokens without steps, or steps without topk (the refusal itself is rule
+    ``refuse.speculative-incomplete-parameters``)."""
+    if num_steps is None:
+        return eagle_topk is not None or num_draft_tokens is not None
+    return eagle_topk is None
+
+
 def speculative_draft_params(algorithm: str, *, model_arch: str | None, num_steps: int | None,
                              eagle_topk: int | None, num_draft_tokens: int | None,
                              block_size: int | None = None) -> SpeculativeParams:
     """Draft width defaults of ``speculative_hook`` (SGLang 0.5.23).
 
-    EAGLE family (``_handle_eagle_family``): with no steps, topk and draft tokens must be unset
-    too (else upstream's assertion refuses) and ``_auto_choose_speculative_params`` picks them;
-    steps without topk refuses (upstream compares ``None > 1``); with topk 1 the draft tokens
-    become steps + 1. NGRAM (``_handle_ngram``): 12 draft tokens by default, topk = the BFS
+    EAGLE family (``_handle_eagle_family``): with no steps, topk and draft tokens unset too,
+    ``_auto_choose_speculative_params`` picks them; with topk 1 the draft tokens become
+    steps + 1. An incomplete set (topk or draft tokens without steps: upstream's assertion;
+    steps without topk: upstream compares ``None > 1``) comes back as given: rule
+    ``refuse.speculative-incomplete-parameters`` refuses it, with the release's name. NGRAM
+    (``_handle_ngram``): 12 draft tokens by default, topk = the BFS
     breadth (10), steps = draft // topk. DFLASH (``_handle_dflash``): the block size
     (``--speculative-dflash-block-size``), else 16 draft tokens when none are given. DSPARK
     (``_handle_dspark``): gamma + 1, gamma the block size (``--speculative-dspark-block-size``),
@@ -215,20 +223,12 @@ def speculative_draft_params(algorithm: str, *, model_arch: str | None, num_step
     """
     algo = algorithm.upper()
     if algo in EAGLE_FAMILY:
+        if eagle_params_incomplete(num_steps, eagle_topk, num_draft_tokens):
+            return SpeculativeParams(num_steps, eagle_topk, num_draft_tokens)
         if num_steps is None:
-            if eagle_topk is not None or num_draft_tokens is not None:
-                raise SpeculativeParamsError(
-                    "SGLang's speculative_hook refuses --speculative-eagle-topk/"
-                    "--speculative-num-draft-tokens "
-                    "without --speculative-num-steps (speculative_hook._handle_eagle_family "
-                    "asserts all three are unset before choosing them)")
             wide = algo != "STANDALONE" and model_arch in EAGLE_WIDE_AUTO_ARCHS
             num_steps, eagle_topk, num_draft_tokens = (5, 4, 8) if wide else (3, 1, 4)
-        if eagle_topk is None:
-            raise SpeculativeParamsError(
-                "SGLang's speculative_hook refuses --speculative-num-steps without "
-                "--speculative-eagle-topk "
-                "(speculative_hook._handle_eagle_family compares the unset topk)")
+        assert eagle_topk is not None
         if eagle_topk == 1 and num_draft_tokens != num_steps + 1:
             num_draft_tokens = num_steps + 1
         return SpeculativeParams(num_steps, eagle_topk, num_draft_tokens)
