@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from cgconfig.engines.release_change import ReleaseChange, applies, value_at
-from cgconfig.engines.vllm.modes import SupportLevel
+from cgconfig.engines.vllm.modes import VLLM_BACKEND_SUPPORT, SupportLevel
 
 _S = SupportLevel
 MLA_BACKENDS = ("FLASHMLA", "FLASH_ATTN_MLA", "TRITON_MLA", "CUTLASS_MLA", "FLASHINFER_MLA")
@@ -110,13 +110,11 @@ def level_in(backend: str, sm: int, release: str) -> SupportLevel:
 
 
 def _level(backend: str, sm: int) -> SupportLevel:
-    if backend == "FLASH_ATTN":  # FlashAttention 3 (Hopper) / 4 (Blackwell): ALWAYS; FA2 not
-        return _S.ALWAYS if sm in (90, 100, 103) else _S.UNIFORM_BATCH
-    if backend in ("FLASHINFER", "ROCM_AITER_FA", "FLASHMLA", "FLASH_ATTN_MLA", "TRITON_MLA"):
-        return _S.UNIFORM_BATCH
-    if backend == "CUTLASS_MLA":
-        return _S.UNIFORM_SINGLE_TOKEN_DECODE
-    return _S.ALWAYS  # TRITON_ATTN, FLEX_ATTENTION, ROCM_ATTN, ROCM_AITER_UNIFIED_ATTN, FI MLA
+    """vLLM 0.33.0's level, from :data:`cgconfig.engines.vllm.modes.VLLM_BACKEND_SUPPORT`:
+    FlashAttention is version 3 on Hopper and 4 on Blackwell (ALWAYS), 2 elsewhere."""
+    if backend == "FLASH_ATTN" and sm not in (90, 100, 103):
+        backend = "FLASH_ATTN_FA2"
+    return VLLM_BACKEND_SUPPORT[backend].level
 
 
 def _default(rocm: bool, sm: int, mla: bool, sinks: bool, fp8: bool) -> str:
