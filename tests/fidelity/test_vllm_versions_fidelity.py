@@ -2,7 +2,7 @@
 engine path.
 
 Each release of ``engines.versions.SUPPORTED["vllm"]`` has a corpus
-(``vllm_version_cases-<version>.jsonl``, recorded by ``record_vllm_versions.py`` from that
+(``vllm_cases_<version>.jsonl``, recorded by ``record_vllm_versions.py`` from that
 release's unmodified wheel). cgconfig answers every line for that release; the listed
 differences (``known_vllm_version_differences.json``, each explained in docs/fidelity.md) are a
 ratchet: a new difference fails, and so does a listed one that now agrees.
