@@ -126,24 +126,24 @@ class V2SpecMethods(NamedTuple):
     """With ``only`` ``None``: the methods that keep a line on the V1 runner."""
 
 
-_V2_SPEC = f"{_VLLM_CONFIG}:VllmConfig._get_v2_model_runner_unsupported_features"
+_V2_SPEC_SOURCE = f"{_VLLM_CONFIG}:VllmConfig._get_v2_model_runner_unsupported_features"
 #: The speculative methods Model Runner V2 runs (``deepseek_mtp`` and the other ``*_mtp`` names
 #: are ``mtp`` to ``SpeculativeConfig``).
 V2_SPEC_METHODS: tuple[ReleaseChange, ...] = (
     ReleaseChange(None, "0.30.0", "Model Runner V2 runs EAGLE, MTP and DFlash-type methods only",
-                  _V2_SPEC, V2SpecMethods(("eagle", "eagle3", "mtp", "dflash", "dspark",
+                  _V2_SPEC_SOURCE, V2SpecMethods(("eagle", "eagle3", "mtp", "dflash", "dspark",
                                            "extract_hidden_states"))),
     ReleaseChange("0.30.0", "0.31.0", "Model Runner V2 runs every method but n-gram, draft "
-                  "models, suffix, Medusa, MLP speculator and custom classes", _V2_SPEC,
+                  "models, suffix, Medusa, MLP speculator and custom classes", _V2_SPEC_SOURCE,
                   V2SpecMethods(None, ("ngram", "ngram_gpu", "draft_model", "suffix", "medusa",
                                        "mlp_speculator", "custom_class"))),
-    ReleaseChange("0.31.0", "0.32.0", "Model Runner V2 runs draft models too", _V2_SPEC,
+    ReleaseChange("0.31.0", "0.32.0", "Model Runner V2 runs draft models too", _V2_SPEC_SOURCE,
                   V2SpecMethods(None, ("ngram", "ngram_gpu", "suffix", "medusa",
                                        "mlp_speculator", "custom_class"))),
-    ReleaseChange("0.32.0", "0.33.0", "Model Runner V2 runs n-gram too", _V2_SPEC,
+    ReleaseChange("0.32.0", "0.33.0", "Model Runner V2 runs n-gram too", _V2_SPEC_SOURCE,
                   V2SpecMethods(None, ("suffix", "medusa", "mlp_speculator", "custom_class"))),
     ReleaseChange("0.33.0", None, "Model Runner V2 runs Medusa and MLP speculators too",
-                  _V2_SPEC, V2SpecMethods(None, ("suffix", "custom_class"))),
+                  _V2_SPEC_SOURCE, V2SpecMethods(None, ("suffix", "custom_class"))),
 )
 
 #: An explicit ``--async-scheduling`` is refused with a speculative method it cannot overlap
