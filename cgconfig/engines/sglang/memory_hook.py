@@ -86,9 +86,10 @@ def fill_decode_sizes(draft: Draft, facts: Facts) -> None:
         changes = [draft.record("decode.max_bs", value, source="default (derived)", layer="default",
                                 why=why)]
         mrr = facts.max_running_requests
-        if mrr is not None and mrr < value and holds_in(DECODE_MAX_BS_RUNNING_CLAMP, release):
+        clamped = ss.default_decode_max_bs(value, mrr)
+        if clamped != value and holds_in(DECODE_MAX_BS_RUNNING_CLAMP, release):
             why2 = f"default decode max_bs clamped to --max-running-requests {mrr}"
-            changes.append(draft.record("decode.max_bs", mrr, source="resolver", layer=layer,
+            changes.append(draft.record("decode.max_bs", clamped, source="resolver", layer=layer,
                                         why=why2))
             why = f"{why}; {why2}"
         if holds_in(QWEN3_VL_RUNNING_LIMIT, release):
