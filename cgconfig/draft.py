@@ -41,8 +41,9 @@ class Draft:
     policy: LockPolicy = field(default_factory=LockPolicy)
     """How downgrades treat locked keys (``--strict``, ``--allow-override``)."""
     sglang_version: str | None = None
-    """The SGLang release an SGLang line is answered for (``None``: the newest supported);
-    its sizing steps ask ``engines.sglang.releases.holds`` what that release does."""
+    """The SGLang release an SGLang line is answered for (set by SGLang's pipeline before its
+    first step; ``None`` on another engine's draft); its sizing steps read that release's rows
+    of ``engines/sglang/releases.py``."""
     decode_filter: Callable[[list[int]], list[int]] | None = None
     """A dialect's own capture filter (TensorRT-LLM's and vLLM's, set by their steps):
     configured decode sizes → captured ones, recording its decisions. ``None``: SGLang's filter."""

@@ -10,15 +10,24 @@ from __future__ import annotations
 
 import pytest
 
-from cgconfig import resolve_args
+from cgconfig import resolve_args as resolve_line
 from cgconfig.api import request_from_argv
 from cgconfig.api import resolve_request as resolve
 from cgconfig.engines.sglang import grid as sz
 from cgconfig.plan import Plan
 
+#: The release these sizes are SGLang's for (so a newer release leaves these tests as they are).
+RELEASE = "0.5.23"
+
+
+def resolve_args(argv: list[str]) -> Plan:
+    """A line answered as SGLang :data:`RELEASE`."""
+    return resolve_line(["--engine-version", f"sglang=={RELEASE}", *argv])
+
 
 def resolve_plain(argv: list[str]) -> Plan:
-    request = request_from_argv(argv)
+    """A line answered as SGLang :data:`RELEASE`, without rule packs."""
+    request = request_from_argv(["--engine-version", f"sglang=={RELEASE}", *argv])
     request.use_rules = False
     return resolve(request)
 
@@ -252,13 +261,13 @@ TIERS = [
 
 @pytest.mark.parametrize(("gib", "chunked", "lt4", "ge4"), TIERS)
 def test_memory_tier_function(gib: float, chunked: int, lt4: int, ge4: int) -> None:
-    tier = sz.memory_tier(gib)
+    tier = sz.memory_tier(gib, "cuda", RELEASE)
     assert tier.chunked_prefill_size == chunked
     assert [tier.decode_max_bs(tp) for tp in (1, 2, 4, 8)] == [lt4, lt4, ge4, ge4]
 
 
 def test_unknown_memory_tier() -> None:
-    tier = sz.memory_tier(None)
+    tier = sz.memory_tier(None, "cuda", RELEASE)
     assert tier.chunked_prefill_size == 4096
     assert [tier.decode_max_bs(tp) for tp in (1, 2, 4, 8)] == [160, 160, 160, 160]
 

@@ -12,7 +12,7 @@ from cgconfig.engines.trtllm.sizes import generate_batch_sizes, validate
 
 UNPADDED_128 = [*range(1, 32), 32, 64, 128]  # "[1..31, 32, 64, 128]"
 PADDED_128 = [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128]
-VARIANTS = ("newest", "v1.0")
+VARIANTS = ("main", "v1.0")
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -30,7 +30,7 @@ def test_defaults_padding_19(variant: str) -> None:
 
 
 def test_max_512_padding_newest_steps_of_64() -> None:
-    assert generate_batch_sizes(512, True) == [*PADDED_128, 192, 256, 320, 384, 448, 512]
+    assert generate_batch_sizes(512, True, variant="main") == [*PADDED_128, 192, 256, 320, 384, 448, 512]
 
 
 def test_max_512_padding_v1_powers_of_two() -> None:
@@ -60,18 +60,18 @@ def test_max_129_padding_appends_max(variant: str) -> None:
     (200, True, [*PADDED_128, 192, 200]),
 ])
 def test_small_and_off_grid_maxima(max_bs: int, padding: bool, expected: list[int]) -> None:
-    assert generate_batch_sizes(max_bs, padding) == expected
+    assert generate_batch_sizes(max_bs, padding, variant="main") == expected
 
 
 def test_padding_tail_differs_between_variants() -> None:
-    assert generate_batch_sizes(300, True) == [*PADDED_128, 192, 256, 300]
+    assert generate_batch_sizes(300, True, variant="main") == [*PADDED_128, 192, 256, 300]
     assert generate_batch_sizes(300, True, variant="v1.0") == [*PADDED_128, 256, 300]
 
 
 def test_generate_rejects_bad_input() -> None:
     with pytest.raises(ValueError):
-        generate_batch_sizes(0, False)
-    with pytest.raises(ValueError, match=r"Allowed: newest, v1\.0"):
+        generate_batch_sizes(0, False, variant="main")
+    with pytest.raises(ValueError, match=r"Allowed: main, v1\.0"):
         generate_batch_sizes(8, False, variant="v2")
 
 
@@ -79,8 +79,8 @@ def test_generate_rejects_bad_input() -> None:
 
 
 def test_max_only_generates() -> None:
-    assert validate(None, 512, True) == ([*PADDED_128, 192, 256, 320, 384, 448, 512], 512)
-    assert validate([], 4, False) == ([1, 2, 3, 4], 4)  # an empty list counts as unset
+    assert validate(None, 512, True, variant="main") == ([*PADDED_128, 192, 256, 320, 384, 448, 512], 512)
+    assert validate([], 4, False, variant="main") == ([1, 2, 3, 4], 4)  # an empty list counts as unset
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -90,12 +90,12 @@ def test_list_only_sorted_and_max_derived(variant: str) -> None:
 
 
 def test_newest_both_consistent() -> None:
-    assert validate([1, 3, 16], 16, False) == ([1, 3, 16], 16)
+    assert validate([1, 3, 16], 16, False, variant="main") == ([1, 3, 16], 16)
 
 
 def test_newest_both_inconsistent_raises() -> None:
     with pytest.raises(ValueError) as info:
-        validate([16, 1, 8], 32, False)
+        validate([16, 1, 8], 32, False, variant="main")
     assert str(info.value) == (
         "CudaGraphConfig.max_batch_size is incompatible with CudaGraphConfig.batch_sizes. When "
         "both are provided, max_batch_size must equal max(batch_sizes).\n"
@@ -130,7 +130,7 @@ def test_generated_sizes_properties(max_bs: int, padding: bool, variant: str) ->
     assert validate(None, max_bs, padding, variant=variant) == (sizes, max_bs)
     # The generated list always satisfies both variants' own consistency rule.
     assert validate(sizes, max_bs, padding, variant=variant) == (sizes, max_bs)
-    if padding and variant == "newest":
+    if padding and variant == "main":
         above = [s for s in sizes if s > 128]
         steps = [b - a for a, b in zip([128, *above], above, strict=False)]
         assert all(step == 64 for step in steps[:-1]) and all(0 < s <= 64 for s in steps)

@@ -4,11 +4,22 @@ from that code, not computed by the code under test."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cgconfig.engines.vllm.sizes import default_capture_sizes
+from cgconfig.engines.vllm import sizes
+from cgconfig.engines.vllm.sizes import SizeResult
+
+#: The release whose ``_set_cudagraph_sizes`` the lists below are written from.
+RELEASE = "0.33.0"
+
+
+def default_capture_sizes(*args: Any, **kwargs: Any) -> SizeResult:
+    """vLLM :data:`RELEASE`'s default capture sizes."""
+    return sizes.default_capture_sizes(*args, release=RELEASE, **kwargs)
 
 # "[1,2,4,8,16,...,248,256,272,...,496,512]"
 GRID_512 = [1, 2, 4, *range(8, 249, 8), *range(256, 513, 16)]

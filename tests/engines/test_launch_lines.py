@@ -112,12 +112,18 @@ def real_config_facts(entry: dict[str, Any]) -> list[str]:
     return facts
 
 
+#: The release whose own code answered each engine's lines: they are answered as it.
+ANSWERED_BY = {"sglang": "0.5.23", "vllm": "0.33.0"}
+
+
 def line_argv(entry: dict[str, Any], options_file: Path, real_config: bool = False) -> list[str]:
-    """The line's words after the machine and model facts (the oracle template's, or with
-    ``real_config`` only the machine's); an options file named by an unset shell variable is
-    ``options_file``."""
+    """The line's words after the release that answered it and the machine and model facts
+    (the oracle template's, or with ``real_config`` only the machine's); an options file named
+    by an unset shell variable is ``options_file``."""
     words = [str(options_file) if w.startswith("${") else w for w in tokenize(entry["line"])]
-    return (real_config_facts(entry) if real_config else machine_facts(entry)) + words
+    release = ANSWERED_BY.get(entry["engine"])
+    pin = ["--engine-version", f"{entry['engine']}=={release}"] if release else []
+    return pin + (real_config_facts(entry) if real_config else machine_facts(entry)) + words
 
 
 #: vLLM lines from recipes written for a later vLLM, which vLLM 0.33.0 refuses (checked with

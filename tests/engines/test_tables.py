@@ -12,6 +12,7 @@ from cgconfig.line import ENGINES, EngineFlag, load_table
 from cgconfig.line.split import split_argv
 from cgconfig.line.table import table_path
 from cgconfig.line.tokens import ENGINE_PARSERS
+from cgconfig.line.versions import SUPPORTED
 from cgconfig.sources.dialect_flags import dialect_flags, engine_flags
 
 
@@ -65,9 +66,9 @@ def test_table_records_its_origin(engine: str) -> None:
 
 def test_table_sizes_match_the_engines() -> None:
     # 531 = SGLang 0.5.23's ServerArgs.add_cli_args actions minus --help (the figure issue 9 cites)
-    assert len(load_table("sglang").flags) == 531
-    assert load_table("sglang").version == "0.5.23"
-    assert load_table("vllm").version == "0.33.0"
+    assert len(load_table("sglang", "0.5.23").flags) == 531
+    assert load_table("sglang").version == SUPPORTED["sglang"][-1]  # the default: the newest
+    assert load_table("vllm").version == SUPPORTED["vllm"][-1]
 
 
 def test_every_sglang_flag_cgconfig_reads_is_modelled() -> None:

@@ -9,7 +9,8 @@ import pytest
 
 from cgconfig.api import resolve_args
 from cgconfig.cli.main import main
-from cgconfig.engines.sglang.releases import CHANGES, holds
+from cgconfig.engines.release_change import value_at
+from cgconfig.engines.sglang.releases import BEHAVIOURS
 from cgconfig.errors import CgConfigError
 from cgconfig.line import versions
 from cgconfig.line.table import load_table
@@ -71,11 +72,15 @@ def test_cgconfig_own_flags_are_not_the_releases() -> None:
 
 
 def test_every_release_change_is_a_supported_release() -> None:
-    for name, change in CHANGES.items():
-        assert change.since in versions.SUPPORTED["sglang"], name
-        assert not holds(name, versions.SUPPORTED["sglang"][0]) or change.since == \
-            versions.SUPPORTED["sglang"][0]
-        assert holds(name, None)
+    """Each row begins or ends at a supported release, and no two rows of one behaviour hold
+    at one release (``value_at`` raises)."""
+    releases = versions.SUPPORTED["sglang"]
+    for name, rows in BEHAVIOURS.items():
+        for row in rows:
+            assert {row.since, row.until} - {None} <= set(releases), (name, row)
+            assert row.what and row.cites.startswith("python/sglang/"), (name, row)
+        for release in releases:
+            value_at(rows, release)
 
 
 @pytest.mark.parametrize(("version", "decode", "prefill"), [

@@ -196,7 +196,9 @@ def vllm_expected(case: dict[str, Any]) -> dict[str, Any]:
 def vllm_outcome(case: dict[str, Any]) -> dict[str, Any]:
     """cgconfig's answer in the expected answer's shape."""
     try:
-        plan = resolve_args(vllm_argv(case)).to_dict()
+        # Answered as the release that recorded the corpus (the line itself names none).
+        pin = ["--engine-version", f"vllm=={CORPUS_RELEASE['vllm']}"]
+        plan = resolve_args([*pin, *vllm_argv(case)]).to_dict()
     except CgConfigError as exc:
         return {"error": str(exc)}
     phases = (plan["config"]["decode"]["backend"], plan["config"]["prefill"]["backend"])
@@ -217,20 +219,31 @@ def vllm_mismatch(case: dict[str, Any]) -> str | None:
     return None
 
 
+#: The release each engine's main corpus (kind ``sglang``, ``vllm``) was recorded from: its
+#: cases are answered as that release, so a newer release leaves them as they are.
+CORPUS_RELEASE = {"sglang": "0.5.23", "vllm": "0.33.0"}
+
+
 def corpus_file(kind: str) -> Path:
-    """``sglang``, ``vllm``, ``sglang@0.5.20`` (an older release's corpus) or
-    ``heldout@0.5.20`` (a release's held-out batch, ``record.py --heldout``)."""
+    """``sglang`` (the main SGLang corpus), ``vllm`` (vLLM's CompilationConfig corpus),
+    ``sglang@0.5.20`` (another release's corpus) or ``heldout@0.5.20`` (a release's held-out
+    batch, ``record.py --heldout``). Every file is named for the release it was recorded from:
+    ``sglang_cases_<release>.jsonl``, ``vllm_compilation_cases_<release>.jsonl``,
+    ``sglang_heldout_<release>.jsonl``."""
     engine, _, version = kind.partition("@")
     if engine == "heldout":
         return HERE / f"sglang_heldout_{version}.jsonl"
-    return HERE / (f"{engine}_cases_{version}.jsonl" if version else f"{engine}_cases.jsonl")
+    if engine == "vllm":
+        return HERE / f"vllm_compilation_cases_{CORPUS_RELEASE['vllm']}.jsonl"
+    return HERE / f"sglang_cases_{version or CORPUS_RELEASE['sglang']}.jsonl"
 
 
 def version_kinds() -> list[str]:
-    """The older SGLang releases with a recorded corpus, as kinds (``sglang@0.5.20``)."""
+    """The other SGLang releases with a recorded corpus, as kinds (``sglang@0.5.20``)."""
     from cgconfig.line.versions import SUPPORTED
 
-    return [f"sglang@{v}" for v in SUPPORTED["sglang"] if corpus_file(f"sglang@{v}").exists()]
+    return [f"sglang@{v}" for v in SUPPORTED["sglang"]
+            if v != CORPUS_RELEASE["sglang"] and corpus_file(f"sglang@{v}").exists()]
 
 
 def heldout_kinds() -> list[str]:
@@ -241,7 +254,8 @@ def heldout_kinds() -> list[str]:
 
 
 def load(kind: str) -> list[dict[str, Any]]:
-    version = kind.partition("@")[2]
+    """The cases of a corpus, each SGLang case with the release it is answered as."""
+    version = kind.partition("@")[2] or (CORPUS_RELEASE["sglang"] if kind == "sglang" else "")
     with open(corpus_file(kind)) as fh:
         cases = [json.loads(line) for line in fh]
     for case in cases:

@@ -1,4 +1,4 @@
-"""Replay the vLLM whole-engine corpus (``vllm_engine_cases.jsonl``) through cgconfig.
+"""Replay the vLLM whole-engine corpus (``vllm_engine_cases_<release>.jsonl``) through cgconfig.
 
 Each case is a whole `vllm serve` line answered by vLLM 0.33.0's engine-configuration path
 (``record_vllm_engine.py``). cgconfig is given the same line, the machine as deployment facts
@@ -11,7 +11,7 @@ oracle's ``capture``, the plan's ``capture`` lists), and whether vLLM refused th
     python tests/fidelity/compare_vllm_engine.py               # agreement and categories
     python tests/fidelity/compare_vllm_engine.py --ids 17 42   # cases in full
     python tests/fidelity/compare_vllm_engine.py --update-known
-    python tests/fidelity/compare_vllm_engine.py --corpus vllm_window_cases.jsonl
+    python tests/fidelity/compare_vllm_engine.py --corpus vllm_window_cases_0.33.0.jsonl
 """
 
 from __future__ import annotations
@@ -32,13 +32,16 @@ from cgconfig.errors import CgConfigError
 from cgconfig.line.versions import EngineVersion, choose
 
 HERE = Path(__file__).parent
-CASES = HERE / "vllm_engine_cases.jsonl"
+#: The release whose engine path answered the main corpus and the window corpus (a case with
+#: its own ``vllm_version`` was answered by that release); every case is answered as it.
+CORPUS_RELEASE = "0.33.0"
+CASES = HERE / f"vllm_engine_cases_{CORPUS_RELEASE}.jsonl"
 KNOWN = HERE / "known_vllm_engine_differences.json"
 _AT = re.compile(r"@([A-Za-z0-9_.\-]+)")
 
 
 #: The capture-window corpus (``record_vllm_window.py``): FULL decode windows, GPU memory unknown.
-WINDOW_CASES = HERE / "vllm_window_cases.jsonl"
+WINDOW_CASES = HERE / f"vllm_window_cases_{CORPUS_RELEASE}.jsonl"
 
 
 @lru_cache(maxsize=4)
@@ -128,9 +131,9 @@ def mismatch(case: dict[str, Any], engine_version: EngineVersion | None = None) 
     return None
 
 
-def release_of(case: dict[str, Any]) -> EngineVersion | None:
-    """The release a case was recorded from (``vllm_version``; None: the newest)."""
-    return choose("vllm", case["vllm_version"], "corpus") if "vllm_version" in case else None
+def release_of(case: dict[str, Any]) -> EngineVersion:
+    """The release a case was recorded from (``vllm_version``, else :data:`CORPUS_RELEASE`)."""
+    return choose("vllm", case.get("vllm_version", CORPUS_RELEASE), "corpus")
 
 
 def mismatches(path: Path = CASES) -> dict[int, str]:

@@ -1,4 +1,4 @@
-"""Replay each vLLM release's corpus (``vllm_version_cases-<version>.jsonl``) through cgconfig
+"""Replay each vLLM release's corpus (``vllm_cases_<version>.jsonl``) through cgconfig
 answering for that release.
 
 Each case is a whole `vllm serve` line answered by that release's own engine-configuration
@@ -30,7 +30,7 @@ KNOWN = HERE / "known_vllm_version_differences.json"
 
 
 def corpus_path(version: str) -> Path:
-    return HERE / f"vllm_version_cases-{version}.jsonl"
+    return HERE / f"vllm_cases_{version}.jsonl"
 
 
 def versions() -> list[str]:

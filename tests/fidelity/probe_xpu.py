@@ -43,7 +43,8 @@ def ask(oracle: Path) -> None:
         name = "Intel(R) Data Center GPU Max 1550"
 
     torch.xpu.get_device_properties = lambda *a, **k: MaxSeries()
-    cases = {c["id"]: c for c in map(json.loads, (HERE / "sglang_cases.jsonl").open())}
+    main = HERE / "sglang_cases_0.5.23.jsonl"  # the main corpus (compare.CORPUS_RELEASE)
+    cases = {c["id"]: c for c in map(json.loads, main.open())}
     for cid in _case_ids():
         case = cases[cid]
         argv = ["--gpu-memory-gib", str(case["gpu_memory_gib"]), "--sm", str(case["sm"]),

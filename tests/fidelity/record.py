@@ -13,8 +13,9 @@ the unmodified SGLang 0.5.23 and vLLM 0.33.0 packages on a CPU machine, stub onl
 (device count, compute capability, memory), and print the resolved ``cuda_graph_config`` (SGLang:
 ``ServerArgs.resolve_once`` + ``check_server_args``) or the resolved ``cudagraph_mode`` and
 capture sizes (vLLM: ``CompilationConfig`` + ``VllmConfig._set_cudagraph_sizes`` +
-``resolve_cudagraph_mode_and_sizes``). Output: ``sglang_cases.jsonl`` and ``vllm_cases.jsonl``
-beside this file, one case per line with its ``answer``.
+``resolve_cudagraph_mode_and_sizes``). Output: ``sglang_cases_<release>.jsonl`` and
+``vllm_compilation_cases_<release>.jsonl`` beside this file (the release the oracle answered as,
+``compare.CORPUS_RELEASE`` for the main corpora), one case per line with its ``answer``.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
+from compare import corpus_file
 from generate import generate
 
 HERE = Path(__file__).parent
@@ -102,14 +104,14 @@ def _answer_sglang(oracle: Path, python: str, cases: list[dict[str, Any]],
 def record_sglang(oracle: Path, python: str, count: int, seed: int) -> None:
     cases = generate("sglang", count, seed)
     _answer_sglang(oracle, python, cases)
-    with open(HERE / "sglang_cases.jsonl", "w") as out:
+    with open(corpus_file("sglang"), "w") as out:
         for case in cases:
             out.write(json.dumps(case, sort_keys=True) + "\n")
 
 
 def append_sglang(oracle: Path, python: str, count: int, seed: int, focus: str | None) -> None:
-    """Append ``count`` new cases (ids after the last recorded one) to ``sglang_cases.jsonl``."""
-    path = HERE / "sglang_cases.jsonl"
+    """Append ``count`` new cases (ids after the last recorded one) to the main SGLang corpus."""
+    path = corpus_file("sglang")
     with open(path) as fh:
         last = max(json.loads(line)["id"] for line in fh)
     cases = generate("sglang", count, seed, first_id=last + 1, focus=focus)
@@ -122,8 +124,8 @@ def append_sglang(oracle: Path, python: str, count: int, seed: int, focus: str |
 
 
 def version_corpus(version: str) -> Path:
-    """The corpus file of an older SGLang release (``sglang_cases_<version>.jsonl``)."""
-    return HERE / f"sglang_cases_{version}.jsonl"
+    """The corpus file of another SGLang release (``sglang_cases_<version>.jsonl``)."""
+    return corpus_file(f"sglang@{version}")
 
 
 def record_sglang_version(oracle: Path, python: str, version: str, count: int, seed: int) -> None:
@@ -179,7 +181,7 @@ def answer_named(oracle: Path, python: str, path: Path) -> None:
 def record_vllm(oracle: Path, python: str, count: int, seed: int) -> None:
     cases = generate("vllm", count, seed)
     answers = _ask(python, oracle / "vllm_oracle.py", [(c["id"], vllm_oracle_argv(c)) for c in cases], [])
-    with open(HERE / "vllm_cases.jsonl", "w") as out:
+    with open(corpus_file("vllm"), "w") as out:
         for case in cases:
             case["answer"] = _trim_vllm(answers[case["id"]])
             out.write(json.dumps(case, sort_keys=True) + "\n")

@@ -10,7 +10,7 @@ Run by hand, never in CI (CI replays the recorded answers, ``compare_vllm_engine
 ``EngineArgs.from_cli_args``, ``create_engine_config()`` (``VllmConfig.__post_init__``), the
 attention backend the model's layers select with its ``get_cudagraph_support()``, and the
 worker's ``resolve_cudagraph_mode_and_sizes``, with vLLM's unmodified sources (GPU facts stubbed).
-Output: ``vllm_engine_cases.jsonl`` beside this file (one case per line with its ``answer``),
+Output: ``vllm_engine_cases_0.33.0.jsonl`` beside this file (one case per line with its ``answer``),
 and each model template's ``config.json`` under ``models/`` (``engine-<template>.json``).
 """
 
@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from vllm_engine_generate import generate
 
 HERE = Path(__file__).parent
-CASES = HERE / "vllm_engine_cases.jsonl"
+CASES = HERE / "vllm_engine_cases_0.33.0.jsonl"  # the release the oracle runs
 ABLATIONS = HERE / "vllm_engine_ablations.jsonl"
 #: Flags of the corpus lines that cgconfig lists as having no graph effect: each is removed from
 #: recorded lines to show (``--ablate``) whether vLLM's answer changes without it.

@@ -16,7 +16,7 @@ The lines come from ``vllm_engine_generate.py`` (the same generator as the 0.33.
 to the CUDA machines of four compute capabilities (one oracle start-up each) and to the flags the
 release's own parser knows (its table ``cgconfig/engines/vllm/tables/vllm-<version>.json``), so that every
 corpus measures the release's CUDA-graph decisions rather than its flag list. Output:
-``vllm_version_cases-<version>.jsonl`` beside this file.
+``vllm_cases_<version>.jsonl`` beside this file.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ SMS = (90, 100, 80, 89)
 
 def corpus_path(version: str) -> Path:
     """Where a release's corpus lives."""
-    return HERE / f"vllm_version_cases-{version}.jsonl"
+    return HERE / f"vllm_cases_{version}.jsonl"
 
 
 def known_options(version: str) -> set[str]:

@@ -1,9 +1,9 @@
-"""Record the vLLM capture-window corpus (``vllm_window_cases.jsonl``): `vllm serve` lines that
+"""Record the vLLM capture-window corpus (``vllm_window_cases_<release>.jsonl``): `vllm serve` lines that
 move vLLM 0.33.0's FULL decode window, answered by its whole engine path including the graphs
 the model runner captures (the oracle's ``capture``: FULL uniform-decode and mixed lists).
 
 Run by hand, never in CI (CI replays it, ``compare_vllm_engine.py --corpus
-vllm_window_cases.jsonl``)::
+vllm_window_cases_0.33.0.jsonl``)::
 
     python tests/fidelity/record_vllm_window.py --oracle /path/to/oracle [--cases 640] [--seed 36]
     python tests/fidelity/record_vllm_window.py --oracle /path/to/oracle-copy --version 0.31.0
@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from record_vllm_engine import _trim, _zygote_key, run_batch
 
 HERE = Path(__file__).parent
-CASES = HERE / "vllm_window_cases.jsonl"
+CASES = HERE / "vllm_window_cases_0.33.0.jsonl"  # the oracle's default release
 #: (name, GPU memory GiB or None for unknown, SM): unknown and every default tier.
 MACHINES: tuple[tuple[str, float | None, int], ...] = (
     ("unknown", None, 90), ("H100-80GB", 80, 90), ("H200", 141, 90), ("B200", 180, 100),
@@ -123,11 +123,11 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=640)
     parser.add_argument("--seed", type=int, default=36)
     parser.add_argument("--version", help="an older release the oracle runs (ORACLE_VLLM_VERSION): "
-                        "the corpus is vllm_window_cases-VERSION.jsonl")
+                        "the corpus is vllm_window_cases_VERSION.jsonl")
     parser.add_argument("--append-blackwell-fa", type=int, default=0, metavar="N",
                         help="add N FLASH_ATTN lines on a B200 to the corpus (seed + 1)")
     args = parser.parse_args()
-    out = HERE / f"vllm_window_cases-{args.version}.jsonl" if args.version else CASES
+    out = HERE / f"vllm_window_cases_{args.version}.jsonl" if args.version else CASES
     old: list[dict[str, Any]] = []
     if args.append_blackwell_fa:
         old = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]

@@ -1,8 +1,10 @@
 """cgconfig's plans against the engines' own answers, recorded in the fidelity corpus.
 
-The corpus (``sglang_cases.jsonl``, ``vllm_cases.jsonl``) holds random inputs answered by the
-unmodified resolution code of SGLang 0.5.23 and vLLM 0.33.0, and ``sglang_cases_<X>.jsonl``
-those answered by each older supported SGLang release X (``record.py`` says how);
+Each file is named for the release that answered it: ``sglang_cases_<X>.jsonl`` holds random
+inputs answered by the unmodified resolution code of SGLang X (the main corpus, kind
+``sglang``, is ``compare.CORPUS_RELEASE``'s; ``record.py`` says how),
+``vllm_compilation_cases_<X>.jsonl`` vLLM X's ``CompilationConfig`` answers, and every case is
+answered by cgconfig as the release it was recorded from;
 ``sglang_heldout_<X>.jsonl`` are fresh batches per release, recorded after the code that
 answers them was written (``record.py --heldout``). The open
 differences are listed in ``known_differences.json``; this test is a ratchet: any new difference
@@ -46,10 +48,10 @@ def test_corpus_size(kind: str) -> None:
 
 
 def test_every_older_sglang_release_has_its_corpus() -> None:
-    # A few hundred cases per older release, answered by that release's own code.
+    # A few hundred cases per other release, answered by that release's own code.
     from cgconfig.line.versions import SUPPORTED
 
-    older = SUPPORTED["sglang"][:-1]
+    older = [v for v in SUPPORTED["sglang"] if v != compare.CORPUS_RELEASE["sglang"]]
     assert compare.version_kinds() == [f"sglang@{v}" for v in older]
     for version in older:
         cases = compare.load(f"sglang@{version}")

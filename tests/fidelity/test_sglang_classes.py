@@ -21,7 +21,10 @@ import pytest
 from cgconfig.api import resolve_args
 from cgconfig.errors import CgConfigError
 
-CASES = [json.loads(line) for line in (compare.HERE / "sglang_classes.jsonl").read_text().splitlines()]
+#: The release that answered the cases (``record.py --answer``): they are answered as it.
+RELEASE = compare.CORPUS_RELEASE["sglang"]
+CASES = [{**json.loads(line), "engine_version": RELEASE}
+         for line in (compare.HERE / "sglang_classes.jsonl").read_text().splitlines()]
 
 
 def _cases(name: str) -> list[dict[str, Any]]:

@@ -15,12 +15,16 @@ from typing import Any
 
 import pytest
 
+from cgconfig import resolve_args
 from cgconfig.engines.sglang import grid
 from cgconfig.engines.sglang import sizes as ss
+from cgconfig.errors import RuleRefusal
 
 sys.path.insert(0, str(Path(__file__).parent))
 import compare
 
+#: The release the corpus (``compare.load("sglang")``) was recorded from.
+RELEASE = "0.5.23"
 MLA_MODELS = ("deepseek_v3",)
 MULTIMODAL_TYPES = {"qwen3_vl": "qwen3_vl", "qwen3_5_moe_vl": "qwen3_5_moe"}
 
@@ -69,7 +73,7 @@ def dp_size(case: dict[str, Any]) -> int:
 
 
 def chunked(case: dict[str, Any]) -> int:
-    tier = ss.memory_tier_defaults(case["gpu_memory_gib"], int_or_none(case, "--tp-size") or 1)
+    tier = grid.memory_tier(case["gpu_memory_gib"], "cuda", RELEASE)
     return int_or_none(case, "--chunked-prefill-size") or tier.chunked_prefill_size
 
 
@@ -94,7 +98,7 @@ def _default_prefill_max_bs(case: dict[str, Any]) -> int:
         prefill_breakable=answer["prefill"]["backend"] == "breakable",
         prefill_bs_locked="prefill.bs" in answer["locked"],
         max_total_tokens=int_or_none(case, "--max-total-tokens"),
-        model_path=compare.MODEL_DIRS[case["model"]])
+        model_path=compare.MODEL_DIRS[case["model"]], release=RELEASE)
     clamp = ss.dp_attention_prefill_clamp(
         got, None, chunked_prefill_size=chunked(case), attn_dp_size=dp_size(case),
         prefill_enabled=answer["prefill"]["backend"] != "disabled", max_bs_locked=False,
@@ -124,8 +128,9 @@ def test_decode_max_bs_and_sizes() -> None:
         bs = dec.get("bs", int_list(case, "--cuda-graph-bs-decode"))
         mrr = int_or_none(case, "--max-running-requests")
         if max_bs is None:
-            tier = ss.memory_tier_defaults(case["gpu_memory_gib"], int_or_none(case, "--tp-size") or 1)
-            max_bs = ss.default_decode_max_bs(tier.decode_max_bs, mrr)
+            tier = grid.memory_tier(case["gpu_memory_gib"], "cuda", RELEASE)
+            max_bs = ss.default_decode_max_bs(
+                tier.decode_max_bs(int_or_none(case, "--tp-size") or 1), mrr)
             max_bs = ss.expand_multimodal_decode_max_bs(
                 max_bs, gpu_memory_gib=case["gpu_memory_gib"], max_running_requests=mrr,
                 decode_max_bs_locked=False, decode_bs_locked=bs is not None, gpu_sm=case["sm"],
@@ -165,13 +170,13 @@ def test_deepep_adjustment_runs_before_memory_defaults() -> None:
 def test_issue_reproductions() -> None:
     # #10 item 3: MLA prefill is min(8192, chunked): 8192 at 80 GiB, 4096 at 59.5 GiB.
     for gib, want in ((80, 8192), (59.5, 4096), (256, 8192)):
-        size = ss.memory_tier_defaults(gib, 1).chunked_prefill_size
+        size = grid.memory_tier(gib, "cuda", RELEASE).chunked_prefill_size
         assert ss.default_prefill_max_bs(size, use_mla=True, pp_size=1, prefill_breakable=True,
                                          prefill_bs_locked=False, max_total_tokens=None,
-                                         model_path="/m/deepseek-v3") == want
+                                         model_path="/m/deepseek-v3", release=RELEASE) == want
     # item 4 (llama-2 path) and item 8 (--max-total-tokens 1000).
     common: dict[str, Any] = dict(use_mla=False, pp_size=1, prefill_breakable=True,
-                                  prefill_bs_locked=False)
+                                  prefill_bs_locked=False, release=RELEASE)
     assert ss.default_prefill_max_bs(8192, max_total_tokens=None, model_path="/m/Llama-2-7b",
                                       **common) == 4096
     assert ss.default_prefill_max_bs(8192, max_total_tokens=1000, model_path=None, **common) == 1000
@@ -213,6 +218,14 @@ def test_speculative_draft_width(algo: str, arch: str | None, given: tuple[Any, 
 
 @pytest.mark.parametrize("given", [(None, None, 4), (None, 1, None), (2, None, 3)])
 def test_incomplete_eagle_parameters_are_refused(given: tuple[Any, ...]) -> None:
-    with pytest.raises(ss.SpeculativeParamsError, match=r"SGLang.s speculative_hook refuses"):
-        ss.speculative_draft_params("NEXTN", model_arch=None, num_steps=given[0],
-                                    eagle_topk=given[1], num_draft_tokens=given[2])
+    """The sizing keeps an incomplete set as given; the one refusal is the rule's, naming the
+    release the line is answered for."""
+    got = ss.speculative_draft_params("NEXTN", model_arch=None, num_steps=given[0],
+                                      eagle_topk=given[1], num_draft_tokens=given[2])
+    assert (got.num_steps, got.eagle_topk, got.num_draft_tokens) == given
+    flags = [f"--speculative-{name}" for name in ("num-steps", "eagle-topk", "num-draft-tokens")]
+    argv = ["--engine-version", "sglang==0.5.20", "--speculative-algorithm", "NEXTN"]
+    for flag, value in zip(flags, given, strict=True):
+        argv += [flag, str(value)] if value is not None else []
+    with pytest.raises(RuleRefusal, match=r"SGLang 0\.5\.20 refuses this speculative parameter"):
+        resolve_args(argv)

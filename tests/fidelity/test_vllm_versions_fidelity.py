@@ -2,7 +2,7 @@
 engine path.
 
 Each release of ``line.versions.SUPPORTED["vllm"]`` has a corpus
-(``vllm_version_cases-<version>.jsonl``, recorded by ``record_vllm_versions.py`` from that
+(``vllm_cases_<version>.jsonl``, recorded by ``record_vllm_versions.py`` from that
 release's unmodified wheel). cgconfig answers every line for that release; the listed
 differences (``known_vllm_version_differences.json``, each explained in docs/fidelity.md) are a
 ratchet: a new difference fails, and so does a listed one that now agrees.
@@ -90,15 +90,19 @@ def test_release_facts_are_data_with_sources() -> None:
     """Each behaviour that moved names the release it starts in (inside the supported range)
     and the vLLM file it is read from; the model-runner table names supported releases; the
     runner a dense line gets moves where the releases' code says."""
+    from cgconfig.engines.release_change import holds_in, value_at
     from cgconfig.engines.vllm import releases
+    from cgconfig.line.versions import version_key
 
-    for behaviour, (first, source) in releases.SINCE.items():
-        assert releases.at_least("0.33.0", first) and releases.at_least(first, "0.21.0"), \
-            behaviour
-        assert source.split()[0].endswith(".py"), (behaviour, source)
-    assert set(releases.V2_MODEL_RULES) <= set(SUPPORTED["vllm"])
-    assert releases.has("0.28.0", "blackwell_ceiling") and not releases.has("0.27.1",
-                                                                            "blackwell_ceiling")
+    for behaviour, rows in releases.BEHAVIOURS.items():
+        for row in rows:
+            for bound in {row.since, row.until} - {None}:
+                assert version_key(bound) is not None, (behaviour, row)
+            assert row.what and row.cites.split(":")[0].endswith(".py"), (behaviour, row)
+        for version in SUPPORTED["vllm"]:
+            value_at(rows, version)  # no two rows of one behaviour hold at a release
+    assert holds_in(releases.BLACKWELL_CEILING, "0.28.0") and \
+        not holds_in(releases.BLACKWELL_CEILING, "0.27.1")
     dense = dict(model_arch="LlamaForCausalLM", moe=False, hybrid=False, spec_method=None,
                  stock_torch_compile=False)
     runners = [releases.uses_v2_runner(v, **dense) for v in SUPPORTED["vllm"]]

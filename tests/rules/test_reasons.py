@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cgconfig import resolve_args
+from cgconfig import resolve_args as resolve_line
+from cgconfig.plan import Plan
 
 REASONS: list[tuple[str, list[str], str]] = [
     (
@@ -160,6 +161,14 @@ REASONS: list[tuple[str, list[str], str]] = [
         "captures prefill graphs up to 4096 tokens (prefill max_bs was 8192)",
     ),
 ]
+
+#: The release these texts are SGLang's reasons for (so a newer release leaves them as they are).
+RELEASE = "0.5.23"
+
+
+def resolve_args(argv: list[str]) -> Plan:
+    """A line answered as SGLang :data:`RELEASE`."""
+    return resolve_line(["--engine-version", f"sglang=={RELEASE}", *argv])
 
 
 @pytest.mark.parametrize(("rule_id", "argv", "expected"), REASONS, ids=[r[0] for r in REASONS])

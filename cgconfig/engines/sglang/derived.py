@@ -67,14 +67,11 @@ def _speculative_params(facts: Facts) -> ss.SpeculativeParams:
                                  facts.speculative_num_draft_tokens)
     if not facts.speculative_algorithm:
         return given
-    try:
-        return ss.speculative_draft_params(
-            facts.speculative_algorithm, model_arch=facts.model_arch,
-            num_steps=facts.speculative_num_steps, eagle_topk=facts.speculative_eagle_topk,
-            num_draft_tokens=facts.speculative_num_draft_tokens,
-            block_size=speculative_block_size(facts))
-    except ss.SpeculativeParamsError:
-        return given
+    return ss.speculative_draft_params(
+        facts.speculative_algorithm, model_arch=facts.model_arch,
+        num_steps=facts.speculative_num_steps, eagle_topk=facts.speculative_eagle_topk,
+        num_draft_tokens=facts.speculative_num_draft_tokens,
+        block_size=speculative_block_size(facts))
 
 
 def _sglang_moe_a2a_backend(facts: Facts) -> str:
@@ -110,9 +107,9 @@ def _deepep_v2_prefill_tokens(facts: Facts, per_dp_chunk: int) -> int:
 
 
 def derive_facts(facts: Facts, memory_gib: float | None,
-                 memory_source: str, sglang_version: str | None = None) -> dict[str, Any]:
+                 memory_source: str, sglang_version: str) -> dict[str, Any]:
     """Every ``derived.*`` value of an SGLang line (the engine-neutral ones and SGLang's own);
-    ``sglang_version`` is the release the line is answered for (``None``: the newest)."""
+    ``sglang_version`` is the release the line is answered for."""
     tier = sz.memory_tier(memory_gib, facts.device, sglang_version)
     chunked = facts.chunked_prefill_size
     chunked_source = "--chunked-prefill-size"

@@ -111,15 +111,17 @@ def _mem_fraction(facts: Facts, memory: sm.MemoryInputs, model: se.ModelShape,
 def _draft_tokens(facts: Facts) -> se.EngineValue:
     if not facts.speculative_algorithm:
         return se.EngineValue(None, se.SOURCE_SPECULATIVE_DRAFT, "no speculative decoding")
-    try:
-        params = ss.speculative_draft_params(
-            facts.speculative_algorithm, model_arch=facts.model_arch,
-            num_steps=facts.speculative_num_steps, eagle_topk=facts.speculative_eagle_topk,
-            num_draft_tokens=facts.speculative_num_draft_tokens,
-            block_size=speculative_block_size(facts))
-    except ss.SpeculativeParamsError as exc:
+    if facts.speculative_algorithm.upper() in ss.EAGLE_FAMILY and ss.eagle_params_incomplete(
+            facts.speculative_num_steps, facts.speculative_eagle_topk,
+            facts.speculative_num_draft_tokens):
         return se.EngineValue(facts.speculative_num_draft_tokens, se.SOURCE_SPECULATIVE_DRAFT,
-                              str(exc))
+                              "given: an incomplete EAGLE-family set, which SGLang refuses "
+                              "(rule refuse.speculative-incomplete-parameters)")
+    params = ss.speculative_draft_params(
+        facts.speculative_algorithm, model_arch=facts.model_arch,
+        num_steps=facts.speculative_num_steps, eagle_topk=facts.speculative_eagle_topk,
+        num_draft_tokens=facts.speculative_num_draft_tokens,
+        block_size=speculative_block_size(facts))
     given = facts.speculative_num_draft_tokens
     why = ("given (--speculative-num-draft-tokens)" if given == params.num_draft_tokens
            and given is not None else

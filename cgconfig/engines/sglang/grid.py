@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cgconfig.engines.release_change import value_at
+from cgconfig.engines.sglang.releases import GPU_MEMORY_TIERS, TierValues
 from cgconfig.fields.values import round_up
 from cgconfig.limits import check_decode_batch, check_prefill_tokens
 
@@ -48,15 +50,15 @@ class MemoryTier:
         return self.decode_max_bs_tp_lt4 if tp_size < 4 else self.decode_max_bs_tp_ge4
 
 
-#: SGLang 0.5.23 tiers (``arg_groups/memory_hook.py:handle_gpu_memory_settings``):
-#: GiB → chunked-prefill size, decode max_bs (tp<4 / tp≥4).
-GPU_MEMORY_TIERS: tuple[MemoryTier, ...] = (
-    MemoryTier(20, 2048, 8, 8, "< 20 GiB (T4, RTX 4080)"),
-    MemoryTier(35, 4096, 48, 160, "20–35 GiB (A10, RTX 4090/5090)"),
-    MemoryTier(60, 4096, 32, 160, "35–60 GiB (A100-40G, L40)"),
-    MemoryTier(160, 8192, 256, 512, "60–160 GiB (H100, A100-80G, H200)"),
-    MemoryTier(float("inf"), 16384, 512, 512, "≥ 160 GiB (B200, MI300)"),
-)
+#: The GPU tiers' names, by upper bound (GiB, exclusive); what each gives in a release is the
+#: rows of :data:`cgconfig.engines.sglang.releases.GPU_MEMORY_TIERS`.
+GPU_MEMORY_TIER_LABELS: dict[float, str] = {
+    20: "< 20 GiB (T4, RTX 4080)",
+    35: "20–35 GiB (A10, RTX 4090/5090)",
+    60: "35–60 GiB (A100-40G, L40)",
+    160: "60–160 GiB (H100, A100-80G, H200)",
+    float("inf"): "≥ 160 GiB (B200, MI300)",
+}
 UNKNOWN_MEMORY_TIER = MemoryTier(float("nan"), 4096, 160, 160, "unknown GPU memory")
 
 #: Ascend NPU tiers (SGLang hardware_backend/npu): ≤ 32 GiB and ≤ 64 GiB.
@@ -66,20 +68,26 @@ NPU_MEMORY_TIERS: tuple[MemoryTier, ...] = (
 )
 
 
-def memory_tier(gpu_memory_gib: float | None, device: str = "cuda",
-                version: str | None = None) -> MemoryTier:
-    """The tier for a GPU's memory in SGLang ``version`` (``None``: the newest supported);
-    unknown memory gives SGLang's unknown tier."""
+def gpu_memory_tiers(release: str) -> tuple[MemoryTier, ...]:
+    """SGLang ``release``'s GPU tiers (``arg_groups/memory_hook.py:handle_gpu_memory_settings``),
+    smallest first."""
+    tiers = []
+    for bound, rows in GPU_MEMORY_TIERS.items():
+        values = value_at(rows, release)
+        if not isinstance(values, TierValues):
+            raise ValueError(f"SGLang {release} has no row for the GPU tier below {bound:g} GiB")
+        tiers.append(MemoryTier(bound, *values, GPU_MEMORY_TIER_LABELS[bound]))
+    return tuple(tiers)
+
+
+def memory_tier(gpu_memory_gib: float | None, device: str, release: str) -> MemoryTier:
+    """The tier for a GPU's memory in SGLang ``release``; unknown memory gives SGLang's unknown
+    tier."""
     if gpu_memory_gib is None:
         return UNKNOWN_MEMORY_TIER
-    tiers = NPU_MEMORY_TIERS + GPU_MEMORY_TIERS if device == "npu" else GPU_MEMORY_TIERS
-    found = next((tier for tier in tiers if gpu_memory_gib < tier.below_gib), GPU_MEMORY_TIERS[-1])
-    if found is GPU_MEMORY_TIERS[1]:
-        from cgconfig.engines.sglang.releases import TIER_20_35_BEFORE_0_5_20, holds
-
-        if not holds("memory-tier-20-35-doubled", version):
-            return MemoryTier(found.below_gib, *TIER_20_35_BEFORE_0_5_20, found.label)
-    return found
+    gpu = gpu_memory_tiers(release)
+    tiers = NPU_MEMORY_TIERS + gpu if device == "npu" else gpu
+    return next((tier for tier in tiers if gpu_memory_gib < tier.below_gib), gpu[-1])
 
 
 def expand_grid(grid: Grid, limit: int) -> list[int]:

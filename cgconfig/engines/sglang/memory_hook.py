@@ -7,13 +7,21 @@ regenerated from when a later rule moves its max_bs.
 from __future__ import annotations
 
 from cgconfig.draft import Draft, SizeGenerator
+from cgconfig.engines.release_change import holds_in
 from cgconfig.engines.sglang import grid as sz
 from cgconfig.engines.sglang import model_archs as ma
 from cgconfig.engines.sglang import sizes as ss
-from cgconfig.engines.sglang.releases import holds
+from cgconfig.engines.sglang.releases import DECODE_MAX_BS_RUNNING_CLAMP, QWEN3_VL_RUNNING_LIMIT
 from cgconfig.facts import Facts
 from cgconfig.plan import Change
 from cgconfig.resolve.steps import max_bs_from_list, resolver_decision
+
+
+def answered_release(draft: Draft) -> str:
+    """The SGLang release the line is answered for (set by the pipeline before any step)."""
+    if draft.sglang_version is None:
+        raise ValueError("an SGLang step ran before the pipeline chose the release")
+    return draft.sglang_version
 
 
 def size_generator(draft: Draft) -> SizeGenerator:
@@ -52,6 +60,7 @@ def fill_decode_sizes(draft: Draft, facts: Facts) -> None:
     (``arg_groups/memory_hook.py:handle_gpu_memory_settings``); prefill is
     :func:`fill_prefill_sizes`."""
     d = draft.derived
+    release = answered_release(draft)
     draft.size_generator = size_generator(draft)
     src, layer = "resolver", "resolver"
 
@@ -70,20 +79,20 @@ def fill_decode_sizes(draft: Draft, facts: Facts) -> None:
     elif bs:
         max_bs_from_list(draft, "decode", bs)
     elif draft.get("decode.max_bs") is None:
-        tier = sz.memory_tier(d["gpu_memory_gib"], facts.device, draft.sglang_version)
+        tier = sz.memory_tier(d["gpu_memory_gib"], facts.device, release)
         value = tier.decode_max_bs(facts.tp_size)
         why = (f"GPU memory tier {tier.label} ({d['gpu_memory_source']}), tp_size="
                f"{facts.tp_size}: default decode max_bs {value}")
         changes = [draft.record("decode.max_bs", value, source="default (derived)", layer="default",
                                 why=why)]
         mrr = facts.max_running_requests
-        if mrr is not None and mrr < value and holds("decode-max-bs-running-clamp",
-                                                     draft.sglang_version):
+        clamped = ss.default_decode_max_bs(value, mrr)
+        if clamped != value and holds_in(DECODE_MAX_BS_RUNNING_CLAMP, release):
             why2 = f"default decode max_bs clamped to --max-running-requests {mrr}"
-            changes.append(draft.record("decode.max_bs", mrr, source="resolver", layer=layer,
+            changes.append(draft.record("decode.max_bs", clamped, source="resolver", layer=layer,
                                         why=why2))
             why = f"{why}; {why2}"
-        if holds("qwen3-vl-running-limit", draft.sglang_version):
+        if holds_in(QWEN3_VL_RUNNING_LIMIT, release):
             changes.append(expand_multimodal_decode(draft, facts))
         resolver_decision(draft, "sizes.decode-max-bs-default", why, changes)
     if not bs:
@@ -116,7 +125,7 @@ def fill_prefill_sizes(draft: Draft, facts: Facts) -> None:
             chunked, use_mla=facts.use_mla, pp_size=1, prefill_breakable=breakable,
             prefill_bs_locked="prefill.bs" in draft.locked,
             max_total_tokens=facts.max_total_tokens, model_path=facts.model_path,
-            mla_from_chunked=holds("mla-prefill-max-bs-from-chunked", draft.sglang_version))
+            release=answered_release(draft))
         why = (f"prefill max_bs from the chunked-prefill size {chunked} "
                f"({derived['chunked_prefill_source']}): {value}")
         change = draft.record("prefill.max_bs", value, source="default (derived)",

@@ -46,15 +46,14 @@ def _lock_inputs(run: Run) -> None:
     lock_inputs(run, engine_leaves=engine_flag_leaves(run.request.leaves, run.facts,
                                                  _sglang_release(run)),
                 engine_defaults=platform_defaults(run.facts))
-    chosen = run.request.engine_version
-    if chosen is not None and chosen.engine == "sglang":
-        assert run.draft is not None
-        run.draft.sglang_version = chosen.version
+    assert run.draft is not None
+    run.draft.sglang_version = _sglang_release(run)
 
 
 def _derive_facts(run: Run) -> None:
     draft, facts = run.checked()
     memory_gib, memory_source = memory(facts, run.request.fact_sources)
+    assert draft.sglang_version is not None  # set by _lock_inputs
     draft.derived = derive_facts(facts, memory_gib, memory_source, draft.sglang_version)
 
 

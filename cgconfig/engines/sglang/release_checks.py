@@ -3,9 +3,10 @@
 A rule reads facts and derived values; the inputs here are not facts: an engine flag cgconfig
 lists as ignored (``--speculative-skip-dp-mlp-sync``, ``--enable-kv-cache-sharding``) or a key
 of a ``--cuda-graph-config`` document that an older release's parser does not know. Each row
-names the releases it holds in (``since`` included, ``until`` excluded; ``None``: open), what
-the release says, and where. Checked once per line by the SGLang source, with the release the
-line is answered for. Stdlib only.
+names the releases it holds in (``since`` included, ``until`` excluded; ``None``: open), where,
+and as its value what the release checks and says; the rows are
+:class:`~cgconfig.engines.release_change.ReleaseChange` s, the one release-change format. Checked
+once per line by the SGLang source, with the release the line is answered for. Stdlib only.
 """
 
 from __future__ import annotations
@@ -13,21 +14,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
+from cgconfig.engines.release_change import ReleaseChange, applies
 from cgconfig.errors import InputError
-from cgconfig.line.versions import label, version_key
+from cgconfig.line.versions import label
 
 
 class FlagRequirement(NamedTuple):
     """An engine flag a release refuses unless a fact has one of some values."""
 
     flag: str
+    """The engine flag (as cgconfig lists it among the ignored ones)."""
     fact: str
+    """The fact the release reads."""
     values: tuple[str, ...]
-    since: str | None
-    until: str | None
+    """The fact's values the release accepts the flag with."""
     said: str
     """What the release says (``{value}``: the fact's value)."""
-    cites: str
     unset: str = "None"
     """How the release prints the fact when nothing set it."""
 
@@ -36,36 +38,38 @@ class ConfigKeys(NamedTuple):
     """Keys of one ``--cuda-graph-config`` phase that exist only in some releases."""
 
     phase: str
+    """The phase (``prefill``, ``decode``)."""
     keys: tuple[str, ...]
-    since: str | None
-    until: str | None
-    cites: str
+    """The keys the releases of the row know."""
 
 
-FLAG_REQUIREMENTS: tuple[FlagRequirement, ...] = (
-    FlagRequirement(
-        "--speculative-skip-dp-mlp-sync", "speculative_algorithm", ("EAGLE",), None, "0.5.23",
-        "--speculative-skip-dp-mlp-sync is only supported with speculative_algorithm == EAGLE, "
-        "got {value}",
-        "python/sglang/srt/arg_groups/speculative_hook.py:handle_speculative_decoding"),
-    FlagRequirement(
-        "--enable-kv-cache-sharding", "disaggregation_mode", ("prefill",), "0.5.22", None,
-        "--enable-kv-cache-sharding is only supported on PD prefill workers (got "
-        "--disaggregation-mode {value}): a rank's pool holds only its stripe of every cached "
-        "page, which is incompatible with local decode",
-        "python/sglang/srt/arg_groups/kv_shard_hook.py", unset="null"),
+#: The releases that refuse a flag unless a fact allows it (each row's value a
+#: :class:`FlagRequirement`; the rows of one flag do not overlap).
+FLAG_REQUIREMENTS: tuple[ReleaseChange, ...] = (
+    ReleaseChange(
+        None, "0.5.23", "--speculative-skip-dp-mlp-sync needs EAGLE",
+        "python/sglang/srt/arg_groups/speculative_hook.py:handle_speculative_decoding",
+        FlagRequirement(
+            "--speculative-skip-dp-mlp-sync", "speculative_algorithm", ("EAGLE",),
+            "--speculative-skip-dp-mlp-sync is only supported with speculative_algorithm == "
+            "EAGLE, got {value}")),
+    ReleaseChange(
+        "0.5.22", None, "--enable-kv-cache-sharding needs a PD prefill worker",
+        "python/sglang/srt/arg_groups/kv_shard_hook.py",
+        FlagRequirement(
+            "--enable-kv-cache-sharding", "disaggregation_mode", ("prefill",),
+            "--enable-kv-cache-sharding is only supported on PD prefill workers (got "
+            "--disaggregation-mode {value}): a rank's pool holds only its stripe of every cached "
+            "page, which is incompatible with local decode", unset="null")),
 )
 
-CONFIG_KEYS: tuple[ConfigKeys, ...] = (
-    ConfigKeys("prefill", ("max_context_size", "max_seq_len"), "0.5.21", None,
-               "python/sglang/srt/model_executor/cuda_graph_config.py:ALLOWED_KEYS_PER_PHASE"),
+#: The releases that know some keys of a ``--cuda-graph-config`` phase (each row's value a
+#: :class:`ConfigKeys`); a release outside every row of a key refuses it.
+CONFIG_KEYS: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.5.21", None, "prefill keys max_context_size and max_seq_len",
+                  "python/sglang/srt/model_executor/cuda_graph_config.py:ALLOWED_KEYS_PER_PHASE",
+                  ConfigKeys("prefill", ("max_context_size", "max_seq_len"))),
 )
-
-
-def _holds(since: str | None, until: str | None, release: str) -> bool:
-    key = version_key(release) or ()
-    return ((since is None or key >= (version_key(since) or ()))
-            and (until is None or key < (version_key(until) or ())))
 
 
 def check_release_inputs(release: str, ignored: Iterable[str], facts: Mapping[str, Any],
@@ -76,19 +80,22 @@ def check_release_inputs(release: str, ignored: Iterable[str], facts: Mapping[st
     shown = label("sglang", release)
     given = set(ignored)
     for row in FLAG_REQUIREMENTS:
-        if row.flag in given and _holds(row.since, row.until, release):
-            value = facts.get(row.fact)
-            if value not in row.values:
-                said = row.said.format(value=row.unset if value is None else value)
+        need = row.value
+        assert isinstance(need, FlagRequirement)
+        if need.flag in given and applies(row, release):
+            value = facts.get(need.fact)
+            if value not in need.values:
+                said = need.said.format(value=need.unset if value is None else value)
                 raise InputError(f"{shown} refuses it: {said}",
-                                 where=row.flag, hint=f"{shown} {row.cites}")
+                                 where=need.flag, hint=f"{shown} {row.cites}")
     for key, where in config_keys:
         phase, _, name = key.partition(".")
-        for keys in CONFIG_KEYS:
-            if keys.phase == phase and name in keys.keys \
-                    and not _holds(keys.since, keys.until, release):
+        for row in CONFIG_KEYS:
+            keys = row.value
+            assert isinstance(keys, ConfigKeys)
+            if keys.phase == phase and name in keys.keys and not applies(row, release):
                 raise InputError(
                     f"{shown}'s parser refuses it: --cuda-graph-config['{phase}']: unknown key "
                     f"'{name}'", where=where,
-                    hint=f"the key is not in {shown} {keys.cites}; drop it, or name another "
+                    hint=f"the key is not in {shown} {row.cites}; drop it, or name another "
                          f"release with --engine-version")

@@ -1,56 +1,85 @@
-"""What changed in SGLang's CUDA-graph resolution between the supported releases, as data.
+"""What SGLang's CUDA-graph resolution does differently from one supported release to the next.
 
-Each entry is one behaviour, the first release it holds in, and the upstream function that
-has it; a step asks :func:`holds` with the version the line is answered for
-(``Draft.engine_version``). The releases themselves are named in
-:data:`cgconfig.line.versions.SUPPORTED`; a release with no entry here behaves as the one
-before it. Stdlib only.
+Each behaviour is a tuple of :class:`~cgconfig.engines.release_change.ReleaseChange` rows (the
+one release-change format of every engine): release ranges ``[since, until)`` that do not
+overlap, each with the value those releases use. A step asks
+:func:`~cgconfig.engines.release_change.value_at` (or ``holds_in`` for a behaviour that is on or
+off) with the release the line is answered for (``Draft.sglang_version``); there is no default
+release. A new release that changes a behaviour closes the open row (``until``) and adds one.
+The releases themselves are named in :data:`cgconfig.line.versions.SUPPORTED`. Stdlib only.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from cgconfig.line.versions import newest, version_key
+from cgconfig.engines.release_change import ReleaseChange
+
+_MEMORY_HOOK = "python/sglang/srt/arg_groups/memory_hook.py:handle_gpu_memory_settings"
 
 
-class ReleaseChange(NamedTuple):
-    """One behaviour that begins in ``since``."""
+class TierValues(NamedTuple):
+    """What one GPU-memory row of ``handle_gpu_memory_settings`` gives."""
 
-    since: str
-    where: str
-    """The upstream file and function that has it (in ``since``)."""
-    before: str
-    """What the releases before ``since`` do instead."""
+    chunked_prefill_size: int
+    """The chunked-prefill size when ``--chunked-prefill-size`` is unset."""
+    decode_max_bs_tp_lt4: int
+    """The default decode max_bs at a tensor-parallel size below 4."""
+    decode_max_bs_tp_ge4: int
+    """The default decode max_bs at a tensor-parallel size of 4 or more."""
 
 
-#: Behaviour → the release it begins in. Read by the sizing steps; see docs/fidelity.md.
-CHANGES: dict[str, ReleaseChange] = {
-    "memory-tier-20-35-doubled": ReleaseChange(
-        "0.5.20", "arg_groups/memory_hook.py:handle_gpu_memory_settings",
-        "20-35 GiB: chunked prefill 2048, decode max_bs 24 (tp < 4) / 80"),
-    "qwen3-vl-running-limit": ReleaseChange(
-        "0.5.20", "arg_groups/model_overrides/qwen3_vl.py:"
-        "expand_multimodal_decode_graph_to_running_limit",
-        "no expansion of Qwen3-VL's decode max_bs to the running limit"),
-    "decode-max-bs-running-clamp": ReleaseChange(
-        "0.5.22", "arg_groups/memory_hook.py:handle_gpu_memory_settings",
-        "a defaulted decode max_bs is not clamped to --max-running-requests"),
-    "mla-prefill-max-bs-from-chunked": ReleaseChange(
-        "0.5.23", "arg_groups/memory_hook.py:handle_gpu_memory_settings",
-        "MLA models' default prefill max_bs is 2048"),
+class MlaPrefillDefault(NamedTuple):
+    """How ``handle_gpu_memory_settings`` defaults an MLA model's prefill max_bs."""
+
+    cap: int
+    """The value, or with ``from_chunked`` the most it may be."""
+    from_chunked: bool
+    """Whether it is ``min(cap, chunked_prefill_size)`` rather than ``cap`` itself."""
+
+
+#: GPU-memory tiers (upper bound in GiB, exclusive) → the rows of what that tier gives, by
+#: release. ``grid.memory_tier`` names each tier and walks them in this order.
+GPU_MEMORY_TIERS: dict[float, tuple[ReleaseChange, ...]] = {
+    20: (ReleaseChange(None, None, "< 20 GiB: chunked prefill 2048, decode max_bs 8",
+                       _MEMORY_HOOK, TierValues(2048, 8, 8)),),
+    35: (ReleaseChange(None, "0.5.20", "20-35 GiB: chunked prefill 2048, decode max_bs 24 "
+                       "(tp < 4) / 80", _MEMORY_HOOK, TierValues(2048, 24, 80)),
+         ReleaseChange("0.5.20", None, "20-35 GiB doubled: chunked prefill 4096, decode max_bs "
+                       "48 (tp < 4) / 160", _MEMORY_HOOK, TierValues(4096, 48, 160))),
+    60: (ReleaseChange(None, None, "35-60 GiB: chunked prefill 4096, decode max_bs 32 (tp < 4) "
+                       "/ 160", _MEMORY_HOOK, TierValues(4096, 32, 160)),),
+    160: (ReleaseChange(None, None, "60-160 GiB: chunked prefill 8192, decode max_bs 256 "
+                        "(tp < 4) / 512", _MEMORY_HOOK, TierValues(8192, 256, 512)),),
+    float("inf"): (ReleaseChange(None, None, ">= 160 GiB: chunked prefill 16384, decode max_bs "
+                                 "512", _MEMORY_HOOK, TierValues(16384, 512, 512)),),
 }
 
-#: The 20-35 GiB row before 0.5.20 (``memory_hook.handle_gpu_memory_settings``, SGLang 0.5.19):
-#: chunked prefill, decode max_bs at tp < 4, decode max_bs at tp >= 4.
-TIER_20_35_BEFORE_0_5_20 = (2048, 24, 80)
-#: MLA models' default prefill max_bs before 0.5.23 (``memory_hook``, SGLang 0.5.22).
-MLA_PREFILL_MAX_BS_BEFORE_0_5_23 = 2048
+#: An MLA model's default prefill max_bs.
+MLA_PREFILL_MAX_BS: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.5.23", "MLA models' default prefill max_bs is 2048", _MEMORY_HOOK,
+                  MlaPrefillDefault(2048, from_chunked=False)),
+    ReleaseChange("0.5.23", None, "MLA models' default prefill max_bs is min(8192, chunked "
+                  "prefill size)", _MEMORY_HOOK, MlaPrefillDefault(8192, from_chunked=True)),
+)
 
+#: A defaulted decode max_bs is clamped to ``--max-running-requests``.
+DECODE_MAX_BS_RUNNING_CLAMP: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.5.22", None, "a defaulted decode max_bs is clamped to "
+                  "--max-running-requests", _MEMORY_HOOK),
+)
 
-def holds(change: str, version: str | None) -> bool:
-    """Whether ``change`` holds in SGLang ``version`` (``None``: the newest supported)."""
-    key = version_key(version or newest("sglang"))
-    since = version_key(CHANGES[change].since)
-    assert key is not None and since is not None
-    return key >= since
+#: Qwen3-VL's defaulted decode max_bs is raised to the running limit on a large Hopper GPU.
+QWEN3_VL_RUNNING_LIMIT: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.5.20", None, "Qwen3-VL's decode max_bs is expanded to the running limit",
+                  "python/sglang/srt/arg_groups/model_overrides/qwen3_vl.py:"
+                  "expand_multimodal_decode_graph_to_running_limit"),
+)
+
+#: Every behaviour above by name (what the tests walk, and docs/fidelity.md lists).
+BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
+    **{f"memory-tier-below-{bound:g}-gib": rows for bound, rows in GPU_MEMORY_TIERS.items()},
+    "mla-prefill-max-bs": MLA_PREFILL_MAX_BS,
+    "decode-max-bs-running-clamp": DECODE_MAX_BS_RUNNING_CLAMP,
+    "qwen3-vl-running-limit": QWEN3_VL_RUNNING_LIMIT,
+}

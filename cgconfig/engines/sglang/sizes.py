@@ -6,7 +6,7 @@ Each function names the upstream function it ports (SGLang 0.5.23,
 
 1. ``cuda_graph_hook.handle_cuda_graph_config`` → :func:`deepep_prefill_adjustment`
    (before any memory default exists, hence its 2048 fallback);
-2. ``memory_hook.handle_gpu_memory_settings`` → :func:`memory_tier_defaults`,
+2. ``memory_hook.handle_gpu_memory_settings`` → ``grid.memory_tier``,
    :func:`default_decode_max_bs`, :func:`expand_multimodal_decode_max_bs`,
    :func:`materialize_decode`, :func:`default_prefill_max_bs`, :func:`materialize_prefill`;
 3. ``speculative_hook.handle_speculative_decoding`` → :func:`speculative_draft_params`.
@@ -19,44 +19,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cgconfig.engines.release_change import value_at
 from cgconfig.engines.sglang import grid
+from cgconfig.engines.sglang.releases import MLA_PREFILL_MAX_BS, MlaPrefillDefault
 
 #: ``memory_hook._DEFAULT_PP_PREFILL_CUDA_GRAPH_MAX_TOKENS`` (SGLang 0.5.23).
 PP_BREAKABLE_PREFILL_MAX_BS = 8192
-#: MLA prefill cap in ``memory_hook.handle_gpu_memory_settings`` (SGLang 0.5.23).
-MLA_PREFILL_MAX_BS_CAP = 8192
 #: ``"llama-2" in model_path`` cap in ``memory_hook.handle_gpu_memory_settings``.
 LLAMA2_PREFILL_MAX_BS_CAP = 4096
 #: ``cuda_graph_hook.apply_deepep_adjustments``: "documented prefill default; max_bs unresolved".
 DEEPEP_PREFILL_FALLBACK_MAX_BS = 2048
 #: ``model_overrides/qwen3_vl._HOPPER_QWEN3_VL_TYPES``.
 HOPPER_QWEN3_VL_MODEL_TYPES = ("qwen3_vl", "qwen3_vl_moe")
-
-
-class SpeculativeParamsError(ValueError):
-    """SGLang 0.5.23 refuses the speculative parameter set (its message, engine named)."""
-
-
-@dataclass(frozen=True)
-class MemoryTierDefaults:
-    """The defaults one row of SGLang's GPU-memory table gives."""
-
-    chunked_prefill_size: int
-    """Chunked-prefill size the row gives when ``--chunked-prefill-size`` is unset."""
-    decode_max_bs: int
-    """Decode max_bs the row gives when no decode max_bs is configured."""
-    label: str
-    """The row, as upstream's comment names it (for explanations)."""
-
-
-def memory_tier_defaults(gpu_memory_gib: float | None, tp_size: int) -> MemoryTierDefaults:
-    """The GPU-memory row of ``memory_hook.handle_gpu_memory_settings`` (SGLang 0.5.23), read
-    from the one tier table, :data:`cgconfig.engines.sglang.grid.GPU_MEMORY_TIERS`.
-
-    ``None`` memory (no probe answered) takes upstream's fallback row: 4096 / 160.
-    """
-    tier = grid.memory_tier(gpu_memory_gib)
-    return MemoryTierDefaults(tier.chunked_prefill_size, tier.decode_max_bs(tp_size), tier.label)
 
 
 def default_decode_max_bs(tier_max_bs: int, max_running_requests: int | None) -> int:
@@ -133,19 +107,19 @@ def materialize_decode(*, device: str, max_bs: int | None, bs: list[int] | None,
 def default_prefill_max_bs(chunked_prefill_size: int, *, use_mla: bool, pp_size: int,
                            prefill_breakable: bool, prefill_bs_locked: bool,
                            max_total_tokens: int | None, model_path: str | None,
-                           mla_from_chunked: bool = True) -> int:
+                           release: str) -> int:
     """Prefill max_bs when none is configured (``memory_hook.handle_gpu_memory_settings``).
 
     The chunked-prefill size (MLA models: ``min(8192, chunked)``); under pipeline parallelism
     with breakable prefill and no configured bs, at most 8192; at most ``--max-total-tokens``;
     at most 4096 when the model path contains ``llama-2`` (upstream's Llama-2 workaround).
-    Chunked prefill off (-1) gives -1, hence no prefill sizes. Before SGLang 0.5.23
-    (``mla_from_chunked`` false) an MLA model's default is 2048, whatever the chunked size.
+    Chunked prefill off (-1) gives -1, hence no prefill sizes. The MLA default is SGLang
+    ``release``'s row of :data:`cgconfig.engines.sglang.releases.MLA_PREFILL_MAX_BS` (before
+    0.5.23: 2048, whatever the chunked size).
     """
-    from cgconfig.engines.sglang.releases import MLA_PREFILL_MAX_BS_BEFORE_0_5_23
-
-    mla = (min(MLA_PREFILL_MAX_BS_CAP, chunked_prefill_size) if mla_from_chunked
-           else MLA_PREFILL_MAX_BS_BEFORE_0_5_23)
+    rule = value_at(MLA_PREFILL_MAX_BS, release)
+    assert isinstance(rule, MlaPrefillDefault), release
+    mla = min(rule.cap, chunked_prefill_size) if rule.from_chunked else rule.cap
     value = mla if use_mla else chunked_prefill_size
     if pp_size > 1 and prefill_breakable and not prefill_bs_locked:
         value = min(value, PP_BREAKABLE_PREFILL_MAX_BS)
@@ -219,15 +193,27 @@ class SpeculativeParams:
     num_draft_tokens: int | None
 
 
+def eagle_params_incomplete(num_steps: int | None, eagle_topk: int | None,
+                            num_draft_tokens: int | None) -> bool:
+    """Whether an EAGLE-family set is one ``speculative_hook._handle_eagle_family`` refuses:
+    topk or draft tokens without steps, or steps without topk (the refusal itself is rule
+    ``refuse.speculative-incomplete-parameters``)."""
+    if num_steps is None:
+        return eagle_topk is not None or num_draft_tokens is not None
+    return eagle_topk is None
+
+
 def speculative_draft_params(algorithm: str, *, model_arch: str | None, num_steps: int | None,
                              eagle_topk: int | None, num_draft_tokens: int | None,
                              block_size: int | None = None) -> SpeculativeParams:
     """Draft width defaults of ``speculative_hook`` (SGLang 0.5.23).
 
-    EAGLE family (``_handle_eagle_family``): with no steps, topk and draft tokens must be unset
-    too (else upstream's assertion refuses) and ``_auto_choose_speculative_params`` picks them;
-    steps without topk refuses (upstream compares ``None > 1``); with topk 1 the draft tokens
-    become steps + 1. NGRAM (``_handle_ngram``): 12 draft tokens by default, topk = the BFS
+    EAGLE family (``_handle_eagle_family``): with no steps, topk and draft tokens unset too,
+    ``_auto_choose_speculative_params`` picks them; with topk 1 the draft tokens become
+    steps + 1. An incomplete set (topk or draft tokens without steps: upstream's assertion;
+    steps without topk: upstream compares ``None > 1``) comes back as given: rule
+    ``refuse.speculative-incomplete-parameters`` refuses it, with the release's name. NGRAM
+    (``_handle_ngram``): 12 draft tokens by default, topk = the BFS
     breadth (10), steps = draft // topk. DFLASH (``_handle_dflash``): the block size
     (``--speculative-dflash-block-size``), else 16 draft tokens when none are given. DSPARK
     (``_handle_dspark``): gamma + 1, gamma the block size (``--speculative-dspark-block-size``),
@@ -237,20 +223,12 @@ def speculative_draft_params(algorithm: str, *, model_arch: str | None, num_step
     """
     algo = algorithm.upper()
     if algo in EAGLE_FAMILY:
+        if eagle_params_incomplete(num_steps, eagle_topk, num_draft_tokens):
+            return SpeculativeParams(num_steps, eagle_topk, num_draft_tokens)
         if num_steps is None:
-            if eagle_topk is not None or num_draft_tokens is not None:
-                raise SpeculativeParamsError(
-                    "SGLang's speculative_hook refuses --speculative-eagle-topk/"
-                    "--speculative-num-draft-tokens "
-                    "without --speculative-num-steps (speculative_hook._handle_eagle_family "
-                    "asserts all three are unset before choosing them)")
             wide = algo != "STANDALONE" and model_arch in EAGLE_WIDE_AUTO_ARCHS
             num_steps, eagle_topk, num_draft_tokens = (5, 4, 8) if wide else (3, 1, 4)
-        if eagle_topk is None:
-            raise SpeculativeParamsError(
-                "SGLang's speculative_hook refuses --speculative-num-steps without "
-                "--speculative-eagle-topk "
-                "(speculative_hook._handle_eagle_family compares the unset topk)")
+        assert eagle_topk is not None
         if eagle_topk == 1 and num_draft_tokens != num_steps + 1:
             num_draft_tokens = num_steps + 1
         return SpeculativeParams(num_steps, eagle_topk, num_draft_tokens)

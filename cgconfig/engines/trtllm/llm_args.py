@@ -146,9 +146,11 @@ def graph_config(block: dict[Any, Any]) -> GraphConfig:
             ordered = sorted(sizes)
             chosen = given.get("max_batch_size", 0) or ordered[-1]
             if chosen != ordered[-1]:
-                trtllm_sizes.validate(ordered, chosen, padding)  # raises TensorRT-LLM's message
+                trtllm_sizes.validate(ordered, chosen, padding,
+                                    variant=trtllm_sizes.RELEASE_VARIANT)  # TensorRT-LLM refuses
         else:
-            ordered, chosen = trtllm_sizes.validate(None, given.get("max_batch_size", 0), padding)
+            ordered, chosen = trtllm_sizes.validate(None, given.get("max_batch_size", 0), padding,
+                                                   variant=trtllm_sizes.RELEASE_VARIANT)
     except ValueError as exc:
         raise ConfigProblem(str(exc).replace("\n", " "), at) from None
     return GraphConfig(mode, ordered, chosen, padding, given, read)

@@ -5,8 +5,9 @@
 ``filter_batch_sizes`` is ``model_engine.py:_filter_cuda_graph_batch_sizes`` (what the engine
 keeps of that list, bounded by its own max batch size, ``max_num_tokens`` and draft tokens).
 
-Two variants: ``"newest"`` (2026 main, ``BaseCudaGraphConfig``; padding grid grows in +64
-steps, PR #12895) and ``"v1.0"`` (plain ``CudaGraphConfig`` validated by
+Two variants: ``"main"`` (the 2026 main branch, ``BaseCudaGraphConfig``; padding grid grows in
++64 steps, PR #12895), the one the supported release (``versions.SUPPORTED["trtllm"]``, a
+main-branch commit) runs, :data:`RELEASE_VARIANT`; and ``"v1.0"`` (plain ``CudaGraphConfig`` validated by
 ``TorchLlmArgs.validate_cuda_graph_config``). Sizes are batch sizes (requests), not tokens.
 
 Standard library only: this module sits on the CLI's start-up path.
@@ -22,6 +23,7 @@ from cgconfig.limits import check_decode_batch
 __all__ = [
     "DEFAULT_MAX_BATCH_SIZE",
     "FILTER_SOURCE",
+    "RELEASE_VARIANT",
     "VARIANTS",
     "filter_batch_sizes",
     "generate_batch_sizes",
@@ -29,7 +31,10 @@ __all__ = [
     "validate",
 ]
 
-VARIANTS: tuple[str, ...] = ("newest", "v1.0")
+VARIANTS: tuple[str, ...] = ("main", "v1.0")
+#: The variant of the supported TensorRT-LLM release (a main-branch commit: no release number,
+#: so no ReleaseChange rows until a numbered release is supported).
+RELEASE_VARIANT = "main"
 
 #: ``max_batch_size`` when neither it nor ``batch_sizes`` is set.
 DEFAULT_MAX_BATCH_SIZE = 128
@@ -53,7 +58,7 @@ def _finish(batch_sizes: list[int], max_batch_size: int) -> list[int]:
     return kept
 
 
-def _generate_newest(max_batch_size: int, enable_padding: bool) -> list[int]:
+def _generate_main(max_batch_size: int, enable_padding: bool) -> list[int]:
     if enable_padding:
         # Padded batches round up to the next size, so a +64 step bounds waste above 128.
         sizes = list(_PADDED_BASE)
@@ -70,7 +75,7 @@ def _generate_v1_0(max_batch_size: int, enable_padding: bool) -> list[int]:
 
 
 _GENERATORS: dict[str, Callable[[int, bool], list[int]]] = {
-    "newest": _generate_newest,
+    "main": _generate_main,
     "v1.0": _generate_v1_0,
 }
 
@@ -84,7 +89,7 @@ def _generator(variant: str) -> Callable[[int, bool], list[int]]:
 
 
 def generate_batch_sizes(max_batch_size: int, enable_padding: bool, *,
-                         variant: str = "newest") -> list[int]:
+                         variant: str) -> list[int]:
     """TensorRT-LLM's default CUDA-graph batch sizes for ``max_batch_size`` (sorted, ending at
     ``max_batch_size``). Raises ``ValueError`` for a maximum below 1 or an unknown variant."""
     generate = _generator(variant)
@@ -96,12 +101,12 @@ def generate_batch_sizes(max_batch_size: int, enable_padding: bool, *,
 
 
 def validate(batch_sizes: Sequence[int] | None, max_batch_size: int = 0,
-             enable_padding: bool = False, *, variant: str = "newest") -> tuple[list[int], int]:
+             enable_padding: bool = False, *, variant: str) -> tuple[list[int], int]:
     """``cuda_graph_config`` as TensorRT-LLM settles it: ``(sorted batch_sizes, max_batch_size)``.
 
     ``max_batch_size`` 0 means unset. No (or an empty) list: generated from the maximum, or from
     128 when that is unset too. A list: sorted as given (TensorRT-LLM does not deduplicate);
-    an unset maximum becomes ``max(batch_sizes)``. Both set: ``"newest"`` requires
+    an unset maximum becomes ``max(batch_sizes)``. Both set: ``"main"`` requires
     ``max_batch_size == max(batch_sizes)``; ``"v1.0"`` required the list to equal the generated
     one. Either mismatch raises ``ValueError`` with TensorRT-LLM's message.
     """

@@ -15,12 +15,10 @@ Standard library only: this module sits on the CLI's start-up path.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from cgconfig.engines.vllm.modes import SupportLevel
-from cgconfig.engines.vllm.releases import at_least, newest_release
-
-#: The last release whose FlashInfer builder reports UNIFORM_SINGLE_TOKEN_DECODE on Hopper.
-FLASHINFER_HOPPER_USTD_UNTIL = "0.29.0"
+from cgconfig.engines.release_change import ReleaseChange, applies, value_at
+from cgconfig.engines.vllm.modes import VLLM_BACKEND_SUPPORT, SupportLevel
 
 _S = SupportLevel
 MLA_BACKENDS = ("FLASHMLA", "FLASH_ATTN_MLA", "TRITON_MLA", "CUTLASS_MLA", "FLASHINFER_MLA")
@@ -59,45 +57,64 @@ class AttentionRefusal(ValueError):
     """vLLM's "Selected backend ... is not valid for this configuration"."""
 
 
-#: Where a release's builder declared another level than 0.33.0's: (backend, first release,
-#: last release, compute capabilities (SM × 10) or None for all, level, the builder's source).
-OLDER_LEVELS: tuple[tuple[str, str, str, tuple[int, ...] | None, SupportLevel, str], ...] = (
-    ("TRITON_MLA", "0.20.2", "0.21.0", None, _S.NEVER,
-     "mla/triton_mla.py: no _cudagraph_support, the builder default"),
-    ("TRITON_MLA", "0.26.0", "0.30.0", None, _S.UNIFORM_SINGLE_TOKEN_DECODE,
-     "mla/triton_mla.py TritonMLAMetadataBuilder._cudagraph_support"),
-    ("FLASHINFER_MLA", "0.20.2", "0.30.0", None, _S.UNIFORM_BATCH,
-     "mla/flashinfer_mla.py FlashInferMLAMetadataBuilder._cudagraph_support"),
-    ("FLASH_ATTN", "0.20.2", "0.32.0", (100, 103), _S.UNIFORM_BATCH,
-     "flash_attn.py FlashAttentionMetadataBuilder._cudagraph_support: ALWAYS only if "
-     "get_flash_attn_version() == 3; Blackwell runs FlashAttention 2 or 4 (ALWAYS for 4 from "
-     "0.33)"),
-    ("FLASHINFER", "0.20.2", "0.32.0", (80, 86, 89), _S.UNIFORM_SINGLE_TOKEN_DECODE,
-     "flashinfer.py FlashInferMetadataBuilder.get_cudagraph_support: UNIFORM_BATCH only with "
-     "TRTLLM attention (before 0.33's FA2-native decode)"),
-    ("FLASHINFER", "0.20.2", FLASHINFER_HOPPER_USTD_UNTIL, (90, 120, 121),
-     _S.UNIFORM_SINGLE_TOKEN_DECODE, "flashinfer.py FlashInferMetadataBuilder."
-     "get_cudagraph_support: Hopper and SM12x are XQA architectures from 0.30"),
+class OlderLevel(NamedTuple):
+    """A builder's ``AttentionCGSupport`` in some releases, where it is not 0.33.0's."""
+
+    backend: str
+    """The backend (``AttentionBackendEnum`` name)."""
+    sms: tuple[int, ...] | None
+    """The compute capabilities (SM × 10) it holds on; ``None``: all."""
+    level: SupportLevel
+    """The level those releases' builder declares."""
+
+
+_FLASHINFER_SUPPORT = "v1/attention/backends/flashinfer.py:FlashInferMetadataBuilder."
+#: Where a release's builder declared another level than 0.33.0's (each row's value an
+#: :class:`OlderLevel`; the first row that holds for the backend, GPU and release wins).
+OLDER_LEVELS: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.20.2", "0.22.0", "TRITON_MLA: no _cudagraph_support, the builder default",
+                  "v1/attention/backends/mla/triton_mla.py",
+                  OlderLevel("TRITON_MLA", None, _S.NEVER)),
+    ReleaseChange("0.26.0", "0.31.0", "TRITON_MLA declares UNIFORM_SINGLE_TOKEN_DECODE",
+                  "v1/attention/backends/mla/triton_mla.py:TritonMLAMetadataBuilder."
+                  "_cudagraph_support", OlderLevel("TRITON_MLA", None,
+                                                   _S.UNIFORM_SINGLE_TOKEN_DECODE)),
+    ReleaseChange("0.20.2", "0.31.0", "FLASHINFER_MLA declares UNIFORM_BATCH",
+                  "v1/attention/backends/mla/flashinfer_mla.py:FlashInferMLAMetadataBuilder."
+                  "_cudagraph_support", OlderLevel("FLASHINFER_MLA", None, _S.UNIFORM_BATCH)),
+    ReleaseChange("0.20.2", "0.33.0", "FLASH_ATTN on Blackwell: ALWAYS only if "
+                  "get_flash_attn_version() == 3; Blackwell runs FlashAttention 2 or 4 (ALWAYS "
+                  "for 4 from 0.33)", "v1/attention/backends/flash_attn.py:"
+                  "FlashAttentionMetadataBuilder._cudagraph_support",
+                  OlderLevel("FLASH_ATTN", (100, 103), _S.UNIFORM_BATCH)),
+    ReleaseChange("0.20.2", "0.33.0", "FLASHINFER on Ampere/Ada: UNIFORM_BATCH only with TRTLLM "
+                  "attention (before 0.33's FA2-native decode)",
+                  f"{_FLASHINFER_SUPPORT}get_cudagraph_support",
+                  OlderLevel("FLASHINFER", (80, 86, 89), _S.UNIFORM_SINGLE_TOKEN_DECODE)),
+    ReleaseChange("0.20.2", "0.30.0", "FLASHINFER on Hopper and SM12x: UNIFORM_SINGLE_TOKEN_"
+                  "DECODE (XQA architectures from 0.30)",
+                  f"{_FLASHINFER_SUPPORT}get_cudagraph_support",
+                  OlderLevel("FLASHINFER", (90, 120, 121), _S.UNIFORM_SINGLE_TOKEN_DECODE)),
 )
 
 
 def level_in(backend: str, sm: int, release: str) -> SupportLevel:
     """The builder's ``AttentionCGSupport`` for ``backend`` on SM ``sm`` in vLLM ``release``."""
-    for name, first, last, sms, level, _ in OLDER_LEVELS:
-        if name == backend and at_least(release, first) and not at_least_after(release, last) \
-                and (sms is None or sm in sms):
-            return level
+    for row in OLDER_LEVELS:
+        older = row.value
+        assert isinstance(older, OlderLevel)
+        if older.backend == backend and applies(row, release) \
+                and (older.sms is None or sm in older.sms):
+            return older.level
     return _level(backend, sm)
 
 
 def _level(backend: str, sm: int) -> SupportLevel:
-    if backend == "FLASH_ATTN":  # FlashAttention 3 (Hopper) / 4 (Blackwell): ALWAYS; FA2 not
-        return _S.ALWAYS if sm in (90, 100, 103) else _S.UNIFORM_BATCH
-    if backend in ("FLASHINFER", "ROCM_AITER_FA", "FLASHMLA", "FLASH_ATTN_MLA", "TRITON_MLA"):
-        return _S.UNIFORM_BATCH
-    if backend == "CUTLASS_MLA":
-        return _S.UNIFORM_SINGLE_TOKEN_DECODE
-    return _S.ALWAYS  # TRITON_ATTN, FLEX_ATTENTION, ROCM_ATTN, ROCM_AITER_UNIFIED_ATTN, FI MLA
+    """vLLM 0.33.0's level, from :data:`cgconfig.engines.vllm.modes.VLLM_BACKEND_SUPPORT`:
+    FlashAttention is version 3 on Hopper and 4 on Blackwell (ALWAYS), 2 elsewhere."""
+    if backend == "FLASH_ATTN" and sm not in (90, 100, 103):
+        backend = "FLASH_ATTN_FA2"
+    return VLLM_BACKEND_SUPPORT[backend].level
 
 
 def _default(rocm: bool, sm: int, mla: bool, sinks: bool, fp8: bool) -> str:
@@ -128,20 +145,25 @@ def _fp8_refusal(backend: str, sm: int) -> str | None:
     return None
 
 
-#: Where a release's backend took attention sinks on fewer GPUs than 0.33.0's: (backend,
-#: first release, last release, compute capabilities). FlashInfer's sinks need TRTLLM
-#: attention (``flashinfer.py FlashInferBackend.supports_sink``): Blackwell only until 0.27,
-#: SM12x from 0.28, Hopper from 0.30.
-OLDER_SINKS: tuple[tuple[str, str, str, tuple[int, ...]], ...] = (
-    ("FLASHINFER", "0.20.2", "0.27.1", (100, 103)),
-    ("FLASHINFER", "0.28.0", "0.29.0", (100, 103, 120, 121)),
+#: Where a release's FlashInfer took attention sinks on fewer GPUs than 0.33.0's (each row's
+#: value the compute capabilities, SM × 10). FlashInfer's sinks need TRTLLM attention:
+#: Blackwell only until 0.27, SM12x from 0.28, Hopper from 0.30.
+FLASHINFER_SINKS: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.20.2", "0.28.0", "FlashInfer takes attention sinks on Blackwell only",
+                  "v1/attention/backends/flashinfer.py:FlashInferBackend.supports_sink",
+                  (100, 103)),
+    ReleaseChange("0.28.0", "0.30.0", "FlashInfer takes attention sinks on Blackwell and SM12x",
+                  "v1/attention/backends/flashinfer.py:FlashInferBackend.supports_sink",
+                  (100, 103, 120, 121)),
 )
 
 
 def _sinks_on(backend: str, release: str) -> tuple[int, ...] | None:
-    for name, first, last, sms in OLDER_SINKS:
-        if name == backend and at_least(release, first) and not at_least_after(release, last):
-            return sms
+    if backend == "FLASHINFER":
+        older = value_at(FLASHINFER_SINKS, release)
+        if older is not None:
+            assert isinstance(older, tuple)
+            return older
     return _SINKS.get(backend, ())
 
 
@@ -164,14 +186,8 @@ def _reasons(backend: str, sm: int, mla: bool, sinks: bool, fp8: bool,
     return reasons
 
 
-def at_least_after(release: str, last: str) -> bool:
-    """Whether ``release`` is newer than ``last``."""
-    return at_least(release, last) and release != last
-
-
 def choose(requested: str | None, *, rocm: bool, sm: int | None, mla: bool,
-           model_arch: str | None, fp8_kv_cache: bool = False,
-           release: str | None = None) -> AttentionChoice:
+           model_arch: str | None, release: str, fp8_kv_cache: bool = False) -> AttentionChoice:
     """The backend and level for a line; raises :class:`AttentionRefusal` where vLLM does.
 
     ``sm`` unknown is taken as Hopper (90), as the rest of cgconfig assumes."""
@@ -187,12 +203,12 @@ def choose(requested: str | None, *, rocm: bool, sm: int | None, mla: bool,
     else:
         backend = requested.upper()
         reasons = _reasons(backend, sm, mla, sinks, fp8_kv_cache and not rocm,
-                           release or newest_release())
+                           release)
         if reasons:
             raise AttentionRefusal(f"Selected backend AttentionBackendEnum.{backend} is not "
                                    f"valid for this configuration. Reason: {reasons}")
         why = "--attention-backend"
-    level = level_in(backend, sm, release or newest_release())
+    level = level_in(backend, sm, release)
     if model_arch in HYBRID_ARCHS and level > MAMBA_LEVEL:
         level, why = MAMBA_LEVEL, f"{why}; the model's Mamba layers support {MAMBA_LEVEL.name}"
     return AttentionChoice(backend, level, why)

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from cgconfig.engines.release_change import holds_in
 from cgconfig.engines.vllm import releases
 from cgconfig.engines.vllm.mode_resolution import round_sizes_for_spec
 from cgconfig.engines.vllm.modes import CudaGraphMode, phases_to_mode
@@ -70,13 +71,13 @@ class CapturedLists:
 def rounds_decode_up(release: str, v2_runner: bool) -> bool:
     """Whether the runner captures FULL decode graphs at ``round_up(n, q)`` (Model Runner V2
     from 0.25) rather than at the sizes inside ``q..max_num_seqs·q``."""
-    return v2_runner and releases.has(release, "v2_decode_round_up")
+    return v2_runner and holds_in(releases.V2_DECODE_ROUND_UP, release)
 
 
 def decode_window_source(release: str, v2_runner: bool) -> str:
     """The upstream function that applies the FULL decode window, for decisions."""
     if v2_runner:
-        name = ("ModelCudaGraphManager" if releases.has(release, "v2_decode_round_up")
+        name = ("ModelCudaGraphManager" if holds_in(releases.V2_DECODE_ROUND_UP, release)
                 else "CudaGraphManager")
         return f"vLLM {release} v1/worker/gpu/cudagraph_utils.py {name}._init_candidates"
     return f"vLLM {release} v1/cudagraph_dispatcher.py CudagraphDispatcher.initialize_cudagraph_keys"
@@ -97,8 +98,8 @@ def captured_lists(mode: CudaGraphMode, sizes: Sequence[int], *, max_num_seqs: i
     if mode is CudaGraphMode.NONE or not listed:
         return CapturedLists(mode, (), ())
     q = max(1, tokens_per_request)
-    if v2_runner and q > 1 and releases.has(release, "v2_manager_spec_rounding") \
-            and not releases.has(release, "v2_decode_round_up"):
+    if v2_runner and q > 1 and holds_in(releases.V2_MANAGER_SPEC_ROUNDING, release) \
+            and not holds_in(releases.V2_DECODE_ROUND_UP, release):
         # CudaGraphManager.__init__ (0.21-0.24) rounds the runner's sizes whatever the mode.
         listed = round_sizes_for_spec(listed, listed[-1], q)
     widest = max_num_seqs * q

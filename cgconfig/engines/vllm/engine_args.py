@@ -23,12 +23,14 @@ Standard library only: this module sits on the CLI's start-up path.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from cgconfig.engines.release_change import holds_in
+from cgconfig.engines.vllm.releases import ASYNC_SPEC_METHOD_CHECK
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.values import looks_human_int, parse_human_int, parse_int
 from cgconfig.limits import quote
-from cgconfig.line.versions import label, newest, version_key
+from cgconfig.line.versions import label
 
 #: ``VllmConfig`` optimization levels: (compilation mode, default cudagraph_mode).
 LEVEL_DEFAULTS: dict[int, tuple[str, str]] = {
@@ -43,7 +45,7 @@ BATCHED_DP_MAX_NUM_BATCHED_TOKENS = 256
 _FALSE_SPELLINGS = ("--no-enable-expert-parallel", "--disable-expert-parallel")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class EngineArgs:
     """What the line's modelled engine flags said (vLLM's defaults where it said nothing)."""
 
@@ -61,8 +63,8 @@ class EngineArgs:
     max_model_len: int | None = None
     async_scheduling: bool | None = None
     """``--async-scheduling`` / ``--no-async-scheduling`` (None: vLLM decides)."""
-    release: str = field(default_factory=lambda: newest("vllm"))
-    """The vLLM release the line is answered for (``engines.versions.SUPPORTED["vllm"]``)."""
+    release: str
+    """The vLLM release the line is answered for (``line.versions.SUPPORTED["vllm"]``)."""
 
     @property
     def deepep_high_throughput_off(self) -> bool:
@@ -88,11 +90,10 @@ def _level(text: str, name: str, release: str) -> int:
     return value
 
 
-def read_engine_args(args: list[tuple[str, str, list[str]]],
-                     release: str | None = None) -> EngineArgs:
+def read_engine_args(args: list[tuple[str, str, list[str]]], release: str) -> EngineArgs:
     """``args`` as (dest, spelling, values) in line order; the last one of a flag wins. A value
     outside the choices of ``release``'s own parser (its flag table) is that parser's refusal."""
-    out = EngineArgs() if release is None else EngineArgs(release=release)
+    out = EngineArgs(release=release)
     for dest, name, values in args:
         value = values[-1] if values else ""
         if dest in _CHOICE_DESTS and values:
@@ -142,18 +143,17 @@ def _check_choice(name: str, value: str, release: str) -> None:
                          suggestion=did_you_mean(value, flag.choices))
 
 
-#: Speculative methods that async scheduling refuses until 0.32 (``VllmConfig.__post_init__``:
-#: only EAGLE/MTP, draft models, ngram_gpu, DSpark and DFlash).
+#: Speculative methods that async scheduling refuses in the releases of
+#: ``releases.ASYNC_SPEC_METHOD_CHECK`` (``VllmConfig.__post_init__``: only EAGLE/MTP, draft
+#: models, ngram_gpu, DSpark and DFlash).
 _NOT_ASYNC_METHODS = ("ngram", "[ngram]", "suffix", "medusa", "mlp_speculator")
-_ASYNC_CHECK_UNTIL = (0, 32)
 
 
 def check_async(method: object, engine: EngineArgs) -> None:
     """``VllmConfig.__post_init__``'s refusal of an explicit ``--async-scheduling`` with a
     speculative method it cannot overlap (0.20-0.32; 0.33 checks it for the V1 runner only)."""
-    key = version_key(engine.release) or ()
     if engine.async_scheduling and method in _NOT_ASYNC_METHODS and \
-            key[:2] <= _ASYNC_CHECK_UNTIL:
+            holds_in(ASYNC_SPEC_METHOD_CHECK, engine.release):
         raise InputError("Currently, async scheduling is only supported with EAGLE/MTP/Draft "
                          f"Model/NGram GPU kind of speculative decoding (method {method}; vLLM "
                          f"{engine.release} VllmConfig)", where="--async-scheduling")

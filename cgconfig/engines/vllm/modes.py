@@ -177,13 +177,20 @@ class BackendSupport:
     note: str = ""
     spec_level: SupportLevel | None = None
     """The level when ``num_speculative_tokens > 0``, where the backend declares a different one."""
+    without_model: SupportLevel | None = None
+    """Where vLLM computes the level from the model (its heads, causality) and the parallel
+    layout: the level a CompilationConfig-only line (``--dialect vllm``, no model facts) assumes,
+    the lowest one vLLM can compute (a deliberate difference from ``level``)."""
 
 
 _S = SupportLevel
 
-#: vLLM attention backend names (``--attention-backend`` spelling) → declared capability.
-#: Where vLLM computes the level from the config, the entry holds the conservative value and
-#: says so in ``note``; a caller that knows better should pass the level itself.
+#: vLLM attention backend names (``--attention-backend`` spelling) → declared capability: the one
+#: home of vLLM 0.33.0's levels (``attention.level_in`` reads it for the newest release and
+#: lists older releases' levels as rows; ``rules/packs/capabilities.yaml`` maps SGLang's backend
+#: names onto these, its deliberate differences listed in
+#: ``engines/sglang/attention_kernels.py``). Where vLLM computes the level from the config, the
+#: entry holds the level of a standard causal model and says so in ``note``.
 VLLM_BACKEND_SUPPORT: dict[str, BackendSupport] = {
     "FLASH_ATTN": BackendSupport(
         _S.ALWAYS, "backends/flash_attn.py:619",
@@ -196,10 +203,12 @@ VLLM_BACKEND_SUPPORT: dict[str, BackendSupport] = {
         _S.ALWAYS, "backends/flash_attn.py:619",
         "inherits the FlashAttention builder: UNIFORM_BATCH on FlashAttention 2"),
     "FLASHINFER": BackendSupport(
-        _S.UNIFORM_SINGLE_TOKEN_DECODE, "backends/flashinfer.py:1176-1226",
-        "computed: UNIFORM_BATCH when TRTLLM-gen decode is usable for every layer (or fa2-native "
-        "causal decode), UNIFORM_SINGLE_TOKEN_DECODE otherwise and with DCP > 1; the "
-        "conservative value is kept here"),
+        _S.UNIFORM_BATCH, "backends/flashinfer.py:1176-1226",
+        "computed by FlashInferMetadataBuilder.get_cudagraph_support: UNIFORM_BATCH for a causal "
+        "model (FA2-native decode below SM90; TRTLLM-gen decode on SM90+ when every layer's "
+        "heads allow it); UNIFORM_SINGLE_TOKEN_DECODE with DCP > 1, non-causal layers, or heads "
+        "TRTLLM-gen cannot run (not modelled); a CompilationConfig-only line assumes the latter",
+        without_model=_S.UNIFORM_SINGLE_TOKEN_DECODE),
     "TRITON_ATTN": BackendSupport(_S.ALWAYS, "backends/triton_attn.py:97"),
     "FLEX_ATTENTION": BackendSupport(_S.ALWAYS, "backends/flex_attention.py:836"),
     "ROCM_ATTN": BackendSupport(_S.ALWAYS, "backends/rocm_attn.py:74"),
@@ -232,8 +241,9 @@ VLLM_BACKEND_SUPPORT: dict[str, BackendSupport] = {
 
 
 def backend_support(name: str, *, num_speculative_tokens: int = 0) -> SupportLevel:
-    """The declared level of one backend from :data:`VLLM_BACKEND_SUPPORT` (name matched
-    case-insensitively); raises ``ValueError`` with a did-you-mean for unknown names."""
+    """The level a CompilationConfig-only line (no model facts) assumes for one backend of
+    :data:`VLLM_BACKEND_SUPPORT` (name matched case-insensitively: its ``without_model`` level
+    where it has one); raises ``ValueError`` with a did-you-mean for unknown names."""
     key = name.upper()
     entry = VLLM_BACKEND_SUPPORT.get(key)
     if entry is None:
@@ -243,7 +253,7 @@ def backend_support(name: str, *, num_speculative_tokens: int = 0) -> SupportLev
                          f"Known: {', '.join(VLLM_BACKEND_SUPPORT)}")
     if num_speculative_tokens > 0 and entry.spec_level is not None:
         return entry.spec_level
-    return entry.level
+    return entry.without_model or entry.level
 
 
 def min_support(names: Iterable[str], *, num_speculative_tokens: int = 0

@@ -1,133 +1,191 @@
-"""What changed between the vLLM releases cgconfig answers for, as data: one table of the
-behaviours that moved between 0.20 and 0.33, each with the first release that has it and where
-that release does it (read from each release's wheel: ``vllm/config/vllm.py``,
+"""What changed between the vLLM releases cgconfig answers for, as data: each behaviour a tuple
+of :class:`~cgconfig.engines.release_change.ReleaseChange` rows (the one release-change format of
+every engine), read from each release's wheel (``vllm/config/vllm.py``,
 ``vllm/config/compilation.py``, ``vllm/engine/arg_utils.py``, the model runners).
 
-The vLLM dialect asks :func:`has` instead of comparing versions itself, and
-:func:`uses_v2_runner` for the model runner a whole `vllm serve` line gets. Releases are those of
-``engines.versions.SUPPORTED["vllm"]``. Standard library only (the start-up path imports it).
+The vLLM dialect asks ``holds_in(<behaviour>, release)`` (or ``value_at``) with the release the
+line is answered for instead of comparing versions itself, and :func:`uses_v2_runner` for the
+model runner a whole `vllm serve` line gets; there is no default release. A new release that
+changes a behaviour closes the open row (``until``) and adds one. Releases are those of
+``line.versions.SUPPORTED["vllm"]``. Standard library only (the start-up path imports it).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NamedTuple
 
+from cgconfig.engines.release_change import ReleaseChange, holds_in, value_at
 from cgconfig.engines.vllm.modes import CudaGraphMode
-from cgconfig.line.versions import newest, version_key
 
-#: Behaviour → (the first release that has it, what and where, in that release's source).
-SINCE: dict[str, tuple[str, str]] = {
-    "v2_default_runner": ("0.22.0", "config/vllm.py VllmConfig.use_v2_model_runner: Model Runner "
-                          "V2 by default for the models and features it supports (before: only "
-                          "with VLLM_USE_V2_MODEL_RUNNER=1); the models by release in "
-                          "V2_MODEL_RULES"),
-    "v2_manager_spec_rounding": ("0.21.0", "v1/worker/gpu/cudagraph_utils.py CudaGraphManager."
-                                 "__init__: Model Runner V2 rounds the capture sizes to multiples "
-                                 "of 1 + num_speculative_tokens whatever the mode (until 0.25, "
-                                 "v2_decode_round_up)"),
-    "v2_decode_round_up": ("0.25.0", "v1/worker/gpu/cudagraph_utils.py CudaGraphManager."
-                           "_init_candidates: Model Runner V2 captures FULL decode graphs at "
-                           "round_up(size, 1 + k) up to max_num_seqs·(1 + k) and max_cudagraph_"
-                           "capture_size (before: sizes within 1 + k..max_num_seqs·(1 + k), "
-                           "after its own rounding)"),
-    "v2_skips_spec_rounding": ("0.25.0", "config/compilation.py CompilationConfig."
-                               "resolve_cudagraph_mode_and_sizes(use_v2_model_runner): only the "
-                               "V1 runner rounds the capture sizes for speculative decoding"),
-    "large_gpu_defaults": ("0.28.0", "engine/arg_utils.py EngineArgs.get_batch_defaults: GPUs "
-                           "of at least 160 GiB default to 16384 batched tokens"),
-    "blackwell_ceiling": ("0.28.0", "config/vllm.py VllmConfig._set_cudagraph_sizes: the "
-                          "default ceiling is 1024 on the SM100 family (512 before)"),
-    "spec_decode_sizes": ("0.29.0", "config/vllm.py VllmConfig._set_cudagraph_sizes: with "
-                          "speculative tokens the uniform-decode sizes n·(1 + num_speculative_"
-                          "tokens) join the default grid"),
-    "piecewise_fallback": ("0.30.0", "config/vllm.py VllmConfig._normalize_piecewise_cudagraph_"
-                           "mode: a piecewise mode without VLLM_COMPILE keeps its full graphs "
-                           "(before: cudagraph_mode NONE)"),
-    "max_num_seqs_size": ("0.31.0", "config/vllm.py VllmConfig._set_cudagraph_sizes: "
-                          "max_num_seqs joins the default grid when it is under the ceiling"),
-    "v2_stock_torch_compile_off": ("0.32.0", "config/vllm.py VllmConfig._disable_cudagraphs_"
-                                   "for_v2_stock_torch_compile"),
-}
+_VLLM_CONFIG = "vllm/config/vllm.py"
+_CUDAGRAPH_UTILS = "vllm/v1/worker/gpu/cudagraph_utils.py"
 
-#: ``config/vllm.py DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES`` and the rule
-#: ``VllmConfig._is_default_v2_model_runner_model`` applies with it, by release (0.22-0.28;
-#: from 0.29 every model defaults to Model Runner V2). Rules: ``listed-dense`` (a listed,
-#: non-MoE architecture), ``listed``, ``listed-or-dense``, and with ``-no-hybrid`` hybrid
-#: models stay on V1 (``-hybrid-if-listed``: unless listed).
+#: Model Runner V2 rounds the capture sizes to multiples of 1 + num_speculative_tokens
+#: whatever the mode (from 0.25 :data:`V2_DECODE_ROUND_UP` decides instead).
+V2_MANAGER_SPEC_ROUNDING: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.21.0", None, "Model Runner V2 rounds the capture sizes to multiples of "
+                  "1 + num_speculative_tokens", f"{_CUDAGRAPH_UTILS}:CudaGraphManager.__init__"),
+)
+#: Model Runner V2 captures FULL decode graphs at round_up(size, 1 + k).
+V2_DECODE_ROUND_UP: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.25.0", None, "Model Runner V2 captures FULL decode graphs at round_up(size, "
+                  "1 + k) up to max_num_seqs·(1 + k) and max_cudagraph_capture_size (before: "
+                  "sizes within 1 + k..max_num_seqs·(1 + k), after its own rounding)",
+                  f"{_CUDAGRAPH_UTILS}:CudaGraphManager._init_candidates"),
+)
+#: Only the V1 runner rounds the capture sizes for speculative decoding.
+V2_SKIPS_SPEC_ROUNDING: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.25.0", None, "only the V1 runner rounds the capture sizes for speculative "
+                  "decoding", "vllm/config/compilation.py:CompilationConfig."
+                  "resolve_cudagraph_mode_and_sizes"),
+)
+#: GPUs of at least 160 GiB default to 16384 batched tokens.
+LARGE_GPU_DEFAULTS: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.28.0", None, "GPUs of at least 160 GiB default to 16384 batched tokens",
+                  "vllm/engine/arg_utils.py:EngineArgs.get_batch_defaults"),
+)
+#: The default capture ceiling is 1024 on the SM100 family (512 before).
+BLACKWELL_CEILING: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.28.0", None, "the default capture ceiling is 1024 on the SM100 family",
+                  f"{_VLLM_CONFIG}:VllmConfig._set_cudagraph_sizes"),
+)
+#: With speculative tokens the uniform-decode sizes n·(1 + k) join the default grid.
+SPEC_DECODE_SIZES: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.29.0", None, "with speculative tokens the uniform-decode sizes "
+                  "n·(1 + num_speculative_tokens) join the default grid",
+                  f"{_VLLM_CONFIG}:VllmConfig._set_cudagraph_sizes"),
+)
+#: A piecewise mode without VLLM_COMPILE keeps its full graphs (before: cudagraph_mode NONE).
+PIECEWISE_FALLBACK: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.30.0", None, "a piecewise mode without VLLM_COMPILE keeps its full graphs",
+                  f"{_VLLM_CONFIG}:VllmConfig._normalize_piecewise_cudagraph_mode"),
+)
+#: max_num_seqs joins the default grid when it is under the ceiling.
+MAX_NUM_SEQS_SIZE: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.31.0", None, "max_num_seqs joins the default grid when it is under the "
+                  "ceiling", f"{_VLLM_CONFIG}:VllmConfig._set_cudagraph_sizes"),
+)
+#: A stock torch.compile line runs on Model Runner V2, without graphs (before: it stays on V1).
+V2_STOCK_TORCH_COMPILE: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.32.0", None, "a stock torch.compile line runs on Model Runner V2 with its "
+                  "CUDA graphs off", f"{_VLLM_CONFIG}:VllmConfig."
+                  "_disable_cudagraphs_for_v2_stock_torch_compile"),
+)
+
+
+class V2Models(NamedTuple):
+    """Which models default to Model Runner V2 (``VllmConfig._is_default_v2_model_runner_model``
+    with ``DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES``)."""
+
+    rule: str
+    """``none``, ``every``, ``listed-dense`` (a listed, non-MoE architecture), ``listed``,
+    ``listed-or-dense``; with ``-no-hybrid`` hybrid models stay on V1 (``-hybrid-if-listed``:
+    unless listed)."""
+    archs: frozenset[str] = frozenset()
+    """The listed architectures."""
+
+
 _V2_ARCHS_0_23 = frozenset({"LlamaForCausalLM", "MistralForCausalLM", "Qwen3ForCausalLM"})
 _V2_MOE_0_25 = frozenset({"DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM",
                           "GraniteMoeForCausalLM"})
 _V2_0_26 = _V2_MOE_0_25 | {"InklingForCausalLM", "InklingForConditionalGeneration",
                            "LongcatFlashNgramForCausalLM"}
-V2_MODEL_RULES: dict[str, tuple[str, frozenset[str]]] = {
-    "0.22.1": ("listed-dense", frozenset({"Qwen3ForCausalLM"})),
-    "0.23.0": ("listed-dense", _V2_ARCHS_0_23),
-    "0.24.0": ("listed", _V2_ARCHS_0_23 | _V2_MOE_0_25),
-    "0.25.1": ("listed-or-dense", _V2_MOE_0_25),
-    "0.26.0": ("listed-or-dense-no-hybrid", _V2_0_26),
-    "0.27.1": ("listed-or-dense-hybrid-if-listed", _V2_0_26 | {"KimiK3ForConditionalGeneration"}),
-    "0.28.0": ("listed-or-dense-hybrid-if-listed",
-               _V2_0_26 | {"KimiK3ForConditionalGeneration", "DeepseekV4ForCausalLM"}),
+_V2_0_27 = _V2_0_26 | {"KimiK3ForConditionalGeneration"}
+_V2_RULE = f"{_VLLM_CONFIG}:VllmConfig.use_v2_model_runner"
+#: The models Model Runner V2 is the default for (before 0.22: only with
+#: VLLM_USE_V2_MODEL_RUNNER=1; from 0.29 every model).
+V2_DEFAULT_MODELS: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.22.0", "no model defaults to Model Runner V2", _V2_RULE,
+                  V2Models("none")),
+    ReleaseChange("0.22.0", "0.23.0", "Qwen3 defaults to Model Runner V2", _V2_RULE,
+                  V2Models("listed-dense", frozenset({"Qwen3ForCausalLM"}))),
+    ReleaseChange("0.23.0", "0.24.0", "listed dense models default to V2", _V2_RULE,
+                  V2Models("listed-dense", _V2_ARCHS_0_23)),
+    ReleaseChange("0.24.0", "0.25.0", "listed models default to V2", _V2_RULE,
+                  V2Models("listed", _V2_ARCHS_0_23 | _V2_MOE_0_25)),
+    ReleaseChange("0.25.0", "0.26.0", "listed or dense models default to V2", _V2_RULE,
+                  V2Models("listed-or-dense", _V2_MOE_0_25)),
+    ReleaseChange("0.26.0", "0.27.0", "listed or dense non-hybrid models default to V2",
+                  _V2_RULE, V2Models("listed-or-dense-no-hybrid", _V2_0_26)),
+    ReleaseChange("0.27.0", "0.28.0", "listed or dense models default to V2, hybrid ones if "
+                  "listed", _V2_RULE, V2Models("listed-or-dense-hybrid-if-listed", _V2_0_27)),
+    ReleaseChange("0.28.0", "0.29.0", "listed or dense models default to V2, hybrid ones if "
+                  "listed", _V2_RULE, V2Models("listed-or-dense-hybrid-if-listed",
+                                               _V2_0_27 | {"DeepseekV4ForCausalLM"})),
+    ReleaseChange("0.29.0", None, "every model defaults to Model Runner V2", _V2_RULE,
+                  V2Models("every")),
+)
+
+
+class V2SpecMethods(NamedTuple):
+    """The speculative methods Model Runner V2 runs."""
+
+    only: tuple[str, ...] | None
+    """It runs these alone (``None``: every method but :attr:`kept_on_v1`)."""
+    kept_on_v1: tuple[str, ...] = ()
+    """With ``only`` ``None``: the methods that keep a line on the V1 runner."""
+
+
+_V2_SPEC_SOURCE = f"{_VLLM_CONFIG}:VllmConfig._get_v2_model_runner_unsupported_features"
+#: The speculative methods Model Runner V2 runs (``deepseek_mtp`` and the other ``*_mtp`` names
+#: are ``mtp`` to ``SpeculativeConfig``).
+V2_SPEC_METHODS: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.30.0", "Model Runner V2 runs EAGLE, MTP and DFlash-type methods only",
+                  _V2_SPEC_SOURCE, V2SpecMethods(("eagle", "eagle3", "mtp", "dflash", "dspark",
+                                           "extract_hidden_states"))),
+    ReleaseChange("0.30.0", "0.31.0", "Model Runner V2 runs every method but n-gram, draft "
+                  "models, suffix, Medusa, MLP speculator and custom classes", _V2_SPEC_SOURCE,
+                  V2SpecMethods(None, ("ngram", "ngram_gpu", "draft_model", "suffix", "medusa",
+                                       "mlp_speculator", "custom_class"))),
+    ReleaseChange("0.31.0", "0.32.0", "Model Runner V2 runs draft models too", _V2_SPEC_SOURCE,
+                  V2SpecMethods(None, ("ngram", "ngram_gpu", "suffix", "medusa",
+                                       "mlp_speculator", "custom_class"))),
+    ReleaseChange("0.32.0", "0.33.0", "Model Runner V2 runs n-gram too", _V2_SPEC_SOURCE,
+                  V2SpecMethods(None, ("suffix", "medusa", "mlp_speculator", "custom_class"))),
+    ReleaseChange("0.33.0", None, "Model Runner V2 runs Medusa and MLP speculators too",
+                  _V2_SPEC_SOURCE, V2SpecMethods(None, ("suffix", "custom_class"))),
+)
+
+#: An explicit ``--async-scheduling`` is refused with a speculative method it cannot overlap
+#: (0.33 checks it for the V1 runner only).
+ASYNC_SPEC_METHOD_CHECK: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.33.0", "an explicit --async-scheduling is refused with a "
+                  "speculative method async scheduling cannot overlap",
+                  f"{_VLLM_CONFIG}:VllmConfig.__post_init__"),
+)
+
+#: Every behaviour above by name (what the tests walk).
+BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
+    "v2_manager_spec_rounding": V2_MANAGER_SPEC_ROUNDING,
+    "v2_decode_round_up": V2_DECODE_ROUND_UP,
+    "v2_skips_spec_rounding": V2_SKIPS_SPEC_ROUNDING,
+    "large_gpu_defaults": LARGE_GPU_DEFAULTS,
+    "blackwell_ceiling": BLACKWELL_CEILING,
+    "spec_decode_sizes": SPEC_DECODE_SIZES,
+    "piecewise_fallback": PIECEWISE_FALLBACK,
+    "max_num_seqs_size": MAX_NUM_SEQS_SIZE,
+    "v2_stock_torch_compile": V2_STOCK_TORCH_COMPILE,
+    "v2_default_models": V2_DEFAULT_MODELS,
+    "v2_spec_methods": V2_SPEC_METHODS,
+    "async_spec_method_check": ASYNC_SPEC_METHOD_CHECK,
 }
-#: ``VllmConfig._get_v2_model_runner_unsupported_features``: until 0.29 Model Runner V2 runs
-#: only the speculative methods :data:`_V2_SPEC_METHODS`; from 0.30 it runs all but those
-#: listed for the newest release at or below the line's (release → methods kept on V1).
-_V2_SPEC_METHODS = ("eagle", "eagle3", "mtp", "dflash", "dspark", "extract_hidden_states")
-_V1_SPEC_METHODS: dict[str, tuple[str, ...]] = {
-    "0.30.0": ("ngram", "ngram_gpu", "draft_model", "suffix", "medusa", "mlp_speculator",
-               "custom_class"),
-    "0.31.0": ("ngram", "ngram_gpu", "suffix", "medusa", "mlp_speculator", "custom_class"),
-    "0.32.0": ("suffix", "medusa", "mlp_speculator", "custom_class"),
-    "0.33.0": ("suffix", "custom_class"),
-}
-#: Stock torch.compile keeps a line on V1 until 0.31 (0.32 runs it on V2 without graphs).
-_V2_STOCK_TORCH_COMPILE_SINCE = "0.32.0"
-
-
-def _key(version: str) -> tuple[int, ...]:
-    key = version_key(version)
-    if key is None:  # versions.SUPPORTED holds release numbers only
-        raise ValueError(f"not a vLLM release number: {version!r}")
-    return key
-
-
-def at_least(version: str, first: str) -> bool:
-    """Whether ``version`` is ``first`` or newer."""
-    return _key(version) >= _key(first)
-
-
-def has(version: str, behaviour: str) -> bool:
-    """Whether vLLM ``version`` has ``behaviour`` (a key of :data:`SINCE`)."""
-    return at_least(version, SINCE[behaviour][0])
 
 
 def piecewise_fallback(mode: CudaGraphMode, release: str) -> CudaGraphMode:
     """A8: what a mode becomes without VLLM_COMPILE in ``release``: its full graphs from 0.30
     (``without_piecewise``), no graphs at all before when it has piecewise ones."""
-    if not mode.requires_piecewise() or has(release, "piecewise_fallback"):
+    if not mode.requires_piecewise() or holds_in(PIECEWISE_FALLBACK, release):
         return mode.without_piecewise()
     return CudaGraphMode.NONE
 
 
-def newest_release() -> str:
-    """The newest supported vLLM release (the default)."""
-    return newest("vllm")
-
-
-def release_of(engine_version: Any) -> str:
-    """The vLLM release a request answers for: its ``engine_version`` (an
-    ``engines.versions.EngineVersion``) when that names vLLM, else the newest supported."""
-    if engine_version is not None and getattr(engine_version, "engine", None) == "vllm":
-        return str(engine_version.version)
-    return newest("vllm")
-
-
-def _v2_model(version: str, arch: str | None, moe: bool, hybrid: bool) -> bool:
-    """``VllmConfig._is_default_v2_model_runner_model`` of ``version``."""
-    if version not in V2_MODEL_RULES:
-        return has(version, "v2_default_runner")  # 0.20/0.21: never; 0.29+: every model
-    rule, archs = V2_MODEL_RULES[version]
-    listed = arch in archs
+def _v2_model(release: str, arch: str | None, moe: bool, hybrid: bool) -> bool:
+    """``VllmConfig._is_default_v2_model_runner_model`` of ``release``."""
+    models = value_at(V2_DEFAULT_MODELS, release)
+    assert isinstance(models, V2Models), release
+    rule, listed = models.rule, arch in models.archs
+    if rule in ("none", "every"):
+        return rule == "every"
     if rule == "listed-dense":
         return listed and not moe
     if rule == "listed":
@@ -139,23 +197,23 @@ def _v2_model(version: str, arch: str | None, moe: bool, hybrid: bool) -> bool:
     return listed or not moe
 
 
-def uses_v2_runner(version: str, *, model_arch: str | None, moe: bool, hybrid: bool,
+def uses_v2_runner(release: str, *, model_arch: str | None, moe: bool, hybrid: bool,
                    spec_method: str | None, stock_torch_compile: bool) -> bool:
-    """The model runner a whole `vllm serve` line gets in ``version`` (no
+    """The model runner a whole `vllm serve` line gets in ``release`` (no
     ``VLLM_USE_V2_MODEL_RUNNER``): ``VllmConfig.use_v2_model_runner`` of that release, for a
     model of ``model_arch`` with experts (``moe``) or Mamba-type layers (``hybrid``)."""
-    if not _v2_model(version, model_arch, moe, hybrid):
+    if not _v2_model(release, model_arch, moe, hybrid):
         return False
-    if spec_method is not None and not _v2_spec_method(version, spec_method):
+    if spec_method is not None and not _v2_spec_method(release, spec_method):
         return False
-    return not (stock_torch_compile and not at_least(version, _V2_STOCK_TORCH_COMPILE_SINCE))
+    return not (stock_torch_compile and not holds_in(V2_STOCK_TORCH_COMPILE, release))
 
 
-def _v2_spec_method(version: str, method: str) -> bool:
-    """Whether Model Runner V2 of ``version`` runs speculative ``method`` (``deepseek_mtp``
-    and the other ``*_mtp`` names are ``mtp`` to ``SpeculativeConfig``)."""
+def _v2_spec_method(release: str, method: str) -> bool:
+    """Whether Model Runner V2 of ``release`` runs speculative ``method``."""
     method = "mtp" if method.endswith("_mtp") else method
-    if not at_least(version, min(_V1_SPEC_METHODS, key=_key)):
-        return method in _V2_SPEC_METHODS
-    first = max((r for r in _V1_SPEC_METHODS if at_least(version, r)), key=_key)
-    return method not in _V1_SPEC_METHODS[first]
+    methods = value_at(V2_SPEC_METHODS, release)
+    assert isinstance(methods, V2SpecMethods), release
+    if methods.only is not None:
+        return method in methods.only
+    return method not in methods.kept_on_v1

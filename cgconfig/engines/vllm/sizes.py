@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from cgconfig.engines.release_change import holds_in
+from cgconfig.engines.vllm.releases import BLACKWELL_CEILING, MAX_NUM_SEQS_SIZE, SPEC_DECODE_SIZES
 from cgconfig.limits import check_decode_batch, check_prefill_tokens
 
 __all__ = [
@@ -78,8 +80,7 @@ def default_capture_sizes(
     capture_sizes: Sequence[int] | None = None,
     performance_mode: str = "balanced",
     blackwell: bool = False,
-    spec_decode_sizes: bool = True,
-    max_num_seqs_size: bool = True,
+    release: str,
 ) -> SizeResult:
     """vLLM's capture sizes and ``max_cudagraph_capture_size`` for a server configuration.
 
@@ -90,10 +91,10 @@ def default_capture_sizes(
     added to the grid. Everything is capped at ``max_num_batched_tokens``, which is added when it
     falls under the ceiling.
 
-    Releases before 0.29 add no uniform-decode sizes for speculative decoding
-    (``spec_decode_sizes=False``), before 0.31 not ``max_num_seqs`` either
-    (``max_num_seqs_size=False``); before 0.28 the ceiling is 512 on every GPU (the caller passes
-    ``blackwell=False``).
+    ``blackwell``: the GPU is of the SM100 family. What vLLM ``release`` does is read from its rows
+    in ``engines/vllm/releases.py``: before 0.29 no uniform-decode sizes for speculative decoding
+    (``SPEC_DECODE_SIZES``), before 0.31 not ``max_num_seqs`` either (``MAX_NUM_SEQS_SIZE``);
+    before 0.28 the ceiling is 512 on every GPU (``BLACKWELL_CEILING``).
 
     Raises ``ValueError`` where vLLM raises or asserts: both user values given but inconsistent,
     an empty user list, or a ceiling below 1. Non-fatal adjustments come back in ``notes``.
@@ -114,7 +115,10 @@ def default_capture_sizes(
         check_prefill_tokens(max_capture_size, "max_cudagraph_capture_size")
     for size in capture_sizes or ():
         check_prefill_tokens(size, "cudagraph_capture_sizes")
-    ceiling = BLACKWELL_MAX_GRAPH_SIZE if blackwell else DEFAULT_MAX_GRAPH_SIZE
+    ceiling = (BLACKWELL_MAX_GRAPH_SIZE if blackwell and holds_in(BLACKWELL_CEILING, release)
+               else DEFAULT_MAX_GRAPH_SIZE)
+    spec_decode_sizes = holds_in(SPEC_DECODE_SIZES, release)
+    max_num_seqs_size = holds_in(MAX_NUM_SEQS_SIZE, release)
     q = 1 + num_speculative_tokens
 
     uniform_decode_sizes: list[int] = []

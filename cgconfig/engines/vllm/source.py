@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cgconfig.engines.vllm import releases
 from cgconfig.engines.vllm.argv import parse_vllm_argv
 from cgconfig.engines.vllm.engine_args import read_engine_args
 from cgconfig.engines.vllm.vllm_config import post_init, speculative
@@ -30,12 +29,22 @@ class VllmArgv:
 
     def contribute(self, so_far: ResolveRequest) -> Contribution:
         """Parse the tokens once; map them onto cgconfig's keys, vLLM's grid and Stage B."""
-        engine = read_engine_args(so_far.engine_args, releases.release_of(so_far.engine_version))
+        engine = read_engine_args(so_far.engine_args, answered_release(so_far))
         vin = parse_vllm_argv(self.tokens, self.positions, self.args)
         if vin.attention_backend is None:
             vin.attention_backend = engine.attention_backend
         speculative(vin, engine, whole_engine=self.whole_engine)
         return post_init(vin, so_far.facts, engine, v2_runner=self.whole_engine)
+
+
+def answered_release(request: ResolveRequest) -> str:
+    """The vLLM release the line is answered for: chosen before the line was read
+    (``engines/version_source.select``), so a vLLM line always carries it."""
+    chosen = request.engine_version
+    if chosen is None or chosen.engine != "vllm":
+        raise ValueError(f"a vLLM line reached its source answered as {chosen}, not a vLLM "
+                         "release")
+    return chosen.version
 
 
 def line_source(part: Part, *, entry_point: bool, **_: object) -> VllmArgv:

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cgconfig.draft import Draft
+from cgconfig.engines.release_change import holds_in
 from cgconfig.engines.vllm import captured, modes, releases
 from cgconfig.engines.vllm import mode_resolution as resolution_rules
 from cgconfig.engines.vllm.splitting_ops import splitting_fixup
 from cgconfig.errors import InputError, StrictConflictError
-from cgconfig.line.versions import newest
 from cgconfig.locks import conflict_message
 from cgconfig.plan import Change, Decision, Outcome
 from cgconfig.resolve.request import DraftStep
@@ -46,15 +46,14 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                  fuse_attn_quant: bool = False,
                  attention: Callable[[Draft], tuple[str, str]] | None = None,
                  replan: Callable[[dict[str, Any]], CapturePlan] | None = None,
-                 release: str | None = None) -> DraftStep:
+                 release: str) -> DraftStep:
     """vLLM's mode resolution after the user's input: A8, the sizes, A19-A22, Stage B, B7.
 
     ``support`` is the attention capability (a level name) or None when unknown: then no
     Stage-B downgrade is assumed, but B7 still rounds the sizes. ``backend`` names it in
-    messages ("" reads "the attention backend"). ``release``: the vLLM release (default the
-    newest supported); ``v2_runner`` may be a function of the model's facts.
+    messages ("" reads "the attention backend"). ``release``: the vLLM release the line is
+    answered for; ``v2_runner`` may be a function of the model's facts.
     """
-    release = release or newest("vllm")
 
     def hook(draft: Draft) -> None:
         nonlocal support, backend, capture
@@ -74,7 +73,7 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                    f"Cudagraph mode {original.name} is not compatible with compilation mode "
                    f"other than VLLM_COMPILE. Overriding to {mode.name}.",
                    "VllmConfig._normalize_piecewise_cudagraph_mode"
-                   if releases.has(release, "piecewise_fallback") else "VllmConfig.__post_init__",
+                   if holds_in(releases.PIECEWISE_FALLBACK, release) else "VllmConfig.__post_init__",
                    release)
         _set_sizes(draft, capture.sizes, "vllm.sizes", capture.why,
                    f"vLLM's capture sizes: {capture.why}",
@@ -96,12 +95,12 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                 mode, modes.parse_level(support or "ALWAYS"),
                 num_speculative_tokens=num_spec, compilation_mode_is_vllm_compile=vllm_compile,
                 attention_split=fixup.attention_split, backend_name=backend,
-                use_v2_model_runner=releases.has(release, "v2_skips_spec_rounding") and v2)
+                use_v2_model_runner=holds_in(releases.V2_SKIPS_SPEC_ROUNDING, release) and v2)
         except resolution_rules.VllmModeError as exc:
             raise InputError(str(exc), where="vLLM cudagraph_mode") from None
         for step in resolution.steps:
             _apply(draft, f"vllm.{step.rule}", step.before, step.after, step.message,
-                   release=release)
+                   _STAGE_B, release)
         _round_for_spec(draft, capture, resolution.size_multiple, num_spec, release)
         draft.decode_filter = RunnerCapture(draft, capture.max_num_seqs, 1 + num_spec, v2,
                                             release)
@@ -212,8 +211,7 @@ def _set_sizes(draft: Draft, sizes: list[int], rule: str, why: str, decision_why
 
 
 def _apply(draft: Draft, rule: str, before: modes.CudaGraphMode, after: modes.CudaGraphMode,
-           message: str, function: str = _STAGE_B, release: str | None = None) -> None:
-    release = release or newest("vllm")
+           message: str, function: str, release: str) -> None:
     decode, prefill = modes.mode_to_phases(after)
     changes: list[Change] = []
     locked: list[str] = []

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cgconfig.draft import Draft
+from cgconfig.engines.release_change import holds_in
 from cgconfig.engines.vllm import attention as vllm_attention
 from cgconfig.engines.vllm import modes, releases
 from cgconfig.engines.vllm.argv import COMPILATION_MODES, CcValue, VllmInput
@@ -80,14 +81,13 @@ def speculative(vin: VllmInput, engine: EngineArgs, *, whole_engine: bool) -> No
     vin.num_speculative_tokens = engine.spec_tokens
 
 
-def post_init(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs | None = None,
-                  *, v2_runner: bool = False) -> Contribution:
+def post_init(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs,
+              *, v2_runner: bool = False) -> Contribution:
     """Follows vLLM 0.33.0's order: ``VllmConfig.__post_init__`` (enforce_eager, the default
     mode, piecewise needs VLLM_COMPILE, then the capture sizes, then
     ``set_splitting_ops_for_v1``) and the worker's ``resolve_cudagraph_mode_and_sizes``
     (Stage B, spec-decode rounding), the last ones as one dialect step."""
     out = Contribution(dialect="vllm")
-    engine = engine or EngineArgs()
     level_mode, level_graphs = LEVEL_DEFAULTS[engine.optimization_level]
     mode_chain = vin.effective("cudagraph_mode")
     for cc in mode_chain:
@@ -181,7 +181,7 @@ def _graphs_off(vin: VllmInput, engine: EngineArgs, level_mode: str,
     """vLLM's steps that turn every graph off after the mode is chosen: (rule, message,
     function)."""
     off = []
-    if v2_runner and releases.has(engine.release, "v2_stock_torch_compile_off") \
+    if v2_runner and holds_in(releases.V2_STOCK_TORCH_COMPILE, engine.release) \
             and vin.compilation_mode(level_mode) == COMPILATION_MODES["STOCK_TORCH_COMPILE"]:
         off.append(("vllm.v2-stock-torch-compile",
                     "CUDA graphs are not supported with stock torch.compile in Model Runner V2.",
@@ -243,15 +243,13 @@ def _capture_plan(vin: VllmInput, facts: dict[str, Any], user_sizes: list[int] |
             max_num_seqs, max_num_batched_tokens,
             num_speculative_tokens=vin.num_speculative_tokens, max_capture_size=user_max,
             capture_sizes=user_sizes, performance_mode=engine.performance_mode,
-            blackwell=sm is not None and sm // 10 == 10
-            and releases.has(engine.release, "blackwell_ceiling"),
-            spec_decode_sizes=releases.has(engine.release, "spec_decode_sizes"),
-            max_num_seqs_size=releases.has(engine.release, "max_num_seqs_size"))
+            blackwell=sm is not None and sm // 10 == 10, release=engine.release)
     except ValueError as exc:
         raise InputError(str(exc), where="--compilation-config") from None
     gpu = (f"--gpu-sm {sm}" if sm is not None else
            "GPU compute capability unknown (--gpu-sm): not Blackwell assumed")
-    if sm is not None and sm // 10 == 10 and not releases.has(engine.release, "blackwell_ceiling"):
+    if sm is not None and sm // 10 == 10 \
+            and not holds_in(releases.BLACKWELL_CEILING, engine.release):
         gpu += f" (vLLM {engine.release}: a 512 ceiling on Blackwell too; 1024 from 0.28)"
     dropped = sorted(set(user_sizes or []) - set(result.sizes))
     why = (f"max_num_seqs={max_num_seqs}, max_num_batched_tokens={max_num_batched_tokens} "
@@ -352,7 +350,7 @@ def _engine_defaults(memory_gib: float | None, release: str,
     if memory_gib is None:
         _, seqs, tokens = VLLM_ENGINE_DEFAULTS[-1]
         return seqs, tokens, "vLLM server defaults for unknown GPU memory"
-    rows = VLLM_ENGINE_DEFAULTS if releases.has(release, "large_gpu_defaults") \
+    rows = VLLM_ENGINE_DEFAULTS if holds_in(releases.LARGE_GPU_DEFAULTS, release) \
         else VLLM_ENGINE_DEFAULTS[1:]
     floor, seqs, tokens = next(row for row in rows if memory_gib >= row[0])
     if sm == 80 and floor == A100_SMALL_TIER_BELOW:
