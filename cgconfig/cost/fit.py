@@ -29,6 +29,10 @@ from dataclasses import dataclass
 REFERENCE_LAYERS = 32
 MIN_SPREAD = 1.25
 """No class claims to be closer than ±25 % (boots of one model already vary that much)."""
+FEW_SPREAD = 2.0
+"""The least spread of a class fitted on fewer than :data:`FEW` captures: too few to measure
+how far its boots scatter (one boot fits its own line exactly)."""
+FEW = 3
 
 
 @dataclass(frozen=True)
@@ -183,7 +187,7 @@ def fit_memory(samples: Sequence[Sample], exps: Sequence[float]) -> tuple[float,
         return None
     m = statistics.median(per)
     errors = [ratio_error(m, p) for p in per]
-    return m, max(MIN_SPREAD, percentile(errors, 0.9))
+    return m, max(MIN_SPREAD if len(per) >= FEW else FEW_SPREAD, percentile(errors, 0.9))
 
 
 def fit_seconds(samples: Sequence[Sample],
@@ -214,4 +218,4 @@ def fit_seconds(samples: Sequence[Sample],
     per = [max((s.seconds - t0) / w, 1e-6) for s, w in zip(timed, units, strict=True)]  # type: ignore[operator]
     t = statistics.median(per)
     errors = [ratio_error(t0 + t * w, s.seconds) for s, w in zip(timed, units, strict=True)]  # type: ignore[arg-type]
-    return t0, t, max(MIN_SPREAD, percentile(errors, 0.9))
+    return t0, t, max(MIN_SPREAD if len(timed) >= FEW else FEW_SPREAD, percentile(errors, 0.9))
