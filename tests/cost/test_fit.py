@@ -39,13 +39,15 @@ def test_held_out_error_meets_the_issue_targets_where_it_does() -> None:
     rows = script.held_out(script.fit_all(samples), samples)
     memory = [r["memory_ratio"] for r in rows if "memory_ratio" in r]
     seconds = [r["seconds_ratio"] for r in rows if "seconds_ratio" in r]
-    assert len(memory) >= 35 and len(seconds) >= 40
-    # Issue #34's targets: median ≤ 30 % for memory and ≤ 35 % for seconds (both met: 28 % and
-    # 26 %), 90th percentile ≤ 2× (missed narrowly: 2.08× and 2.04×, recorded with the rows
-    # that miss in benchmarks/RESULTS.md).
+    assert len(memory) >= 75 and len(seconds) >= 90
+    # Issue #34's targets, all met on everything held out (memory 24 %, 1.87×; seconds 30 %,
+    # 1.95×; benchmarks/RESULTS.md gives the table per set, some sets missing p90 narrowly).
     assert statistics.median(memory) - 1 <= 0.30
     assert statistics.median(seconds) - 1 <= 0.35
-    assert fit.percentile(memory, 0.9) <= 2.1 and fit.percentile(seconds, 0.9) <= 2.1
+    assert fit.percentile(memory, 0.9) <= 2.0 and fit.percentile(seconds, 0.9) <= 2.0
+    # Run 4, recorded after the refit, is held out whole.
+    late = [r for r in rows if r["id"].startswith("h200 hf4 ")]
+    assert len(late) == 24 and statistics.median(r["memory_ratio"] for r in late) - 1 <= 0.30
 
 
 def test_split_is_fixed_by_the_hash_and_keeps_every_class_fitted() -> None:
