@@ -18,6 +18,7 @@ Usage::
 
     python benchmarks/capture_cost_bench.py --write-cases cases.json       # here (no GPU)
     python benchmarks/capture_cost_bench.py --cases cases.json --out r.jsonl   # on the GPU
+    python benchmarks/capture_cost_bench.py --write-cases hf.json --hf         # third batch
 """
 
 from __future__ import annotations
@@ -80,9 +81,10 @@ CONTEXT = 64
 """KV positions per request row: decode attention reads this window (small, so the cache is)."""
 
 
-def write_cases(path: str, second: bool = False) -> None:
+def write_cases(path: str, second: bool = False, hf: bool = False, fourth: bool = False) -> None:
     """The size lists (SGLang 0.5.23's grids; the second batch adds vLLM 0.33.0's default
-    list for 512) and the runs, as a JSON file for the GPU side."""
+    list for 512) and the runs, as a JSON file for the GPU side. ``hf``: the third batch,
+    real Hugging Face architectures (``capture_cost_hf.py``) on the first batch's cases."""
     from cgconfig.engines.sglang import grid
 
     def decode(m: int) -> list[int]:
@@ -95,8 +97,18 @@ def write_cases(path: str, second: bool = False) -> None:
         vllm = [1, 2, 4, *range(8, 256, 8), *range(256, 513, 16)]
         phases = [("decode", "full", vllm), ("decode", "breakable", decode(512)),
                   ("prefill", "breakable", grid.prefill_sizes(8192))]
-    doc = {"models": MODELS, "runs": HOLDOUT_RUNS if second else RUNS,
-           "cases": [{"phase": p, "backend": b, "sizes": s} for p, b, s in phases]}
+    doc: dict[str, Any] = {"models": MODELS, "runs": HOLDOUT_RUNS if second else RUNS,
+                           "cases": [{"phase": p, "backend": b, "sizes": s} for p, b, s in phases]}
+    if hf or fourth:
+        from capture_cost_hf import HF_MODELS, HF_RUNS, HF_RUNS_4
+
+        doc.update(hf=True, runs=HF_RUNS_4 if fourth else HF_RUNS,
+                   models={k: {**v[1], "model_type": v[0]} for k, v in HF_MODELS.items()})
+    if fourth:  # decode full to 128 (SGLang) and vLLM's 51 to 512, breakable to 160, prefill to 8192
+        vllm = [1, 2, 4, *range(8, 256, 8), *range(256, 513, 16)]
+        doc["cases"] = [{"phase": p, "backend": b, "sizes": s} for p, b, s in (
+            ("decode", "full", decode(128)), ("decode", "full", vllm),
+            ("decode", "breakable", decode(160)), ("prefill", "breakable", grid.prefill_sizes(8192)))]
     Path(path).write_text(json.dumps(doc))
 
 
@@ -216,19 +228,37 @@ def measure(model: Any, case: dict[str, Any], report_path: str | None = None) ->
             "free_drop_bytes": free0 - free1, "runtime_backend": report["runtime_backend"]}
 
 
-def run(cases_path: str, out: str, only: int | None, reports: str | None = None) -> None:
-    """Every (model, tp) × case; one JSON line per measurement, flushed as it comes."""
+def run(cases_path: str, out: str, only: int | None, reports: str | None = None,
+        start: int = 0) -> None:
+    """Runs ``start..only`` × every case; one JSON line per measurement, flushed as it comes.
+    The third batch (``hf``) first captures two throwaway graphs, so the process's one-time
+    CUDA set-up (cuBLAS workspaces, allocator) is not charged to its first case."""
     import torch
 
     doc = json.loads(Path(cases_path).read_text())
-    runs = doc["runs"] if only is None else doc["runs"][:only]
+    runs = doc["runs"][start:only]
+    warm = bool(doc.get("hf"))
     print(f"torch {torch.__version__} on {torch.cuda.get_device_name()}", flush=True)
     with open(out, "a") as sink:
         for name, tp in runs:
             cfg = doc["models"][name]
             t0 = time.perf_counter()
-            model, params = build(cfg, tp)
+            if doc.get("hf"):
+                from capture_cost_hf import build_hf
+
+                try:
+                    model, params = build_hf(name, tp, DEVICE)
+                except Exception as exc:  # record it and go on with the next model
+                    print(f"{name} tp{tp}: build failed: {type(exc).__name__}: {exc}", flush=True)
+                    sink.write(json.dumps({"model": name, "tp": tp, "error":
+                                           f"build: {type(exc).__name__}: {exc}"[:300]}) + "\n")
+                    continue
+            else:
+                model, params = build(cfg, tp)
             built = time.perf_counter() - t0
+            if warm:
+                measure(model, {"phase": "decode", "backend": "full", "sizes": [1, 2]})
+                warm = False
             for i, case in enumerate(doc["cases"]):
                 report = None
                 if reports:
@@ -241,6 +271,7 @@ def run(cases_path: str, out: str, only: int | None, reports: str | None = None)
                 row.update(model=name, tp=tp, phase=case["phase"], backend=case["backend"],
                            params_per_rank=params, layers=cfg["num_hidden_layers"],
                            hidden=cfg["hidden_size"], build_seconds=round(built, 2),
+                           arch=cfg.get("model_type", "cgconfig-bench-decoder"),
                            gpu=torch.cuda.get_device_name(), torch=torch.__version__)
                 sink.write(json.dumps(row) + "\n")
                 sink.flush()
@@ -261,15 +292,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cases")
     ap.add_argument("--out", default="capture_cost.jsonl")
     ap.add_argument("--only", type=int, help="the first N runs only")
+    ap.add_argument("--start", type=int, default=0, help="skip the first N runs")
     ap.add_argument("--second", action="store_true", help="--write-cases: the second batch")
+    ap.add_argument("--fourth", action="store_true",
+                    help="--write-cases: the fourth batch (held out whole, after the refit)")
+    ap.add_argument("--hf", action="store_true",
+                    help="--write-cases: the third batch (real Hugging Face architectures)")
     ap.add_argument("--reports", help="folder for each case's capture_report() JSON")
     args = ap.parse_args(argv)
     if args.write_cases:
-        write_cases(args.write_cases, args.second)
+        write_cases(args.write_cases, args.second, args.hf, args.fourth)
         return 0
     if not args.cases:
         ap.error("--cases or --write-cases")
-    run(args.cases, args.out, args.only, args.reports)
+    run(args.cases, args.out, args.only, args.reports, args.start)
     return 0
 
 

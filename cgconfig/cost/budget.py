@@ -18,7 +18,12 @@ from cgconfig.errors import InputError
 def graphs_for_predicted_budget(budget_gib: float, plan: Any) -> tuple[int, str]:
     """The most decode graphs the plan's own prediction fits in ``budget_gib``, and how."""
     from cgconfig.cost import coefficients as co
-    from cgconfig.cost.fit import REFERENCE_HIDDEN, REFERENCE_SIZE
+    from cgconfig.cost.fit import (
+        REFERENCE_HIDDEN,
+        REFERENCE_LAYERS,
+        REFERENCE_SIZE,
+        REFERENCE_VOCAB,
+    )
 
     entry = (plan.cost.get("phases") or {}).get("decode") or {}
     pred = entry.get("predicted") or {}
@@ -28,13 +33,16 @@ def graphs_for_predicted_budget(budget_gib: float, plan: Any) -> tuple[int, str]
         raise InputError("cgconfig has no memory prediction for this plan's decode graphs",
                          where="--max-graph-memory",
                          hint="pass the server's start-up log with --memory-log LOG")
-    a, b, cexp = co.load().memory_exponents
+    a, b, cexp, dexp, vexp = [*co.load().exponents(str(klass)), 0.0][:5]
+    vocab = (plan.cost.get("model") or {}).get("vocab") or REFERENCE_VOCAB
     hidden = (plan.cost.get("model") or {}).get("hidden")
+    layers = (plan.cost.get("model") or {}).get("layers") or co.DEFAULT_LAYERS
     tp = max(int((plan.cost.get("deployment") or {}).get("tp") or 1), 1)
     per_rank = hidden / tp if hidden else co.DEFAULT_HIDDEN
     biggest = entry["max_size"]
     scale = c.memory_mib_per_graph * (biggest / REFERENCE_SIZE) ** b * (
-        per_rank / REFERENCE_HIDDEN) ** cexp
+        per_rank / REFERENCE_HIDDEN) ** cexp * (layers / REFERENCE_LAYERS) ** dexp * (
+        vocab / REFERENCE_VOCAB) ** vexp
     if a <= 0:
         raise InputError("the coefficients' graph exponent is not positive",
                          where="--max-graph-memory")
@@ -43,6 +51,7 @@ def graphs_for_predicted_budget(budget_gib: float, plan: Any) -> tuple[int, str]
         raise InputError(f"one decode graph is predicted at {scale:.0f} MiB, above the budget "
                          f"of {budget_gib:g} GiB", where="--max-graph-memory")
     how = (f"cgconfig's prediction ({klass}, {c.origin}): {c.memory_mib_per_graph:g} MiB × "
-           f"graphs^{a:g} × ({biggest}/256)^{b:g} × ({per_rank:g}/4096)^{cexp:g}, expected "
+           f"graphs^{a:g} × ({biggest}/256)^{b:g} × ({per_rank:g}/4096)^{cexp:g} × "
+           f"({layers}/32)^{dexp:g} × ({vocab}/128000)^{vexp:g}, expected "
            "value; no --memory-log given")
     return graphs, how

@@ -73,6 +73,7 @@ def samples_from_report(doc: Any, where: str, *, engine: str | None, layers: int
         seconds = report.get("capture_seconds")
         out.append({"class": co.class_key(engine, phase, backend), "graphs": len(sizes),
                     "max_size": max(sizes), "layers": layers_n, "hidden_per_rank": hidden_n / tp_n,
+                    "tp": tp_n,
                     "memory_mib": None if memory is None else
                     _positive(memory, f"{at}/graph_memory_gib") * 1024,
                     "seconds": None if seconds is None else
@@ -85,18 +86,22 @@ def samples_from_report(doc: Any, where: str, *, engine: str | None, layers: int
 
 def refit(samples: list[dict[str, Any]], origin: str) -> dict[str, Any]:
     """The local file's ``classes`` from its samples, with the package's exponents."""
-    exps = co.builtin().memory_exponents
+    base = co.builtin()
     classes: dict[str, Any] = {}
     for klass in sorted({s["class"] for s in samples}):
         group = [fit.Sample(klass, s["graphs"], s["layers"], s["memory_mib"], s["seconds"],
-                            s["source"], s["max_size"], s["hidden_per_rank"])
+                            s["source"], s["max_size"], s["hidden_per_rank"],
+                            int(s.get("tp") or 1))
                  for s in samples if s["class"] == klass]
         entry: dict[str, Any] = {"fitted_on": [f"{origin}: {s.ident}" for s in group][:100]}
-        mem = fit.fit_memory(group, exps)
+        mem = fit.fit_memory(group, base.exponents(klass))
         if mem:
             entry["memory_mib_per_graph"], entry["memory_spread"] = round(mem[0], 4), round(mem[1], 3)
-        sec = fit.fit_seconds(group)
+        known = base.lookup(klass)
+        tp_exp = known.seconds_tp_exponent if known else fit.fit_tp_exponent(group)
+        sec = fit.fit_seconds(group, tp_exp)
         if sec:
+            entry["seconds_tp_exponent"] = tp_exp
             entry.update(seconds_fixed=round(sec[0], 4), seconds_per_graph=round(sec[1], 5),
                          seconds_spread=round(sec[2], 3))
         classes[klass] = entry
@@ -123,7 +128,9 @@ def calibrate(report_path: str, *, engine: str | None = None, layers: int | None
         old = [s for s in doc.get("samples", []) if isinstance(s, dict)]
     samples = (old + new)[-MAX_SAMPLES:]
     classes = refit(samples, "calibrate")
-    out = {"schema_version": 1, "memory_exponents": list(co.builtin().memory_exponents),
+    base = co.builtin()
+    out = {"schema_version": 1,
+           "memory_exponents": {k: list(v) for k, v in base.memory_exponents.items()},
            "classes": classes, "samples": samples}
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text(path, json.dumps(out, indent=1, sort_keys=True) + "\n", where=where)

@@ -27,11 +27,15 @@ DEFAULT_HIDDEN = 4096
 """Hidden size (per rank) assumed when the model's config is not at hand."""
 HIDDEN_RANGE = (1024, 8192)
 """Per-rank hidden sizes an unknown one widens the range to."""
+VOCAB_RANGE = (32000, 256000)
+"""Vocabularies an unknown one widens a decode prediction's range to."""
 ENTRY_KEYS = ("fitted_on", "memory_mib_per_graph", "memory_spread", "seconds_fixed",
-              "seconds_per_graph", "seconds_spread", "source")
+              "seconds_per_graph", "seconds_spread", "seconds_tp_exponent", "source")
 TOP_KEYS = ("schema_version", "memory_exponents", "classes",
             "not_predicted", "sources", "samples")
 MAX_VALUE = 1e7
+PHASES = ("decode", "prefill")
+"""The phases with memory exponents of their own (a vLLM mixed capture counts as prefill)."""
 LOCAL_ENV = "CGCONFIG_COST_FILE"
 """Environment variable naming the local coefficient file (default: :func:`local_path`)."""
 
@@ -60,6 +64,9 @@ class ClassCoefficients:
     seconds_fixed: float = 0.0
     seconds_per_graph: float | None = None
     seconds_spread: float = 2.0
+    seconds_tp_exponent: float = 0.0
+    """``e``: capture seconds ∝ graphs · layers/32 · tp ** e (all-reduces in every graph,
+    ranks capturing in lock step; 0 for a class measured on one GPU)."""
     fitted_on: tuple[str, ...] = ()
     origin: str = "cgconfig/cost/coefficients.json"
     """The file the class came from (the package's, or the local calibration file)."""
@@ -89,6 +96,8 @@ def _entry(body: Any, where: str, origin: str) -> ClassCoefficients:
         seconds_fixed=_number(body.get("seconds_fixed", 0.0), f"{where}/seconds_fixed"),
         seconds_per_graph=None if sec is None else _number(sec, f"{where}/seconds_per_graph"),
         seconds_spread=_number(body.get("seconds_spread", 2.0), f"{where}/seconds_spread", 1.0),
+        seconds_tp_exponent=_number(body.get("seconds_tp_exponent", 0.0),
+                                    f"{where}/seconds_tp_exponent", -3.0),
         fitted_on=tuple(fitted[:1000]), origin=origin)
 
 
@@ -96,8 +105,10 @@ def _entry(body: Any, where: str, origin: str) -> ClassCoefficients:
 class Coefficients:
     """Every class, the shared layer exponent, and the classes nobody can predict."""
 
-    memory_exponents: tuple[float, float, float]
-    """``(a, b, c)``: memory ∝ graphs ** a · (max_size/256) ** b · (hidden/4096) ** c."""
+    memory_exponents: dict[str, tuple[float, ...]]
+    """Per phase, ``(a, b, c, d, v)``: memory ∝ graphs ** a · (max_size/256) ** b ·
+    (hidden/4096) ** c · (layers/32) ** d · (vocab/128000) ** v (missing trailing exponents
+    are 0; a plain list holds for both phases)."""
     classes: dict[str, ClassCoefficients]
     not_predicted: dict[str, str] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
@@ -118,13 +129,26 @@ class Coefficients:
                   for k, v in classes.items()}
         text = {k: str(v) for k, v in (doc.get("not_predicted") or {}).items()}
         sources = {k: str(v) for k, v in (doc.get("sources") or {}).items()}
-        exps = doc.get("memory_exponents", [1.0, 0.0, 0.0])
-        if not isinstance(exps, list) or len(exps) != 3:
-            raise InputError("memory_exponents must be a list of three numbers",
-                             where=f"{origin} at /memory_exponents")
-        a, b, c = (_number(x, f"{origin} at /memory_exponents/{i}", -2.0)
-                   for i, x in enumerate(exps))
-        return cls((a, b, c), parsed, text, sources)
+        raw = doc.get("memory_exponents", [1.0, 0.0, 0.0, 0.0])
+        by_phase = raw if isinstance(raw, dict) else {"decode": raw, "prefill": raw}
+        if set(by_phase) != set(PHASES):
+            raise InputError("memory_exponents must be a list, or an object with one list per "
+                             "phase", where=f"{origin} at /memory_exponents", allowed=PHASES)
+        exps: dict[str, tuple[float, ...]] = {}
+        for phase in PHASES:
+            at = f"{origin} at /memory_exponents" + ("" if isinstance(raw, list) else f"/{phase}")
+            values = by_phase[phase]
+            if not isinstance(values, list) or not 3 <= len(values) <= 5:
+                raise InputError("memory exponents must be a list of three to five numbers",
+                                 where=at)
+            exps[phase] = tuple(_number(x, f"{at}/{i}", -2.0)
+                                for i, x in enumerate([*values, 0.0, 0.0][:5]))
+        return cls(exps, parsed, text, sources)
+
+    def exponents(self, klass: str) -> tuple[float, ...]:
+        """The memory exponents of ``klass``'s phase (``engine/phase/backend``)."""
+        phase = klass.split("/")[1] if klass.count("/") == 2 else "decode"
+        return self.memory_exponents.get(phase, self.memory_exponents["decode"])
 
     def lookup(self, klass: str) -> ClassCoefficients | None:
         """One class's coefficients, or ``None`` when it was never fitted."""

@@ -69,7 +69,9 @@ def plan_cost(*, dialect: str, capture: dict[str, dict[str, Any]], facts: dict[s
             entry["engine_reservation"] = reserve.vllm_estimate(len(sizes), estimating=True)
         elif dialect == "trtllm" and sizes:
             entry["engine_reservation"] = reserve.trtllm_reserve()
-        pred = predict(PhaseInputs(dialect, phase, backend, sizes, model.layers, hidden), coeffs)
+        pred = predict(PhaseInputs(dialect, phase, backend, sizes, model.layers, hidden, tp,
+                                   model.vocab),
+                       coeffs)
         if pred is not None:
             entry["predicted"] = pred.to_dict()
             preds.append(pred)

@@ -4,7 +4,8 @@ The formula is :mod:`cgconfig.cost.fit`'s, with the class's coefficients
 (:mod:`cgconfig.cost.coefficients`); the range is the class's fitted spread, widened for every
 fact the plan does not know (an unknown hidden size spans
 :data:`~cgconfig.cost.coefficients.HIDDEN_RANGE`, unknown layers
-:data:`~cgconfig.cost.coefficients.LAYER_RANGE`). A class with no coefficients of its own
+:data:`~cgconfig.cost.coefficients.LAYER_RANGE`, an unknown vocabulary
+:data:`~cgconfig.cost.coefficients.VOCAB_RANGE`). A class with no coefficients of its own
 borrows the runtime measurement of the same phase and backend, with a wider range, and says so.
 """
 
@@ -19,6 +20,7 @@ from cgconfig.cost.coefficients import (
     DEFAULT_LAYERS,
     HIDDEN_RANGE,
     LAYER_RANGE,
+    VOCAB_RANGE,
     ClassCoefficients,
     Coefficients,
     class_key,
@@ -38,6 +40,10 @@ class PhaseInputs:
     sizes: tuple[int, ...]
     layers: int | None
     hidden_per_rank: float | None
+    tp: int = 1
+    """Tensor-parallel size: every graph records its all-reduces, ranks capture in lock step."""
+    vocab: int | None = None
+    """The model's vocabulary (a decode graph's logits are vocabulary-wide on every rank)."""
 
 
 @dataclass
@@ -106,36 +112,52 @@ def predict(inputs: PhaseInputs, coeffs: Coefficients) -> Prediction | None:
     c = cm
     if c is not None and c.memory_mib_per_graph is not None:
         hidden = inputs.hidden_per_rank or DEFAULT_HIDDEN
-        exps = coeffs.memory_exponents
-        mid = c.memory_mib_per_graph * fit.memory_shape(n, biggest, hidden, exps) / 1024
+        mem_layers = inputs.layers or DEFAULT_LAYERS
+        exps = coeffs.exponents(mem_class)
+        vocab = inputs.vocab or fit.REFERENCE_VOCAB
+        mid = c.memory_mib_per_graph * fit.memory_shape(n, biggest, hidden, exps,
+                                                         mem_layers, vocab) / 1024
         low, high = mid / (c.memory_spread * widen), mid * c.memory_spread * widen
         if inputs.hidden_per_rank is None:
             pred.unknown.append("hidden")
             low = min(low, low * (HIDDEN_RANGE[0] / DEFAULT_HIDDEN) ** exps[2])
             high = max(high, high * (HIDDEN_RANGE[1] / DEFAULT_HIDDEN) ** exps[2])
+        if inputs.layers is None:
+            low = min(low, low * (LAYER_RANGE[0] / DEFAULT_LAYERS) ** exps[3])
+            high = max(high, high * (LAYER_RANGE[1] / DEFAULT_LAYERS) ** exps[3])
         pred.memory_gib = (low, mid, high)
-        a, b, cc = exps
+        if inputs.vocab is None and exps[4]:
+            pred.unknown.append("vocab")
+            low = min(low, low * (VOCAB_RANGE[0] / fit.REFERENCE_VOCAB) ** exps[4])
+            high = max(high, high * (VOCAB_RANGE[1] / fit.REFERENCE_VOCAB) ** exps[4])
+        a, b, cc, d, v = [*exps, 0.0][:5]
         pred.how.append(
             f"memory = {c.memory_mib_per_graph:g} MiB × graphs^{a:g} × (max size/256)^{b:g} × "
-            f"(hidden per rank/4096)^{cc:g} = {c.memory_mib_per_graph:g} × {n}^{a:g} × "
-            f"({biggest}/256)^{b:g} × ({hidden:g}/4096)^{cc:g} = {mid * 1024:.0f} MiB; range "
+            f"(hidden per rank/4096)^{cc:g} × (layers/32)^{d:g} × (vocab/128000)^{v:g} = "
+            f"{c.memory_mib_per_graph:g} × {n}^{a:g} × ({biggest}/256)^{b:g} × "
+            f"({hidden:g}/4096)^{cc:g} × ({mem_layers}/32)^{d:g} × ({vocab:g}/128000)^{v:g} = "
+            f"{mid * 1024:.0f} MiB; range "
             f"÷/× {c.memory_spread * widen:.2f} (the class's 90th-percentile fit error)")
     widen = BORROWED_SPREAD if sec_borrowed else 1.0
     c = cs
     if c is not None and c.seconds_per_graph is not None:
         layers = inputs.layers or DEFAULT_LAYERS
-        work = n * layers / fit.REFERENCE_LAYERS
+        e = c.seconds_tp_exponent
+        tpf = max(inputs.tp, 1) ** e
+        work = n * layers / fit.REFERENCE_LAYERS * tpf
         mid = c.seconds_fixed + c.seconds_per_graph * work
         low, high = mid / (c.seconds_spread * widen), mid * c.seconds_spread * widen
         if inputs.layers is None:
             pred.unknown.append("layers")
-            low = min(low, c.seconds_fixed + c.seconds_per_graph * n * LAYER_RANGE[0] / 32)
-            high = max(high, (c.seconds_fixed + c.seconds_per_graph * n * LAYER_RANGE[1] / 32)
+            low = min(low, c.seconds_fixed + c.seconds_per_graph * n * LAYER_RANGE[0] / 32 * tpf)
+            high = max(high, (c.seconds_fixed
+                              + c.seconds_per_graph * n * LAYER_RANGE[1] / 32 * tpf)
                        * c.seconds_spread * widen)
         pred.seconds = (low, mid, high)
         pred.how.append(
-            f"seconds = {c.seconds_fixed:g} + {c.seconds_per_graph:g} × graphs × layers/32 = "
-            f"{c.seconds_fixed:g} + {c.seconds_per_graph:g} × {n} × {layers}/32 = {mid:.2f} s; "
+            f"seconds = {c.seconds_fixed:g} + {c.seconds_per_graph:g} × graphs × layers/32 × "
+            f"tp^{e:g} = {c.seconds_fixed:g} + {c.seconds_per_graph:g} × {n} × {layers}/32 × "
+            f"{max(inputs.tp, 1)}^{e:g} = {mid:.2f} s; "
             f"range ÷/× {c.seconds_spread * widen:.2f}; the GPU model is not an input (the "
             "classes mix A100, L40 and H200 captures)")
     return pred

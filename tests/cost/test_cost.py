@@ -41,13 +41,14 @@ def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 def test_unknown_hidden_size_widens_the_memory_range() -> None:
     coeffs = co.builtin()
     sizes = tuple(range(8, 257, 8))
-    known = predict(PhaseInputs("sglang", "decode", "full", sizes, 32, 4096.0), coeffs)
+    known = predict(PhaseInputs("sglang", "decode", "full", sizes, 32, 4096.0, 1, 128256),
+                    coeffs)
     unknown = predict(PhaseInputs("sglang", "decode", "full", sizes, None, None), coeffs)
     assert known and unknown and known.memory_gib and unknown.memory_gib
     assert known.memory_gib[0] < known.memory_gib[1] < known.memory_gib[2]
     assert unknown.memory_gib[0] < known.memory_gib[0]
     assert unknown.memory_gib[2] > known.memory_gib[2]
-    assert unknown.unknown == ["hidden", "layers"] and not known.unknown
+    assert unknown.unknown == ["hidden", "vocab", "layers"] and not known.unknown
     assert predict(PhaseInputs("sglang", "decode", "full", (), 32, 4096.0), coeffs) is None
 
 

@@ -39,12 +39,45 @@ def test_held_out_error_meets_the_issue_targets_where_it_does() -> None:
     rows = script.held_out(script.fit_all(samples), samples)
     memory = [r["memory_ratio"] for r in rows if "memory_ratio" in r]
     seconds = [r["seconds_ratio"] for r in rows if "seconds_ratio" in r]
-    assert len(memory) >= 35 and len(seconds) >= 40
-    # Issue #34's targets: 90th percentile within 2×, median ≤ 35 % for seconds (met) and
-    # ≤ 30 % for memory (missed by a point: 31 %, recorded in benchmarks/RESULTS.md).
-    assert fit.percentile(memory, 0.9) <= 2.0 and fit.percentile(seconds, 0.9) <= 2.0
+    assert len(memory) >= 75 and len(seconds) >= 90
+    # Issue #34's targets, all met on everything held out (memory 24 %, 1.87×; seconds 30 %,
+    # 1.95×; benchmarks/RESULTS.md gives the table per set, some sets missing p90 narrowly).
+    assert statistics.median(memory) - 1 <= 0.30
     assert statistics.median(seconds) - 1 <= 0.35
-    assert statistics.median(memory) - 1 <= 0.32
+    assert fit.percentile(memory, 0.9) <= 2.0 and fit.percentile(seconds, 0.9) <= 2.0
+    # Run 4, recorded after the refit, is held out whole.
+    late = [r for r in rows if r["id"].startswith("h200 hf4 ")]
+    assert len(late) == 24 and statistics.median(r["memory_ratio"] for r in late) - 1 <= 0.30
+
+
+def test_split_is_fixed_by_the_hash_and_keeps_every_class_fitted() -> None:
+    script = _script()
+    split = script.split_by_hash(["b", "a", "c"])
+    assert split == script.split_by_hash(["c", "b", "a"])
+    assert sorted(split.values()) == ["fit", "fit", "holdout"]
+    assert script.split_by_hash(["only"]) == {"only": "fit"}
+    boots, _ = script.boot_samples()
+    fitted = {s.klass for use, s in boots if use == "fit"}
+    assert {s.klass for use, s in boots} == fitted
+
+
+def test_tp_exponent_needs_tp_sizes_four_times_apart() -> None:
+    near = [fit.Sample("k", g, 32, None, sec, tp=tp)
+            for g, sec, tp in ((36, 11.0, 2), (52, 6.0, 1), (24, 9.0, 2))]
+    assert fit.fit_tp_exponent(near) == 0.0
+    far = [fit.Sample("k", 67, 32, None, 1.4 * tp ** 1.5, tp=tp) for tp in (1, 1, 8, 8)]
+    assert fit.fit_tp_exponent(far) == 1.5
+
+
+def test_exponents_recover_a_known_shape() -> None:
+    samples = [fit.Sample(k, g, layers, 10.0 * g ** 0.8 * (layers / 32) ** 0.5, None,
+                          max_size=256.0, hidden=4096.0)
+               for k in ("runtime/decode/full", "runtime/prefill/breakable")
+               for g in (12, 36, 52) for layers in (16, 32, 64)]
+    exps = fit.fit_exponents(samples)
+    # The ridge pulls a few hundredths toward the prior (1 for graphs, 0 for layers).
+    assert abs(exps["decode"][0] - 0.8) < 0.05 and abs(exps["decode"][3] - 0.5) < 0.05
+    assert exps["prefill"][4] == 0.0
 
 
 def test_percentile_and_ratio_error() -> None:
