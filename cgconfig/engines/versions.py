@@ -15,7 +15,7 @@ from typing import NamedTuple
 #: Engine → its supported versions, oldest first. The newest is the default. A flag table
 #: ``<prefix>-<version>.json`` ships beside this module for each (``table.load_table``).
 SUPPORTED: dict[str, tuple[str, ...]] = {
-    "sglang": ("0.5.15", "0.5.16", "0.5.17", "0.5.18", "0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23"),
+    "sglang": ("0.5.18", "0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23"),
     "vllm": ("0.20.2", "0.21.0", "0.22.1", "0.23.0", "0.24.0", "0.25.1", "0.26.0", "0.27.1",
              "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0"),
     "trtllm": ("main-00209af",),
