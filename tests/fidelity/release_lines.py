@@ -42,7 +42,7 @@ LEGACY_DRAWS: tuple[tuple[str, ...], ...] = (
 )
 
 
-def _groups(argv: list[str]) -> list[list[str]]:
+def option_groups(argv: list[str]) -> list[list[str]]:
     """The line as option groups: each option with the values after it."""
     groups: list[list[str]] = []
     for word in argv:
@@ -57,7 +57,7 @@ def in_release_flags(argv: list[str], release: str) -> list[str]:
     """``argv`` in ``release``'s own flags: a flag it lacks in its old spelling, or dropped."""
     table = load_table("sglang", release)
     out: list[str] = []
-    for group in _groups(argv):
+    for group in option_groups(argv):
         flag = group[0].split("=", 1)[0]
         if table.lookup(flag) is None:
             old = OLD_SPELLINGS.get(flag)

@@ -32,11 +32,7 @@ def engine_flag_leaves(leaves: list[Leaf], facts: Facts, release: str) -> list[L
     Only when no flag of the user's already sets the key (an explicit
     ``--cuda-graph-max-bs-prefill`` wins upstream too).
     """
-    from cgconfig.engines.release_change import holds_in
-    from cgconfig.engines.sglang.older_releases import MUSE_GLIMMER_PREFILL_DEFAULT
-
-    if facts.model_arch not in ma.MUSE_GLIMMER_ARCHS \
-            or not holds_in(MUSE_GLIMMER_PREFILL_DEFAULT, release):
+    if facts.model_arch not in ma.MUSE_GLIMMER_ARCHS:
         return []
     if any(leaf.key == "prefill.max_bs" and leaf.origin.layer == Layer.CONVENIENCE
            for leaf in leaves):
