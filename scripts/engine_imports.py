@@ -20,7 +20,17 @@ from typing import Any
 #: parser is built; stubbed with --stub-missing on machines without CUDA.
 NATIVE_STUBS = ("torchvision", "tvm_ffi", "pynvml", "compressed_tensors", "sgl_kernel", "flashinfer")
 
-class _Fake:
+class _FakeClass(type):
+    """A stubbed class's own attributes are fakes too (SGLang 0.5.11-0.5.18's image processors
+    read ``torchvision.transforms.InterpolationMode.NEAREST_EXACT`` at import)."""
+
+    def __getattr__(cls, name: str) -> Any:
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return _Fake()
+
+
+class _Fake(metaclass=_FakeClass):
     """Permissive stand-in: every attribute, call, item and subclass works."""
 
     def __init__(self, *a: Any, **k: Any) -> None:

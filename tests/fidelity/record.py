@@ -149,10 +149,12 @@ def heldout_corpus(version: str) -> Path:
 
 
 def record_heldout(oracle: Path, python: str, version: str, count: int, seed: int,
-                   out: Path | None = None) -> None:
+                   out: Path | None = None, own_flags: bool = False) -> None:
     """Record ``count`` fresh cases answered by SGLang ``version``'s own code: two thirds from
     the general generator, one third drawing the flags that differ between releases
-    (``focus="releases"``); written to :func:`heldout_corpus` (or ``out``)."""
+    (``focus="releases"``); written to :func:`heldout_corpus` (or ``out``). ``own_flags``:
+    each line rewritten into the release's own flags (``release_lines.release_case``, for the
+    releases before 0.5.19, whose users write their own spellings)."""
     general = count - count // 3
     cases = generate("sglang", general, seed)
     for case in cases:
@@ -161,6 +163,16 @@ def record_heldout(oracle: Path, python: str, version: str, count: int, seed: in
     for case in more:
         case["batch"] = f"seed {seed + 1}, focus releases, SGLang {version}, held out"
     cases += more
+    if own_flags:
+        import random
+
+        from release_lines import release_case
+
+        rng = random.Random(seed + 2)
+        cases = [release_case(case, version, rng) for case in cases]
+        for case in cases:
+            del case["engine_version"]  # the corpus file names the release
+            case["batch"] += ", in its own flags"
     _answer_sglang(oracle, python, cases, version)
     with open(out or heldout_corpus(version), "w") as fh:
         for case in cases:
@@ -207,6 +219,9 @@ def main() -> None:
                              "drawing the flags that differ between releases) into "
                              "sglang_heldout_X.Y.Z.jsonl, or --out")
     parser.add_argument("--out", type=Path, metavar="FILE", help="with --heldout: write here")
+    parser.add_argument("--own-flags", action="store_true",
+                        help="with --heldout: write each line in the release's own flags "
+                             "(release_lines.py; the releases before 0.5.19)")
     parser.add_argument("--answer", type=Path, metavar="FILE",
                         help="answer the hand-written SGLang cases in FILE (sglang_classes.jsonl) "
                              "in place, and nothing else")
@@ -216,7 +231,7 @@ def main() -> None:
         answer_named(args.oracle, python, args.answer)
     elif args.sglang_version and args.heldout:
         record_heldout(args.oracle, python, args.sglang_version, args.sglang, args.seed,
-                       args.out)
+                       args.out, args.own_flags)
         return
     elif args.sglang_version:
         record_sglang_version(args.oracle, python, args.sglang_version, args.sglang, args.seed)

@@ -76,6 +76,8 @@ def resolved_page_size(facts: Facts, attention_backend: str) -> int:
     uses = {attention_backend, decode, prefill}
     if "flashmla" in (attention_backend, decode):
         page = 64
+    if "cutlass_mla" in (attention_backend, decode):  # 0.5.18/0.5.19 (later parsers refuse it)
+        page = 128
     if "trtllm_mla" in (attention_backend, decode) and page not in (32, 64):
         page = 64
     if "cutedsl_mla" in uses and page not in (32, 64):

@@ -1,0 +1,31 @@
+"""The held-out lines of the releases before 0.5.19 are written in each release's own flags."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from release_lines import in_release_flags, option_groups
+
+from cgconfig.line.table import load_table
+
+HERE = Path(__file__).parent
+
+
+def test_a_flag_the_release_lacks_is_dropped_or_respelled() -> None:
+    # --enable-hicache is new in 0.5.23; --cuda-graph-max-bs-decode exists in 0.5.18.
+    line = ["--tp-size", "2", "--enable-hicache", "--cuda-graph-max-bs-decode", "64"]
+    assert in_release_flags(line, "0.5.18") == ["--tp-size", "2", "--cuda-graph-max-bs-decode",
+                                                "64"]
+
+
+def test_the_0_5_18_heldout_batch_uses_only_0_5_18_flags() -> None:
+    table = load_table("sglang", "0.5.18")
+    with open(HERE / "sglang_heldout_0.5.18.jsonl") as fh:
+        cases = [json.loads(line) for line in fh]
+    assert len(cases) >= 150
+    for case in cases:
+        for group in option_groups(case["argv"]):
+            assert table.lookup(group[0].split("=", 1)[0]) is not None, (case["id"], group)
