@@ -183,7 +183,7 @@ def test_schema_is_a_json_schema_with_decode_and_prefill(capsys) -> None:
     assert schema.get("additionalProperties") is False
     decode = schema["$defs"]["DecodeConfig"]
     assert set(decode["properties"]) == {"backend", "max_bs", "bs"}
-    assert decode["properties"]["backend"]["enum"] == ["full", "breakable", "disabled"]
+    assert decode["properties"]["backend"]["enum"] == ["full", "breakable", "tc_piecewise", "disabled"]
 
 
 def test_version(capsys) -> None:
