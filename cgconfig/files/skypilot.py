@@ -44,13 +44,15 @@ def pip_pin(setup: str, first_line: int, where: str,
             variables: dict[str, str]) -> tuple[str, str] | None:
     """(``engine==version``, origin) from ``pip install sglang==X`` / ``vllm==X`` words of
     the setup script (its first line is the file's ``first_line``)."""
+    from cgconfig.files.pins import pin_of
+
     statements, _ = read_script(setup, first_line=first_line, where=where, variables=variables)
     for statement in statements:
         for word in statement.words:
-            name, sep, version = word.text.partition("==")
-            base = name.split("[", 1)[0].strip().lower()
-            if sep and base in ("sglang", "vllm") and version[:1].isdigit():
-                return f"{base}=={version.strip()}", f"pip install {word.text} ({where}:{word.line})"
+            pinned = pin_of(word.text)
+            if pinned is not None:
+                return (f"{pinned[0]}=={pinned[1]}",
+                        f"pip install {word.text} ({where}:{word.line})")
     return None
 
 
