@@ -171,6 +171,10 @@ def rewrite_words(words: Sequence[str], source: EngineVersion, target: EngineVer
         ours = next((o for o in (exact, *flag.options) if new.lookup(o) is not None), None)
         spelled = (ours or exact) + (name[len(key):] if dotted and "." in name else "")
         kept = new.lookup(ours) if ours is not None else None
+        same = _resolve(new, key)
+        if kept is not None and same is not None and same.dest == kept.dest and key != exact:
+            ours, kept = key, same  # the target reads the abbreviation as the same flag
+            spelled = name
         if kept is not None:
             bad = [v for v in given if kept.choices is not None and v not in kept.choices]
             if bad:
@@ -180,9 +184,9 @@ def rewrite_words(words: Sequence[str], source: EngineVersion, target: EngineVer
                 continue
             after = [f"{spelled}={inline}" if eq else spelled, *values]
             if after != written and key != exact:
-                changes.append(Change(written, after, f"{name} is short for {exact}; "
-                                      f"written out, as a prefix can be ambiguous in "
-                                      f"{target.label}"))
+                changes.append(Change(written, after, f"{name} is short for {exact} in "
+                                      f"{source.label}, which {target.label} reads otherwise "
+                                      f"(ambiguous, or another flag): written out"))
             out += after
             continue
         history = _history(engine, exact, source.version, target.version)

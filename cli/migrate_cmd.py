@@ -108,25 +108,29 @@ def _report(migration: Migration, before: dict[str, Any], after: dict[str, Any] 
 
 
 def _explain(body: dict[str, Any]) -> None:
-    """The changes, what was dropped and the plan diff, on stderr."""
+    """The changes, what was dropped and the plan diff, on stderr (wrapped at the terminal's
+    width, or ``COLUMNS``, with a hanging indent)."""
+    from cgconfig.cli.width import width, wrap
     from cgconfig.terminal import safe_data, unsafe
 
-    err = sys.stderr
-    head = body["from"]
-    err.write(f"cgconfig: migrate: {head['label']} ({head['source']}) → {body['to']['label']}\n")
+    limit = width(None)
+    rows = [f"cgconfig: migrate: {body['from']['label']} ({body['from']['source']}) → "
+            f"{body['to']['label']}"]
     for change in body["changes"]:
-        err.write(f"  changed: {shlex.join(change['before'])} → {shlex.join(change['after'])}:"
-                  f" {change['why']}\n")
+        rows.append(f"  changed: {shlex.join(change['before'])} → "
+                    f"{shlex.join(change['after'])}: {change['why']}")
     for change in body["dropped"]:
-        err.write(f"  cannot keep: {shlex.join(change['before'])}: {change['why']}\n")
+        rows.append(f"  cannot keep: {shlex.join(change['before'])}: {change['why']}")
     if not body["changes"] and not body["dropped"]:
-        err.write("  nothing to change: the target release reads every flag as written\n")
+        rows.append("  nothing to change: the target release reads every flag as written")
     if body["refused"]:
-        err.write(f"  the target release refuses the migrated line: {body['refused']}\n")
+        rows.append(f"  the target release refuses the migrated line: {body['refused']}")
+    sys.stderr.write("".join(line + "\n" for row in rows
+                             for line in wrap(row, limit, indent=6 if row[:1] == " " else 4)))
     if "diff" in body:
         from cgconfig.cli.diff_render import render_diff
 
-        unsafe(err).write(render_diff(safe_data(body["diff"]), color=False))  # type: ignore[arg-type]
+        unsafe(sys.stderr).write(render_diff(safe_data(body["diff"]), color=False))  # type: ignore[arg-type]
 
 
 def run_migrate(argv: list[str], launch: Launch | None = None) -> int:

@@ -75,9 +75,15 @@ def test_an_image_tag_moves_to_the_target(capsys: pytest.CaptureFixture[str]) ->
     assert rc == 0 and f"lmsysorg/sglang:v{NEWEST}-cu129" in shlex.split(out)
 
 
-def test_an_abbreviation_is_written_in_full(capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out, _ = run([*SGLANG, "--tp-si", "2", "--to", NEWEST], capsys)
-    assert rc == 0 and shlex.split(out)[-2:] == ["--tp-size", "2"]
+def test_an_abbreviation_the_target_reads_otherwise_is_written_in_full(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # --page: the unique prefix of --page-size in SGLang 0.5.19, ambiguous in 0.5.23
+    assert load_table("sglang", "0.5.19").prefix_matches("--page") == ["--page-size"]
+    assert len(load_table("sglang", NEWEST).prefix_matches("--page")) > 1
+    rc, out, err = run([*SGLANG, "--engine-version", "0.5.19", "--page", "16", "--tp-si", "2",
+                        "--to", NEWEST], capsys)
+    assert rc == 0 and shlex.split(out)[-4:] == ["--page-size", "16", "--tp-si", "2"]
+    assert "--page is short for --page-size" in err and "--tp-si" not in err.split("---")[0]
 
 
 def test_a_quoted_line_is_one_argument(capsys: pytest.CaptureFixture[str]) -> None:
