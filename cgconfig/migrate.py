@@ -194,6 +194,14 @@ def rewrite_words(words: Sequence[str], source: EngineVersion, target: EngineVer
         if successor is not None and (len(successor[0]) == 1 or not given):
             repl, where = successor
             after = [*repl, *given] if len(repl) == 1 else repl
+            renamed = new.lookup(repl[0])
+            bad = [v for v in given if renamed is not None and renamed.choices is not None
+                   and v not in renamed.choices]
+            if bad:
+                dropped.append(Change(written, [], f"{target.label} has no {exact} ({history}), "
+                                      f"and its {repl[0]} does not accept {bad[0]!r} (choices: "
+                                      f"{', '.join(renamed.choices or ())})"))
+                continue
             changes.append(Change(written, after, f"{target.label} has no {exact} "
                                   f"({history}); {where}"))
             out += after
