@@ -16,10 +16,12 @@ a line the newest release refuses reads the older tables, newest first. Stdlib o
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from cgconfig.engines.table import EngineTable, load_table
 from cgconfig.engines.versions import NAMES, SUPPORTED, EngineVersion
+
+if TYPE_CHECKING:
+    from cgconfig.engines.table import EngineTable
 
 #: How a plan names a release chosen from the line's own flags.
 SOURCE = "the line's flags"
@@ -65,6 +67,8 @@ def releases_accepting(engine: str, names: Sequence[str]) -> tuple[tuple[str, ..
                                                                    tuple[str, ...]]:
     """(the supported releases of ``engine`` that accept every name some release has, oldest
     first; the names that narrowed them). Reads every release's table."""
+    from cgconfig.engines.table import load_table
+
     releases = SUPPORTED[engine]
     tables = [load_table(engine, v) for v in reversed(releases)]  # newest first
     accepted = set(releases)
@@ -104,6 +108,8 @@ def infer(engine: str, flags: LineFlags) -> EngineVersion | None:
     rest = [n for n in flags.names if plain is None or not plain(n)]
     if not rest:
         return None  # every spelling is cgconfig's own: the newest release's
+    from cgconfig.engines.table import load_table  # only now: a line of cgconfig's spellings reads none
+
     newest = load_table(engine, SUPPORTED[engine][-1])
     if all(accepts(newest, n) for n in rest):
         return None
