@@ -95,7 +95,7 @@ def ask(folder: Path, engine: str, version: str, argvs: list[list[str]]) -> list
     if engine == "sglang":
         return oracle(folder, "sglang_oracle.py", ["--sglang-version", version], argvs)
     assert version == "0.33.0", "the oracle runs vLLM 0.33.0 only"
-    return oracle(folder, "vllm_engine_oracle.py", ["--timeout", "120"],
+    return oracle(folder, "vllm_engine_oracle.py", [],  # --batch must come first
                   [["vllm", "serve", *a] for a in argvs])
 
 
@@ -135,6 +135,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--oracle", required=True, type=Path, help="the oracle's folder")
     parser.add_argument("--per-release", type=int, default=40)
+    parser.add_argument("--engine", choices=("sglang", "vllm"),
+                        help="record only this engine's pairs, keeping the other's rows")
     parser.add_argument("--recheck", action="store_true",
                         help="re-ask the target's parser only about lines whose migration "
                              "changed since they were recorded")
@@ -144,7 +146,13 @@ def main() -> None:
         return
     rng = random.Random(SEED)
     rows: list[dict] = []
+    if options.engine and OUT.exists():
+        rows = [r for r in map(json.loads, OUT.read_text().splitlines())
+                if r["engine"] != options.engine]
     for engine, source, target in PAIRS:
+        if options.engine and engine != options.engine:
+            draw(engine, source, target, options.per_release, rng)  # the same stream
+            continue
         assert source in SUPPORTED[engine] and target in SUPPORTED[engine]
         lines = draw(engine, source, target, options.per_release, rng)
         if engine == "sglang":
