@@ -94,3 +94,28 @@ def test_a_digest_names_no_release_and_the_file_says_so(tmp_path: Path) -> None:
     (launch,) = find_launches(str(tmp_path / "Dockerfile"), text)
     assert launch.engine_version is None
     assert any("a digest names no release" in note for note in launch.notes)
+
+
+def test_a_dockerfile_exec_form_entrypoint_and_cmd(tmp_path: Path) -> None:
+    text = (f"FROM ubuntu:22.04 AS build\nRUN echo build\n"
+            f"FROM lmsysorg/sglang:v{OLDEST_SGLANG}-cu129\nENV SGLANG_X=1\n"
+            f'ENTRYPOINT ["python3", "-m", "sglang.launch_server"]\n'
+            f'CMD ["--model-path", "Qwen/Qwen2.5-7B", \\\n     "--tp-size", "2"]\n')
+    path = tmp_path / "Dockerfile"
+    path.write_text(text)
+    (launch,) = find_launches(str(path), text)
+    assert launch.argv == ("python3", "-m", "sglang.launch_server", "--model-path",
+                           "Qwen/Qwen2.5-7B", "--tp-size", "2")
+    assert launch.kind == "dockerfile" and launch.engine_version == f"sglang=={OLDEST_SGLANG}"
+    assert launch.version_origin is not None and "Dockerfile:3" in launch.version_origin
+    assert resolve_launch(launch).engine_version["version"] == OLDEST_SGLANG
+
+
+def test_a_cmd_after_an_entrypoint_is_its_arguments_and_a_later_entrypoint_resets_it(
+        tmp_path: Path) -> None:
+    text = ('FROM vllm/vllm-openai:v0.27.1\nCMD ["--max-num-seqs", "8"]\n'
+            'ENTRYPOINT ["vllm", "serve", "m"]\n')
+    path = tmp_path / "app.Dockerfile"
+    path.write_text(text)
+    (launch,) = find_launches(str(path), text)
+    assert launch.argv == ("vllm", "serve", "m")
