@@ -163,6 +163,14 @@ def diff(ctx: typer.Context) -> None:
     raise typer.Exit(run_diff(list(ctx.args)))
 
 
+@app.command(context_settings=_PASS_THROUGH, cls=_Command)
+def migrate(ctx: typer.Context) -> None:
+    """Rewrite a launch line for another engine release (see `cgconfig migrate --help`)."""
+    from cgconfig.cli.migrate_cmd import run_migrate
+
+    raise typer.Exit(run_migrate(list(ctx.args)))
+
+
 @app.command(cls=_Command)
 def check(
     paths: Annotated[list[str] | None, typer.Argument(

@@ -12,8 +12,8 @@ import re
 import sys
 from pathlib import Path
 
-COMMANDS = ("resolve", "explain", "diff", "tune", "verify", "histogram", "rules", "schema", "version",
-            "completion")
+COMMANDS = ("resolve", "explain", "diff", "migrate", "tune", "verify", "histogram", "rules", "schema",
+            "version", "completion")
 RULES_SUBCOMMANDS = ("list", "show", "validate")
 SCHEMAS = ("config", "deployment", "plan", "rules")
 SHELLS = ("bash", "zsh", "fish")
@@ -83,6 +83,13 @@ def candidates(words: list[str], cword: int) -> list[str]:
         if current.startswith("-"):
             return [f for f in ("--a", "--b", "--output") if f.startswith(current)]
         return []  # a plan file: the shell completes paths
+    if command == "migrate" and previous == "--to":
+        from cgconfig.line.versions import SUPPORTED
+
+        return [f"{e}=={v}" for e in ("sglang", "vllm") for v in SUPPORTED[e]
+                if f"{e}=={v}".startswith(current)]
+    if command == "migrate":
+        command = "resolve"  # its line is a launch line; --to and -o are its own
     if command not in ("resolve", "explain", "tune"):
         return []
     found = _flag_candidates(command, previous, current)

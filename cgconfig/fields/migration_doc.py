@@ -34,6 +34,18 @@ stay in the provenance (`cgconfig explain prefill.backend`).
 Deliberate differences from {sglang}: the aliases above still work; values are
 type-checked (`{"decode":{"max_bs":"abc"}}` is an error, not a string); an empty `bs` list is a
 clear error where SGLang crashes.
+
+## Rewriting a whole line: `cgconfig migrate`
+
+`cgconfig migrate LINE --to sglang==VERSION` (or `vllm==VERSION`) writes a launch line for
+another release: each flag the target release lacks is replaced by what the table above
+declares (or by the target's flag for the same setting), an abbreviation the target reads
+otherwise is written in full, and what cannot be kept is dropped with one line saying why
+(the release that removed it, the note above). The new line goes to stdout; the changes and
+the plan before and after (`cgconfig diff`'s report) go to stderr, or all of it with `-o json`.
+`--from FILE` migrates each launch of a file. Exit codes: 0 migrated, 1 the target release
+refuses the migrated line's plan, 2 bad input. The line's own release is found as
+`cgconfig resolve` finds it (README, "Engine versions" and "Older releases").
 """
 
 _ARGUMENT = {"int": " N", "int_list": " A B …", "human_int": " N", "choice": " NAME"}

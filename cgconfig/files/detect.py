@@ -26,12 +26,22 @@ def looks_like_yaml(path: str, text: str) -> bool:
     return False
 
 
+def _dockerfile(path: str) -> bool:
+    from cgconfig.files.dockerfile import is_dockerfile
+
+    return is_dockerfile(path)
+
+
 def read_launches(path: str, text: str, *, variables: dict[str, str]) -> list[Launch]:
     """Every launch of ``text``: YAML documents by their kind, anything else as a script."""
     if looks_like_yaml(path, text):
         from cgconfig.files.documents import launches_in_documents
 
         found = launches_in_documents(path, text, variables)
+    elif _dockerfile(path):
+        from cgconfig.files.dockerfile import launches_in_dockerfile
+
+        found = launches_in_dockerfile(path, text, variables)
     elif path.lower().endswith(".md"):
         from cgconfig.files.markdown import launches_in_markdown
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from cgconfig.errors import InputError
 from cgconfig.files.record import Launch
-from cgconfig.line.version_source import ENV_VAR, IMAGE_NAMES
+from cgconfig.line.version_source import ENV_VAR, IMAGE_NAMES, tag_version
 from cgconfig.line.versions import NAMES, version_key
 
 if TYPE_CHECKING:
@@ -75,16 +75,17 @@ def pinned_release(context: Context, engine: str) -> tuple[str | None, str | Non
     dynamo = any(part in repository.lower() for part in _DYNAMO_IMAGE) and "runtime" in last
     if not dynamo and not any(name in last for name in IMAGE_NAMES[engine]):
         return None, None, None  # not the engine's image: its tag says nothing of the engine
-    if not tag or version_key(tag) is None:
-        shown = tag or "no tag (latest)"
+    version = tag_version(tag) if tag else None
+    if version is None:
+        shown = tag or ("a digest" if "@" in context.image else "no tag (latest)")
         return None, None, (f"image {context.image} ({where}): {shown} names no release, so the "
                             f"{NAMES[engine]} release is unknown")
     if dynamo:
-        version, how = dynamo_engine_release(tag, engine)
-        if version is None:
+        shipped, how = dynamo_engine_release(version, engine)
+        if shipped is None:
             return None, None, f"image {context.image} ({where}): {how}"
-        return f"{engine}=={version}", f"image {context.image} ({where}): {how}", None
-    return f"{engine}=={tag.removeprefix('v')}", f"image {context.image} ({where})", None
+        return f"{engine}=={shipped}", f"image {context.image} ({where}): {how}", None
+    return f"{engine}=={version.removeprefix('v')}", f"image {context.image} ({where})", None
 
 
 def file_engine_version(launch: Launch, line: Sequence[str],

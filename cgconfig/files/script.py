@@ -22,23 +22,33 @@ def launches_in_script(text: str, first_line: int, context: Context,
 
     ``variables`` (``--set``) fill what neither the context's env nor the script sets; the
     files the script writes with here-documents travel with the launch."""
+    from cgconfig.files.pins import from_image, script_pins
+
     known = {**context.env, **variables}
     statements, _ = read_script(text, first_line=first_line, where=context.path,
                                 variables=known, fixed=frozenset(variables))
+    image = from_image(statements) if context.image is None else None
+    if image is not None:  # a Dockerfile's FROM: the image its CMD runs in
+        context = replace(context, image=image[0], image_line=image[1])
+    pins = script_pins(statements, context.path)
     written: dict[str, str] = {}
     out: list[Launch] = []
     for statement in statements:
         written.update(statement.writes)
-        found = launch_of_words(statement.words, context, written)
+        found = launch_of_words(statement.words, context, written, pins)
         if found is not None:
             out.append(found)
     return out
 
 
 def launch_of_words(words: list[Word], context: Context,
-                    written: Mapping[str, str] | None = None) -> Launch | None:
+                    written: Mapping[str, str] | None = None,
+                    pins: Mapping[str, tuple[str, str]] | None = None) -> Launch | None:
     """The launch ``words`` (one statement, or a container's ``command`` + ``args``) start,
-    or ``None`` when they start no engine."""
+    or ``None`` when they start no engine. ``pins`` (engine → (``engine==version``, origin),
+    ``files.pins.script_pins``) are the releases the script's own words install: they come
+    after the context's and before its image's tag (a ``pip install`` replaces the image's
+    engine)."""
     from cgconfig.files.dynamo import map_entry_point
 
     texts = [w.text for w in words]
@@ -70,6 +80,8 @@ def launch_of_words(words: list[Word], context: Context,
     env = {k: v for k, v in {**context.env, **entry.env}.items() if v != UNKNOWN}
     unresolved = tuple(dict.fromkeys(n for w in chosen for n in w.unresolved))
     version, origin = context.engine_version, context.version_origin
+    if version is None and pins and entry.dialect in pins:
+        version, origin = pins[entry.dialect]
     if version is None:
         version, origin, pin_note = pinned_release(context, entry.dialect)
         if pin_note:

@@ -43,19 +43,15 @@ def accelerators(value: Any) -> tuple[str | None, int | None, str | None]:
 def pip_pin(setup: str, first_line: int, where: str,
             variables: dict[str, str]) -> tuple[str, str] | None:
     """(``engine==version``, origin) from ``pip install sglang==X`` / ``vllm==X`` words of
-    the setup script (its first line is the file's ``first_line``): an engine's distribution
-    (``line.registry``) whose releases are version numbers."""
-    from cgconfig.line.registry import ROWS
+    the setup script (its first line is the file's ``first_line``)."""
+    from cgconfig.files.pins import pin_of
 
     statements, _ = read_script(setup, first_line=first_line, where=where, variables=variables)
     for statement in statements:
         for word in statement.words:
-            name, sep, version = word.text.partition("==")
-            base = name.split("[", 1)[0].strip().lower()
-            engine = next((row.name for row in ROWS if row.release_from_tags
-                           and base in row.distributions), None)
-            if sep and engine is not None and version[:1].isdigit():
-                return (f"{engine}=={version.strip()}",
+            pinned = pin_of(word.text)
+            if pinned is not None:
+                return (f"{pinned[0]}=={pinned[1]}",
                         f"pip install {word.text} ({where}:{word.line})")
     return None
 

@@ -12,17 +12,24 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache
+from typing import TYPE_CHECKING
 
 from cgconfig.errors import InputError
 from cgconfig.line import registry
 from cgconfig.line.versions import NAMES, SUPPORTED, EngineVersion, choose, default, oldest, version_key
 
+if TYPE_CHECKING:
+    from cgconfig.line.release_from_flags import LineFlags
+
 #: The sources of an engine version, highest precedence first. What the user states comes
 #: first (the flag, then cgconfig's environment variable), then evidence of what ran (the log
 #: given to ``verify`` prints its version), then what the line starts (a docker image tag), then
-#: the Python environment cgconfig runs in (the engine's installed package).
+#: the Python environment cgconfig runs in (the engine's installed package), and last, when
+#: nothing names one, the line's own flags (``release_from_flags.infer``: the newest release whose
+#: parser accepts them all).
 PRECEDENCE: tuple[str, ...] = (
-    "--engine-version", "CGCONFIG_ENGINE_VERSION", "log", "docker image", "installed package")
+    "--engine-version", "CGCONFIG_ENGINE_VERSION", "log", "docker image", "installed package",
+    "line flags")
 
 #: cgconfig's own variable naming the engine version(s): ``sglang==0.5.20``, ``0.5.20``, or a
 #: comma-separated list, one per engine (``sglang==0.5.20,vllm==0.27.1``).
@@ -90,9 +97,32 @@ def image_version(words: Iterable[str], engine: str) -> tuple[str, str] | None:
         last = repository.rsplit("/", 1)[-1].lower()
         if not any(name in last for name in IMAGE_NAMES[engine]):
             continue
-        for version in (tag, tag.split("-", 1)[0]):
-            if version_key(version) is not None:
-                return word, version
+        version = tag_version(tag)
+        if version is not None:
+            return word, version
+    return None
+
+
+def tag_version(tag: str) -> str | None:
+    """The release an image tag names: ``v0.5.20`` → ``v0.5.20``; a ``-variant`` after it
+    names the build (``v0.5.15-cu129``, ``v0.5.5.post3-cu129-amd64`` → ``v0.5.5.post3``);
+    ``latest``, ``dev`` and dates name none."""
+    for version in (tag, tag.split("-", 1)[0]):
+        if version_key(version) is not None:
+            return version
+    return None
+
+
+def digest_image(words: Iterable[str], engine: str) -> str | None:
+    """The first image of ``engine`` among ``words`` named by its digest alone
+    (``lmsysorg/sglang@sha256:…``, no tag): a digest names no release."""
+    for word in words:
+        name, at, digest = word.partition("@")
+        if not at or word.startswith("-") or "/" not in name or ":" in name.rsplit("/", 1)[-1]:
+            continue
+        if digest.startswith("sha256:") and any(
+                part in name.rsplit("/", 1)[-1].lower() for part in IMAGE_NAMES[engine]):
+            return word
     return None
 
 
@@ -152,12 +182,14 @@ def _metadata_version(path: str, read_text: ReadText) -> str | None:
 
 def select(engine: str, *, flag: str | None = None, environ: Mapping[str, str] | None = None,
            log_version: str | None = None, wrapper: Iterable[str] = (),
-           read_text: ReadText | None = None) -> EngineVersion:
+           read_text: ReadText | None = None,
+           line_flags: LineFlags | None = None) -> EngineVersion:
     """The version of ``engine`` a line is answered for: the first of :data:`PRECEDENCE` that
     names one. ``flag`` is ``--engine-version``'s value, ``environ`` the caller's environment
     (``CGCONFIG_ENGINE_VERSION``), ``log_version`` what a log printed, ``wrapper`` the words
     before the entry point (a ``docker run`` line), ``read_text`` how to read the
-    installed package's metadata (``None``: do not read it). A log's version outside the
+    installed package's metadata (``None``: do not read it), ``line_flags`` the line's own
+    spellings (read only when no other source names a version). A log's version outside the
     range is passed over (``verify`` still compares, and says so); any other source's raises
     :class:`InputError` (one line naming the range), as does text that is not a version."""
     candidates: list[tuple[str, str | None]] = []
@@ -191,5 +223,26 @@ def select(engine: str, *, flag: str | None = None, environ: Mapping[str, str] |
         except ValueError as error:
             if source == LOG_SOURCE:
                 continue  # verify compares anyway; its version note names the range
-            raise InputError(str(error)) from None  # the message names the source
+            raise InputError(str(error), hint=_override_hint(engine, source)) from None
+    if "line flags" in PRECEDENCE and line_flags is not None:
+        from cgconfig.line.release_from_flags import infer
+
+        inferred = infer(engine, line_flags)
+        if inferred is not None:
+            return inferred
+    digest = digest_image(wrapper, engine)
+    if digest is not None:
+        chosen = default(engine)
+        return chosen._replace(said=f"image {digest}: a digest names no release, so the line "
+                                    f"is answered for the newest supported, {chosen.label} "
+                                    f"(--engine-version names another)")
     return default(engine)
+
+
+def _override_hint(engine: str, source: str) -> str | None:
+    """What answers a line whose release (from ``source``, which the user did not type) is
+    refused: ``--engine-version``, which every other source gives way to."""
+    if source in (FLAG, ENV_VAR):
+        return None
+    return (f"--engine-version {engine}==VERSION (or {ENV_VAR}) overrides it, answering for "
+            f"the supported release it names")

@@ -70,6 +70,8 @@ class EngineVersion(NamedTuple):
     image tag, the installed package, a log, or ``default (newest supported)``."""
     requested: str | None = None
     """What the user asked for when it was not itself supported (``0.5.21.post1``)."""
+    said: str | None = None
+    """One line its source says of the choice (the line's flags: which releases parse it)."""
 
     @property
     def label(self) -> str:
@@ -78,7 +80,10 @@ class EngineVersion(NamedTuple):
 
     @property
     def note(self) -> str | None:
-        """One line when the version resolved to a different supported one, else ``None``."""
+        """One line when the version resolved to a different supported one, or its source
+        says why it chose it (``said``), else ``None``."""
+        if self.said is not None:
+            return self.said
         if self.requested is None or self.requested == self.version:
             return None
         said = f"{NAMES[self.engine]} {self.requested} ({self.source})"

@@ -52,12 +52,39 @@ def check_launch(launch: Launch, options: CheckOptions) -> list[Finding]:
     except CgConfigError as error:
         return [_refusal(launch, error, engine or "", pinned)]
     label = str(plan.engine_version.get("label") or engine)
+    inferred = _inferred(launch, plan) if not pinned else []
     ctx = analyze.Context(launch, plan, engine or str(plan.engine_version.get("engine")), label)
     bound = options.bound(plan, launch.argv) if options.bound is not None else None
     out = analyze.findings(ctx, bound)
     if options.newest and plan.engine_version.get("version") != newest(ctx.engine):
         out += _newest(ctx, launch, options.resolve_options)
-    return out
+    return [*inferred, *out]
+
+
+def _inferred(launch: Launch, plan: Plan) -> list[Finding]:
+    """CG012 for a launch answered for an older release because the newest refuses its flags
+    (``line/release_from_flags.py``): the file pins no release, so which one it runs is a guess."""
+    from cgconfig.line.release_from_flags import SOURCE, accepts, option_names
+    from cgconfig.line.table import load_table
+
+    chosen = plan.engine_version
+    if chosen.get("source") != SOURCE:
+        return []
+    engine = str(chosen.get("engine"))
+    table, answered = load_table(engine), load_table(engine, str(chosen["version"]))
+    refused = [n for n in option_names(launch.argv, dotted=engine == "vllm")
+               if not accepts(table, n) and accepts(answered, n)]
+    index = find_word(launch.argv, refused[0]) if refused else None
+    line = launch.arg_lines[index] if index is not None and index < len(launch.arg_lines) \
+        else launch.line
+    note = next((n for n in plan.notes if n.startswith("this line parses on")), "")
+    return [Finding("CG012", launch.file, line,
+                    f"the file pins no release, and {table.label} refuses "
+                    f"{refused[0] if refused else 'a flag of the line'}: {note}",
+                    f"pin the release the file runs (an image tag, a pip pin, "
+                    f"--engine-version), or rewrite the line with `cgconfig migrate ... --to "
+                    f"{engine}=={newest(engine)}`",
+                    subject=refused[0] if refused else engine, launch_line=launch.line)]
 
 
 def _refusal(launch: Launch, error: CgConfigError, engine: str, pinned: bool) -> Finding:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
+from typing import TYPE_CHECKING
 
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.line import has_engine_variables, registry
@@ -29,6 +30,9 @@ from cgconfig.sources.dialect_flags import dialect_flags, engine_flags, entry_on
 from cgconfig.sources.machine import MachineFacts
 from cgconfig.sources.model_config import ModelConfigFile
 from cgconfig.sources.own_flags import refuse_own_abbreviation
+
+if TYPE_CHECKING:
+    from cgconfig.line.release_from_flags import LineFlags
 
 
 def _dialect_tables() -> tuple[DialectFlags, ...]:
@@ -102,8 +106,10 @@ def split_command_line(argv: list[str], host: DialectFlags | None = None, *,
     if entry is None:
         split = split_argv(list(argv), _dialect_tables(), host, unclaimed=refuse_own_abbreviation)
         split.line, split.origins = list(argv), list(range(len(argv)))
+        flags = _line_flags(split.parts["sglang"].tokens if split.dialect == "sglang"
+                            and "sglang" in split.parts else [], "sglang")
         chosen = engine_version or _select(split.dialect, version, split.wrapper, None,
-                                           environ, log_version)
+                                           environ, log_version, flags)
         split.engine_version = chosen
     else:
         line = list(argv)
@@ -111,15 +117,32 @@ def split_command_line(argv: list[str], host: DialectFlags | None = None, *,
         if entry.program_at < len(line):
             wrapper.append(line[entry.program_at])  # an image whose entrypoint is the engine's
         chosen = engine_version or _select(entry.dialect, version, wrapper, host, environ,
-                                           log_version)
+                                           log_version, _line_flags(entry.argv, entry.dialect))
         split = _split_entry_line(argv, host, entry, chosen)
     if version is not None:
         split.parts[VERSION_PART] = version
     return _group_sglang(split, entry.dialect if entry is not None else HOST)
 
 
+def _line_flags(words: list[str], engine: str) -> LineFlags:
+    """The line's engine spellings for ``line.release_from_flags`` (the lowest source of its
+    release), cgconfig's own primary spellings (the newest SGLang release's, and cgconfig's
+    facts) vouched for so that a line of them reads no table."""
+    from cgconfig.fields.flags import flag_index
+    from cgconfig.line.release_from_flags import LineFlags, option_names
+
+    index = flag_index()
+
+    def plain(name: str) -> bool:
+        flag = index.get(name)
+        return flag is not None and flag.name == name and not flag.replacement
+
+    return LineFlags(option_names(words, dotted=engine == "vllm"), plain)
+
+
 def _select(engine: str, flag: Part | None, words: list[str], host: DialectFlags | None,
-            environ: Mapping[str, str] | None, log_version: str | None) -> EngineVersion:
+            environ: Mapping[str, str] | None, log_version: str | None,
+            line_flags: LineFlags | None = None) -> EngineVersion:
     """The release of ``engine`` the line is answered for (``version_source.select``); an
     unknown dialect's line (refused by :func:`request_from_split`) is answered for none."""
     from cgconfig.line.version_source import select
@@ -131,7 +154,8 @@ def _select(engine: str, flag: Part | None, words: list[str], host: DialectFlags
 
     words = _cgconfig_words(words, host)[1]  # not cgconfig's own flags: a wrapper's words
     return select(engine, flag=flag.tokens[0] if flag is not None else None, environ=environ,
-                  log_version=log_version, wrapper=words, read_text=read_text_file)
+                  log_version=log_version, wrapper=words, read_text=read_text_file,
+                  line_flags=line_flags)
 
 
 def _split_entry_line(argv: list[str], host: DialectFlags | None, entry: EntryPoint,

@@ -43,9 +43,12 @@ def test_aliases_removed_in_0_5_20_are_refused_from_then_on(alias: str, value: l
 
 def test_ambiguous_prefix_is_the_releases_own_error() -> None:
     # `--cuda-graph-max-bs` is a prefix of -decode and -prefill: SGLang 0.5.23's argparse
-    # refuses it as ambiguous; `--pp` matches --pp-size and others in every release.
+    # refuses it as ambiguous (a line naming no release is answered for the releases that
+    # parse it: line/release_from_flags.py); `--pp` matches --pp-size and others in every release.
+    newest = versions.newest("sglang")
     assert "ambiguous option: --cuda-graph-max-bs could match --cuda-graph-max-bs-decode, " \
-           "--cuda-graph-max-bs-prefill" in refusal([*LINE, "--cuda-graph-max-bs", "8"])
+           "--cuda-graph-max-bs-prefill" in refusal([*LINE, "--engine-version", newest,
+                                                     "--cuda-graph-max-bs", "8"])
     for version in versions.SUPPORTED["sglang"]:
         text = refusal([*LINE, "--engine-version", version, "--pp", "2"])
         assert "ambiguous option: --pp could match" in text and "use --pp-size" in text

@@ -98,7 +98,7 @@ def test_the_log_version_is_a_source() -> None:
 
 def test_precedence_is_the_one_tuple(monkeypatch: pytest.MonkeyPatch) -> None:
     assert version_source.PRECEDENCE == ("--engine-version", "CGCONFIG_ENGINE_VERSION", "log",
-                                         "docker image", "installed package")
+                                         "docker image", "installed package", "line flags")
     monkeypatch.setattr(version_source, "installed_version", lambda engine, read_text: "0.5.22")
     docker = ["docker", "run", f"lmsysorg/sglang:v{OLDEST}", *SGLANG]
     env = {"CGCONFIG_ENGINE_VERSION": "0.5.21"}

@@ -255,6 +255,12 @@ CASES: dict[tuple[str, int], list[str]] = {
     ("diff", 0): ["diff", "--a", "--tp-size 8", "--b", "--tp 8"],
     ("diff", 1): ["diff", "--a", "--tp-size 8", "--b", "--tp-size 8 --device hip"],
     ("diff", 2): ["diff", "--a", "--tp-size 8"],
+    ("migrate", 0): ["migrate", "--engine-version", "sglang==0.5.19", "--cuda-graph-max-bs", "64",
+                     "--to", "sglang==0.5.23"],
+    # SGLang 0.5.19 refuses unified memory with a prefill graph (06-sglang-releases.yaml)
+    ("migrate", 1): ["migrate", "--engine-version", "sglang==0.5.23", "--enable-unified-memory",
+                     "--cuda-graph-backend-prefill", "full", "--to", "sglang==0.5.19"],
+    ("migrate", 2): ["migrate", "--tp-size", "8", "--to", "sglang==0.4.0"],
     ("tune", 0): ["tune", "--histogram", str(ROOT / "benchmarks/workloads/poisson.json"),
                   "--gpu-memory-gib", "141", "--max-graphs", "8"],
     ("tune", 2): ["tune", "--histogram", str(ROOT / "no-such-histogram.json")],
