@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from cgconfig.engines.versions import NAMES, SUPPORTED, EngineVersion
+from cgconfig.line.versions import NAMES, SUPPORTED, EngineVersion
 
 if TYPE_CHECKING:
-    from cgconfig.engines.table import EngineTable
+    from cgconfig.line.table import EngineTable
 
 #: How a plan names a release chosen from the line's own flags.
 SOURCE = "the line's flags"
@@ -67,7 +67,7 @@ def releases_accepting(engine: str, names: Sequence[str]) -> tuple[tuple[str, ..
                                                                    tuple[str, ...]]:
     """(the supported releases of ``engine`` that accept every name some release has, oldest
     first; the names that narrowed them). Reads every release's table."""
-    from cgconfig.engines.table import load_table
+    from cgconfig.line.table import load_table
 
     releases = SUPPORTED[engine]
     tables = [load_table(engine, v) for v in reversed(releases)]  # newest first
@@ -108,7 +108,7 @@ def infer(engine: str, flags: LineFlags) -> EngineVersion | None:
     rest = [n for n in flags.names if plain is None or not plain(n)]
     if not rest:
         return None  # every spelling is cgconfig's own: the newest release's
-    from cgconfig.engines.table import load_table  # only now: a line of cgconfig's spellings reads none
+    from cgconfig.line.table import load_table  # only now: a line of cgconfig's spellings reads none
 
     newest = load_table(engine, SUPPORTED[engine][-1])
     if all(accepts(newest, n) for n in rest):

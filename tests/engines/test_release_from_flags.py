@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from cgconfig.api import request_from_argv, resolve_args
-from cgconfig.engines import table as table_module
 from cgconfig.errors import InputError
 from cgconfig.line import release_from_flags as line_release
+from cgconfig.line import table as table_module
 from cgconfig.line import version_source, versions
 from cgconfig.line.table import load_table
 from cgconfig.sources.command_line import split_command_line

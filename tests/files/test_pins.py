@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from cgconfig.engines import versions
 from cgconfig.errors import InputError
 from cgconfig.files.launch import find_launches
 from cgconfig.files.pins import pin_of
 from cgconfig.files.plan import resolve_launch
+from cgconfig.line import versions
 
 SGLANG = "python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-7B --port 30000"
 OLDEST_VLLM = versions.oldest("vllm")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from cgconfig.cli.main import main
-from cgconfig.engines import versions
+from cgconfig.line import versions
 from cgconfig.line.table import load_table
 
 SGLANG = ["python3", "-m", "sglang.launch_server", "--model-path", "m", "--gpu-memory-gib", "80"]
