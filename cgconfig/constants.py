@@ -7,19 +7,22 @@ start-up parsers, the rule engine, the vLLM dialect and the torch runtime.
 from __future__ import annotations
 
 PHASES: tuple[str, ...] = ("decode", "prefill")
-BACKENDS: tuple[str, ...] = ("full", "breakable", "disabled")
+BACKENDS: tuple[str, ...] = ("full", "breakable", "tc_piecewise", "disabled")
+"""``tc_piecewise`` is SGLang's torch.compile piecewise graph (up to 0.5.21; the release that
+removed it refuses it, ``engines/sglang/release_checks.py``)."""
 
 #: Backends ordered from most to least capable. Rules may only move a backend down this order,
-#: which is what makes repeated rule application terminate.
-BACKEND_RANK: dict[str, int] = {"full": 2, "breakable": 1, "disabled": 0}
+#: which is what makes repeated rule application terminate. ``tc_piecewise`` sits below
+#: ``breakable``: SGLang 0.5.19-0.5.21 move a breakable prefill to it (multimodal archs) and
+#: from it to ``disabled`` (``arg_groups/cuda_graph_hook.py:apply_cuda_graph_compatibility``).
+BACKEND_RANK: dict[str, int] = {"full": 3, "breakable": 2, "tc_piecewise": 1, "disabled": 0}
 
-#: Names removed upstream, with what to use instead (SGLang 0.5.23 rejects them the same way).
+#: Names removed upstream, with what to use instead (every supported release rejects them).
 REMOVED_BACKENDS: dict[str, str] = {
-    "tc_piecewise": "tc_piecewise was removed; select breakable, full, or disabled",
     "piecewise": "piecewise (tc_piecewise) was removed; select breakable, full, or disabled",
 }
 REMOVED_KEYS: dict[str, str] = {
-    "tc_compiler": "tc_compiler was removed together with tc_piecewise; drop the key",
+    "tc_compiler": "tc_compiler was removed together with tc_piecewise in SGLang 0.5.22; drop the key",
 }
 
 #: Attention-backend CUDA-graph support levels, weakest first (vLLM's ``AttentionCGSupport``

@@ -84,7 +84,8 @@ class PhaseCaptureDoc(BaseModel):
     """What will actually be captured for one phase."""
 
     model_config = _DOC
-    backend: Literal["full", "breakable", "disabled"]
+    backend: Literal["full", "breakable", "tc_piecewise", "disabled"]
+    """``tc_piecewise``: SGLang 0.5.21's and older releases' torch.compile piecewise graph."""
     sizes: list[CaptureSize]
     """Sizes to capture, ascending; empty when the phase runs eagerly."""
     compile_sizes: list[CaptureSize] | None = None

@@ -212,7 +212,8 @@ def _plan_table(plan: Plan) -> None:
     for phase in ("decode", "prefill"):
         cfg, cap = plan.config[phase], plan.capture[phase]
         backend = cfg["backend"]
-        style = "red" if backend == "disabled" else ("yellow" if backend == "breakable" else "green")
+        style = ("red" if backend == "disabled"
+                 else "yellow" if backend in ("breakable", "tc_piecewise") else "green")
         unit: str = plan.size_unit(phase)
         width = plan.units[phase].get("tokens_per_request", 1)
         # Speculative decoding: say how requests and tokens relate, for tokens only where each

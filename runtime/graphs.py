@@ -29,6 +29,21 @@ class Backend(str, Enum):
     EAGER = "eager"
 
 
+def tc_piecewise_stand_in(phase: str) -> tuple[Backend, str]:
+    """What a runner does with a plan's ``tc_piecewise`` phase, and the one line it logs.
+
+    ``tc_piecewise`` is SGLang 0.5.21's and older releases' torch.compile piecewise graph, which
+    this runtime cannot build (it captures whole graphs and breakable segments, with no
+    torch.compile piecewise split). Decode runs as ``full``, as those releases' own decode
+    runner does (``model_executor/runner/decode_cuda_graph_runner.py``); prefill runs eagerly.
+    """
+    if phase == "decode":
+        return Backend.FULL, ("backend tc_piecewise: SGLang's decode runner runs it as full, and "
+                              "so does cgconfig.runtime")
+    return Backend.EAGER, ("backend tc_piecewise is a torch.compile piecewise graph, which "
+                           "cgconfig.runtime cannot build: prefill buckets run eagerly")
+
+
 class Replayable(Protocol):
     """One bucket ready to run: ``replay()`` computes on the static buffers, returns the output."""
 

@@ -158,6 +158,13 @@ class PhaseRunner:
         if plan.debug:
             return Backend.EAGER, ("debug_cuda_graph is set: buckets run eagerly through the "
                                    "capture/replay path")
+        if plan.backend == "tc_piecewise":  # SGLang <= 0.5.21's torch.compile piecewise graph
+            from .graphs import tc_piecewise_stand_in
+
+            backend, said = tc_piecewise_stand_in(plan.phase)
+            if backend is not Backend.EAGER:
+                _log_once(f"cgconfig.runtime {plan.phase}: {said}")
+            return backend, said if backend is Backend.EAGER else None
         return Backend(plan.backend), None
 
     def request_rows(self, size: int) -> int:

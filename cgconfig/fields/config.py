@@ -17,7 +17,7 @@ from cgconfig.fields.spec import EngineKey, FlagSpelling, NotExpressible
 from cgconfig.limits import CONTEXT, REQUESTS, TOKENS
 
 Phase = Literal["decode", "prefill"]
-BackendName = Literal["full", "breakable", "disabled"]
+BackendName = Literal["full", "breakable", "tc_piecewise", "disabled"]
 assert get_args(BackendName) == BACKENDS and get_args(Phase) == PHASES
 _PHASE_NAMES: tuple[Phase, ...] = ("decode", "prefill")
 
@@ -71,12 +71,15 @@ class DecodeConfig(BaseModel):
     model_config = _MODEL_CONFIG
 
     backend: Annotated[Backend, FlagSpelling(
-        "--cuda-graph-backend-decode", "Backend for the decode phase: full, breakable or disabled.",
+        "--cuda-graph-backend-decode",
+        "Backend for the decode phase: full, breakable, tc_piecewise (SGLang 0.5.21 and older) "
+        "or disabled.",
     ), EngineKey("vllm", "cudagraph_mode", _MODE), EngineKey(
         "trtllm", "cuda_graph_config", "null when no decode graph is captured; a breakable "
         "backend is noted (TensorRT-LLM captures whole decode graphs)")] = "full"
     """How decode steps run: ``full`` (one graph per batch size), ``breakable`` (graph segments
-    with attention run eagerly between them) or ``disabled`` (eager). Default ``full``."""
+    with attention run eagerly between them), ``tc_piecewise`` (accepted by SGLang 0.5.21 and
+    older, whose decode runner runs it as ``full``) or ``disabled`` (eager). Default ``full``."""
 
     max_bs: Annotated[PositiveInt | None, FlagSpelling(
         "--cuda-graph-max-bs-decode", "Largest decode batch (requests) to capture.",
@@ -100,13 +103,16 @@ class PrefillConfig(BaseModel):
     model_config = _MODEL_CONFIG
 
     backend: Annotated[Backend, FlagSpelling(
-        "--cuda-graph-backend-prefill", "Backend for the prefill phase: full, breakable or disabled.",
+        "--cuda-graph-backend-prefill",
+        "Backend for the prefill phase: full, breakable, tc_piecewise (SGLang 0.5.21 and older) "
+        "or disabled.",
     ), EngineKey("vllm", "cudagraph_mode", _MODE), EngineKey(
         "trtllm", "torch_compile_config.enable_piecewise_cuda_graph", "true when prefill graphs "
         "are captured; full prefill graphs are noted (TensorRT-LLM's are piecewise)")
     ] = "breakable"
     """How prefill runs. Default ``breakable`` on CUDA, ``disabled`` on other platforms; ``full``
-    is experimental upstream."""
+    is experimental upstream; ``tc_piecewise`` is SGLang 0.5.21's and older releases'
+    torch.compile piecewise graph."""
 
     max_bs: Annotated[PositiveInt | None, FlagSpelling(
         "--cuda-graph-max-bs-prefill", "Largest prefill size (tokens) to capture.",

@@ -11,9 +11,10 @@ from cgconfig.limits import Bound
 _NEWEST = {engine: label(engine, newest(engine)) for engine in SUPPORTED}
 
 SPECS: tuple[FieldSpec, ...] = (
-    FieldSpec('decode.backend', 'choice', 'full', choices=('full', 'breakable', 'disabled'),
-              doc='How decode steps run: full (one graph per batch size), breakable (graph segments with attention run eagerly between them) or disabled (eager). Default full.',
-              flag=FlagSpelling(flag='--cuda-graph-backend-decode', help='Backend for the decode phase: full, breakable or disabled.', aliases=(), value=None, graph_effect=True),
+    FieldSpec('decode.backend', 'choice', 'full',
+              choices=('full', 'breakable', 'tc_piecewise', 'disabled'),
+              doc='How decode steps run: full (one graph per batch size), breakable (graph segments with attention run eagerly between them), tc_piecewise (accepted by SGLang 0.5.21 and older, whose decode runner runs it as full) or disabled (eager). Default full.',
+              flag=FlagSpelling(flag='--cuda-graph-backend-decode', help='Backend for the decode phase: full, breakable, tc_piecewise (SGLang 0.5.21 and older) or disabled.', aliases=(), value=None, graph_effect=True),
               engines=(EngineKey(engine='vllm', spelling='cudagraph_mode', how='one cudagraph_mode for the pair of phase backends; a pair with no mode is noted [mode] and the closest mode emitted'), EngineKey(engine='trtllm', spelling='cuda_graph_config', how='null when no decode graph is captured; a breakable backend is noted (TensorRT-LLM captures whole decode graphs)'))),
     FieldSpec('decode.max_bs', 'int', None, optional=True, gt=0.0,
               doc="Largest batch (in requests) to capture. Unset: the GPU-memory tier's default, clamped to --max-running-requests. An explicit bs list sets it to max(bs).",
@@ -25,9 +26,10 @@ SPECS: tuple[FieldSpec, ...] = (
               flag=FlagSpelling(flag='--cuda-graph-bs-decode', help='Exact decode batch sizes to capture (space-separated).', aliases=('--cuda-graph-bs',), value=None, graph_effect=True),
               bound=Bound(limit=65536, unit='requests per decode batch'),
               engines=(EngineKey(engine='vllm', spelling='cudagraph_capture_sizes', how="the union of both phases' lists, in tokens (vLLM has one list; two different lists are noted [one-list])"), EngineKey(engine='trtllm', spelling='cuda_graph_config.batch_sizes', how='the captured decode list, in requests'))),
-    FieldSpec('prefill.backend', 'choice', 'breakable', choices=('full', 'breakable', 'disabled'),
-              doc='How prefill runs. Default breakable on CUDA, disabled on other platforms; full is experimental upstream.',
-              flag=FlagSpelling(flag='--cuda-graph-backend-prefill', help='Backend for the prefill phase: full, breakable or disabled.', aliases=(), value=None, graph_effect=True),
+    FieldSpec('prefill.backend', 'choice', 'breakable',
+              choices=('full', 'breakable', 'tc_piecewise', 'disabled'),
+              doc="How prefill runs. Default breakable on CUDA, disabled on other platforms; full is experimental upstream; tc_piecewise is SGLang 0.5.21's and older releases' torch.compile piecewise graph.",
+              flag=FlagSpelling(flag='--cuda-graph-backend-prefill', help='Backend for the prefill phase: full, breakable, tc_piecewise (SGLang 0.5.21 and older) or disabled.', aliases=(), value=None, graph_effect=True),
               engines=(EngineKey(engine='vllm', spelling='cudagraph_mode', how='one cudagraph_mode for the pair of phase backends; a pair with no mode is noted [mode] and the closest mode emitted'), EngineKey(engine='trtllm', spelling='torch_compile_config.enable_piecewise_cuda_graph', how="true when prefill graphs are captured; full prefill graphs are noted (TensorRT-LLM's are piecewise)"))),
     FieldSpec('prefill.max_bs', 'int', None, optional=True, gt=0.0,
               doc='Largest prefill size in tokens. Unset: the chunked-prefill size.',

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from cgconfig.constants import BACKEND_RANK
 from cgconfig.engines.plugins import part
 from cgconfig.lint.finding import Finding
 from cgconfig.lint.locate import flag_name, line_of
@@ -35,7 +36,6 @@ class Bound:
 #: (plan, argv) → the running-request bound, per engine (the command line wires the engines').
 BoundReader = Callable[["Plan", Sequence[str]], "Bound | None"]
 
-_RANK = {"full": 2, "breakable": 1, "disabled": 0}
 
 
 @dataclass(frozen=True)
@@ -179,7 +179,7 @@ def _moved_down(decision: Decision) -> list[str]:
     for change in decision.changes:
         before, after = change.before, change.after
         backend_down = change.key.endswith(".backend") and isinstance(before, str) and \
-            isinstance(after, str) and _RANK.get(after, 3) < _RANK.get(before, 3)
+            isinstance(after, str) and BACKEND_RANK.get(after, 4) < BACKEND_RANK.get(before, 4)
         size_down = change.key.endswith("max_bs") and isinstance(before, int) and \
             isinstance(after, int) and after < before
         if backend_down or size_down:

@@ -26,23 +26,29 @@ if TYPE_CHECKING:
     from cgconfig.fields.config import CudaGraphConfig
 
 
-def validate_leaf(key: str, value: Any, where: str) -> Any:
-    """Check one value against its key's type (strictly, as the model does); returns it."""
+def validate_leaf(key: str, value: Any, where: str,
+                  backends: tuple[str, ...] = BACKENDS) -> Any:
+    """Check one value against its key's type (strictly, as the model does); returns it.
+    ``backends``: the backends a refused backend's message lists (the release's)."""
     try:
         checked = check(spec(key), value)
         check_size_value(key, checked, where)
         return checked
     except FieldError as exc:
-        allowed = BACKENDS if key.endswith(".backend") else None
-        suggestion = did_you_mean(value, BACKENDS) if allowed and isinstance(value, str) else None
+        allowed = backends if key.endswith(".backend") else None
+        suggestion = did_you_mean(value, backends) if allowed and isinstance(value, str) else None
         raise InputError(exc.describe(), where=where, allowed=allowed,
                          suggestion=suggestion) from None
 
 
 def leaves_from_mapping(data: Any, origin_source: str, layer: Layer, *, position: int = 0,
                         file_lines: docio.LineMap | None = None, file_name: str | None = None,
-                        allow_options: bool = False) -> list[Leaf]:
-    """Leaves from a ``{"decode": {...}, "prefill": {...}}`` mapping, each with a pointer."""
+                        allow_options: bool = False,
+                        read_keys: frozenset[str] = frozenset(),
+                        backends: tuple[str, ...] = BACKENDS) -> list[Leaf]:
+    """Leaves from a ``{"decode": {...}, "prefill": {...}}`` mapping, each with a pointer.
+    ``read_keys``: keys the engine release reads that make no plan key (accepted, no leaf);
+    ``backends``: the backends the release accepts, for the messages."""
 
     def where(parts: tuple[Any, ...]) -> str:
         ptr = docio.pointer(parts)
@@ -65,6 +71,8 @@ def leaves_from_mapping(data: Any, origin_source: str, layer: Layer, *, position
             raise InputError(f"{quote_key(group)} must be a JSON object, got {type(body).__name__}",
                              where=where((group,)))
         for key, value in body.items():
+            if key in read_keys:
+                continue
             if key in REMOVED_KEYS:
                 raise InputError(f"unknown key {quote_key(key)}", where=where((group, key)),
                                  hint=REMOVED_KEYS[key])
@@ -76,29 +84,37 @@ def leaves_from_mapping(data: Any, origin_source: str, layer: Layer, *, position
             at = where((group, key))
             if value is None and not spec(dotted).optional:
                 raise InputError(f"null is not a value for {dotted}", where=at,
-                                 allowed=BACKENDS if key == "backend" else None,
+                                 allowed=backends if key == "backend" else None,
                                  hint="omit the key to keep the default")
             # A null where the key may be unset is SGLang 0.5.23's own reading: the key keeps
             # its default and is locked (``arg_groups/cuda_graph_hook.py:parse_cuda_graph_config``
             # locks every key the JSON names), so no later default or hook moves it.
-            checked = validate_leaf(dotted, value, at)
+            if key == "backend" and value not in backends and value in BACKENDS:
+                checked = value  # another release's backend: the engine's release check says so
+            else:
+                checked = validate_leaf(dotted, value, at, backends)
             ptr = docio.pointer((group, key))
             shown_at = at.split(" (")[0] + f" {ptr}" if file_name else ptr
             leaves.append(Leaf(dotted, checked, Origin(layer, origin_source, shown_at, position)))
     return leaves
 
 
-def leaves_from_config_arg(raw: str, position: int = 0) -> list[Leaf]:
-    """Leaves from one ``--cuda-graph-config`` value: JSON text, ``@file`` or a file path."""
+def leaves_from_config_arg(raw: str, position: int = 0, *,
+                           read_keys: frozenset[str] = frozenset(),
+                           backends: tuple[str, ...] = BACKENDS) -> list[Leaf]:
+    """Leaves from one ``--cuda-graph-config`` value: JSON text, ``@file`` or a file path
+    (``read_keys`` as for :func:`leaves_from_mapping`)."""
     flag = "--cuda-graph-config"
     text = raw.strip()
     if text.startswith("@") or (not text.startswith("{") and _looks_like_path(text)):
         path = text[1:] if text.startswith("@") else text
         data, lines, name = docio.read_document(path, flag)
         return leaves_from_mapping(data, f"{flag} {name}", Layer.CONFIG, position=position,
-                                   file_lines=lines, file_name=name)
+                                   file_lines=lines, file_name=name, read_keys=read_keys,
+                                   backends=backends)
     data = docio.load_json_text(text, flag)
-    return leaves_from_mapping(data, flag, Layer.CONFIG, position=position)
+    return leaves_from_mapping(data, flag, Layer.CONFIG, position=position, read_keys=read_keys,
+                               backends=backends)
 
 
 def _looks_like_path(text: str) -> bool:

@@ -26,7 +26,7 @@ def test_values_the_models_accept_pass(key: str, value: object) -> None:
 @pytest.mark.parametrize(("key", "value"), [
     ("decode.max_bs", "64"), ("decode.max_bs", 0), ("decode.max_bs", True), ("decode.max_bs", 6.0),
     ("decode.bs", []), ("decode.bs", [1, -2]), ("decode.bs", "1 2"), ("decode.backend", "ful"),
-    ("decode.backend", "tc_piecewise"), ("facts.tp_size", 0), ("facts.device", "gpu"),
+    ("decode.backend", "piecewise"), ("facts.tp_size", 0), ("facts.device", "gpu"),
     ("facts.enable_lora", "yes"), ("facts.gpu_memory_gib", -1), ("facts.model_arch", 3),
 ])
 def test_values_the_models_reject_fail_the_same_way(key: str, value: object) -> None:

@@ -511,5 +511,14 @@ def test_phases_to_mode_decode_eager_note() -> None:
 def test_phases_to_mode_rejects_unknown_backend() -> None:
     with pytest.raises(ValueError, match=r"Did you mean breakable\?"):
         phases_to_mode("breakabel", "full")
-    with pytest.raises(ValueError, match="Allowed: full, breakable, disabled"):
-        phases_to_mode("full", "tc_piecewise")
+    with pytest.raises(ValueError, match="Allowed: full, breakable, tc_piecewise, disabled"):
+        phases_to_mode("full", "piecewise")
+
+
+def test_phases_to_mode_reads_tc_piecewise_as_breakable() -> None:
+    """SGLang <= 0.5.21's torch.compile piecewise prefill is vLLM's piecewise graph, noted."""
+    match = phases_to_mode("full", "tc_piecewise")
+    assert match.mode.name == "FULL_AND_PIECEWISE"
+    assert match.unexpressed == ["prefill=tc_piecewise (SGLang's torch.compile piecewise graph) "
+                                 "is read as breakable: vLLM's piecewise graphs are "
+                                 "torch.compile's"]

@@ -64,7 +64,7 @@ def test_missing_phase_is_disabled() -> None:
 
 @pytest.mark.parametrize("mutate, message", [
     (lambda d: d.update(schema_version=2), "schema_version"),
-    (lambda d: d["capture"]["decode"].update(backend="tc_piecewise"), "unknown backend"),
+    (lambda d: d["capture"]["decode"].update(backend="piecewise"), "unknown backend"),
     (lambda d: d["capture"]["decode"].update(sizes=[1, True]), "integers"),
     (lambda d: d["capture"]["decode"].update(sizes=[0, 1]), "positive"),
     (lambda d: d["capture"]["decode"].update(compile_sizes=[3]), "not capture sizes"),

@@ -40,8 +40,8 @@ if TYPE_CHECKING:
 CASE_INSENSITIVE_CHOICES = ("--speculative-algorithm",)
 
 #: Removed flags that only choose the compiler of a ``tc_piecewise`` graph (gone with it in
-#: SGLang 0.5.22): a release that still has them reads them, with no effect on the plan, since
-#: cgconfig refuses ``tc_piecewise`` itself.
+#: SGLang 0.5.22): a release that still has them reads them, with no effect on the captured
+#: sizes (``engines/sglang/tc_piecewise.py``).
 TC_COMPILER_FLAGS = ("--cuda-graph-tc-compiler", "--piecewise-cuda-graph-compiler")
 
 
@@ -79,11 +79,16 @@ class ParsedArgs:
     positionals: list[str] = field(default_factory=list)
 
 
-def parse_choice(text: str, flag: Flag, where: str) -> str:
-    """One of the flag's choices, case-sensitive as SGLang is; removed backends explained."""
+def parse_choice(text: str, flag: Flag, where: str, release: str | None = None) -> str:
+    """One of the flag's choices, case-sensitive as SGLang is; removed backends explained.
+    A backend flag's choices are SGLang ``release``'s (``tc_piecewise`` up to 0.5.21)."""
     from cgconfig.constants import REMOVED_BACKENDS
 
     choices = flag.choices or ()
+    if release is not None and "tc_piecewise" in choices:
+        from cgconfig.engines.sglang.tc_piecewise import backends_of
+
+        choices = backends_of(release) if text != "tc_piecewise" else choices
     if text in choices:
         return text
     if flag.name in CASE_INSENSITIVE_CHOICES and text.upper() in choices:
@@ -94,7 +99,7 @@ def parse_choice(text: str, flag: Flag, where: str) -> str:
                      suggestion=did_you_mean(text, choices))
 
 
-def _convert(flag: Flag, tokens: list[str], where: str) -> Any:
+def _convert(flag: Flag, tokens: list[str], where: str, release: str | None = None) -> Any:
     kind = flag.value
     if kind == "int":
         # chunked-prefill-size takes -1 (disabled); every other int flag is positive.
@@ -106,7 +111,7 @@ def _convert(flag: Flag, tokens: list[str], where: str) -> Any:
     if kind == "float":
         return parse_float(tokens[0], where)
     if kind == "choice":
-        return parse_choice(tokens[0], flag, where)
+        return parse_choice(tokens[0], flag, where, release)
     if kind == "str_list":
         return " ".join(tokens)
     return tokens[0]
@@ -248,7 +253,7 @@ def parse_argv(argv: list[str], *, release: str, ignore_unknown: bool | None = N
                         else "expects a value")
                 allowed = flag.choices or (flag.metavar or None)
                 raise InputError(f"{name} {what}", where=name, allowed=allowed)
-        _apply(flag, name, values, position, out)
+        _apply(flag, name, values, position, out, release)
     return out
 
 
@@ -265,7 +270,8 @@ def _unmodelled(arg: Arg, token: str, known: EngineOption | None, out: ParsedArg
         check_engine_flag(known, token, list(arg.values), engine, release)
 
 
-def _apply(flag: Flag, spelling: str, values: list[str], position: int, out: ParsedArgs) -> None:
+def _apply(flag: Flag, spelling: str, values: list[str], position: int, out: ParsedArgs,
+           release: str) -> None:
     where = spelling
     if flag.kind == "setting":
         _setting(out, flag.name, values)
@@ -273,7 +279,7 @@ def _apply(flag: Flag, spelling: str, values: list[str], position: int, out: Par
     if flag.name == "--cuda-graph-config":
         out.config_docs.append((values[0], position))
         return
-    converted = None if flag.value == "switch" else _convert(flag, values, where)
+    converted = None if flag.value == "switch" else _convert(flag, values, where, release)
     if flag.replacement:
         out.deprecations.append(
             f"'{spelling}' is deprecated and will be removed in a future release. "

@@ -67,10 +67,17 @@ class SglangArgv:
                          "(argparse), so only the last is read")
         # argparse converts every occurrence (a malformed first one is refused too); the last
         # one's value is what SGLang keeps.
-        documents = [leaves_from_config_arg(raw, position)
+        read_keys, backends = _release_vocabulary(self.engine, so_far)
+        documents = [leaves_from_config_arg(raw, position, read_keys=read_keys, backends=backends)
                      for raw, position in parsed.config_docs]
         if documents:
             leaves += documents[-1]
+        if self.engine == "sglang":  # argparse checks every flag; SGLang validates the last JSON
+            from cgconfig.engines.sglang.tc_piecewise import check_backends
+
+            check_backends(_release("sglang", so_far),
+                           [(leaf.value, leaf.origin.describe())
+                            for leaf in leaves if leaf.key.endswith(".backend")])
         facts: dict[str, Any] = {}
         where: dict[str, str] = {}
         if parsed.deployment is not None:
@@ -96,6 +103,20 @@ class SglangArgv:
             deprecations=deprecations, notes=notes,
             ignored=list(parsed.ignored),
             settings=parsed.settings)
+
+
+def _release_vocabulary(engine: str, so_far: ResolveRequest
+                        ) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The ``--cuda-graph-config`` keys the line's SGLang release reads that make no plan key,
+    and the backends it accepts."""
+    from cgconfig.constants import BACKENDS
+
+    if engine != "sglang":
+        return frozenset(), BACKENDS
+    from cgconfig.engines.sglang.tc_piecewise import backends_of, read_config_keys
+
+    release = _release(engine, so_far)
+    return read_config_keys(release), backends_of(release)
 
 
 def _release(engine: str, so_far: ResolveRequest) -> str:

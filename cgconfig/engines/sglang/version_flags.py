@@ -96,8 +96,10 @@ def check_sglang_spellings(tokens: list[str], version: EngineVersion) -> None:
         history = _history(name, version.version) or f"not a flag of {table.label}"
         source = ("the newest supported; --engine-version names another"
                   if version.source.startswith("default") else version.source)
+        from cgconfig.engines.sglang.tc_piecewise import replacement_for
+
         raise InputError(f"{history}: {table.label} ({source}) refuses it ({said})",
-                         where=name, hint=_replacement(name))
+                         where=name, hint=replacement_for(_replacement(name), version.version))
 
 
 def check_spellings(split: ArgvSplit, version: EngineVersion, *, entry_point: bool) -> None:

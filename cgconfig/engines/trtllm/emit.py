@@ -38,6 +38,9 @@ def trtllm_options(plan: Plan, user_options: dict[str, Any] | None = None
                                     "enable_padding": not plan.options["disable_padding"]}
         if decode["backend"] == "breakable":
             notes.append("a breakable decode graph: TensorRT-LLM captures whole decode graphs")
+        elif decode["backend"] == "tc_piecewise":  # SGLang's decode runner runs it as full
+            notes.append("a tc_piecewise decode graph (SGLang runs it as full): TensorRT-LLM "
+                         "captures whole decode graphs")
     prefill = plan.capture["prefill"]
     compile_block = doc.get("torch_compile_config")
     compile_block = dict(compile_block) if isinstance(compile_block, dict) else {}

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, TypeVar, get_args
 
-from cgconfig.constants import BACKEND_RANK, BACKENDS, CAPABILITY_LEVELS
+from cgconfig.constants import BACKENDS, CAPABILITY_LEVELS
 
 __all__ = [
     "MODE_PHASES",
@@ -37,7 +37,11 @@ __all__ = [
 ]
 
 PhaseBackend = Literal["full", "breakable", "disabled"]
-assert get_args(PhaseBackend) == BACKENDS
+assert set(get_args(PhaseBackend)) <= set(BACKENDS)
+#: The steps between vLLM's phase backends, for choosing the nearest mode (an SGLang
+#: ``tc_piecewise`` phase has no vLLM mode of its own: it is read as ``breakable``, vLLM's
+#: piecewise graph being torch.compile's too).
+_STEPS: dict[str, int] = {"full": 2, "breakable": 1, "disabled": 0}
 
 _E = TypeVar("_E", bound=enum.Enum)
 
@@ -312,9 +316,9 @@ def phases_to_mode(decode: str, prefill: str) -> ModeMatch:
     disabled phase gets piecewise graphs; vLLM cannot run one phase eager while the other has
     piecewise graphs), decode disabled + prefill full → PIECEWISE (both notes).
     """
-    wanted = (decode, prefill)
+    wanted = tuple("breakable" if v == "tc_piecewise" else v for v in (decode, prefill))
     for value in wanted:
-        if value not in BACKEND_RANK:
+        if value not in _STEPS:
             close = difflib.get_close_matches(str(value), BACKENDS, n=1)
             hint = f" Did you mean {close[0]}?" if close else ""
             raise ValueError(f"Invalid phase backend: {value!r}.{hint} "
@@ -325,15 +329,19 @@ def phases_to_mode(decode: str, prefill: str) -> ModeMatch:
         return all(got != "full" or want == "full" for got, want in pairs)
 
     def cost(mode: CudaGraphMode) -> tuple[int, int]:
-        deltas = [BACKEND_RANK[got] - BACKEND_RANK[want]
+        deltas = [_STEPS[got] - _STEPS[want]
                   for got, want in zip(MODE_PHASES[mode], wanted, strict=True)]
         return sum(-d for d in deltas if d < 0), sum(d for d in deltas if d > 0)
 
     best = min((m for m in MODE_PHASES if never_new_full(m)), key=cost)
     got_decode, got_prefill = MODE_PHASES[best]
-    rows = (("decode", decode, got_decode, "prefill", prefill),
-            ("prefill", prefill, got_prefill, "decode", decode))
-    notes = [f"{phase}={want} cannot be expressed with {other}={other_want}: "
+    rows = (("decode", wanted[0], got_decode, "prefill", wanted[1]),
+            ("prefill", wanted[1], got_prefill, "decode", wanted[0]))
+    notes = [f"{phase}=tc_piecewise (SGLang's torch.compile piecewise graph) is read as "
+             "breakable: vLLM's piecewise graphs are torch.compile's"
+             for phase, asked in (("decode", decode), ("prefill", prefill))
+             if asked == "tc_piecewise"]
+    notes += [f"{phase}={want} cannot be expressed with {other}={other_want}: "
              f"{_WHY_UNEXPRESSED[(phase, want)]}; vLLM {best.name} runs {phase} as {got}"
              for phase, want, got, other, other_want in rows if got != want]
     return ModeMatch(best, notes)
