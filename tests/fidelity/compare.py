@@ -125,7 +125,8 @@ def sglang_mismatch(case: dict[str, Any]) -> str | None:
             if want[phase][key] != got[phase][key]:
                 return f"{phase}.{key}"
     # SGLang 0.5.19 to 0.5.21 lock ``<phase>.tc_compiler`` for a tc_piecewise compiler flag;
-    # cgconfig has no such key (it does not model tc_piecewise), so there is no lock to match.
+    # cgconfig reads the flag and the key but plans no such key (the compiler changes no
+    # captured size), so there is no lock to match.
     wanted = sorted(k for k in want["locked"] if not k.endswith(".tc_compiler"))
     if wanted != got["locked"]:
         return "locked"
@@ -221,8 +222,8 @@ def corpus_file(kind: str) -> Path:
     """``sglang``, ``vllm``, ``sglang@0.5.20`` (an older release's corpus) or
     ``heldout@0.5.20`` (a release's held-out batch, ``record.py --heldout``)."""
     engine, _, version = kind.partition("@")
-    if engine == "heldout":
-        return HERE / f"sglang_heldout_{version}.jsonl"
+    if engine in ("heldout", "fresh"):  # fresh: the second held-out batch (seed 7300)
+        return HERE / f"sglang_{engine}_{version}.jsonl"
     return HERE / (f"{engine}_cases_{version}.jsonl" if version else f"{engine}_cases.jsonl")
 
 
@@ -234,10 +235,12 @@ def version_kinds() -> list[str]:
 
 
 def heldout_kinds() -> list[str]:
-    """The SGLang releases with a held-out batch, as kinds (``heldout@0.5.20``)."""
+    """The SGLang releases with a held-out batch, as kinds (``heldout@0.5.20``, seed 6100;
+    ``fresh@0.5.20``, seed 7300, recorded after issue #31's start-up checks were written)."""
     from cgconfig.engines.versions import SUPPORTED
 
-    return [f"heldout@{v}" for v in SUPPORTED["sglang"] if corpus_file(f"heldout@{v}").exists()]
+    return [f"{batch}@{v}" for batch in ("heldout", "fresh") for v in SUPPORTED["sglang"]
+            if corpus_file(f"{batch}@{v}").exists()]
 
 
 def load(kind: str) -> list[dict[str, Any]]:

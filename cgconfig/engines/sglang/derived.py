@@ -127,6 +127,7 @@ def derive_facts(facts: Facts, memory_gib: float | None,
     # speculative decoding.
     width = (speculative.num_draft_tokens or 1) if facts.speculative_algorithm else 1
     engine_attention = sa.resolved_attention_backend(facts, memory_gib)
+    page_size = sa.resolved_page_size(facts, engine_attention)
     return {
         **common_derived(facts, memory_gib, memory_source, "sglang"),
         "memory_tier": tier.label,
@@ -143,12 +144,20 @@ def derive_facts(facts: Facts, memory_gib: float | None,
         # SGLang 0.5.23 attention_backends_of: each phase's own flag, else the resolved one.
         "sglang_prefill_attention_backend": facts.prefill_attention_backend or engine_attention,
         "sglang_decode_attention_backend": facts.decode_attention_backend or engine_attention,
-        "sglang_page_size": sa.resolved_page_size(facts, engine_attention),
+        "sglang_page_size": page_size,
+        # validation_hook.check_server_args: the per-rank chunked-prefill size (after the DP
+        # split) is a multiple of the page size, unless chunked prefill is off.
+        "chunked_prefill_page_aligned": effective <= 0 or effective % page_size == 0,
         "speculative_eagle_topk": speculative.eagle_topk,
         # SGLang 0.5.23 model_overrides/deepseek_v2.py: MLA prefill CP sets the deepep a2a.
         "sglang_moe_a2a_backend": _sglang_moe_a2a_backend(facts),
-        # SGLang 0.5.23 parallel_hook.handle_data_parallelism: tp_size % attn_dp_size == 0.
-        "attn_dp_divides_tp": not facts.enable_dp_attention or facts.tp_size % facts.dp_size == 0,
+        # SGLang 0.5.23 parallel_hook.handle_data_parallelism: tp_size % attn_dp_size == 0;
+        # MLA prefill CP runs the --dp-size groups as attention DP without
+        # --enable-dp-attention (model_overrides/deepseek_v2.py, model_override_base.py:
+        # context_parallel_attn_dp_size; 0.5.19 sets enable_dp_attention there).
+        "attn_dp_divides_tp": not (facts.enable_dp_attention
+                                   or (facts.use_mla and facts.enable_prefill_cp))
+        or facts.tp_size % facts.dp_size == 0,
         # attention_hook._check_xpu_dcp: --dcp-size must divide --tp-size.
         "dcp_divides_tp": facts.tp_size % facts.dcp_size == 0,
         # ModelConfig.context_len: --context-length when given, else the model's own.
