@@ -82,12 +82,18 @@ def sglang_outcome(case: dict[str, Any]) -> dict[str, Any]:
 #: Differences kept on purpose (docs/fidelity.md, "Deliberate deviations"): the category a
 #: mismatch is filed under, and the text that identifies it in the engine's or cgconfig's error.
 DELIBERATE = {
-    # cgconfig exits 2 on a zero decode max_bs; SGLang 0.5.23 resolves decode bs [0].
+    # cgconfig exits 2 on a zero decode max_bs; SGLang 0.5.19 to 0.5.23 resolve decode bs [0]
+    # and then stop at start-up: model_executor/runner/base_cuda_graph_runner.py:
+    # get_batch_sizes_to_capture asserts capture_bs[0] > 0 (the oracle's --req-pool-size
+    # runs it: "AssertionError: capture_bs=[0]"). cgconfig's refusal cites it.
     "deliberate:zero-decode-max-bs": ("cgconfig", "--cuda-graph-max-bs-decode: expected a "
                                                   "positive integer, got 0"),
     # cgconfig exits 2 on any other zero or negative graph size (--cuda-graph-max-bs-prefill 0,
     # --cuda-graph-bs-decode 0 4, --cuda-graph-max-bs-decode -4); SGLang 0.5.19 to 0.5.23
-    # plan them as given (a size list of [0] or [-4] is no graph a server can capture).
+    # resolve them as given and stop at start-up: the decode runner's assertion above, and
+    # prefill_cuda_graph_runner.py:PrefillCudaGraphRunner.__init__ asserting a non-empty
+    # prefill bs (a prefill max_bs of 0 plans none). A prefill bs list holding 0 is not proven
+    # to stop there; cgconfig refuses it too (no recorded case has one).
     "deliberate:non-positive-size": ("cgconfig", ": expected a positive integer, got "),
     # The oracle's XPU stub has no torch.xpu.get_device_properties, so SGLang's XMX probe
     # (utils/common.py:xpu_has_xmx_support) fails; a real XPU answers it.
@@ -95,6 +101,7 @@ DELIBERATE = {
     # The oracle's environment has the real xgrammar over its tvm_ffi stub since the vLLM
     # engine oracle was added, so SGLang's DFLASH path fails importing xgrammar's FFI (a
     # harness crash, not SGLang's verdict; the older releases' corpora were recorded after it).
+    # The fresh@ batches were recorded with xgrammar as an import-only stub, and have none.
     "deliberate:oracle-xgrammar-ffi": ("engine", "has no attribute 'get_max_recursion_depth'"),
 }
 

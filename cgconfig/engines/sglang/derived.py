@@ -14,6 +14,8 @@ from cgconfig.derived import common_derived
 from cgconfig.engines.sglang import attention as sa
 from cgconfig.engines.sglang import grid as sz
 from cgconfig.engines.sglang import sizes as ss
+from cgconfig.engines.sglang.cp_layout import attn_cp_layout_valid
+from cgconfig.engines.versions import newest
 
 if TYPE_CHECKING:
     from cgconfig.facts import Facts
@@ -35,16 +37,6 @@ def prefill_cp_breakable_supported(facts: Facts, prefill_attention: str | None) 
                 and facts.attn_cp_size > 1
                 and facts.model_arch == "Glm5NextForConditionalGeneration")
     return False
-
-
-def _attn_cp_layout_valid(facts: Facts) -> bool:
-    """SGLang 0.5.23 ``parallel_hook.handle_context_parallelism``: tp % attn_cp and
-    tp % (attn_dp * attn_cp). MLA prefill CP (``model_overrides/deepseek_v2.py``) first sets
-    attn_cp = tp // attn_dp (the DP size), which always divides."""
-    if facts.attn_cp_size == 1 or (facts.use_mla and facts.enable_prefill_cp):
-        return True
-    attn_dp = facts.dp_size if facts.enable_dp_attention else 1
-    return bool(facts.tp_size % (facts.attn_cp_size * attn_dp) == 0)
 
 
 def speculative_block_size(facts: Facts) -> int | None:
@@ -135,7 +127,7 @@ def derive_facts(facts: Facts, memory_gib: float | None,
         "chunked_prefill_source": chunked_source,
         "effective_chunked_prefill_size": effective,
         "request_width": width,
-        "attn_cp_layout_valid": _attn_cp_layout_valid(facts),
+        "attn_cp_layout_valid": attn_cp_layout_valid(facts, sglang_version or newest("sglang")),
         # With no prefill backend given, SGLang's own pick (trtllm_mha on SM100) decides.
         "prefill_cp_breakable_supported": prefill_cp_breakable_supported(
             facts, facts.prefill_attention_backend or engine_attention),

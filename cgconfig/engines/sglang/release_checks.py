@@ -32,6 +32,20 @@ class FlagRequirement(NamedTuple):
     """How the release prints the fact when nothing set it."""
 
 
+class FlagCompanion(NamedTuple):
+    """An engine flag a release refuses, when a fact has one of some values, unless another
+    (ignored) engine flag is on the line too."""
+
+    flag: str
+    fact: str
+    values: tuple[str, ...]
+    unless: str
+    since: str | None
+    until: str | None
+    said: str
+    cites: str
+
+
 class ConfigKeys(NamedTuple):
     """Keys of one ``--cuda-graph-config`` phase that exist only in some releases."""
 
@@ -54,6 +68,19 @@ FLAG_REQUIREMENTS: tuple[FlagRequirement, ...] = (
         "--disaggregation-mode {value}): a rank's pool holds only its stripe of every cached "
         "page, which is incompatible with local decode",
         "python/sglang/srt/arg_groups/kv_shard_hook.py", unset="null"),
+)
+
+FLAG_COMPANIONS: tuple[FlagCompanion, ...] = (
+    # 0.5.22 reads SGLANG_UNIFIED_RADIX_TREE_CORE_BACKEND with its default 'rust' (0.5.23 sets
+    # 'python' for KV sharding when the variable is unset); cgconfig reads no such variable,
+    # so a line that sets it to python is refused here although 0.5.22 accepts it.
+    FlagCompanion(
+        "--enable-kv-cache-sharding", "disaggregation_mode", ("prefill",), "--disable-radix-cache",
+        "0.5.22", "0.5.23",
+        "--enable-kv-cache-sharding requires the Python UnifiedTreeCore: "
+        "SGLANG_UNIFIED_RADIX_TREE_CORE_BACKEND='rust' (its default) is not supported for "
+        "sharded KV",
+        "python/sglang/srt/arg_groups/kv_shard_hook.py:handle_kv_cache_sharding"),
 )
 
 CONFIG_KEYS: tuple[ConfigKeys, ...] = (
@@ -82,6 +109,14 @@ def check_release_inputs(release: str, ignored: Iterable[str], facts: Mapping[st
                 said = row.said.format(value=row.unset if value is None else value)
                 raise InputError(f"{shown} refuses it: {said}",
                                  where=row.flag, hint=f"{shown} {row.cites}")
+    for companion in FLAG_COMPANIONS:
+        if companion.flag in given and companion.unless not in given \
+                and facts.get(companion.fact) in companion.values \
+                and _holds(companion.since, companion.until, release):
+            raise InputError(f"{shown} refuses it: {companion.said}", where=companion.flag,
+                             hint=f"add {companion.unless}, or set "
+                                  f"SGLANG_UNIFIED_RADIX_TREE_CORE_BACKEND=python ({shown} "
+                                  f"{companion.cites})")
     for key, where in config_keys:
         phase, _, name = key.partition(".")
         for keys in CONFIG_KEYS:
