@@ -30,7 +30,7 @@ def test_json_tc_compiler_key_is_read_up_to_0_5_21() -> None:
 def test_enforce_piecewise_alias_is_0_5_19s() -> None:
     plan = resolve_args(["--engine-version", "sglang==0.5.19", "--enforce-piecewise-cuda-graph"])
     assert plan.to_dict()["config"]["prefill"]["backend"] == "tc_piecewise"
-    with pytest.raises(CgConfigError, match="was removed in SGLang 0.5.20"):
+    with pytest.raises(CgConfigError, match=r"was removed in SGLang 0\.5\.20"):
         resolve_args(["--engine-version", "sglang==0.5.20", "--enforce-piecewise-cuda-graph"])
 
 
