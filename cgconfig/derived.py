@@ -44,6 +44,7 @@ DERIVED_TYPES: dict[str, Any] = {
     "speculative_eagle_topk": Optional[int],  # noqa: UP045
     "sglang_moe_a2a_backend": str,
     "attn_dp_divides_tp": bool,
+    "chunked_prefill_page_aligned": bool,
     "dcp_divides_tp": bool,
     "sglang_context_length": Optional[int],  # noqa: UP045
     "deepep_v2_prefill_tokens": int,

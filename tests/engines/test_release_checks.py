@@ -25,8 +25,17 @@ def test_kv_cache_sharding_is_for_prefill_workers_from_0_5_22() -> None:
     with pytest.raises(CgConfigError, match="only supported on PD prefill workers"):
         resolve_args(["--engine-version", "sglang==0.5.23", "--enable-kv-cache-sharding"])
     plan = resolve_args(["--engine-version", "sglang==0.5.22", "--enable-kv-cache-sharding",
-                         "--disaggregation-mode", "prefill"])
+                         "--disaggregation-mode", "prefill", "--disable-radix-cache"])
     assert "--enable-kv-cache-sharding" in plan.ignored_args
+
+
+def test_kv_cache_sharding_needs_the_python_tree_core_in_0_5_22() -> None:
+    """SGLang 0.5.22 ``kv_shard_hook``: the radix tree core defaults to rust there, which
+    sharded KV refuses unless the radix cache is off; 0.5.23 defaults it to python."""
+    line = ["--enable-kv-cache-sharding", "--disaggregation-mode", "prefill"]
+    with pytest.raises(CgConfigError, match=r"SGLang 0\.5\.22 refuses it: .*UnifiedTreeCore"):
+        resolve_args(["--engine-version", "sglang==0.5.22", *line])
+    resolve_args(["--engine-version", "sglang==0.5.22", *line, "--disable-radix-cache"])
 
 
 @pytest.mark.parametrize("key", ["max_seq_len", "max_context_size"])

@@ -82,12 +82,18 @@ def sglang_outcome(case: dict[str, Any]) -> dict[str, Any]:
 #: Differences kept on purpose (docs/fidelity.md, "Deliberate deviations"): the category a
 #: mismatch is filed under, and the text that identifies it in the engine's or cgconfig's error.
 DELIBERATE = {
-    # cgconfig exits 2 on a zero decode max_bs; SGLang 0.5.23 resolves decode bs [0].
+    # cgconfig exits 2 on a zero decode max_bs; SGLang 0.5.19 to 0.5.23 resolve decode bs [0]
+    # and then stop at start-up: model_executor/runner/base_cuda_graph_runner.py:
+    # get_batch_sizes_to_capture asserts capture_bs[0] > 0 (the oracle's --req-pool-size
+    # runs it: "AssertionError: capture_bs=[0]"). cgconfig's refusal cites it.
     "deliberate:zero-decode-max-bs": ("cgconfig", "--cuda-graph-max-bs-decode: expected a "
                                                   "positive integer, got 0"),
     # cgconfig exits 2 on any other zero or negative graph size (--cuda-graph-max-bs-prefill 0,
     # --cuda-graph-bs-decode 0 4, --cuda-graph-max-bs-decode -4); SGLang 0.5.19 to 0.5.23
-    # plan them as given (a size list of [0] or [-4] is no graph a server can capture).
+    # resolve them as given and stop at start-up: the decode runner's assertion above, and
+    # prefill_cuda_graph_runner.py:PrefillCudaGraphRunner.__init__ asserting a non-empty
+    # prefill bs (a prefill max_bs of 0 plans none). A prefill bs list holding 0 is not proven
+    # to stop there; cgconfig refuses it too (no recorded case has one).
     "deliberate:non-positive-size": ("cgconfig", ": expected a positive integer, got "),
     # The oracle's XPU stub has no torch.xpu.get_device_properties, so SGLang's XMX probe
     # (utils/common.py:xpu_has_xmx_support) fails; a real XPU answers it.
@@ -95,6 +101,7 @@ DELIBERATE = {
     # The oracle's environment has the real xgrammar over its tvm_ffi stub since the vLLM
     # engine oracle was added, so SGLang's DFLASH path fails importing xgrammar's FFI (a
     # harness crash, not SGLang's verdict; the older releases' corpora were recorded after it).
+    # The fresh@ batches were recorded with xgrammar as an import-only stub, and have none.
     "deliberate:oracle-xgrammar-ffi": ("engine", "has no attribute 'get_max_recursion_depth'"),
 }
 
@@ -125,7 +132,8 @@ def sglang_mismatch(case: dict[str, Any]) -> str | None:
             if want[phase][key] != got[phase][key]:
                 return f"{phase}.{key}"
     # SGLang 0.5.19 to 0.5.21 lock ``<phase>.tc_compiler`` for a tc_piecewise compiler flag;
-    # cgconfig has no such key (it does not model tc_piecewise), so there is no lock to match.
+    # cgconfig reads the flag and the key but plans no such key (the compiler changes no
+    # captured size), so there is no lock to match.
     wanted = sorted(k for k in want["locked"] if not k.endswith(".tc_compiler"))
     if wanted != got["locked"]:
         return "locked"
@@ -231,8 +239,8 @@ def corpus_file(kind: str) -> Path:
     ``sglang_cases_<release>.jsonl``, ``vllm_compilation_cases_<release>.jsonl``,
     ``sglang_heldout_<release>.jsonl``."""
     engine, _, version = kind.partition("@")
-    if engine == "heldout":
-        return HERE / f"sglang_heldout_{version}.jsonl"
+    if engine in ("heldout", "fresh"):  # fresh: the second held-out batch (seed 7300)
+        return HERE / f"sglang_{engine}_{version}.jsonl"
     if engine == "vllm":
         return HERE / f"vllm_compilation_cases_{CORPUS_RELEASE['vllm']}.jsonl"
     return HERE / f"sglang_cases_{version or CORPUS_RELEASE['sglang']}.jsonl"
@@ -247,10 +255,12 @@ def version_kinds() -> list[str]:
 
 
 def heldout_kinds() -> list[str]:
-    """The SGLang releases with a held-out batch, as kinds (``heldout@0.5.20``)."""
+    """The SGLang releases with a held-out batch, as kinds (``heldout@0.5.20``, seed 6100;
+    ``fresh@0.5.20``, seed 7300, recorded after issue #31's start-up checks were written)."""
     from cgconfig.line.versions import SUPPORTED
 
-    return [f"heldout@{v}" for v in SUPPORTED["sglang"] if corpus_file(f"heldout@{v}").exists()]
+    return [f"{batch}@{v}" for batch in ("heldout", "fresh") for v in SUPPORTED["sglang"]
+            if corpus_file(f"{batch}@{v}").exists()]
 
 
 def load(kind: str) -> list[dict[str, Any]]:

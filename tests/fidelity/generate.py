@@ -289,12 +289,49 @@ RELEASE_FLAGS: tuple[tuple[str, ...], ...] = (
 )
 
 
+#: The tc_piecewise backend's words of :data:`RELEASE_FLAGS` (SGLang 0.5.19-0.5.21).
+TC_PIECEWISE_FLAGS = tuple(words for words in RELEASE_FLAGS
+                           if any("tc_" in w or "tc-" in w or w in ("--enforce-piecewise-cuda-graph",
+                                                      "--piecewise-cuda-graph-compiler")
+                                  for w in words))
+
+
 def _release_draws(rng: random.Random, argv: list[str]) -> list[str]:
     """One to three of :data:`RELEASE_FLAGS` (``focus="releases"``)."""
     extra: list[str] = []
     for words in rng.sample(RELEASE_FLAGS, rng.randint(1, 3)):
         if words[0] not in argv + extra:
             extra += list(words)
+    return extra
+
+
+def _startup_check_draws(rng: random.Random, model: str, argv: list[str]) -> list[str]:
+    """The start-up refusals issue #31 found unmodelled (``focus="startupchecks"``): a chunked
+    prefill that is no multiple of the page size (flashmla's 64, or ``--page-size``), EAGLE
+    with a draft on flashmla / trtllm_mha with page 64, ``--enable-kv-cache-sharding`` on and
+    off a prefill server, the FlashInfer all-to-all under DP attention on any model, MLA
+    prefill CP with ``--dp-size 8``; and the tc_piecewise backend of 0.5.19-0.5.21."""
+    extra: list[str] = []
+    if _absent(argv, "--chunked-prefill-size") and _maybe(rng, 0.4):
+        extra += ["--chunked-prefill-size", str(rng.choice((1000, 2500, 3000, 3072, 4096)))]
+    if _absent(argv, "--page-size", "--attention-backend") and _maybe(rng, 0.4):
+        extra += rng.choice((["--attention-backend", "flashmla"], ["--page-size", "64"],
+                             ["--page-size", "16"], ["--attention-backend", "trtllm_mha",
+                                                     "--page-size", "64"]))
+    if _absent(argv, "--speculative-algorithm") and _maybe(rng, 0.25):
+        extra += ["--speculative-algorithm", "EAGLE", "--speculative-draft-model-path", "@llama"]
+    if _maybe(rng, 0.12):
+        extra.append("--enable-kv-cache-sharding")
+        if _absent(argv, "--disaggregation-mode") and _maybe(rng, 0.5):
+            extra += ["--disaggregation-mode", "prefill"]
+    if _absent(argv, "--moe-a2a-backend", "--tp-size", "--dp-size") and _maybe(rng, 0.2):
+        extra += ["--tp-size", "2", "--dp-size", "2", "--enable-dp-attention",
+                  "--moe-a2a-backend", "flashinfer"]
+    if model == "deepseek_v3" and _absent(argv, "--dp-size", "--enable-prefill-cp") \
+            and _maybe(rng, 0.4):
+        extra += ["--dp-size", "8", "--enable-prefill-cp", "--cp-strategy", "interleave"]
+    if _maybe(rng, 0.15):
+        extra += list(rng.choice(TC_PIECEWISE_FLAGS))
     return extra
 
 
@@ -322,6 +359,8 @@ def sglang_case(rng: random.Random, case_id: int, focus: str | None = None) -> d
         case["argv"] = argv + _engine_check_draws(rng, argv)
     elif focus == "releases":
         case["argv"] = argv + _release_draws(rng, argv)
+    elif focus == "startupchecks":
+        case["argv"] = argv + _startup_check_draws(rng, model, argv)
     return case
 
 

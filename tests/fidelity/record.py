@@ -6,6 +6,8 @@ Run by hand, never in CI (CI replays the recorded answers)::
     python tests/fidelity/record.py --oracle /path/to/oracle --append-sglang 300 --seed 2027 --focus refusals
     python tests/fidelity/record.py --oracle /path/to/oracle --sglang-version 0.5.20 --sglang 400 --seed 2031
     python tests/fidelity/record.py --oracle ORACLE --sglang-version 0.5.20 --heldout --sglang 300 --seed 5100
+    python tests/fidelity/record.py --oracle ORACLE --sglang-version 0.5.20 --heldout --sglang 240 \
+        --checks 120 --seed 7300 --out tests/fidelity/sglang_fresh_0.5.20.jsonl
     python tests/fidelity/record.py --oracle /path/to/oracle --answer tests/fidelity/sglang_classes.jsonl
 
 ``--oracle`` is a folder with ``sglang_oracle.py`` and ``vllm_oracle.py``: harnesses that import
@@ -149,10 +151,11 @@ def heldout_corpus(version: str) -> Path:
 
 
 def record_heldout(oracle: Path, python: str, version: str, count: int, seed: int,
-                   out: Path | None = None, own_flags: bool = False) -> None:
+                   out: Path | None = None, own_flags: bool = False, checks: int = 0) -> None:
     """Record ``count`` fresh cases answered by SGLang ``version``'s own code: two thirds from
     the general generator, one third drawing the flags that differ between releases
-    (``focus="releases"``); written to :func:`heldout_corpus` (or ``out``). ``own_flags``:
+    (``focus="releases"``), then ``checks`` more drawing the start-up checks of issue #31
+    (``focus="startupchecks"``, seed + 2); written to :func:`heldout_corpus` (or ``out``). ``own_flags``:
     each line rewritten into the release's own flags (``release_lines.release_case``, for the
     releases before 0.5.19, whose users write their own spellings)."""
     general = count - count // 3
@@ -163,6 +166,11 @@ def record_heldout(oracle: Path, python: str, version: str, count: int, seed: in
     for case in more:
         case["batch"] = f"seed {seed + 1}, focus releases, SGLang {version}, held out"
     cases += more
+    if checks:
+        drawn = generate("sglang", checks, seed + 2, first_id=count, focus="startupchecks")
+        for case in drawn:
+            case["batch"] = f"seed {seed + 2}, focus startupchecks, SGLang {version}, held out"
+        cases += drawn
     if own_flags:
         import random
 
@@ -209,7 +217,8 @@ def main() -> None:
     parser.add_argument("--append-sglang", type=int, metavar="N",
                         help="append N new SGLang cases drawn with --seed (use a new seed) "
                              "instead of re-recording the corpus")
-    parser.add_argument("--focus", choices=["refusals", "graphflags", "enginechecks"],
+    parser.add_argument("--focus", choices=["refusals", "graphflags", "enginechecks",
+                                            "startupchecks"],
                         help="with --append-sglang: draw more of the inputs SGLang refuses")
     parser.add_argument("--sglang-version", metavar="X.Y.Z",
                         help="record --sglang N cases answered by this older SGLang release into "
@@ -222,6 +231,8 @@ def main() -> None:
     parser.add_argument("--own-flags", action="store_true",
                         help="with --heldout: write each line in the release's own flags "
                              "(release_lines.py; the releases before 0.5.19)")
+    parser.add_argument("--checks", type=int, default=0, metavar="N",
+                        help="with --heldout: N more cases drawing issue #31's start-up checks")
     parser.add_argument("--answer", type=Path, metavar="FILE",
                         help="answer the hand-written SGLang cases in FILE (sglang_classes.jsonl) "
                              "in place, and nothing else")
@@ -231,7 +242,7 @@ def main() -> None:
         answer_named(args.oracle, python, args.answer)
     elif args.sglang_version and args.heldout:
         record_heldout(args.oracle, python, args.sglang_version, args.sglang, args.seed,
-                       args.out, args.own_flags)
+                       args.out, args.own_flags, args.checks)
         return
     elif args.sglang_version:
         record_sglang_version(args.oracle, python, args.sglang_version, args.sglang, args.seed)

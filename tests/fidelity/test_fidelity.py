@@ -56,3 +56,16 @@ def test_every_older_sglang_release_has_its_corpus() -> None:
     for version in older:
         cases = compare.load(f"sglang@{version}")
         assert len(cases) >= 300 and all(c["engine_version"] == version for c in cases)
+
+
+def test_every_sglang_release_has_a_fresh_batch_of_300_lines() -> None:
+    """Issue #31 item 6: 300+ fresh lines per release (seed 7300), recorded after the code,
+    a third of them drawing the start-up checks (``generate.py`` focus ``startupchecks``)."""
+    from cgconfig.line.versions import SUPPORTED
+
+    for version in SUPPORTED["sglang"]:
+        if version not in ("0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23"):
+            continue  # releases added later bring their own batches
+        cases = compare.load(f"fresh@{version}")
+        assert len(cases) >= 300
+        assert sum("startupchecks" in c["batch"] for c in cases) >= 100

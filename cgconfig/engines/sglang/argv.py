@@ -99,13 +99,46 @@ def parse_choice(text: str, flag: Flag, where: str, release: str | None = None) 
                      suggestion=did_you_mean(text, choices))
 
 
+#: Where SGLang itself stops on a graph size below 1, which its parser takes: the runner of
+#: the phase asserts at start-up (the same lines in 0.5.19 to 0.5.23). A prefill list holding
+#: 0 is not proven to stop there, so it has no entry.
+_START_UP_SIZE_CHECKS = {
+    "decode.max_bs": "model_executor/runner/base_cuda_graph_runner.py:"
+                     "get_batch_sizes_to_capture asserts capture_bs[0] > 0",
+    "decode.bs": "model_executor/runner/base_cuda_graph_runner.py:"
+                 "get_batch_sizes_to_capture asserts capture_bs[0] > 0",
+    "prefill.max_bs": "a prefill max_bs below 1 plans no size, and model_executor/runner/"
+                      "prefill_cuda_graph_runner.py:PrefillCudaGraphRunner.__init__ asserts "
+                      "the prefill bs is not empty",
+}
+
+
+def _graph_size_error(exc: InputError, flag: Flag, release: str | None) -> InputError:
+    """``exc`` for a graph size flag, citing where SGLang's start-up fails on the value its
+    parser accepts (a size of 0 or below); other flags' errors as they are."""
+    keys = [key for key, _ in flag.writes if key in _START_UP_SIZE_CHECKS]
+    if exc.hint or len(keys) != 1 or "positive" not in exc.what:
+        return exc
+    from cgconfig.line.versions import label, newest
+
+    shown = label("sglang", release or newest("sglang"))
+    phase = keys[0].split(".")[0]
+    return InputError(exc.what, where=exc.where, hint=(
+        f"{shown} parses it and plans it, then stops at start-up ({_START_UP_SIZE_CHECKS[keys[0]]}); "
+        f"give a size of 1 or more, or --cuda-graph-backend-{phase} disabled"))
+
+
 def _convert(flag: Flag, tokens: list[str], where: str, release: str | None = None) -> Any:
     kind = flag.value
-    if kind == "int":
-        # chunked-prefill-size takes -1 (disabled); every other int flag is positive.
-        return parse_int(tokens[0], where, allow_negative=flag.name == "--chunked-prefill-size")
-    if kind == "int_list":
-        return [parse_int(t, where) for t in tokens]
+    if kind in ("int", "int_list"):
+        try:
+            if kind == "int_list":
+                return [parse_int(t, where) for t in tokens]
+            # chunked-prefill-size takes -1 (disabled); every other int flag is positive.
+            return parse_int(tokens[0], where,
+                             allow_negative=flag.name == "--chunked-prefill-size")
+        except InputError as exc:
+            raise _graph_size_error(exc, flag, release) from None
     if kind == "human_int":
         return parse_human_int(tokens[0], where)
     if kind == "float":

@@ -14,6 +14,8 @@ from cgconfig.derived import common_derived
 from cgconfig.engines.sglang import attention as sa
 from cgconfig.engines.sglang import grid as sz
 from cgconfig.engines.sglang import sizes as ss
+from cgconfig.engines.sglang.cp_layout import attn_cp_layout_valid
+from cgconfig.line.versions import newest
 
 if TYPE_CHECKING:
     from cgconfig.facts import Facts
@@ -35,16 +37,6 @@ def prefill_cp_breakable_supported(facts: Facts, prefill_attention: str | None) 
                 and facts.attn_cp_size > 1
                 and facts.model_arch == "Glm5NextForConditionalGeneration")
     return False
-
-
-def _attn_cp_layout_valid(facts: Facts) -> bool:
-    """SGLang 0.5.23 ``parallel_hook.handle_context_parallelism``: tp % attn_cp and
-    tp % (attn_dp * attn_cp). MLA prefill CP (``model_overrides/deepseek_v2.py``) first sets
-    attn_cp = tp // attn_dp (the DP size), which always divides."""
-    if facts.attn_cp_size == 1 or (facts.use_mla and facts.enable_prefill_cp):
-        return True
-    attn_dp = facts.dp_size if facts.enable_dp_attention else 1
-    return bool(facts.tp_size % (facts.attn_cp_size * attn_dp) == 0)
 
 
 def speculative_block_size(facts: Facts) -> int | None:
@@ -124,6 +116,7 @@ def derive_facts(facts: Facts, memory_gib: float | None,
     # speculative decoding.
     width = (speculative.num_draft_tokens or 1) if facts.speculative_algorithm else 1
     engine_attention = sa.resolved_attention_backend(facts, memory_gib)
+    page_size = sa.resolved_page_size(facts, engine_attention)
     return {
         **common_derived(facts, memory_gib, memory_source, "sglang"),
         "memory_tier": tier.label,
@@ -131,7 +124,7 @@ def derive_facts(facts: Facts, memory_gib: float | None,
         "chunked_prefill_source": chunked_source,
         "effective_chunked_prefill_size": effective,
         "request_width": width,
-        "attn_cp_layout_valid": _attn_cp_layout_valid(facts),
+        "attn_cp_layout_valid": attn_cp_layout_valid(facts, sglang_version or newest("sglang")),
         # With no prefill backend given, SGLang's own pick (trtllm_mha on SM100) decides.
         "prefill_cp_breakable_supported": prefill_cp_breakable_supported(
             facts, facts.prefill_attention_backend or engine_attention),
@@ -140,12 +133,20 @@ def derive_facts(facts: Facts, memory_gib: float | None,
         # SGLang 0.5.23 attention_backends_of: each phase's own flag, else the resolved one.
         "sglang_prefill_attention_backend": facts.prefill_attention_backend or engine_attention,
         "sglang_decode_attention_backend": facts.decode_attention_backend or engine_attention,
-        "sglang_page_size": sa.resolved_page_size(facts, engine_attention),
+        "sglang_page_size": page_size,
+        # validation_hook.check_server_args: the per-rank chunked-prefill size (after the DP
+        # split) is a multiple of the page size, unless chunked prefill is off.
+        "chunked_prefill_page_aligned": effective <= 0 or effective % page_size == 0,
         "speculative_eagle_topk": speculative.eagle_topk,
         # SGLang 0.5.23 model_overrides/deepseek_v2.py: MLA prefill CP sets the deepep a2a.
         "sglang_moe_a2a_backend": _sglang_moe_a2a_backend(facts),
-        # SGLang 0.5.23 parallel_hook.handle_data_parallelism: tp_size % attn_dp_size == 0.
-        "attn_dp_divides_tp": not facts.enable_dp_attention or facts.tp_size % facts.dp_size == 0,
+        # SGLang 0.5.23 parallel_hook.handle_data_parallelism: tp_size % attn_dp_size == 0;
+        # MLA prefill CP runs the --dp-size groups as attention DP without
+        # --enable-dp-attention (model_overrides/deepseek_v2.py, model_override_base.py:
+        # context_parallel_attn_dp_size; 0.5.19 sets enable_dp_attention there).
+        "attn_dp_divides_tp": not (facts.enable_dp_attention
+                                   or (facts.use_mla and facts.enable_prefill_cp))
+        or facts.tp_size % facts.dp_size == 0,
         # attention_hook._check_xpu_dcp: --dcp-size must divide --tp-size.
         "dcp_divides_tp": facts.tp_size % facts.dcp_size == 0,
         # ModelConfig.context_len: --context-length when given, else the model's own.

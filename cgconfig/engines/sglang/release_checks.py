@@ -34,6 +34,22 @@ class FlagRequirement(NamedTuple):
     """How the release prints the fact when nothing set it."""
 
 
+class FlagCompanion(NamedTuple):
+    """An engine flag a release refuses, when a fact has one of some values, unless another
+    (ignored) engine flag is on the line too."""
+
+    flag: str
+    """The engine flag (as cgconfig lists it among the ignored ones)."""
+    fact: str
+    """The fact the release reads."""
+    values: tuple[str, ...]
+    """The fact's values the refusal needs."""
+    unless: str
+    """The engine flag whose presence lifts the refusal."""
+    said: str
+    """What the release says."""
+
+
 class ConfigKeys(NamedTuple):
     """Keys of one ``--cuda-graph-config`` phase that exist only in some releases."""
 
@@ -63,6 +79,23 @@ FLAG_REQUIREMENTS: tuple[ReleaseChange, ...] = (
             "page, which is incompatible with local decode", unset="null")),
 )
 
+#: The releases that refuse a flag beside a fact unless a companion flag is given (each row's
+#: value a :class:`FlagCompanion`).
+FLAG_COMPANIONS: tuple[ReleaseChange, ...] = (
+    # 0.5.22 reads SGLANG_UNIFIED_RADIX_TREE_CORE_BACKEND with its default 'rust' (0.5.23 sets
+    # 'python' for KV sharding when the variable is unset); cgconfig reads no such variable,
+    # so a line that sets it to python is refused here although 0.5.22 accepts it.
+    ReleaseChange(
+        "0.5.22", "0.5.23", "--enable-kv-cache-sharding needs the Python radix tree core",
+        "python/sglang/srt/arg_groups/kv_shard_hook.py:handle_kv_cache_sharding",
+        FlagCompanion(
+            "--enable-kv-cache-sharding", "disaggregation_mode", ("prefill",),
+            "--disable-radix-cache",
+            "--enable-kv-cache-sharding requires the Python UnifiedTreeCore: "
+            "SGLANG_UNIFIED_RADIX_TREE_CORE_BACKEND='rust' (its default) is not supported for "
+            "sharded KV")),
+)
+
 #: The releases that know some keys of a ``--cuda-graph-config`` phase (each row's value a
 #: :class:`ConfigKeys`); a release outside every row of a key refuses it.
 CONFIG_KEYS: tuple[ReleaseChange, ...] = (
@@ -88,6 +121,15 @@ def check_release_inputs(release: str, ignored: Iterable[str], facts: Mapping[st
                 said = need.said.format(value=need.unset if value is None else value)
                 raise InputError(f"{shown} refuses it: {said}",
                                  where=need.flag, hint=f"{shown} {row.cites}")
+    for row in FLAG_COMPANIONS:
+        companion = row.value
+        assert isinstance(companion, FlagCompanion)
+        if companion.flag in given and companion.unless not in given \
+                and facts.get(companion.fact) in companion.values and applies(row, release):
+            raise InputError(f"{shown} refuses it: {companion.said}", where=companion.flag,
+                             hint=f"add {companion.unless}, or set "
+                                  f"SGLANG_UNIFIED_RADIX_TREE_CORE_BACKEND=python ({shown} "
+                                  f"{row.cites})")
     for key, where in config_keys:
         phase, _, name = key.partition(".")
         for row in CONFIG_KEYS:
