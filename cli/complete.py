@@ -84,10 +84,12 @@ def candidates(words: list[str], cword: int) -> list[str]:
             return [f for f in ("--a", "--b", "--output") if f.startswith(current)]
         return []  # a plan file: the shell completes paths
     if command == "migrate" and previous == "--to":
+        from cgconfig.line.registry import ROWS
         from cgconfig.line.versions import SUPPORTED
 
-        return [f"{e}=={v}" for e in ("sglang", "vllm") for v in SUPPORTED[e]
-                if f"{e}=={v}".startswith(current)]
+        # the engines whose releases are numbered: a migration goes from one to another
+        return [f"{row.name}=={v}" for row in ROWS if row.release_from_tags
+                for v in SUPPORTED[row.name] if f"{row.name}=={v}".startswith(current)]
     if command == "migrate":
         command = "resolve"  # its line is a launch line; --to and -o are its own
     if command not in ("resolve", "explain", "tune"):

@@ -106,14 +106,14 @@ CASES: list[tuple[str, list[str], list[str]]] = [
      ["resolve", "--cuda-graph-config", '{"prefill":{"tc_compiler":"eager"}}'],
      ["/prefill/tc_compiler", "unknown key 'tc_compiler'", "tc_compiler was removed"]),
     # removed flags
-    ("removed-enforce-piecewise", ["resolve", "--enforce-piecewise-cuda-graph"],
+    ("removed-enforce-piecewise", ["resolve", "--enforce-piecewise-cuda-graph", "--engine-version", "sglang==0.5.23"],
      ["--enforce-piecewise-cuda-graph", "was removed in SGLang 0.5.20",
       "--cuda-graph-backend-prefill breakable (tc_piecewise was removed in SGLang 0.5.22)"]),
     ("removed-enable-piecewise", ["resolve", "--enable-piecewise-cuda-graph"],
      ["--enable-piecewise-cuda-graph", "was removed", "--cuda-graph-backend-prefill breakable"]),
-    ("removed-tc-compiler-flag", ["resolve", "--cuda-graph-tc-compiler", "eager"],
+    ("removed-tc-compiler-flag", ["resolve", "--cuda-graph-tc-compiler", "eager", "--engine-version", "sglang==0.5.23"],
      ["--cuda-graph-tc-compiler", "was removed", "tc_compiler"]),
-    ("removed-piecewise-compiler-flag", ["resolve", "--piecewise-cuda-graph-compiler", "eager"],
+    ("removed-piecewise-compiler-flag", ["resolve", "--piecewise-cuda-graph-compiler", "eager", "--engine-version", "sglang==0.5.23"],
      ["--piecewise-cuda-graph-compiler", "was removed"]),
     # JSON document shape
     ("json-syntax", ["resolve", "--cuda-graph-config", "{bad"],

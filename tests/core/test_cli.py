@@ -238,7 +238,7 @@ def test_launch_line_alias_is_the_chosen_releases_to_accept(capsys) -> None:
                        capsys)
     assert rc == 0 and "'--cuda-graph-max-bs' is deprecated" in err
     assert json.loads(out)["config"]["decode"]["max_bs"] == 256
-    rc, _, err = run(["resolve", *line], capsys)
+    rc, _, err = run(["resolve", *line, "--engine-version", "sglang==0.5.23"], capsys)
     assert rc == 2 and "removed in SGLang 0.5.20" in err
 
 
