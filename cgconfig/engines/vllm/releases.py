@@ -45,6 +45,9 @@ SINCE: dict[str, tuple[str, str]] = {
                            "(before: cudagraph_mode NONE)"),
     "max_num_seqs_size": ("0.31.0", "config/vllm.py VllmConfig._set_cudagraph_sizes: "
                           "max_num_seqs joins the default grid when it is under the ceiling"),
+    "v2_runs_hybrid": ("0.23.0", "config/vllm.py VllmConfig._get_v2_model_runner_unsupported_"
+                       "features: Model Runner V2 runs hybrid/mamba models (before: listed as "
+                       "unsupported, so VLLM_USE_V2_MODEL_RUNNER=1 is refused for them)"),
     "v2_stock_torch_compile_off": ("0.32.0", "config/vllm.py VllmConfig._disable_cudagraphs_"
                                    "for_v2_stock_torch_compile"),
 }
@@ -149,6 +152,23 @@ def uses_v2_runner(version: str, *, model_arch: str | None, moe: bool, hybrid: b
     if spec_method is not None and not _v2_spec_method(version, spec_method):
         return False
     return not (stock_torch_compile and not at_least(version, _V2_STOCK_TORCH_COMPILE_SINCE))
+
+
+def v2_unsupported(version: str, *, hybrid: bool, spec_method: str | None,
+                   stock_torch_compile: bool) -> list[str]:
+    """What ``VllmConfig._get_v2_model_runner_unsupported_features`` of ``version`` lists for a
+    line (the features cgconfig reads): with ``VLLM_USE_V2_MODEL_RUNNER=1`` vLLM refuses the
+    line when it lists any (``VllmConfig._validate_v2_model_runner``; 0.20/0.21 in
+    ``VllmConfig.__post_init__``), where without the variable it runs them on V1."""
+    out = []
+    if hybrid and not has(version, "v2_runs_hybrid"):
+        out.append("hybrid/mamba models")
+    if stock_torch_compile and at_least(version, "0.22.0") \
+            and not at_least(version, _V2_STOCK_TORCH_COMPILE_SINCE):
+        out.append("stock torch.compile")
+    if spec_method is not None and not _v2_spec_method(version, spec_method):
+        out.append(f"speculative method {spec_method!r}")
+    return out
 
 
 def _v2_spec_method(version: str, method: str) -> bool:
