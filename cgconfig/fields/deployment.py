@@ -163,6 +163,12 @@ class DeploymentFacts(BaseModel):
     memory goes through it too, which SGLang's breakable graphs cannot do (read from the
     environment or a ``VAR=value`` prefix of the launch line)."""
 
+    vllm_use_v2_model_runner: bool | None = None
+    """Environment variable ``VLLM_USE_V2_MODEL_RUNNER``: when set, vLLM runs the model runner
+    it names (V2 for true, V1 for false) instead of choosing one for the model and features
+    (``VllmConfig.use_v2_model_runner``; the worker reads it directly before 0.22); ``None``:
+    unset (read from the environment or a ``VAR=value`` prefix of the launch line)."""
+
     moe_a2a_backend: MoeA2ABackend = "none"
     """MoE all-to-all backend."""
 

@@ -144,6 +144,8 @@ SPECS: tuple[FieldSpec, ...] = (
               doc='Memory saver (weights/KV released and restored, used by RL trainers).'),
     FieldSpec('facts.sglang_memory_saver_cuda_graph', 'bool', False,
               doc="Environment variable SGLANG_MEMORY_SAVER_CUDA_GRAPH: with the memory saver, graph memory goes through it too, which SGLang's breakable graphs cannot do (read from the environment or a VAR=value prefix of the launch line)."),
+    FieldSpec('facts.vllm_use_v2_model_runner', 'bool', None, optional=True,
+              doc='Environment variable VLLM_USE_V2_MODEL_RUNNER: when set, vLLM runs the model runner it names (V2 for true, V1 for false) instead of choosing one for the model and features (VllmConfig.use_v2_model_runner; the worker reads it directly before 0.22); None: unset (read from the environment or a VAR=value prefix of the launch line).'),
     FieldSpec('facts.moe_a2a_backend', 'choice', 'none',
               choices=('none', 'deepep', 'mooncake', 'mori', 'megamoe', 'flashinfer', 'ascend_fuseep', 'nixl', 'deepep_v2', 'pplx', 'ascend_tp', 'flashinfer_megamoe'),
               doc='MoE all-to-all backend.'),

@@ -10,7 +10,7 @@ oracle's ``capture``, the plan's ``capture`` lists), and whether vLLM refused th
 
     python tests/fidelity/compare_vllm_engine.py               # agreement and categories
     python tests/fidelity/compare_vllm_engine.py --ids 17 42   # cases in full
-    python tests/fidelity/compare_vllm_engine.py --update-known
+    python tests/fidelity/compare_vllm_engine.py [--corpus FILE] --update-known
     python tests/fidelity/compare_vllm_engine.py --corpus vllm_window_cases_0.33.0.jsonl
 """
 
@@ -145,10 +145,33 @@ def mismatches(path: Path = CASES) -> dict[int, str]:
     return found
 
 
-def known() -> dict[int, str]:
-    if not KNOWN.exists():
-        return {}
-    return {int(k): v for k, v in json.loads(KNOWN.read_text()).items()}
+def _known_file() -> dict[str, dict[str, dict[str, str]]]:
+    """``known_vllm_engine_differences.json``: corpus file name → case id → ``category`` (what
+    :func:`mismatch` says) and ``reason`` (why cgconfig and that release differ)."""
+    return json.loads(KNOWN.read_text()) if KNOWN.exists() else {}
+
+
+def known(path: Path = CASES) -> dict[int, str]:
+    """The listed differences of one corpus: case id → category."""
+    return {int(k): v["category"] for k, v in _known_file().get(path.name, {}).items()}
+
+
+def known_reasons(path: Path = CASES) -> dict[int, str]:
+    """The listed differences of one corpus: case id → its reason."""
+    return {int(k): v["reason"] for k, v in _known_file().get(path.name, {}).items()}
+
+
+def update_known(path: Path) -> None:
+    """List the corpus's current differences, keeping the reasons already written; a new one
+    gets an empty reason, which the tests refuse until someone writes it."""
+    table = _known_file()
+    reasons = known_reasons(path)
+    found = mismatches(path)
+    table[path.name] = {str(k): {"category": v, "reason": reasons.get(k, "")}
+                        for k, v in sorted(found.items())}
+    if not table[path.name]:
+        del table[path.name]
+    KNOWN.write_text(json.dumps(dict(sorted(table.items())), indent=1) + "\n")
 
 
 def main(argv: list[str]) -> int:
@@ -156,8 +179,7 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--corpus"] and len(argv) >= 2:
         path, argv = HERE / argv[1], argv[2:]
     if argv[:1] == ["--update-known"]:
-        KNOWN.write_text(json.dumps({str(k): v for k, v in sorted(mismatches().items())},
-                                    indent=1) + "\n")
+        update_known(path)
         return 0
     if argv[:1] == ["--ids"]:
         by_id = {c["id"]: c for c in load(path)}

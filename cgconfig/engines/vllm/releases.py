@@ -71,6 +71,18 @@ V2_STOCK_TORCH_COMPILE: tuple[ReleaseChange, ...] = (
                   "CUDA graphs off", f"{_VLLM_CONFIG}:VllmConfig."
                   "_disable_cudagraphs_for_v2_stock_torch_compile"),
 )
+#: Model Runner V2 runs hybrid/mamba models (before, it lists them as unsupported, so
+#: ``VLLM_USE_V2_MODEL_RUNNER=1`` is refused for them).
+V2_RUNS_HYBRID: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.23.0", None, "Model Runner V2 runs hybrid/mamba models",
+                  f"{_VLLM_CONFIG}:VllmConfig._get_v2_model_runner_unsupported_features"),
+)
+#: Model Runner V2 lists stock torch.compile as a feature it does not support (from 0.32 it
+#: runs such a line, with its CUDA graphs off: :data:`V2_STOCK_TORCH_COMPILE`).
+V2_REFUSES_STOCK_TORCH_COMPILE: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.22.0", "0.32.0", "Model Runner V2 lists stock torch.compile as unsupported",
+                  f"{_VLLM_CONFIG}:VllmConfig._get_v2_model_runner_unsupported_features"),
+)
 
 
 class V2Models(NamedTuple):
@@ -168,6 +180,8 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "v2_default_models": V2_DEFAULT_MODELS,
     "v2_spec_methods": V2_SPEC_METHODS,
     "async_spec_method_check": ASYNC_SPEC_METHOD_CHECK,
+    "v2_runs_hybrid": V2_RUNS_HYBRID,
+    "v2_refuses_stock_torch_compile": V2_REFUSES_STOCK_TORCH_COMPILE,
 }
 
 
@@ -207,6 +221,22 @@ def uses_v2_runner(release: str, *, model_arch: str | None, moe: bool, hybrid: b
     if spec_method is not None and not _v2_spec_method(release, spec_method):
         return False
     return not (stock_torch_compile and not holds_in(V2_STOCK_TORCH_COMPILE, release))
+
+
+def v2_unsupported(release: str, *, hybrid: bool, spec_method: str | None,
+                   stock_torch_compile: bool) -> list[str]:
+    """What ``VllmConfig._get_v2_model_runner_unsupported_features`` of ``release`` lists for a
+    line (the features cgconfig reads): with ``VLLM_USE_V2_MODEL_RUNNER=1`` vLLM refuses the
+    line when it lists any (``VllmConfig._validate_v2_model_runner``; 0.20/0.21 in
+    ``VllmConfig.__post_init__``), where without the variable it runs them on V1."""
+    out = []
+    if hybrid and not holds_in(V2_RUNS_HYBRID, release):
+        out.append("hybrid/mamba models")
+    if stock_torch_compile and holds_in(V2_REFUSES_STOCK_TORCH_COMPILE, release):
+        out.append("stock torch.compile")
+    if spec_method is not None and not _v2_spec_method(release, spec_method):
+        out.append(f"speculative method {spec_method!r}")
+    return out
 
 
 def _v2_spec_method(release: str, method: str) -> bool:

@@ -167,6 +167,19 @@ def _runner(vin: VllmInput, engine: EngineArgs, level_mode: str) -> Callable[[Dr
 
     def pick(draft: Draft) -> bool:
         arch = draft.facts.get("model_arch")
+        forced = draft.facts.get("vllm_use_v2_model_runner")
+        if forced is True:  # VLLM_USE_V2_MODEL_RUNNER=1: V2, or a refusal for what it lacks
+            unsupported = releases.v2_unsupported(
+                engine.release, hybrid=arch in vllm_attention.HYBRID_ARCHS,
+                spec_method=method if isinstance(method, str) else None,
+                stock_torch_compile=stock)
+            if unsupported:
+                raise InputError(f"vLLM {engine.release}: VLLM_USE_V2_MODEL_RUNNER does not "
+                                 f"yet support: {', '.join(unsupported)}",
+                                 where="VLLM_USE_V2_MODEL_RUNNER")
+            return True
+        if forced is False:  # VLLM_USE_V2_MODEL_RUNNER=0: the V1 runner
+            return False
         return releases.uses_v2_runner(
             engine.release, model_arch=arch if isinstance(arch, str) else None,
             moe=draft.facts.get("model_num_experts") is not None, hybrid=arch in vllm_attention.HYBRID_ARCHS,

@@ -1,0 +1,66 @@
+"""Per-release agreement on fresh lines (#31 item 6): one held-out batch per supported vLLM
+release, answered by that release's own whole engine path (``record_vllm_heldout.py``, seed
+8100, recorded after cgconfig's code was written), replayed through cgconfig as that release.
+
+Every difference must be listed, with its reason, in ``known_vllm_engine_differences.json``
+under the corpus's file name; a listed difference that now agrees fails too (a ratchet).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+import compare_vllm_engine as cve
+
+from cgconfig.line.versions import SUPPORTED
+
+HERE = Path(__file__).parent
+CORPORA = sorted(HERE.glob("vllm_heldout_*.jsonl"))
+
+
+def test_every_supported_release_has_a_heldout_batch() -> None:
+    recorded = {p.stem.split("-", 1)[1] for p in CORPORA}
+    assert recorded == set(SUPPORTED["vllm"])
+
+
+@pytest.mark.parametrize("path", CORPORA, ids=lambda p: p.stem)
+def test_heldout_batch_agrees_with_its_release(path: Path) -> None:
+    release = path.stem.split("-", 1)[1]
+    cases = cve.load(path)
+    assert len(cases) >= 150
+    assert all(c["vllm_version"] == release and c["seed"] == 8100 for c in cases)
+    found = cve.mismatches(path)
+    listed = cve.known(path)
+    new = {cid: why for cid, why in found.items() if cid not in listed}
+    fixed = sorted(cid for cid in listed if cid not in found)
+    assert not new, (f"{len(new)} cases differ from vLLM {release} (first: "
+                     f"{sorted(new.items())[:10]}); inspect with: python "
+                     f"tests/fidelity/compare_vllm_engine.py --corpus {path.name} --ids ID")
+    assert not fixed, f"listed differences now agree: {fixed}"
+    unexplained = sorted(cid for cid, why in cve.known_reasons(path).items() if not why.strip())
+    assert not unexplained, f"listed differences without a reason: {unexplained}"
+    moved = {cid: (listed[cid], why) for cid, why in found.items()
+             if cid in listed and listed[cid] != why}
+    assert not moved, f"listed differences changed category: {moved}"
+    assert len(cases) - len(found) >= 0.995 * len(cases), f"{len(found)}/{len(cases)} differ"
+
+
+def test_heldout_batches_reach_what_they_claim() -> None:
+    """What the generator must draw, in every release's batch: max_num_seqs below and above
+    the ceiling, GPU memory unknown, speculative configs, the V2-runner variable both ways,
+    DP/EP, attention backends, refusals."""
+    for path in CORPORA:
+        cases = cve.load(path)
+        words = {w.split("=")[0] for c in cases for w in c["argv"]}
+        assert {"--max-num-seqs", "--speculative-config", "--data-parallel-size",
+                "--enable-expert-parallel", "--attention-backend", "--all2all-backend"} <= words
+        assert any(c["gpu_memory_gib"] is None for c in cases)
+        assert {c["env"].get("VLLM_USE_V2_MODEL_RUNNER") for c in cases} >= {"0", "1", None}
+        seqs = {c["answer"]["max_num_seqs"] for c in cases if not c["answer"]["error"]}
+        assert min(seqs) <= 8 and max(seqs) >= 1024
+        assert any(c["answer"]["error"] for c in cases)
+        assert len({c["sm"] for c in cases}) >= 3
