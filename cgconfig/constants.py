@@ -22,7 +22,7 @@ REMOVED_BACKENDS: dict[str, str] = {
     "piecewise": "piecewise (tc_piecewise) was removed; select breakable, full, or disabled",
 }
 REMOVED_KEYS: dict[str, str] = {
-    "tc_compiler": "tc_compiler was removed together with tc_piecewise in SGLang 0.5.22; drop the key",
+    "tc_compiler": "tc_compiler was removed together with tc_piecewise; drop the key",
 }
 
 #: Attention-backend CUDA-graph support levels, weakest first (vLLM's ``AttentionCGSupport``

@@ -195,7 +195,8 @@ def rewrite_words(words: Sequence[str], source: EngineVersion, target: EngineVer
             repl, where = successor
             after = [*repl, *given] if len(repl) == 1 else repl
             renamed = new.lookup(repl[0])
-            bad = [v for v in given if renamed is not None and renamed.choices is not None
+            # the values the new flag gets: the line's, or those the replacement spells out
+            bad = [v for v in after[1:] if renamed is not None and renamed.choices is not None
                    and v not in renamed.choices]
             if bad:
                 dropped.append(Change(written, [], f"{target.label} has no {exact} ({history}), "

@@ -52,8 +52,8 @@ Examples:
 
 
 def _take_to(argv: list[str]) -> tuple[str, list[str]]:
-    """``--to SPEC`` (or ``--to=SPEC``) taken out of ``argv``: the first one, before the line's
-    own words can hold one."""
+    """``--to ENGINE==RELEASE`` (or ``--to=ENGINE==RELEASE``) taken out of ``argv``: the first
+    one, before the line's own words can hold one."""
     rest: list[str] = []
     spec: str | None = None
     at = 0

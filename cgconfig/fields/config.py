@@ -72,14 +72,14 @@ class DecodeConfig(BaseModel):
 
     backend: Annotated[Backend, FlagSpelling(
         "--cuda-graph-backend-decode",
-        "Backend for the decode phase: full, breakable, tc_piecewise (SGLang 0.5.21 and older) "
+        "Backend for the decode phase: full, breakable, tc_piecewise (older releases) "
         "or disabled.",
     ), EngineKey("vllm", "cudagraph_mode", _MODE), EngineKey(
         "trtllm", "cuda_graph_config", "null when no decode graph is captured; a breakable "
         "backend is noted (TensorRT-LLM captures whole decode graphs)")] = "full"
     """How decode steps run: ``full`` (one graph per batch size), ``breakable`` (graph segments
-    with attention run eagerly between them), ``tc_piecewise`` (accepted by SGLang 0.5.21 and
-    older, whose decode runner runs it as ``full``) or ``disabled`` (eager). Default ``full``."""
+    with attention run eagerly between them), ``tc_piecewise`` (accepted by the older releases
+    that have it, whose decode runner runs it as ``full``) or ``disabled`` (eager). Default ``full``."""
 
     max_bs: Annotated[PositiveInt | None, FlagSpelling(
         "--cuda-graph-max-bs-decode", "Largest decode batch (requests) to capture.",
@@ -104,15 +104,15 @@ class PrefillConfig(BaseModel):
 
     backend: Annotated[Backend, FlagSpelling(
         "--cuda-graph-backend-prefill",
-        "Backend for the prefill phase: full, breakable, tc_piecewise (SGLang 0.5.21 and older) "
+        "Backend for the prefill phase: full, breakable, tc_piecewise (older releases) "
         "or disabled.",
     ), EngineKey("vllm", "cudagraph_mode", _MODE), EngineKey(
         "trtllm", "torch_compile_config.enable_piecewise_cuda_graph", "true when prefill graphs "
         "are captured; full prefill graphs are noted (TensorRT-LLM's are piecewise)")
     ] = "breakable"
     """How prefill runs. Default ``breakable`` on CUDA, ``disabled`` on other platforms; ``full``
-    is experimental upstream; ``tc_piecewise`` is SGLang 0.5.21's and older releases'
-    torch.compile piecewise graph."""
+    is experimental upstream; ``tc_piecewise`` is the torch.compile piecewise graph
+    of the older releases that have it."""
 
     max_bs: Annotated[PositiveInt | None, FlagSpelling(
         "--cuda-graph-max-bs-prefill", "Largest prefill size (tokens) to capture.",

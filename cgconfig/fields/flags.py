@@ -108,7 +108,7 @@ CONFIG_FLAGS: tuple[Flag, ...] = (
     # SGLang 0.5.19's alias (``server_args.py``: a DeprecatedStoreConstAction on
     # cuda_graph_backend_prefill); the later releases' tables lack it, so they refuse it.
     _c("--enforce-piecewise-cuda-graph", Layer.CONVENIENCE, "switch",
-       (("prefill.backend", "tc_piecewise"),), "Deprecated alias (SGLang 0.5.19).",
+       (("prefill.backend", "tc_piecewise"),), "Deprecated alias.",
        replacement="--cuda-graph-backend-prefill tc_piecewise"),
     Flag(name="--cuda-graph-config", kind="config", value="str", layer=Layer.CONFIG,
          metavar="JSON|@FILE|FILE",
@@ -121,10 +121,10 @@ OPTION_FLAGS: tuple[Flag, ...] = tuple(f for f in _KEY_FLAGS if f.kind == "optio
 REMOVED_FLAGS: dict[str, str] = {
     "--enable-piecewise-cuda-graph": "piecewise prefill graphs were removed; use "
     "--cuda-graph-backend-prefill breakable",
-    "--cuda-graph-tc-compiler": "tc_compiler was removed together with tc_piecewise in SGLang "
-    "0.5.22; drop the flag",
+    "--cuda-graph-tc-compiler": "tc_compiler was removed together with tc_piecewise; drop the "
+    "flag",
     "--piecewise-cuda-graph-compiler": "the deprecated alias of --cuda-graph-tc-compiler was "
-    "removed in SGLang 0.5.20; drop the flag",
+    "removed; drop the flag",
 }
 
 #: Short SGLang spellings of fact flags.

@@ -73,15 +73,16 @@ def render() -> str:
     removed += [f"| backend `{name}` (flag or JSON) | {why} |"
                 for name, why in REMOVED_BACKENDS.items()]
     # Release-dependent: engines/sglang/tc_piecewise.py holds the releases that read it.
-    removed.append("| backend `tc_piecewise` (flag or JSON), SGLang 0.5.22 and later | "
-                   "tc_piecewise was removed in SGLang 0.5.22; select breakable, full, or "
-                   "disabled |")
+    removed.append("| backend `tc_piecewise` (flag or JSON), in the releases without it | "
+                   "tc_piecewise was removed (the error names the release); select breakable, "
+                   "full, or disabled |")
     removed += [f"| key `{name}` in `--cuda-graph-config` | {why} |"
                 for name, why in REMOVED_KEYS.items()]
     text = (_HEAD + "\n".join(rows) + "\n\nRemoved (an error with the migration, exit 2, "
-            "for every release that no longer has it: SGLang 0.5.21 and older read "
-            "`tc_piecewise`, `--cuda-graph-tc-compiler` and the `tc_compiler` key, 0.5.19 also "
-            "`--piecewise-cuda-graph-compiler`):\n\n| flag or value | what to do |\n|---|---|\n"
+            "for every release that no longer has it; the older releases that read "
+            "`tc_piecewise`, `--cuda-graph-tc-compiler`, the `tc_compiler` key and "
+            "`--piecewise-cuda-graph-compiler` are in `engines/sglang/tc_piecewise.py`):\n\n"
+            "| flag or value | what to do |\n|---|---|\n"
             + "\n".join(removed)
             + "\n" + _TAIL)
     return text.replace("{sglang}", release_label("sglang"))

@@ -53,7 +53,8 @@ def test_migrating_down_drops_what_the_older_release_lacks(
     assert load_table("sglang", OLDEST).lookup(flag) is None
     rc, out, err = run([*SGLANG, flag, "--to", f"sglang=={OLDEST}"], capsys)
     assert rc == 0 and flag not in out
-    assert f"new in SGLang {versions.SUPPORTED['sglang'][1]}" in err
+    first = next(v for v in versions.SUPPORTED["sglang"] if load_table("sglang", v).lookup(flag))
+    assert first == "0.5.20" and "new in SGLang 0.5.20" in err
 
 
 def test_the_source_release_comes_from_the_line(capsys: pytest.CaptureFixture[str]) -> None:

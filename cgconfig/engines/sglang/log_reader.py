@@ -54,7 +54,11 @@ from cgconfig.verify.text import (
     word_after,
 )
 
-ERA_NEW = "SGLang 0.5.18+"
+#: The first release that logs ``Capture target decode CUDA graph``; the first that prints
+#: ``server_args=ServerArgs(...)``.
+_ERA_NEW_SINCE = "0.5.18"
+_SERVER_ARGS_CALL_FROM = "0.4.0"
+ERA_NEW = f"SGLang {_ERA_NEW_SINCE}+"
 """``Capture target decode CUDA graph begin/end``: read from 0.5.18 and 0.5.23."""
 ERA_PIECEWISE = "SGLang 0.5.6-0.5.17"
 """The legacy lines plus ``Capture piecewise CUDA graph``: read from 0.5.6 and 0.5.10."""
@@ -297,7 +301,8 @@ class SglangReader:
         if body.startswith("ServerArgs("):
             parsed = parse_call(body, "ServerArgs")
             source = "server_args=ServerArgs(...)"
-            self.record.hint("server_args=ServerArgs(...) line", "0.4.0", "0.5.18", line)
+            self.record.hint("server_args=ServerArgs(...) line", _SERVER_ARGS_CALL_FROM, _ERA_NEW_SINCE,
+                             line)
         else:
             parsed = parse_mapping(body)
             source = "server_args={...}"
