@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from cgconfig.errors import InputError
 from cgconfig.files.container import Document, get
 from cgconfig.files.context import Context
 from cgconfig.files.record import Launch
@@ -56,6 +57,11 @@ def srt_slurm(doc: Document, variables: Mapping[str, str]) -> list[Launch]:
     backend = data["backend"]
     sglang = backend.get("sglang_config")
     if not isinstance(sglang, dict):
+        other = [k for k in backend if k.endswith("_config") and isinstance(backend[k], dict)]
+        if other:  # say so: a recipe read as having no launch would pass a check unread
+            raise InputError(f"backend.{other[0]}: cgconfig reads only srt-slurm's sglang_config "
+                             "(src/srtctl/backends/sglang.py); this recipe's launches are not "
+                             "checked", where=f"{doc.path}:{doc.line(('backend', other[0]))}")
         return []
     use_sglang = get(data, "frontend", "type") == "sglang"
     module = "sglang.launch_server" if use_sglang else "dynamo.sglang"

@@ -202,10 +202,11 @@ class Scanner:
         if not self.peek() or self.peek() in "\n;&|()<>":
             raise self.error(f"a redirection {operator!r} names no file")
         raw_start = self.i
-        fields, _, quoted = self.word(expand=not operator.endswith(("<<", "<<-")))
+        heredoc = operator.endswith(("<<", "<<-")) and not operator.endswith("<<<")  # <<< word
+        fields, _, quoted = self.word(expand=not heredoc)
         target = "".join(fields)
         found = _Redirect(operator, target)
-        if operator.endswith(("<<", "<<-")):
+        if heredoc:
             raw = self.text[raw_start:self.i]
             self.pending_heredocs.append((found, target, quoted or "\\" in raw,
                                           operator.endswith("-")))

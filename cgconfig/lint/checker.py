@@ -101,6 +101,8 @@ def _refusal(launch: Launch, error: CgConfigError, engine: str, pinned: bool) ->
     suggestion = getattr(error, "suggestion", None)
     fix = hint or (f"use {suggestion}" if suggestion else None)
     kind = ("CG002" if pinned else "CG012") if is_flag else "CG007"
+    if kind == "CG012":  # say why the release is unknown (a Dynamo release the matrix lacks)
+        text += "".join(f"; {note}" for note in launch.notes if "release is unknown" in note)
     return Finding(kind, launch.file, line, f"{text}", fix,
                    subject=subject, launch_line=launch.line)
 
