@@ -3,28 +3,12 @@ Dynamo 0.9.1, a release aiconfigurator's matrix lacks, were checked at the newes
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from cgconfig.files.release import dynamo_engine_release
 from tests.lint.conftest import Run, findings
 
-RECIPE = """\
-name: r
-dynamo:
-  version: {release}
-backend:
-  type: sglang
-  decode_environment: {{}}
-resources:
-  gpu_type: b200
-  gpus_per_node: 8
-  decode_nodes: 1
-  decode_workers: 1
-backend_config:
-  sglang_config:
-    decode:
-      tensor-parallel-size: 8
-      cuda-graph-max-bs: 64
-"""
-
+DATA = Path(__file__).parents[1] / "data" / "lint"
 
 def test_dynamo_0_9_1_ships_the_engines_its_release_artifacts_list() -> None:
     """ai-dynamo/dynamo docs/reference/release-artifacts.md: sglang-runtime:0.9.1 ships SGLang
@@ -37,8 +21,10 @@ def test_dynamo_0_9_1_ships_the_engines_its_release_artifacts_list() -> None:
 def test_a_release_the_matrix_lacks_is_named_in_the_refusal_at_the_newest(check: Run) -> None:
     """A Dynamo release nobody listed leaves the engine's release unknown: the finding at the
     newest release says why it was checked there instead of implying the file pins nothing."""
-    _, out, _ = check("-o", "json", "--ignore", "CG008", "r.yaml",
-                      files={"r.yaml": RECIPE.format(release="0.9.7")})
-    (found,) = [f for f in findings(out) if f["id"] == "CG012"]
-    assert "Dynamo 0.9.7 is not in aiconfigurator's release matrix" in found["message"]
-    assert "the SGLang release is unknown" in found["message"]
+    real = (DATA / "srt-slurm/recipes/b200-fp8/8k1k_stp_lowlat_2.yaml").read_text()
+    assert "version: 0.9.1" in real
+    _, out, _ = check("-o", "json", "r.yaml",
+                      files={"r.yaml": real.replace("version: 0.9.1", "version: 0.9.7")})
+    found = [f for f in findings(out) if f["id"] == "CG012"]
+    assert found and all("Dynamo 0.9.7 is not in aiconfigurator's release matrix" in f["message"]
+                         and "the SGLang release is unknown" in f["message"] for f in found)
