@@ -1,0 +1,27 @@
+"""Fixes from issue #33's hand-check of real repositories, one test each."""
+
+from __future__ import annotations
+
+from tests.lint.conftest import Run, findings, ids
+
+
+def test_vllm_default_capture_grid_above_default_max_num_seqs_is_not_the_files(check: Run) -> None:
+    """InferenceX's sbatch scripts and README run ``vllm serve M`` with neither capture sizes nor
+    ``--max-num-seqs``: vLLM's own grid (to 512) above its own bound (256) is no file's choice,
+    so no CG013; sizes the line writes above its bound still are."""
+    plain = "vllm serve Qwen/Qwen3-30B-A3B-FP8 --tensor-parallel-size 1\n"
+    written = ("vllm serve Qwen/Qwen3-30B-A3B-FP8 --max-num-seqs 64 "
+               "--cudagraph-capture-sizes 1 2 4 8 16 32 64 128 256\n")
+    _, out, _ = check("-o", "json", "--engine-version", "vllm==0.33.0", ".",
+                      files={"plain.sh": plain, "written.sh": written})
+    assert ids(out) == [("CG013", 1)] and findings(out)[0]["file"] == "written.sh"
+
+
+def test_a_vllm_recipe_of_srt_slurm_is_reported_unread(check: Run) -> None:
+    """srt-slurm's reader takes ``backend.sglang_config`` only; a ``vllm_config`` recipe used to
+    pass with no launch and no word (349 of srt-slurm's recipes)."""
+    recipe = ("name: r\nbackend:\n  type: vllm\n  vllm_config:\n    decode:\n"
+              "      max-num-seqs: 512\n")
+    code, out, _ = check("-o", "json", "r.yaml", files={"r.yaml": recipe})
+    assert ids(out) == [("CG010", 4)]
+    assert "reads only srt-slurm's sglang_config" in findings(out)[0]["message"]
