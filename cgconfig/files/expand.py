@@ -52,6 +52,15 @@ def is_name(text: str) -> bool:
         all(c.isalnum() or c == "_" for c in text)
 
 
+def process_substitution_end(text: str, at: int, where: str) -> int | None:
+    """The index just past ``<(command)`` or ``>(command)`` starting at ``at`` (bash's process
+    substitution, never run: ``done < <(pgrep -P "$pid")`` reads a loop's input from it), or
+    ``None`` when none starts there."""
+    if not text.startswith(("<(", ">("), at):
+        return None
+    return _closing(text, at + 2, "(", ")", where) + 1
+
+
 def _closing(text: str, start: int, opening: str, closing: str, where: str) -> int:
     """Index of the ``closing`` bracket matching the one just before ``start``, skipping
     quoted text."""

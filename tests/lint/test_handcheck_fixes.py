@@ -23,5 +23,5 @@ def test_a_vllm_recipe_of_srt_slurm_is_reported_unread(check: Run) -> None:
     recipe = ("name: r\nbackend:\n  type: vllm\n  vllm_config:\n    decode:\n"
               "      max-num-seqs: 512\n")
     code, out, _ = check("-o", "json", "r.yaml", files={"r.yaml": recipe})
-    assert ids(out) == [("CG010", 4)]
+    assert code == 0 and ids(out) == [("CG010", 4)]
     assert "reads only srt-slurm's sglang_config" in findings(out)[0]["message"]
