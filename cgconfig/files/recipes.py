@@ -68,6 +68,8 @@ def srt_slurm(doc: Document, variables: Mapping[str, str]) -> list[Launch]:
     model = get(data, "model", "path")
     resources = data.get("resources")
     release = get(data, "dynamo", "version")
+    image = get(data, "model", "container")  # an image reference, or a cluster's alias for one
+    image = str(image) if isinstance(image, str) and ("/" in image or ":" in image) else None
     out: list[Launch] = []
     served = next((get(sglang, m, "served-model-name") or get(sglang, m, "served_model_name")
                    for m in ("prefill", "aggregated")
@@ -94,6 +96,7 @@ def srt_slurm(doc: Document, variables: Mapping[str, str]) -> list[Launch]:
                                                        else "agg"),
             gpu_kind=str(get(resources, "gpu_type")) if get(resources, "gpu_type") else None,
             release=str(release) if release is not None and not use_sglang else None,
+            image=image, image_line=doc.line(("model", "container")) if image else 0,
             notes=(f"srtctl passes --model-path {model} as the path it mounts the model at",))
         found = launch_of_words(words, context)
         if found is not None:
