@@ -25,3 +25,18 @@ def test_a_vllm_recipe_of_srt_slurm_is_reported_unread(check: Run) -> None:
     code, out, _ = check("-o", "json", "r.yaml", files={"r.yaml": recipe})
     assert code == 0 and ids(out) == [("CG010", 4)]
     assert "reads only srt-slurm's sglang_config" in findings(out)[0]["message"]
+
+
+def test_a_files_max_num_tokens_under_the_default_max_batch_size_is_the_files_bound(
+        check: Run) -> None:
+    """TensorRT-LLM's reference config for concurrency 2048 sets ``max_num_tokens: 2112`` and no
+    ``max_batch_size``: min(2048 default, 2112 / 2 tokens per MTP step) = 1056 is the file's
+    bound, above its graphs up to 512 (CG001 used to skip it as the engine's default)."""
+    base = ("cuda_graph_config:\n  enable_padding: true\n  max_batch_size: 512\n"
+            "speculative_config:\n  decoding_type: MTP\n  num_nextn_predict_layers: 1\n")
+    _, out, _ = check("-o", "json", ".", files={
+        "tokens.yaml": base + "max_num_tokens: 2112\n",  # binds: 1056 < 2048
+        "plain.yaml": base + "max_num_tokens: 8192\n"})  # 4096 > 2048: the default binds
+    (found,) = findings(out)
+    assert (found["file"], found["id"]) == ("tokens.yaml", "CG001")
+    assert "batches of 513..1056 requests run eagerly" in found["message"]
