@@ -99,11 +99,11 @@ def _refusal(launch: Launch, error: CgConfigError, engine: str, pinned: bool) ->
     is_flag = isinstance(error, InputError) and ("refuses it" in what or "unknown flag" in what)
     hint = getattr(error, "hint", None)
     suggestion = getattr(error, "suggestion", None)
-    fix = hint or (f"use {suggestion}" if suggestion else None)
+    replacement: str | None = hint or (f"use {suggestion}" if suggestion else None)
     kind = ("CG002" if pinned else "CG012") if is_flag else "CG007"
     if kind == "CG012":  # say why the release is unknown (a Dynamo release the matrix lacks)
         text += "".join(f"; {note}" for note in launch.notes if "release is unknown" in note)
-    return Finding(kind, launch.file, line, f"{text}", fix,
+    return Finding(kind, launch.file, line, f"{text}", replacement,
                    subject=subject, launch_line=launch.line)
 
 
