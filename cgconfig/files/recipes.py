@@ -102,3 +102,12 @@ def srt_slurm(doc: Document, variables: Mapping[str, str]) -> list[Launch]:
         if found is not None:
             out.append(found)
     return out
+
+
+def override_recipe(doc: Document, variables: Mapping[str, str]) -> list[Launch]:
+    """An srtctl recipe of variants (``base:`` and ``override_*``/``zip_override_*`` sections,
+    srt-slurm ``src/srtctl/core/config.py`` ``expand_zip_override``): said unread, not passed
+    as a file with no launch (the variants' launches are not composed here)."""
+    raise InputError("an srtctl recipe of variants (base: with override sections): cgconfig "
+                     "reads plain recipes only; its launches are not checked",
+                     where=doc.where(("base",)))

@@ -40,3 +40,15 @@ def test_a_files_max_num_tokens_under_the_default_max_batch_size_is_the_files_bo
     (found,) = findings(out)
     assert (found["file"], found["id"]) == ("tokens.yaml", "CG001")
     assert "batches of 513..1056 requests run eagerly" in found["message"]
+
+
+def test_an_srtctl_recipe_of_variants_is_reported_unread(check: Run) -> None:
+    """InferenceX's ``glm5.2-agentx.yaml`` keeps its recipe under ``base:`` with
+    ``zip_override_*`` variants; it used to pass as a file with no launch."""
+    recipe = ("base:\n  backend:\n    type: sglang\n    sglang_config:\n      decode:\n"
+              "        max-running-requests: 16\n"
+              "zip_override_lowlat:\n  backend:\n    sglang_config:\n      decode:\n"
+              "        max-running-requests: [8, 16]\n")
+    code, out, _ = check("-o", "json", "r.yaml", files={"r.yaml": recipe})
+    assert code == 0 and ids(out) == [("CG010", 1)]
+    assert "an srtctl recipe of variants" in findings(out)[0]["message"]
