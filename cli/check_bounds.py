@@ -13,14 +13,17 @@ from cgconfig.plan import Plan
 
 #: The note TensorRT-LLM's source writes when max_batch_size bounds the list
 #: (``cgconfig/engines/trtllm/source.py``: ``EngineLimits.chain``).
-_TRTLLM_NOTE = re.compile(r"captures decode batches of at most (min\(max_batch_size \d{1,9} "
+_TRTLLM_NOTE = re.compile(r"captures decode batches of at most (min\(max_batch_size (\d{1,9}) "
                           r"\(([^)]*)\).*\)) = (\d{1,9}) requests")
+#: The ``max_num_tokens`` term of that note, and where its value came from.
+_TRTLLM_TOKENS = re.compile(r"max_num_tokens \d{1,9} \(([^)]*)\)")
 
 
 def running_bound(plan: Plan, argv: Sequence[str]) -> Bound | None:
     """SGLang ``--max-running-requests``; vLLM ``max_num_seqs`` (its flag or the default the
     plan's grid used); TensorRT-LLM ``min(max_batch_size, max_num_tokens / tokens per step)``
-    (the note its source writes when the flag or the options file sets either)."""
+    (the note its source writes; the file chose it when it set the term that binds: a default
+    ``max_batch_size`` under the file's smaller ``max_num_tokens`` bound is the file's)."""
     engine = plan.engine_version.get("engine") or plan.facts.get("derived", {}).get("dialect")
     if engine == "sglang":
         value = plan.facts.get("max_running_requests")
@@ -37,10 +40,14 @@ def running_bound(plan: Plan, argv: Sequence[str]) -> Bound | None:
         for note in plan.notes:
             found = _TRTLLM_NOTE.search(note)
             if found:
-                chain, origin, value = found.group(1), found.group(2), int(found.group(3))
+                chain, value = found.group(1), int(found.group(4))
+                origin = found.group(3)
+                tokens = _TRTLLM_TOKENS.search(chain)
+                if value < int(found.group(2)) and tokens:  # max_num_tokens is the binding term
+                    origin = tokens.group(1)
                 if origin.endswith("default"):
-                    flag = None  # the batch bound is trtllm-serve's own
-                elif origin == "--max_batch_size":
+                    flag = None  # the binding bound is trtllm-serve's own
+                elif origin in ("--max_batch_size", "--max_num_tokens"):
                     flag = origin
                 else:
                     flag = "--extra_llm_api_options"

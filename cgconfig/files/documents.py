@@ -36,6 +36,10 @@ def reader_of(data: dict[str, Any]) -> Reader | None:
         from cgconfig.files.recipes import srt_slurm
 
         return srt_slurm
+    if isinstance(data.get("base"), dict) and isinstance(data["base"].get("backend"), dict):
+        from cgconfig.files.recipes import override_recipe
+
+        return override_recipe
     if isinstance(data.get("services"), dict):
         from cgconfig.files.compose import compose
 

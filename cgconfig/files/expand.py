@@ -2,9 +2,10 @@
 
 ``$VAR``, ``${VAR}``, ``${VAR:-default}`` (and ``-``, ``:=``, ``=``, ``:+``, ``+``), ``$(VAR)``
 (Kubernetes' own substitution in ``command``/``args``, and the form an operator's variables
-take), ``$((A * B))`` (integer arithmetic: ``+ - * / %`` and brackets, as the shell computes
-it). A command substitution (``$(hostname)``, backquotes) and the positional or special
-parameters (``$1``, ``$@``) stay unresolved and are named.
+take), ``$((A * B))`` (integer arithmetic with bash's operators and precedence, comparisons
+and ``?:`` included: :mod:`cgconfig.files.arithmetic`). A command substitution
+(``$(hostname)``, backquotes) and the positional or special parameters (``$1``, ``$@``) stay
+unresolved and are named.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from cgconfig.errors import InputError
+from cgconfig.files import arithmetic
 from cgconfig.files.arrays import as_elements, scalar
 from cgconfig.limits import MAX_QUOTE_CHARS, short
 
@@ -48,6 +50,15 @@ def is_name(text: str) -> bool:
     """Whether ``text`` is a shell variable name."""
     return bool(text) and text.isascii() and (text[0].isalpha() or text[0] == "_") and \
         all(c.isalnum() or c == "_" for c in text)
+
+
+def process_substitution_end(text: str, at: int, where: str) -> int | None:
+    """The index just past ``<(command)`` or ``>(command)`` starting at ``at`` (bash's process
+    substitution, never run: ``done < <(pgrep -P "$pid")`` reads a loop's input from it), or
+    ``None`` when none starts there."""
+    if not text.startswith(("<(", ">("), at):
+        return None
+    return _closing(text, at + 2, "(", ")", where) + 1
 
 
 def _closing(text: str, start: int, opening: str, closing: str, where: str) -> int:
@@ -276,109 +287,12 @@ def _arithmetic(expression: str, end: int, lookup: Lookup, where: str) -> Expans
     expanded = expand_text(expression, lookup, where)
     if not expanded.resolved:
         return Expansion("", end, False, expanded.names)
-    tokens = _tokens(expanded.text, where)
+    tokens = arithmetic.tokens(expanded.text, where)
     missing = [t for t in tokens if is_name(t) and not t[0].isdigit() and not _known(lookup(t))]
     if missing:
         return Expansion("", end, False, tuple(dict.fromkeys(missing)))
-    parser = _Arithmetic(tokens, lookup, where)
-    value = parser.sum()
+    parser = arithmetic.Evaluator(tokens, lookup, where)
+    value = parser.expression()
     if parser.at != len(tokens):
         raise InputError(f"cannot read the arithmetic $(({short(expression, 40)}))", where=where)
     return Expansion(str(value), end, True, tuple(t for t in tokens if is_name(t)))
-
-
-def _tokens(text: str, where: str) -> list[str]:
-    out: list[str] = []
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if char in " \t\n":
-            i += 1
-        elif char.isalnum() or char == "_":
-            j = i
-            while j < len(text) and (text[j].isalnum() or text[j] == "_"):
-                j += 1
-            out.append(text[i:j])
-            i = j
-        elif char in "+-*/%()":
-            out.append(char)
-            i += 1
-        else:
-            raise InputError(f"arithmetic operator {char!r} is not read (only + - * / % and "
-                             "brackets)", where=where)
-    return out
-
-
-class _Arithmetic:
-    """Recursive descent over ``+ - * / %``, unary minus and brackets, integers only."""
-
-    def __init__(self, tokens: list[str], lookup: Lookup, where: str) -> None:
-        self.tokens = tokens
-        self.at = 0
-        self.lookup = lookup
-        self.where = where
-        self.depth = 0
-
-    def next(self) -> str:
-        return self.tokens[self.at] if self.at < len(self.tokens) else ""
-
-    def sum(self) -> int:
-        value = self.product()
-        while self.next() in ("+", "-"):
-            operator = self.tokens[self.at]
-            self.at += 1
-            right = self.product()
-            value = value + right if operator == "+" else value - right
-        return value
-
-    def product(self) -> int:
-        value = self.unary()
-        while self.next() in ("*", "/", "%"):
-            operator = self.tokens[self.at]
-            self.at += 1
-            right = self.unary()
-            if operator == "*":
-                value *= right
-            elif right == 0:
-                raise InputError("division by zero in an arithmetic expansion", where=self.where)
-            else:  # the shell truncates toward zero
-                quotient = abs(value) // abs(right) * (1 if (value >= 0) == (right > 0) else -1)
-                value = quotient if operator == "/" else value - quotient * right
-            if abs(value) > 1 << 63:
-                raise InputError("arithmetic overflows 64 bits", where=self.where)
-        return value
-
-    def unary(self) -> int:
-        token = self.next()
-        self.depth += 1
-        if self.depth > 64:
-            raise InputError("arithmetic nested too deeply", where=self.where)
-        try:
-            if token in ("-", "+"):
-                self.at += 1
-                value = self.unary()
-                return -value if token == "-" else value
-            if token == "(":
-                self.at += 1
-                value = self.sum()
-                if self.next() != ")":
-                    raise InputError("unclosed bracket in an arithmetic expansion",
-                                     where=self.where)
-                self.at += 1
-                return value
-            self.at += 1
-            if is_name(token):
-                token = (self.lookup(token) or "").strip()
-            return _integer(token, self.where)
-        finally:
-            self.depth -= 1
-
-
-def _integer(text: str, where: str) -> int:
-    from cgconfig.limits import check_int_text
-
-    body = text[1:] if text[:1] == "-" else text
-    if not body.isdigit() or not body.isascii():
-        raise InputError(f"arithmetic needs integers, got {short(text, 40)!r}", where=where)
-    check_int_text(body, where)
-    return int(text)

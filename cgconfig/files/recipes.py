@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from cgconfig.errors import InputError
 from cgconfig.files.container import Document, get
 from cgconfig.files.context import Context
 from cgconfig.files.record import Launch
@@ -56,12 +57,19 @@ def srt_slurm(doc: Document, variables: Mapping[str, str]) -> list[Launch]:
     backend = data["backend"]
     sglang = backend.get("sglang_config")
     if not isinstance(sglang, dict):
+        other = [k for k in backend if k.endswith("_config") and isinstance(backend[k], dict)]
+        if other:  # say so: a recipe read as having no launch would pass a check unread
+            raise InputError(f"backend.{other[0]}: cgconfig reads only srt-slurm's sglang_config "
+                             "(src/srtctl/backends/sglang.py); this recipe's launches are not "
+                             "checked", where=f"{doc.path}:{doc.line(('backend', other[0]))}")
         return []
     use_sglang = get(data, "frontend", "type") == "sglang"
     module = "sglang.launch_server" if use_sglang else "dynamo.sglang"
     model = get(data, "model", "path")
     resources = data.get("resources")
     release = get(data, "dynamo", "version")
+    image = get(data, "model", "container")  # an image reference, or a cluster's alias for one
+    image = str(image) if isinstance(image, str) and ("/" in image or ":" in image) else None
     out: list[Launch] = []
     served = next((get(sglang, m, "served-model-name") or get(sglang, m, "served_model_name")
                    for m in ("prefill", "aggregated")
@@ -88,8 +96,18 @@ def srt_slurm(doc: Document, variables: Mapping[str, str]) -> list[Launch]:
                                                        else "agg"),
             gpu_kind=str(get(resources, "gpu_type")) if get(resources, "gpu_type") else None,
             release=str(release) if release is not None and not use_sglang else None,
+            image=image, image_line=doc.line(("model", "container")) if image else 0,
             notes=(f"srtctl passes --model-path {model} as the path it mounts the model at",))
         found = launch_of_words(words, context)
         if found is not None:
             out.append(found)
     return out
+
+
+def override_recipe(doc: Document, variables: Mapping[str, str]) -> list[Launch]:
+    """An srtctl recipe of variants (``base:`` and ``override_*``/``zip_override_*`` sections,
+    srt-slurm ``src/srtctl/core/config.py`` ``expand_zip_override``): said unread, not passed
+    as a file with no launch (the variants' launches are not composed here)."""
+    raise InputError("an srtctl recipe of variants (base: with override sections): cgconfig "
+                     "reads plain recipes only; its launches are not checked",
+                     where=doc.where(("base",)))

@@ -60,16 +60,28 @@ def _image_parts(image: str) -> tuple[str, str]:
 
 def pinned_release(context: Context, engine: str) -> tuple[str | None, str | None, str | None]:
     """(``engine==version``, where it came from, a note) for the release the file pins for a
-    launch of ``engine``: Dynamo's release (a recipe's, or a Dynamo image's tag) through the
-    matrix, or an engine image's tag. A tag naming no release gives only the note."""
-    where = f"{context.path}:{context.image_line}" if context.image_line else context.path
-    if context.release is not None:
-        version, how = dynamo_engine_release(context.release, engine)
-        if version is None:
-            return None, None, how
-        return f"{engine}=={version}", f"{how} ({context.path})", None
+    launch of ``engine``. The image the launch runs in comes first: an engine image's tag, or a
+    Dynamo runtime image's tag through the matrix (an srt-slurm recipe's ``dynamo.version``
+    only pip-installs ``ai-dynamo`` into ``model.container``, so the engine is the container's:
+    srt-slurm ``src/srtctl/core/schema.py`` ``DynamoConfig._build_install_commands``). Dynamo's
+    release through the matrix when the file has no image that says which engine it holds (a
+    cluster alias such as ``dynamo-sglang``). A tag naming no release gives only the note."""
+    from_image = _image_release(context, engine)
+    if from_image is not None or context.release is None:
+        return from_image or (None, None, None)
+    version, how = dynamo_engine_release(context.release, engine)
+    if version is None:
+        return None, None, how
+    return f"{engine}=={version}", f"{how} ({context.path})", None
+
+
+def _image_release(context: Context,
+                   engine: str) -> tuple[str | None, str | None, str | None] | None:
+    """:func:`pinned_release` from the image alone; ``None`` when there is no image or it is
+    neither the engine's image nor a Dynamo runtime image."""
     if not context.image:
-        return None, None, None
+        return None
+    where = f"{context.path}:{context.image_line}" if context.image_line else context.path
     repository, tag = _image_parts(context.image)
     last = repository.rsplit("/", 1)[-1].lower()
     dynamo = any(part in repository.lower() for part in _DYNAMO_IMAGE) and "runtime" in last

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from cgconfig.errors import InputError
 from cgconfig.files.arrays import array_value, as_elements
-from cgconfig.files.expand import UNKNOWN, Expansion, expand_at, is_name
+from cgconfig.files.expand import UNKNOWN, Expansion, expand_at, is_name, process_substitution_end
 from cgconfig.limits import MAX_SCRIPT_STATEMENTS, MAX_SCRIPT_WORDS
 
 _OPERATOR_CHARS = ";&|()"
@@ -101,8 +101,6 @@ class Scanner:
         self.line += taken.count("\n")
         self.i += count
         return taken
-
-    # -------------------------------------------------------------------------- statements
 
     def statements(self) -> list[Statement]:
         """Every simple command, in order; expansions read ``lookup`` as each is met."""
@@ -199,13 +197,17 @@ class Scanner:
         if operator.endswith("&") and (self.peek().isdigit() or self.peek() == "-"):
             self.advance()  # >&2, 2>&1, <&-
             return _Redirect(operator)
+        if (end := process_substitution_end(self.text, self.i, self.where)) is not None:
+            self.advance(end - self.i)  # `< <(command)`: its output is read, never known here
+            return _Redirect(operator)
         if not self.peek() or self.peek() in "\n;&|()<>":
             raise self.error(f"a redirection {operator!r} names no file")
         raw_start = self.i
-        fields, _, quoted = self.word(expand=not operator.endswith(("<<", "<<-")))
+        heredoc = operator.endswith(("<<", "<<-")) and not operator.endswith("<<<")  # <<< word
+        fields, _, quoted = self.word(expand=not heredoc)
         target = "".join(fields)
         found = _Redirect(operator, target)
-        if operator.endswith(("<<", "<<-")):
+        if heredoc:
             raw = self.text[raw_start:self.i]
             self.pending_heredocs.append((found, target, quoted or "\\" in raw,
                                           operator.endswith("-")))
@@ -252,8 +254,6 @@ class Scanner:
                 out.append(char)
                 i += 1
         return "".join(out)
-
-    # ------------------------------------------------------------------------------- words
 
     def word(self, expand: bool = True) -> tuple[list[str], tuple[str, ...], bool]:
         """One word: its fields (an unquoted expansion splits on blanks, as the shell does),

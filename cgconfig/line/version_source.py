@@ -106,10 +106,13 @@ def image_version(words: Iterable[str], engine: str) -> tuple[str, str] | None:
 def tag_version(tag: str) -> str | None:
     """The release an image tag names: ``v0.5.20`` → ``v0.5.20``; a ``-variant`` after it
     names the build (``v0.5.15-cu129``, ``v0.5.5.post3-cu129-amd64`` → ``v0.5.5.post3``);
-    ``latest``, ``dev`` and dates name none."""
-    for version in (tag, tag.split("-", 1)[0]):
-        if version_key(version) is not None:
-            return version
+    ``latest``, ``dev`` and dates name none, and so does a development build of a release
+    (``1.2.0-deepseek-v4-cuda13-dev.3``): its engines are not the release's."""
+    if version_key(tag) is not None:
+        return tag
+    head, _, variant = tag.partition("-")
+    if variant and "dev" not in variant and version_key(head) is not None:
+        return head
     return None
 
 

@@ -207,7 +207,8 @@ def _user_sizes(ctx: Context) -> bool:
         return True
     chain = ctx.plan.provenance.get("decode.bs", [])
     return (bool(chain) and chain[-1].layer != "default") or any(
-        e.source not in ("default", "resolver") and not e.source.endswith("default")
+        e.layer != "default" and e.source not in ("default", "resolver")
+        and not e.source.endswith("default")  # "vLLM default grid" is the engine's, not the file's
         for e in chain[1:])
 
 

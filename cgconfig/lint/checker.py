@@ -78,8 +78,11 @@ def _inferred(launch: Launch, plan: Plan) -> list[Finding]:
     line = launch.arg_lines[index] if index is not None and index < len(launch.arg_lines) \
         else launch.line
     note = next((n for n in plan.notes if n.startswith("this line parses on")), "")
+    # a pin the file has but that names no known release (a Dynamo release the matrix lacks)
+    said = next((n for n in launch.notes if "release is unknown" in n),
+                "the file pins no release")
     return [Finding("CG012", launch.file, line,
-                    f"the file pins no release, and {table.label} refuses "
+                    f"{said}, and {table.label} refuses "
                     f"{refused[0] if refused else 'a flag of the line'}: {note}",
                     f"pin the release the file runs (an image tag, a pip pin, "
                     f"--engine-version), or rewrite the line with `cgconfig migrate ... --to "
@@ -126,9 +129,11 @@ def _refusal(launch: Launch, error: CgConfigError, engine: str, pinned: bool) ->
     is_flag = isinstance(error, InputError) and ("refuses it" in what or "unknown flag" in what)
     hint = getattr(error, "hint", None)
     suggestion = getattr(error, "suggestion", None)
-    fix = hint or (f"use {suggestion}" if suggestion else None)
+    replacement: str | None = hint or (f"use {suggestion}" if suggestion else None)
     kind = ("CG002" if pinned else "CG012") if is_flag else "CG007"
-    return Finding(kind, launch.file, line, f"{text}", fix,
+    if kind == "CG012":  # say why the release is unknown (a Dynamo release the matrix lacks)
+        text += "".join(f"; {note}" for note in launch.notes if "release is unknown" in note)
+    return Finding(kind, launch.file, line, f"{text}", replacement,
                    subject=subject, launch_line=launch.line)
 
 

@@ -145,3 +145,32 @@ def test_dynamo_trtllm_is_read_as_trtllm_serve_with_its_spellings() -> None:
     assert launch.argv == ("trtllm-serve", "Qwen/Qwen3-0.6B", "--extra_llm_api_options",
                            "./p.yaml", "--tp_size", "2")
     assert launch.role == "prefill" and len(launch.arg_lines) == len(launch.argv)
+
+
+def test_a_here_string_is_a_word_not_a_here_document() -> None:
+    """``<<<`` feeds one word to the command; read as ``<<`` it made the rest of the script a
+    here-document never closed, and the file went unread (InferenceX's ``agentic_srt.sh``,
+    ``read -r -a CONCURRENCIES <<< "${CONC_LIST:-$CONC}"``; issue #33)."""
+    from cgconfig.files.script_reader import read_script
+
+    text = ('read -r -a C <<< "${LIST:-8}"\n'
+            'cat <<EOF\nbody\nEOF\n'
+            'python3 -m sglang.launch_server --tp 8\n')
+    statements, _ = read_script(text, first_line=1, where="t.sh", variables={})
+    assert [w.text for w in statements[-1].words] == ["python3", "-m", "sglang.launch_server",
+                                                      "--tp", "8"]
+    assert statements[-1].line == 5
+
+
+def test_a_loop_reading_a_process_substitution_is_read_past() -> None:
+    """``done < <(command)`` (bash's process substitution) used to stop the reader ("a
+    redirection '<' names no file"), and InferenceX's ``benchmark_lib.sh`` and TensorRT-LLM
+    launch scripts went unread (issue #33)."""
+    from cgconfig.files.script_reader import read_script
+
+    text = ('while read -r k; do echo "$k"; done < <(env | grep "^X" )\n'
+            'python3 -m sglang.launch_server --tp 8\n')
+    statements, _ = read_script(text, first_line=1, where="t.sh", variables={})
+    assert [w.text for w in statements[-1].words] == ["python3", "-m", "sglang.launch_server",
+                                                      "--tp", "8"]
+    assert statements[-1].line == 2
