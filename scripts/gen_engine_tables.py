@@ -184,12 +184,15 @@ def _vllm(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, Any]
     from vllm import __version__
     from vllm.platforms.cuda import NonNvmlCudaPlatform
 
-    # Where each release keeps make_arg_parser (0.20-0.28 openai/, 0.29-0.32 launchers/).
+    # Where each release keeps make_arg_parser (0.10-0.28 openai/, 0.29-0.32 launchers/).
     origin = next(m for m in ("common", "launchers", "openai")
                   if importlib.util.find_spec(f"vllm.entrypoints.{m}")
                   and importlib.util.find_spec(f"vllm.entrypoints.{m}.cli_args"))
     make_arg_parser = importlib.import_module(f"vllm.entrypoints.{origin}.cli_args").make_arg_parser
-    from vllm.utils.argparse_utils import FlexibleArgumentParser
+    # vllm/utils/argparse_utils.py from 0.11.1; vllm/utils/__init__.py before.
+    utils = ("vllm.utils.argparse_utils" if importlib.util.find_spec("vllm.utils.argparse_utils")
+             else "vllm.utils")
+    FlexibleArgumentParser = importlib.import_module(utils).FlexibleArgumentParser  # noqa: N806
 
     # Defaults such as the device type come from the current platform: record a CUDA machine's,
     # also on a machine without one (platform detection would fail there).
