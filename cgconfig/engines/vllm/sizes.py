@@ -1,4 +1,4 @@
-"""vLLM's default CUDA-graph capture sizes (``VllmConfig._set_cudagraph_sizes``, vLLM 0.20-0.33).
+"""vLLM's default CUDA-graph capture sizes (``VllmConfig._set_cudagraph_sizes``, vLLM 0.19-0.33).
 
 Reproduces ``vllm/config/vllm.py`` with a single decode tier ``(q, max_num_seqs)``;
 dynamic speculative-decoding tiers are out of scope. Sizes are token counts. vLLM only runs
@@ -80,6 +80,7 @@ def default_capture_sizes(
     blackwell: bool = False,
     spec_decode_sizes: bool = True,
     max_num_seqs_size: bool = True,
+    token_budget_size: bool,
 ) -> SizeResult:
     """vLLM's capture sizes and ``max_cudagraph_capture_size`` for a server configuration.
 
@@ -93,7 +94,8 @@ def default_capture_sizes(
     Releases before 0.29 add no uniform-decode sizes for speculative decoding
     (``spec_decode_sizes=False``), before 0.31 not ``max_num_seqs`` either
     (``max_num_seqs_size=False``); before 0.28 the ceiling is 512 on every GPU (the caller passes
-    ``blackwell=False``).
+    ``blackwell=False``); before 0.20 ``max_num_batched_tokens`` is not added to the grid
+    (``token_budget_size=False``, :mod:`.capture_size_changes`; the caller asks the release).
 
     Raises ``ValueError`` where vLLM raises or asserts: both user values given but inconsistent,
     an empty user list, or a ceiling below 1. Non-fatal adjustments come back in ``notes``.
@@ -136,7 +138,7 @@ def default_capture_sizes(
 
     if capture_sizes is None:
         sizes = _grid(max_size, performance_mode == "interactivity")
-        if max_num_batched_tokens <= max_size:
+        if token_budget_size and max_num_batched_tokens <= max_size:
             # The token budget is the largest mixed batch, usually off-stride: give it a graph.
             sizes.append(max_num_batched_tokens)
         sizes += [s for s in uniform_decode_sizes if s <= max_num_batched_tokens]

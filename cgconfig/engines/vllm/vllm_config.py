@@ -18,7 +18,7 @@ from typing import Any
 
 from cgconfig.draft import Draft
 from cgconfig.engines.vllm import attention as vllm_attention
-from cgconfig.engines.vllm import modes, releases
+from cgconfig.engines.vllm import capture_size_changes, modes, releases
 from cgconfig.engines.vllm.argv import COMPILATION_MODES, CcValue, VllmInput
 from cgconfig.engines.vllm.engine_args import (
     BATCHED_DP_MAX_NUM_BATCHED_TOKENS,
@@ -200,7 +200,7 @@ def _scheduler(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs) -> tup
     batched_tokens_args`` leaves them (usage context OPENAI_API_SERVER), and why."""
     seqs, tokens, basis = _engine_defaults(_number_fact(facts, "gpu_memory_gib"), engine.release,
                                            _number_fact(facts, "gpu_sm"))
-    if engine.batched_dp_moe:
+    if engine.batched_dp_moe and capture_size_changes.batched_dp_token_budget(engine.release):
         tokens, basis = BATCHED_DP_MAX_NUM_BATCHED_TOKENS, (
             f"{basis}; {engine.all2all_backend} with expert parallelism and DP "
             f"{engine.data_parallel_size}: {BATCHED_DP_MAX_NUM_BATCHED_TOKENS} batched tokens")
@@ -246,7 +246,8 @@ def _capture_plan(vin: VllmInput, facts: dict[str, Any], user_sizes: list[int] |
             blackwell=sm is not None and sm // 10 == 10
             and releases.has(engine.release, "blackwell_ceiling"),
             spec_decode_sizes=releases.has(engine.release, "spec_decode_sizes"),
-            max_num_seqs_size=releases.has(engine.release, "max_num_seqs_size"))
+            max_num_seqs_size=releases.has(engine.release, "max_num_seqs_size"),
+            token_budget_size=capture_size_changes.captures_token_budget(engine.release))
     except ValueError as exc:
         raise InputError(str(exc), where="--compilation-config") from None
     gpu = (f"--gpu-sm {sm}" if sm is not None else
