@@ -75,6 +75,8 @@ OLDER_LEVELS: tuple[tuple[str, str, str, tuple[int, ...] | None, SupportLevel, s
     ("FLASHINFER", "0.19.0", "0.32.0", (80, 86, 89), _S.UNIFORM_SINGLE_TOKEN_DECODE,
      "flashinfer.py FlashInferMetadataBuilder.get_cudagraph_support: UNIFORM_BATCH only with "
      "TRTLLM attention (before 0.33's FA2-native decode)"),
+    ("FLEX_ATTENTION", "0.19.0", "0.19.1", None, _S.NEVER,
+     "flex_attention.py: no _cudagraph_support before 0.20, the builder default"),
     ("FLASHINFER", "0.19.0", FLASHINFER_HOPPER_USTD_UNTIL, (90, 120, 121),
      _S.UNIFORM_SINGLE_TOKEN_DECODE, "flashinfer.py FlashInferMetadataBuilder."
      "get_cudagraph_support: Hopper and SM12x are XQA architectures from 0.30"),

@@ -33,6 +33,25 @@ BATCHED_DP_TOKEN_BUDGET: tuple[ReleaseChange, ...] = (
                   "BATCHED_DP"),
 )
 
+#: Which full-decode modes round the capture sizes to multiples of 1 + num_speculative_tokens
+#: (V1 runner, q > 1): before 0.20 only the modes with a separate decode routine
+#: (FULL_AND_PIECEWISE, FULL_DECODE_ONLY); from 0.20 any mode whose decode graphs are FULL
+#: (plain FULL too).
+SPEC_ROUNDING_PLAIN_FULL: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.20.0", None,
+                  "speculative decoding rounds the capture sizes for every mode with FULL "
+                  "decode graphs, plain FULL included (before: only FULL_AND_PIECEWISE and "
+                  "FULL_DECODE_ONLY, `cudagraph_mode.separate_routine()`)",
+                  "config/compilation.py CompilationConfig.resolve_cudagraph_mode_and_sizes "
+                  "(before: v1/worker/gpu_model_runner.py GPUModelRunner._check_and_update_"
+                  "cudagraph_mode)"),
+)
+
+
+def rounds_plain_full(release: str) -> bool:
+    """Whether ``release`` rounds the sizes for speculative decoding under plain FULL."""
+    return holds_in(SPEC_ROUNDING_PLAIN_FULL, release)
+
 
 def captures_token_budget(release: str) -> bool:
     """Whether ``release``'s default grid captures ``max_num_batched_tokens`` itself."""
