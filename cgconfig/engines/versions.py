@@ -16,7 +16,8 @@ from typing import NamedTuple
 #: ``<prefix>-<version>.json`` ships beside this module for each (``table.load_table``).
 SUPPORTED: dict[str, tuple[str, ...]] = {
     "sglang": ("0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23"),
-    "vllm": ("0.18.1", "0.19.0", "0.19.1", "0.20.1",  # below 0.20.2: issue #37 (engines/vllm/capture_size_changes.py)
+    # vLLM below 0.20.2 (issue #37): engines/vllm/capture_size_changes.py
+    "vllm": ("0.18.1", "0.19.0", "0.19.1", "0.20.1",
              "0.20.2", "0.21.0", "0.22.1", "0.23.0", "0.24.0", "0.25.1", "0.26.0", "0.27.1",
              "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0"),
     "trtllm": ("main-00209af",),

@@ -88,11 +88,13 @@ def test_tiny_token_budget() -> None:
 def test_interactivity_is_dense_below_32() -> None:
     result = default_capture_sizes(256, 2048, performance_mode="interactivity", token_budget_size=True)
     assert result.sizes == [*range(1, 33), *range(40, 249, 8), *range(256, 513, 16)]
-    assert default_capture_sizes(2, 2048, performance_mode="interactivity", token_budget_size=True).sizes == [1, 2, 3, 4]
+    assert default_capture_sizes(2, 2048, performance_mode="interactivity",
+                                 token_budget_size=True).sizes == [1, 2, 3, 4]
 
 
 def test_throughput_mode_same_grid_as_balanced() -> None:
-    assert default_capture_sizes(256, 2048, performance_mode="throughput", token_budget_size=True).sizes == GRID_512
+    assert default_capture_sizes(256, 2048, performance_mode="throughput",
+                                 token_budget_size=True).sizes == GRID_512
 
 
 def test_invalid_performance_mode() -> None:
@@ -140,13 +142,15 @@ def test_user_list_filtered_by_budget_warns() -> None:
 
 
 def test_user_list_and_consistent_max() -> None:
-    result = default_capture_sizes(256, 2048, capture_sizes=[1, 2, 4, 8], max_capture_size=8, token_budget_size=True)
+    result = default_capture_sizes(256, 2048, capture_sizes=[1, 2, 4, 8], max_capture_size=8,
+                                   token_budget_size=True)
     assert (result.sizes, result.max_size, result.notes) == ([1, 2, 4, 8], 8, [])
 
 
 def test_user_list_and_inconsistent_max_raises() -> None:
     with pytest.raises(ValueError) as info:
-        default_capture_sizes(256, 2048, capture_sizes=[1, 2, 4, 8], max_capture_size=16, token_budget_size=True)
+        default_capture_sizes(256, 2048, capture_sizes=[1, 2, 4, 8], max_capture_size=16,
+                              token_budget_size=True)
     assert str(info.value) == ("customized max_cudagraph_capture_size(=16) should be consistent "
                                "with the max value of cudagraph_capture_sizes(=8)")
 
@@ -155,7 +159,8 @@ def test_user_list_above_budget_with_max_raises() -> None:
     # The SM70 case from vLLM's own tests: sizes up to 64, budget 50.
     with pytest.raises(ValueError, match=r"size\(=64\) should be consistent with the max value "
                                          r"of cudagraph_capture_sizes\(=48\)"):
-        default_capture_sizes(8, 50, capture_sizes=[8, 16, 32, 48, 64], max_capture_size=64, token_budget_size=True)
+        default_capture_sizes(8, 50, capture_sizes=[8, 16, 32, 48, 64], max_capture_size=64,
+                              token_budget_size=True)
 
 
 def test_empty_user_list_rejected() -> None:
