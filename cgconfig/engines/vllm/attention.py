@@ -62,22 +62,22 @@ class AttentionRefusal(ValueError):
 #: Where a release's builder declared another level than 0.33.0's: (backend, first release,
 #: last release, compute capabilities (SM × 10) or None for all, level, the builder's source).
 OLDER_LEVELS: tuple[tuple[str, str, str, tuple[int, ...] | None, SupportLevel, str], ...] = (
-    ("TRITON_MLA", "0.17.1", "0.21.0", None, _S.NEVER,
+    ("TRITON_MLA", "0.16.0", "0.21.0", None, _S.NEVER,
      "mla/triton_mla.py: no _cudagraph_support, the builder default"),
     ("TRITON_MLA", "0.26.0", "0.30.0", None, _S.UNIFORM_SINGLE_TOKEN_DECODE,
      "mla/triton_mla.py TritonMLAMetadataBuilder._cudagraph_support"),
-    ("FLASHINFER_MLA", "0.17.1", "0.30.0", None, _S.UNIFORM_BATCH,
+    ("FLASHINFER_MLA", "0.16.0", "0.30.0", None, _S.UNIFORM_BATCH,
      "mla/flashinfer_mla.py FlashInferMLAMetadataBuilder._cudagraph_support"),
-    ("FLASH_ATTN", "0.17.1", "0.32.0", (100, 103), _S.UNIFORM_BATCH,
+    ("FLASH_ATTN", "0.16.0", "0.32.0", (100, 103), _S.UNIFORM_BATCH,
      "flash_attn.py FlashAttentionMetadataBuilder._cudagraph_support: ALWAYS only if "
      "get_flash_attn_version() == 3; Blackwell runs FlashAttention 2 or 4 (ALWAYS for 4 from "
      "0.33)"),
-    ("FLASHINFER", "0.17.1", "0.32.0", (80, 86, 89), _S.UNIFORM_SINGLE_TOKEN_DECODE,
+    ("FLASHINFER", "0.16.0", "0.32.0", (80, 86, 89), _S.UNIFORM_SINGLE_TOKEN_DECODE,
      "flashinfer.py FlashInferMetadataBuilder.get_cudagraph_support: UNIFORM_BATCH only with "
      "TRTLLM attention (before 0.33's FA2-native decode)"),
-    ("FLEX_ATTENTION", "0.17.1", "0.19.1", None, _S.NEVER,
+    ("FLEX_ATTENTION", "0.16.0", "0.19.1", None, _S.NEVER,
      "flex_attention.py: no _cudagraph_support before 0.20, the builder default"),
-    ("FLASHINFER", "0.17.1", FLASHINFER_HOPPER_USTD_UNTIL, (90, 120, 121),
+    ("FLASHINFER", "0.16.0", FLASHINFER_HOPPER_USTD_UNTIL, (90, 120, 121),
      _S.UNIFORM_SINGLE_TOKEN_DECODE, "flashinfer.py FlashInferMetadataBuilder."
      "get_cudagraph_support: Hopper and SM12x are XQA architectures from 0.30"),
 )
@@ -135,7 +135,7 @@ def _fp8_refusal(backend: str, sm: int) -> str | None:
 #: attention (``flashinfer.py FlashInferBackend.supports_sink``): Blackwell only until 0.27,
 #: SM12x from 0.28, Hopper from 0.30.
 OLDER_SINKS: tuple[tuple[str, str, str, tuple[int, ...]], ...] = (
-    ("FLASHINFER", "0.17.1", "0.27.1", (100, 103)),
+    ("FLASHINFER", "0.16.0", "0.27.1", (100, 103)),
     ("FLASHINFER", "0.28.0", "0.29.0", (100, 103, 120, 121)),
 )
 
