@@ -184,19 +184,22 @@ def _vllm(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, Any]
     from vllm import __version__
     from vllm.platforms.cuda import NonNvmlCudaPlatform
 
-    # Where each release keeps make_arg_parser (0.20-0.28 openai/, 0.29-0.32 launchers/).
+    # Where each release keeps make_arg_parser (0.10-0.28 openai/, 0.29-0.32 launchers/).
     origin = next(m for m in ("common", "launchers", "openai")
                   if importlib.util.find_spec(f"vllm.entrypoints.{m}")
                   and importlib.util.find_spec(f"vllm.entrypoints.{m}.cli_args"))
     make_arg_parser = importlib.import_module(f"vllm.entrypoints.{origin}.cli_args").make_arg_parser
-    from vllm.utils.argparse_utils import FlexibleArgumentParser
+    # vllm/utils/argparse_utils.py from 0.11.1; vllm/utils/__init__.py before.
+    utils = ("vllm.utils.argparse_utils" if importlib.util.find_spec("vllm.utils.argparse_utils")
+             else "vllm.utils")
+    flexible_parser = importlib.import_module(utils).FlexibleArgumentParser
 
     # Defaults such as the device type come from the current platform: record a CUDA machine's,
     # also on a machine without one (platform detection would fail there).
     platforms._current_platform = NonNvmlCudaPlatform()
 
     # `vllm serve` builds its subparser with FlexibleArgumentParser and make_arg_parser.
-    parser = make_arg_parser(FlexibleArgumentParser(prog="vllm serve"))
+    parser = make_arg_parser(flexible_parser(prog="vllm serve"))
     deprecated = {a.dest for a in getattr(parser, "_deprecated", set())}
     meta = {"engine": "vllm", "version": __version__,
             "source": f"vllm {__version__}: vllm/entrypoints/{origin}/cli_args.py make_arg_parser "

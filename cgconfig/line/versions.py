@@ -290,7 +290,8 @@ def choose(engine: str, requested: str, source: str) -> EngineVersion:
     if not older or (parsed.order > keyed[-1][0]
                      and padded[:series] != (newest_release + (0,) * series)[:series]):
         raise ValueError(f"{NAMES[engine]} {text} ({source}) is not supported: cgconfig answers "
-                         f"for {supported_range(engine)}")
+                         f"for {supported_range(engine)} (name one with --engine-version "
+                         f"{engine}==X)")
     found_key, found = older[-1]
     same = found_key[0] == parsed.release and parsed.kind is None
     return EngineVersion(engine, found, source, requested=None if same else text)

@@ -204,3 +204,15 @@ def test_default_grid_properties(seqs: int, tokens: int, spec: int, blackwell: b
     if spec == 0 and seqs <= min(tokens, ceiling):
         # Every decode batch up to max_num_seqs has a graph to pad into.
         assert seqs in result.sizes
+
+
+def test_token_budget_joins_the_grid_from_0_20() -> None:
+    """vLLM 0.20's ``_set_cudagraph_sizes`` captures an off-stride ``max_num_batched_tokens``
+    under the ceiling; 0.19's grid stops at the stride below it (capture_size_changes.py)."""
+    from cgconfig.engines.vllm.capture_size_changes import captures_token_budget
+
+    assert not captures_token_budget("0.19.1") and captures_token_budget("0.20.1")
+    old = sizes.default_capture_sizes(1024, 500, release="0.19.1")
+    new = sizes.default_capture_sizes(1024, 500, release="0.20.1")
+    assert old.sizes[-1] == 496 and new.sizes[-1] == 500
+    assert new.sizes[:-1] == old.sizes

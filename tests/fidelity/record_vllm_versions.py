@@ -34,7 +34,7 @@ from record_vllm_engine import _trim, _zygote_key, run_batch
 from vllm_engine_generate import generate
 
 HERE = Path(__file__).parent
-TABLES = HERE.parent.parent / "cgconfig" / "engines"
+TABLES = HERE.parent.parent / "cgconfig" / "engines" / "vllm" / "tables"
 #: Compute capabilities the per-release corpora run on (Hopper, Blackwell, Ampere, Ada).
 SMS = (90, 100, 80, 89)
 

@@ -1,4 +1,4 @@
-"""vLLM's default CUDA-graph capture sizes (``VllmConfig._set_cudagraph_sizes``, vLLM 0.20-0.33).
+"""vLLM's default CUDA-graph capture sizes (``VllmConfig._set_cudagraph_sizes``, vLLM 0.19-0.33).
 
 Reproduces ``vllm/config/vllm.py`` with a single decode tier ``(q, max_num_seqs)``;
 dynamic speculative-decoding tiers are out of scope. Sizes are token counts. vLLM only runs
@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from cgconfig.engines.release_change import holds_in
+from cgconfig.engines.vllm.capture_size_changes import captures_token_budget
 from cgconfig.engines.vllm.releases import BLACKWELL_CEILING, MAX_NUM_SEQS_SIZE, SPEC_DECODE_SIZES
 from cgconfig.limits import check_decode_batch, check_prefill_tokens
 
@@ -94,7 +95,8 @@ def default_capture_sizes(
     ``blackwell``: the GPU is of the SM100 family. What vLLM ``release`` does is read from its rows
     in ``engines/vllm/releases.py``: before 0.29 no uniform-decode sizes for speculative decoding
     (``SPEC_DECODE_SIZES``), before 0.31 not ``max_num_seqs`` either (``MAX_NUM_SEQS_SIZE``);
-    before 0.28 the ceiling is 512 on every GPU (``BLACKWELL_CEILING``).
+    before 0.28 the ceiling is 512 on every GPU (``BLACKWELL_CEILING``); before 0.20
+    ``max_num_batched_tokens`` is not added to the grid (``capture_size_changes``).
 
     Raises ``ValueError`` where vLLM raises or asserts: both user values given but inconsistent,
     an empty user list, or a ceiling below 1. Non-fatal adjustments come back in ``notes``.
@@ -119,6 +121,7 @@ def default_capture_sizes(
                else DEFAULT_MAX_GRAPH_SIZE)
     spec_decode_sizes = holds_in(SPEC_DECODE_SIZES, release)
     max_num_seqs_size = holds_in(MAX_NUM_SEQS_SIZE, release)
+    token_budget_size = captures_token_budget(release)
     q = 1 + num_speculative_tokens
 
     uniform_decode_sizes: list[int] = []
@@ -140,7 +143,7 @@ def default_capture_sizes(
 
     if capture_sizes is None:
         sizes = _grid(max_size, performance_mode == "interactivity")
-        if max_num_batched_tokens <= max_size:
+        if token_budget_size and max_num_batched_tokens <= max_size:
             # The token budget is the largest mixed batch, usually off-stride: give it a graph.
             sizes.append(max_num_batched_tokens)
         sizes += [s for s in uniform_decode_sizes if s <= max_num_batched_tokens]

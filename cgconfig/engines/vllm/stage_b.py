@@ -15,7 +15,7 @@ from typing import Any
 
 from cgconfig.draft import Draft
 from cgconfig.engines.release_change import holds_in
-from cgconfig.engines.vllm import captured, modes, releases
+from cgconfig.engines.vllm import capture_size_changes, captured, modes, releases
 from cgconfig.engines.vllm import mode_resolution as resolution_rules
 from cgconfig.engines.vllm.splitting_ops import splitting_fixup
 from cgconfig.errors import InputError, StrictConflictError
@@ -101,7 +101,11 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
         for step in resolution.steps:
             _apply(draft, f"vllm.{step.rule}", step.before, step.after, step.message,
                    _STAGE_B, release)
-        _round_for_spec(draft, capture, resolution.size_multiple, num_spec, release)
+        multiple = resolution.size_multiple
+        if not resolution.mode.separate_routine() \
+                and not capture_size_changes.rounds_plain_full(release):
+            multiple = 1  # vLLM < 0.20: no rounding under plain FULL
+        _round_for_spec(draft, capture, multiple, num_spec, release)
         draft.decode_filter = RunnerCapture(draft, capture.max_num_seqs, 1 + num_spec, v2,
                                             release)
 

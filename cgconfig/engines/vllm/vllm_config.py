@@ -19,7 +19,7 @@ from typing import Any
 from cgconfig.draft import Draft
 from cgconfig.engines.release_change import holds_in
 from cgconfig.engines.vllm import attention as vllm_attention
-from cgconfig.engines.vllm import modes, releases
+from cgconfig.engines.vllm import capture_size_changes, modes, releases
 from cgconfig.engines.vllm.argv import COMPILATION_MODES, CcValue, VllmInput
 from cgconfig.engines.vllm.engine_args import (
     BATCHED_DP_MAX_NUM_BATCHED_TOKENS,
@@ -213,7 +213,7 @@ def _scheduler(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs) -> tup
     batched_tokens_args`` leaves them (usage context OPENAI_API_SERVER), and why."""
     seqs, tokens, basis = _engine_defaults(_number_fact(facts, "gpu_memory_gib"), engine.release,
                                            _number_fact(facts, "gpu_sm"))
-    if engine.batched_dp_moe:
+    if engine.batched_dp_moe and capture_size_changes.batched_dp_token_budget(engine.release):
         tokens, basis = BATCHED_DP_MAX_NUM_BATCHED_TOKENS, (
             f"{basis}; {engine.all2all_backend} with expert parallelism and DP "
             f"{engine.data_parallel_size}: {BATCHED_DP_MAX_NUM_BATCHED_TOKENS} batched tokens")

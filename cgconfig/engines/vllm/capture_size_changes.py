@@ -1,0 +1,63 @@
+"""What vLLM's capture-size and scheduler defaults did differently below 0.20, as rows of the one
+release-change format (:mod:`cgconfig.engines.release_change`).
+
+Each behaviour is a tuple of :class:`ReleaseChange` rows read with ``holds_in`` / ``value_at``
+and the release a line is answered for. Read from each release's own wheel
+(``vllm/config/vllm.py``, ``vllm/engine/arg_utils.py``, ``vllm/config/scheduler.py``,
+``vllm/v1/worker/gpu_model_runner.py``); the 0.20-0.33 behaviours live in :mod:`.releases`.
+Standard library only (the start-up path imports it).
+"""
+
+from __future__ import annotations
+
+from cgconfig.engines.release_change import ReleaseChange, holds_in
+
+#: ``max_num_batched_tokens`` gets its own graph when it is at most the ceiling.
+MAX_NUM_BATCHED_TOKENS_SIZE: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.20.0", None,
+                  "the default grid also captures max_num_batched_tokens when it is at most "
+                  "max_cudagraph_capture_size (off-stride budgets get a graph; before: the "
+                  "grid alone)",
+                  "config/vllm.py VllmConfig._set_cudagraph_sizes "
+                  "(\"ensure max_num_tokens is captured if within max capture size\")"),
+)
+
+#: DeepEP low-latency / nixl_ep with expert parallelism and DP > 1 default the token budget to
+#: ``SchedulerConfig.DEFAULT_MAX_NUM_BATCHED_TOKENS_FOR_BATCHED_DP`` (256).
+BATCHED_DP_TOKEN_BUDGET: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.20.0", None,
+                  "a batched-DP MoE line (ParallelConfig.use_batched_dp_moe) defaults "
+                  "max_num_batched_tokens to 256 (before: the GPU-memory default)",
+                  "engine/arg_utils.py EngineArgs._set_default_max_num_seqs_and_"
+                  "batched_tokens_args; config/scheduler.py DEFAULT_MAX_NUM_BATCHED_TOKENS_FOR_"
+                  "BATCHED_DP"),
+)
+
+#: Which full-decode modes round the capture sizes to multiples of 1 + num_speculative_tokens
+#: (V1 runner, q > 1): before 0.20 only the modes with a separate decode routine
+#: (FULL_AND_PIECEWISE, FULL_DECODE_ONLY); from 0.20 any mode whose decode graphs are FULL
+#: (plain FULL too).
+SPEC_ROUNDING_PLAIN_FULL: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.20.0", None,
+                  "speculative decoding rounds the capture sizes for every mode with FULL "
+                  "decode graphs, plain FULL included (before: only FULL_AND_PIECEWISE and "
+                  "FULL_DECODE_ONLY, `cudagraph_mode.separate_routine()`)",
+                  "config/compilation.py CompilationConfig.resolve_cudagraph_mode_and_sizes "
+                  "(before: v1/worker/gpu_model_runner.py GPUModelRunner._check_and_update_"
+                  "cudagraph_mode)"),
+)
+
+
+def rounds_plain_full(release: str) -> bool:
+    """Whether ``release`` rounds the sizes for speculative decoding under plain FULL."""
+    return holds_in(SPEC_ROUNDING_PLAIN_FULL, release)
+
+
+def captures_token_budget(release: str) -> bool:
+    """Whether ``release``'s default grid captures ``max_num_batched_tokens`` itself."""
+    return holds_in(MAX_NUM_BATCHED_TOKENS_SIZE, release)
+
+
+def batched_dp_token_budget(release: str) -> bool:
+    """Whether ``release`` defaults a batched-DP MoE line to 256 batched tokens."""
+    return holds_in(BATCHED_DP_TOKEN_BUDGET, release)
