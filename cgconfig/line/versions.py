@@ -289,9 +289,12 @@ def choose(engine: str, requested: str, source: str) -> EngineVersion:
     padded = parsed.release + (0,) * series
     if not older or (parsed.order > keyed[-1][0]
                      and padded[:series] != (newest_release + (0,) * series)[:series]):
+        # a release the user typed: name a supported one; any other source gets the hint that
+        # --engine-version overrides it (version_source)
+        typed = source.startswith(("--engine-version", "CGCONFIG_ENGINE_VERSION"))
+        extra = f" (name a supported one: --engine-version {engine}==X)" if typed else ""
         raise ValueError(f"{NAMES[engine]} {text} ({source}) is not supported: cgconfig answers "
-                         f"for {supported_range(engine)} (name one with --engine-version "
-                         f"{engine}==X)")
+                         f"for {supported_range(engine)}{extra}")
     found_key, found = older[-1]
     same = found_key[0] == parsed.release and parsed.kind is None
     return EngineVersion(engine, found, source, requested=None if same else text)
