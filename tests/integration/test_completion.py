@@ -19,7 +19,7 @@ def test_flags_by_prefix() -> None:
 
 def test_backend_values() -> None:
     assert candidates(["cgconfig", "resolve", "--cuda-graph-backend-decode", ""], 3) == [
-        "full", "breakable", "disabled"]
+        "full", "breakable", "tc_piecewise", "disabled"]
 
 
 def test_attention_backends() -> None:
