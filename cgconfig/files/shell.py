@@ -127,14 +127,12 @@ class Scanner:
     def on_statement(self, statement: Statement) -> None:
         """Hook for the caller: a statement ended (assignments take effect here)."""
 
-    def token(self, words: list[Word], redirects: list[_Redirect]) -> str | None:
-        """Skip blanks and comments; read one word into ``words``, a redirection into
-        ``redirects`` (returns ``""``), or return an operator (``None`` at the end)."""
+    def skip_space(self, blanks: str) -> str:
+        """Skip ``blanks``, ``\\``-newline joins and ``#`` comments; the next character
+        (``""`` at the end)."""
         while True:
             char = self.peek()
-            if char == "":
-                return None
-            if char in _BLANKS:
+            if char != "" and char in blanks:
                 self.advance()
             elif char == "\\" and self.peek(1) == "\n":
                 self.advance(2)
@@ -142,7 +140,14 @@ class Scanner:
                 while self.peek() not in ("", "\n"):
                     self.advance()
             else:
-                break
+                return char
+
+    def token(self, words: list[Word], redirects: list[_Redirect]) -> str | None:
+        """Skip blanks and comments; read one word into ``words``, a redirection into
+        ``redirects`` (returns ``""``), or return an operator (``None`` at the end)."""
+        char = self.skip_space(_BLANKS)
+        if char == "":
+            return None
         if char == "\n":
             self.advance()
             return "\n"
@@ -305,17 +310,10 @@ class Scanner:
         self.advance()  # the opening bracket
         items: list[str] = []
         while True:
-            char = self.peek()
+            char = self.skip_space(_BLANKS + "\n")  # an array's words may span lines
             if char == "":
                 raise self.error("an array's '(' is never closed", start)
-            if char in _BLANKS or char == "\n":
-                self.advance()
-            elif char == "\\" and self.peek(1) == "\n":
-                self.advance(2)
-            elif char == "#":
-                while self.peek() not in ("", "\n"):
-                    self.advance()
-            elif char == ")":
+            if char == ")":
                 self.advance()
                 break
             elif char in _OPERATOR_CHARS or char in _REDIRECT_CHARS:
