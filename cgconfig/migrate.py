@@ -195,13 +195,13 @@ def rewrite_words(words: Sequence[str], source: EngineVersion, target: EngineVer
             repl, where = successor
             after = [*repl, *given] if len(repl) == 1 else repl
             renamed = new.lookup(repl[0])
+            choices = renamed.choices if renamed is not None else None
             # the values the new flag gets: the line's, or those the replacement spells out
-            bad = [v for v in after[1:] if renamed is not None and renamed.choices is not None
-                   and v not in renamed.choices]
+            bad = [v for v in after[1:] if choices is not None and v not in choices]
             if bad:
                 dropped.append(Change(written, [], f"{target.label} has no {exact} ({history}), "
                                       f"and its {repl[0]} does not accept {bad[0]!r} (choices: "
-                                      f"{', '.join(renamed.choices or ())})"))
+                                      f"{', '.join(choices or ())})"))
                 continue
             changes.append(Change(written, after, f"{target.label} has no {exact} "
                                   f"({history}); {where}"))
