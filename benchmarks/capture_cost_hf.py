@@ -20,6 +20,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from capture_cost_bench import MODELS
+
+
+def _shared(name: str, model_type: str) -> tuple[str, dict[str, Any]]:
+    """A model the hand-built decoders measured too: its config fields from their table
+    (``capture_cost_bench.MODELS``; ``head_dim`` is hidden / heads, transformers' default)."""
+    return model_type, dict(MODELS[name])
+
+
 #: model -> (transformers model_type, config.json fields), from each model's Hugging Face page.
 HF_MODELS: dict[str, tuple[str, dict[str, Any]]] = {
     "Qwen/Qwen3-0.6B": ("qwen3", dict(hidden_size=1024, intermediate_size=3072,
@@ -34,18 +43,10 @@ HF_MODELS: dict[str, tuple[str, dict[str, Any]]] = {
     "Qwen/Qwen3-32B": ("qwen3", dict(hidden_size=5120, intermediate_size=25600,
                                      num_hidden_layers=64, num_attention_heads=64,
                                      num_key_value_heads=8, head_dim=128, vocab_size=151936)),
-    "meta-llama/Llama-3.1-8B-Instruct": ("llama", dict(
-        hidden_size=4096, intermediate_size=14336, num_hidden_layers=32, num_attention_heads=32,
-        num_key_value_heads=8, head_dim=128, vocab_size=128256)),
-    "meta-llama/Llama-3.3-70B-Instruct": ("llama", dict(
-        hidden_size=8192, intermediate_size=28672, num_hidden_layers=80, num_attention_heads=64,
-        num_key_value_heads=8, head_dim=128, vocab_size=128256)),
-    "Qwen/Qwen2.5-7B-Instruct": ("qwen2", dict(
-        hidden_size=3584, intermediate_size=18944, num_hidden_layers=28, num_attention_heads=28,
-        num_key_value_heads=4, head_dim=128, vocab_size=152064)),
-    "mistralai/Mistral-7B-Instruct-v0.3": ("mistral", dict(
-        hidden_size=4096, intermediate_size=14336, num_hidden_layers=32, num_attention_heads=32,
-        num_key_value_heads=8, head_dim=128, vocab_size=32768)),
+    "meta-llama/Llama-3.1-8B-Instruct": _shared("meta-llama/Llama-3.1-8B-Instruct", "llama"),
+    "meta-llama/Llama-3.3-70B-Instruct": _shared("meta-llama/Llama-3.3-70B-Instruct", "llama"),
+    "Qwen/Qwen2.5-7B-Instruct": _shared("Qwen/Qwen2.5-7B-Instruct", "qwen2"),
+    "mistralai/Mistral-7B-Instruct-v0.3": _shared("mistralai/Mistral-7B-Instruct-v0.3", "mistral"),
     "microsoft/Phi-3-mini-4k-instruct": ("phi3", dict(
         hidden_size=3072, intermediate_size=8192, num_hidden_layers=32, num_attention_heads=32,
         num_key_value_heads=32, vocab_size=32064)),
@@ -63,9 +64,7 @@ HF_MODELS.update({
     "meta-llama/Llama-3.2-3B-Instruct": ("llama", dict(
         hidden_size=3072, intermediate_size=8192, num_hidden_layers=28, num_attention_heads=24,
         num_key_value_heads=8, head_dim=128, vocab_size=128256)),
-    "Qwen/Qwen2.5-14B-Instruct": ("qwen2", dict(
-        hidden_size=5120, intermediate_size=13824, num_hidden_layers=48, num_attention_heads=40,
-        num_key_value_heads=8, head_dim=128, vocab_size=152064)),
+    "Qwen/Qwen2.5-14B-Instruct": _shared("Qwen/Qwen2.5-14B-Instruct", "qwen2"),
     "microsoft/Phi-3-medium-4k-instruct": ("phi3", dict(
         hidden_size=5120, intermediate_size=17920, num_hidden_layers=40, num_attention_heads=40,
         num_key_value_heads=10, vocab_size=32064)),
