@@ -81,7 +81,8 @@ CONTEXT = 64
 """KV positions per request row: decode attention reads this window (small, so the cache is)."""
 
 
-def write_cases(path: str, second: bool = False, hf: bool = False, fourth: bool = False) -> None:
+def write_cases(path: str, second: bool = False, hf: bool = False, fourth: bool = False,
+                fifth: bool = False) -> None:
     """The size lists (SGLang 0.5.23's grids; the second batch adds vLLM 0.33.0's default
     list for 512) and the runs, as a JSON file for the GPU side. ``hf``: the third batch,
     real Hugging Face architectures (``capture_cost_hf.py``) on the first batch's cases."""
@@ -99,11 +100,20 @@ def write_cases(path: str, second: bool = False, hf: bool = False, fourth: bool 
                   ("prefill", "breakable", grid.prefill_sizes(8192))]
     doc: dict[str, Any] = {"models": MODELS, "runs": HOLDOUT_RUNS if second else RUNS,
                            "cases": [{"phase": p, "backend": b, "sizes": s} for p, b, s in phases]}
-    if hf or fourth:
+    if hf or fourth or fifth:
         from capture_cost_hf import HF_MODELS, HF_RUNS, HF_RUNS_4
 
         doc.update(hf=True, runs=HF_RUNS_4 if fourth else HF_RUNS,
                    models={k: {**v[1], "model_type": v[0]} for k, v in HF_MODELS.items()})
+    if fifth:  # decode full to 96 (SGLang grid) and vLLM's 35 to 256, breakable to 384, prefill to 2048
+        from capture_cost_hf import HF_RUNS_5
+
+        vllm = [1, 2, 4, *range(8, 257, 8)]
+        doc["runs"] = HF_RUNS_5
+        doc["cases"] = [{"phase": p, "backend": b, "sizes": s} for p, b, s in (
+            ("decode", "full", decode(96)), ("decode", "full", vllm),
+            ("decode", "breakable", decode(384)),
+            ("prefill", "breakable", grid.prefill_sizes(2048)))]
     if fourth:  # decode full to 128 (SGLang) and vLLM's 51 to 512, breakable to 160, prefill to 8192
         vllm = [1, 2, 4, *range(8, 256, 8), *range(256, 513, 16)]
         doc["cases"] = [{"phase": p, "backend": b, "sizes": s} for p, b, s in (
@@ -296,12 +306,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--second", action="store_true", help="--write-cases: the second batch")
     ap.add_argument("--fourth", action="store_true",
                     help="--write-cases: the fourth batch (held out whole, after the refit)")
+    ap.add_argument("--fifth", action="store_true",
+                    help="--write-cases: the fifth batch (held out whole, after the freeze)")
     ap.add_argument("--hf", action="store_true",
                     help="--write-cases: the third batch (real Hugging Face architectures)")
     ap.add_argument("--reports", help="folder for each case's capture_report() JSON")
     args = ap.parse_args(argv)
     if args.write_cases:
-        write_cases(args.write_cases, args.second, args.hf, args.fourth)
+        write_cases(args.write_cases, args.second, args.hf, args.fourth, args.fifth)
         return 0
     if not args.cases:
         ap.error("--cases or --write-cases")

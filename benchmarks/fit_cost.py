@@ -10,7 +10,8 @@ Inputs (both in this folder):
   (recorded after the first fit) is held out whole; ``capture_cost_h200_hf.jsonl`` (real
   Hugging Face architectures, ``--hf``) is split by :func:`split_by_hash` over its (model, tp)
   runs; ``capture_cost_h200_hf4.jsonl`` (new Hugging Face models and size lists, recorded
-  after the refit) is held out whole.
+  after the refit) and ``capture_cost_h200_hf5.jsonl`` (new architectures, recorded after the
+  coefficients were frozen at this file's fit) are held out whole.
 
 The usable public boots are split by :func:`split_by_hash` too, within each class, so every
 class keeps boots to fit; the rule was fixed before any error of this fit was looked at.
@@ -92,6 +93,8 @@ def runtime_samples() -> list[tuple[str, fit.Sample]]:
     lines += [("hf", x) for x in (HERE / "capture_cost_h200_hf.jsonl").read_text().splitlines()]
     lines += [("hf4", x) for x in (HERE / "capture_cost_h200_hf4.jsonl").read_text()
               .splitlines()]
+    lines += [("hf5", x) for x in (HERE / "capture_cost_h200_hf5.jsonl").read_text()
+              .splitlines()]
     hf_split = split_by_hash([f"hf {r['model']} tp{r['tp']}" for batch, x in lines
                               if batch == "hf" for r in [json.loads(x)]])
     firsts = {batch: json.loads(x)["model"] for batch, x in reversed(lines)}
@@ -106,9 +109,9 @@ def runtime_samples() -> list[tuple[str, fit.Sample]]:
         if batch == "hf":
             use = hf_split[f"hf {row['model']} tp{row['tp']}"]
         else:
-            use = ("holdout" if batch in ("second", "hf4") or (row["model"], row["tp"]) in RUNTIME_HOLDOUT
-                   else "fit")
-        tag = {"hf": "hf ", "hf4": "hf4 "}.get(batch, "")
+            late = batch in ("second", "hf4", "hf5")
+            use = "holdout" if late or (row["model"], row["tp"]) in RUNTIME_HOLDOUT else "fit"
+        tag = {"hf": "hf ", "hf4": "hf4 ", "hf5": "hf5 "}.get(batch, "")
         ident = (f"h200 {tag}{row['model']} tp{row['tp']} {row['phase']}/{row['backend']} "
                  f"n={row['graphs']}")
         out.append((use, fit.Sample(class_key("runtime", row["phase"], row["backend"]),

@@ -40,14 +40,21 @@ def test_held_out_error_meets_the_issue_targets_where_it_does() -> None:
     memory = [r["memory_ratio"] for r in rows if "memory_ratio" in r]
     seconds = [r["seconds_ratio"] for r in rows if "seconds_ratio" in r]
     assert len(memory) >= 75 and len(seconds) >= 90
-    # Issue #34's targets, all met on everything held out (memory 24 %, 1.87×; seconds 30 %,
-    # 1.95×; benchmarks/RESULTS.md gives the table per set, some sets missing p90 narrowly).
+    # Issue #34's targets, met on everything held out pooled (memory 30 %, 1.90×; seconds 29 %,
+    # 1.93×; benchmarks/RESULTS.md gives the table per set, several sets missing).
     assert statistics.median(memory) - 1 <= 0.30
     assert statistics.median(seconds) - 1 <= 0.35
     assert fit.percentile(memory, 0.9) <= 2.0 and fit.percentile(seconds, 0.9) <= 2.0
     # Run 4, recorded after the refit, is held out whole.
     late = [r for r in rows if r["id"].startswith("h200 hf4 ")]
     assert len(late) == 24 and statistics.median(r["memory_ratio"] for r in late) - 1 <= 0.30
+    # Run 5, recorded after the coefficients were frozen, is held out whole: its capture time
+    # meets the targets (29 %, 1.81×), its memory does not (40 %, 2.30×; RESULTS.md says why).
+    fifth = [r for r in rows if r["id"].startswith("h200 hf5 ")]
+    assert len(fifth) == 32 and not fitted & {r["id"] for r in fifth}
+    fifth_seconds = [r["seconds_ratio"] for r in fifth]
+    assert statistics.median(fifth_seconds) - 1 <= 0.35
+    assert fit.percentile(fifth_seconds, 0.9) <= 2.0
 
 
 def test_split_is_fixed_by_the_hash_and_keeps_every_class_fitted() -> None:
