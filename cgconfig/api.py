@@ -45,7 +45,7 @@ def resolve_request(request: ResolveRequest) -> Plan:
 
     plan.cost = plan_cost(dialect=request.dialect, capture=plan.capture, facts=plan.facts,
                           engine=plan.engine, engine_label=plan.engine_version.get("label", ""),
-                          options=plan.options, sglang_reserve=plan.engine_reserve)
+                          options=plan.options, engine_reserve=plan.engine_reserve)
     return plan
 
 

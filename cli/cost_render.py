@@ -35,11 +35,20 @@ def cost_lines(plan: Plan) -> list[str]:
     lines = []
     for phase, entry in cost.get("phases", {}).items():
         pred = entry.get("predicted")
+        if entry.get("graphs") and entry.get("pool"):
+            lines.append(f"  {phase}: {entry['graphs']} graphs, in the shared pool "
+                         f"{entry['pool']}{_reservation(entry)}")
         if not entry.get("graphs") or not pred:
             continue
         lines.append(f"  {phase}: {entry['graphs']} graphs, "
                      f"{_range(pred.get('graph_memory_gib'), 'GiB', 2)}, "
                      f"{_range(pred.get('capture_seconds'), 's', 1)}{_reservation(entry)}")
+    for name, pool in cost.get("pools", {}).items():
+        pred = pool.get("predicted")
+        if pred:
+            lines.append(f"  {name} ({' + '.join(pool['phases'])}): {pool['graphs']} graphs, "
+                         f"{_range(pred.get('graph_memory_gib'), 'GiB', 2)}, "
+                         f"{_range(pred.get('capture_seconds'), 's', 1)}")
     if not lines:
         return []
     out = ["Start-up cost per rank (cgconfig's prediction; `cgconfig explain cost.decode` "
@@ -47,8 +56,8 @@ def cost_lines(plan: Plan) -> list[str]:
     model_unknown = cost.get("model", {}).get("unknown", [])
     # Without a config.json every model fact is unknown: one entry says so.
     unknown = [u for u in model_unknown if u.startswith("model config")] or sorted(
-        {u for e in cost["phases"].values() for u in (e.get("predicted") or {}).get("unknown", [])}
-        | set(model_unknown))
+        {u for e in [*cost["phases"].values(), *cost.get("pools", {}).values()]
+         for u in (e.get("predicted") or {}).get("unknown", [])} | set(model_unknown))
     if unknown:
         out.append(f"  unknown (range widened): {', '.join(unknown)}")
     for text in cost.get("not_predicted", []):
@@ -80,6 +89,12 @@ def explain_lines(plan: Plan, key: str) -> list[str]:
              f"{entry.get('max_size')}), per rank"]
     if not entry.get("graphs"):
         return [*lines, "  no graphs: nothing to capture"]
+    pool = cost.get("pools", {}).get(entry.get("pool") or "")
+    if pool:
+        pred = pool.get("predicted") or {}
+        lines.append(f"  in the shared pool {entry['pool']} ({' + '.join(pool['phases'])}: "
+                     f"{pool['graphs']} graphs, largest {pool['max_size']}), predicted once: "
+                     f"{pool['why']}")
     lines.append(f"  memory {_range(pred.get('graph_memory_gib'), 'GiB', 3)}; "
                  f"seconds {_range(pred.get('capture_seconds'), 's', 2)}")
     lines.extend(f"  how: {h}" for h in pred.get("how", []))

@@ -1,19 +1,17 @@
 """Set cgconfig's prediction beside what a server log measured (``cgconfig verify``).
 
-One row per logged capture group cgconfig predicts (SGLang's ``decode`` / ``prefill``, vLLM's
-``decode FULL`` / ``mixed PIECEWISE``, TensorRT-LLM's ``decode``); the error is the ratio
+One row per logged capture group whose phase cgconfig predicts on its own (the engine's
+``cost`` part maps its log's groups to phases,
+:attr:`~cgconfig.cost.engine_part.EngineCost.log_groups`); the error is the ratio
 ``predicted / measured`` and whether the measurement fell in the predicted range. A log's
-whole-capture total (vLLM's ``Graph capturing finished ..., took X GiB``) is compared with
-the plan's total. Draft graphs are not predicted and have no row.
+whole-capture total (one engine logs its one graph pool: ``Graph capturing finished ..., took
+X GiB``) is compared with the plan's total, which for phases that share a pool is the pool's
+one prediction. Draft graphs are not predicted and have no row.
 """
 
 from __future__ import annotations
 
 from typing import Any
-
-#: A log group → the plan phase whose prediction it measures.
-GROUP_PHASE = {"decode": "decode", "prefill": "prefill", "decode FULL": "decode",
-               "mixed PIECEWISE": "prefill", "mixed FULL": "prefill"}
 
 
 def _row(what: str, measured: float | None, predicted: dict[str, float] | None,
@@ -29,10 +27,13 @@ def _row(what: str, measured: float | None, predicted: dict[str, float] | None,
 
 def prediction_errors(cost: dict[str, Any], record: Any) -> list[dict[str, Any]]:
     """Rows comparing the plan's ``cost`` with the log's measured captures."""
+    from cgconfig.cost.plan_cost import engine_cost
+
     rows: list[dict[str, Any] | None] = []
     phases = cost.get("phases") or {}
+    groups = engine_cost(cost["engine"]).log_groups if cost.get("engine") else {}
     for group, capture in record.captures.items():
-        phase = GROUP_PHASE.get(group)
+        phase = groups.get(group)
         pred = (phases.get(phase) or {}).get("predicted") if phase else None
         if not pred:
             continue

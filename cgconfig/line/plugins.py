@@ -58,6 +58,9 @@ PARTS: dict[str, tuple[str, str]] = {
     "old_spelling": ("verify", "old_spelling"),
     # verify.read: a new one-pass reader of the engine's server log (``make_reader(interval)``)
     "log_reader": ("log_reader", "make_reader"),
+    # cost: the engine's reservation, GPU budget, cuts, log groups and shared graph pool
+    # (a :class:`cgconfig.cost.engine_part.EngineCost`)
+    "cost": ("cost", "COST"),
 }
 
 
