@@ -162,6 +162,7 @@ class PlanDocument(BaseModel):
     plans written before it was added."""
     cost: dict[str, Any] = {}
     """What the plan costs at start-up, per rank: ``phases`` (graphs, ``engine_reservation``,
-    ``predicted`` memory and seconds with ``low``/``expected``/``high``, ``how``, ``unknown``),
-    ``total``, ``model``, ``deployment``, ``not_predicted`` and ``fit`` (against the GPU);
+    ``predicted`` memory and seconds with ``low``/``expected``/``high``, ``how``, ``unknown``,
+    or ``pool`` when the phase shares one), ``pools`` (graphs of several phases in one pool,
+    predicted once), ``total``, ``model``, ``deployment``, ``not_predicted`` and ``fit`` (against the GPU);
     absent from plans written before it was added."""
