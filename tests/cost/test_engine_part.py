@@ -120,3 +120,18 @@ def test_tune_budget_takes_the_pools_other_graphs_off() -> None:
     fits = predict(PhaseInputs("vllm", "prefill", "breakable", tuple(sizes), 32, 4096.0, 1,
                                128256), co.load())
     assert fits is not None and fits.memory_gib is not None and fits.memory_gib[1] <= 3.0
+
+
+def test_table_and_explain_show_the_pool_once() -> None:
+    from cgconfig.cli.cost_render import cost_lines, explain_lines
+
+    plan = resolve_args(VLLM)
+    lines = cost_lines(plan)
+    pool = plan.cost["pools"]["graph_pool"]
+    assert sum("graph_pool (decode + prefill)" in line for line in lines) == 1
+    assert any(line.strip().startswith("decode:") and "in the shared pool graph_pool" in line
+               for line in lines)
+    explained = explain_lines(plan, "cost.decode")
+    assert any(f"{pool['graphs']} graphs" in line and "predicted once" in line
+               for line in explained)
+    assert any(line.strip().startswith("class vllm/prefill/breakable") for line in explained)
