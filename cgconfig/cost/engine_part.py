@@ -34,9 +34,9 @@ class CostContext:
 class SharedPool:
     """Phases whose graphs live in one memory pool, predicted together.
 
-    vLLM captures every mode's graphs into one global graph pool
-    (``current_platform.get_global_graph_pool()`` in ``v1/worker/gpu_model_runner.py``) and
-    logs one total for the whole capture; its boots are fitted on that total. The plan then
+    vLLM captures every mode's graphs into one global graph pool (0.33.0
+    ``compilation/cuda_graph.py:CUDAGraphWrapper.__init__``) and logs one total for the whole
+    capture; its boots are fitted on that total. The plan then
     predicts the pool once, from all its graphs, instead of adding one prediction per phase."""
 
     name: str

@@ -7,9 +7,11 @@
   1 MiB) × (graphs − 1)`` and ``gpu_worker.py:determine_available_memory`` subtracts it from the
   KV cache. What it will measure cannot be computed off the GPU; its floor (1 MiB per further
   graph) can.
-* One pool: every mode's graphs are captured into the one global graph pool
-  (``current_platform.get_global_graph_pool()``), and the boot log gives one total for the
-  capture (``Graph capturing finished in … secs, took … GiB``), which is what the public boots
+* One pool: every mode's graphs are captured into the one global graph pool (vLLM 0.33.0
+  ``compilation/cuda_graph.py:CUDAGraphWrapper.__init__``: ``self.graph_pool =
+  current_platform.get_global_graph_pool()``), and the boot log gives one total for the
+  capture (``v1/worker/gpu_model_runner.py:GPUModelRunner.capture_model``: ``Graph capturing
+  finished in … secs, took … GiB``), which is what the public boots
   of ``vllm/prefill/breakable`` are fitted on (their graph count is the sum over modes). The
   plan predicts that pool once from all its graphs.
 * Budget: ``--gpu-memory-utilization`` (default 0.9, ``config/cache.py``) × GPU holds weights,
@@ -59,7 +61,9 @@ COST = EngineCost(
     compiles=lambda options: True,
     shared_pool=SharedPool(
         "graph_pool", "prefill", "breakable",
-        "vLLM captures every mode into one global graph pool "
-        "(v1/worker/gpu_model_runner.py: current_platform.get_global_graph_pool()) and logs "
-        "one total; predicted once from all its graphs with the class fitted on those totals"),
+        f"{release_label('vllm')} captures every mode into one global graph pool "
+        "(compilation/cuda_graph.py:CUDAGraphWrapper.__init__, "
+        "current_platform.get_global_graph_pool()) and logs one total "
+        "(v1/worker/gpu_model_runner.py:GPUModelRunner.capture_model); predicted once from "
+        "all its graphs with the class fitted on those totals"),
 )
