@@ -83,7 +83,7 @@ class Problem:
 
 @dataclass(frozen=True)
 class ReleaseHint:
-    """A release range a line's format implies (``SGLang 0.4-0.5.17``): oldest, newest."""
+    """A release range a line's format implies (``SGLang 0.4-0.5.13``): oldest, newest."""
 
     what: str
     oldest: str

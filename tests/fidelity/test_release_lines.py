@@ -6,6 +6,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent))
 from release_lines import in_release_flags, option_groups
 
@@ -21,9 +23,10 @@ def test_a_flag_the_release_lacks_is_dropped_or_respelled() -> None:
                                                 "64"]
 
 
-def test_the_0_5_18_heldout_batch_uses_only_0_5_18_flags() -> None:
-    table = load_table("sglang", "0.5.18")
-    with open(HERE / "sglang_heldout_0.5.18.jsonl") as fh:
+@pytest.mark.parametrize("release", ["0.5.16", "0.5.17", "0.5.18"])
+def test_a_pre_0_5_19_heldout_batch_uses_only_its_release_flags(release: str) -> None:
+    table = load_table("sglang", release)
+    with open(HERE / f"sglang_heldout_{release}.jsonl") as fh:
         cases = [json.loads(line) for line in fh]
     assert len(cases) >= 150
     for case in cases:

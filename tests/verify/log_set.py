@@ -21,8 +21,8 @@ JEANS_LINE = ("trtllm-serve", "openai/gpt-oss-120b", "--max_batch_size", "64",
               "--extra_llm_api_options", str(LOGS / "trtllm_jeansblog_extra.yml"))
 JEANS = "https://github.com/jeansblog/trt_llm/blob/bd60fddc2941401fc6182da80ebcd4741e66fe15/README.md"
 
-SGL_OLD = "SGLang 0.4-0.5.17"
-SGL_PCG = "SGLang 0.5.6-0.5.17"
+SGL_OLD = "SGLang 0.4-0.5.13"
+SGL_PCG = "SGLang 0.5.6-0.5.13"
 SGL_NEW = "SGLang 0.5.18+"
 V1 = "vLLM 0.10-0.33 (V1 engine)"
 V1_EARLY = "vLLM 0.8-0.10.1 (V1 engine)"
@@ -56,10 +56,10 @@ CASES = [
     LogCase("sglang_musa_pr20758.log", "https://github.com/sgl-project/sglang/pull/20758",
             "sglang", SGL_PCG, None, {"decode": 4, "prefill": 5},
             {"decode": [1, 2, 4, 8], "prefill": [4, 8, 12, 16, 20]}, operator="cannot judge",
-            why="the legacy + piecewise lines are 0.5.6-0.5.17's; cgconfig models 0.5.19+"),
+            why="the legacy + piecewise lines are 0.5.6-0.5.13's; cgconfig models 0.5.19+"),
     LogCase("sglang_pr11716.log", "https://github.com/sgl-project/sglang/pull/11716",
             "sglang", SGL_OLD, None, {"decode": 52}, {"decode": SGLANG_DECODE_512},
-            operator="cannot judge", why="0.4-0.5.17 format (no prefill graphs then)"),
+            operator="cannot judge", why="0.4-0.5.13 format (no prefill graphs then)"),
     LogCase("sglang_pr13023.log", "https://github.com/sgl-project/sglang/pull/13023",
             "sglang", None, None, line=("--gpu-memory-gib", "45"), operator="warn",
             why="2 decode lines x 40 = 80 steps at 36 and 46 ran without a graph: the plan's "
@@ -70,9 +70,9 @@ CASES = [
     LogCase("sglang_qwen3_8b_elided.log",
             "a public repository document's expected start-up log (code-search file id "
             "52132052242)", "sglang", SGL_PCG, None, {"decode": 52, "prefill": 74},
-            operator="cannot judge", why="0.5.6-0.5.17 format"),
+            operator="cannot judge", why="0.5.6-0.5.13 format"),
     LogCase("sglang_10088_legacy_draft.log", "https://github.com/sgl-project/sglang/issues/10088",
-            "sglang", SGL_OLD, None, operator="cannot judge", why="0.4-0.5.17 end lines"),
+            "sglang", SGL_OLD, None, operator="cannot judge", why="0.4-0.5.13 end lines"),
     LogCase("sglang_0.4_bare_bar_23.log",
             "a public repository document's SGLang 2025-01 server log (code-search file id "
             "18084549501)", "sglang", SGL_OLD, None, {"decode": 23}, operator="cannot judge",
@@ -88,7 +88,7 @@ CASES = [
             why="legacy lines; the excerpt ends at 0/7"),
     LogCase("sglang_8336_draft_legacy.log", "https://github.com/sgl-project/sglang/issues/8336",
             "sglang", SGL_OLD, None, {"draft decode": 2}, operator="cannot judge",
-            why="0.4-0.5.17 draft lines (EAGLE-3, 2025-07)"),
+            why="0.4-0.5.13 draft lines (EAGLE-3, 2025-07)"),
     LogCase("sglang_5029_capture_failed.log", "https://github.com/sgl-project/sglang/issues/5029",
             "sglang", SGL_OLD, None, operator="cannot judge",
             why="SGLang 0.4.4 (the thread's image): the crash is named, the release is not "

@@ -17,10 +17,10 @@ SGLANG_DECODE_512 = [1, 2, 4, 8, 12, *range(16, 257, 8), *range(272, 513, 16)]
 CASES = [
     # (file, url, engine, format, {group: (sizes or None, graphs, memory, seconds)})
     ("sglang_musa_pr20758.log", "https://github.com/sgl-project/sglang/pull/20758",
-     "sglang", "SGLang 0.5.6-0.5.17",
+     "sglang", "SGLang 0.5.6-0.5.13",
      {"decode": ([1, 2, 4, 8], 4, 0.83, 27.41), "prefill": ([4, 8, 12, 16, 20], 5, None, None)}),
     ("sglang_pr11716.log", "https://github.com/sgl-project/sglang/pull/11716",
-     "sglang", "SGLang 0.4-0.5.17", {"decode": (SGLANG_DECODE_512, 52, None, None)}),
+     "sglang", "SGLang 0.4-0.5.13", {"decode": (SGLANG_DECODE_512, 52, None, None)}),
     ("vllm_v0_pr11349.log", "https://github.com/vllm-project/vllm/pull/11349",
      "vllm", "vLLM V0 engine (0.10 and older)", {"decode FULL": (None, 35, None, None)}),
     ("vllm_pr46389.log", "https://github.com/vllm-project/vllm/pull/46389",

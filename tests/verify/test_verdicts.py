@@ -25,7 +25,7 @@ def test_sglang_04_logs_cannot_be_judged_not_prefill_captured_nothing() -> None:
     for name in ("sglang_pr11716.log", "sglang_0.4_bare_bar_23.log"):
         verdict = _judge(name)
         assert verdict.level == "cannot judge" and verdict.exit_code == 3
-        assert "SGLang 0.4.0-0.5.17" in verdict.reasons[0]
+        assert "SGLang 0.4.0-0.5.13" in verdict.reasons[0]
         assert "prefill" not in " ".join(verdict.reasons)
 
 

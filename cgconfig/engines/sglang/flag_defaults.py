@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from cgconfig.engines.release_change import holds_in
 from cgconfig.engines.sglang import model_archs as ma
+from cgconfig.engines.sglang.releases import MUSE_GLIMMER_PREFILL_DEFAULT
 from cgconfig.facts import Facts
 from cgconfig.line.versions import label
 from cgconfig.provenance import Layer, Leaf, Origin
@@ -30,9 +32,11 @@ def engine_flag_leaves(leaves: list[Leaf], facts: Facts, release: str) -> list[L
     """Values SGLang sets as flags before parsing: they lock like user input.
 
     Only when no flag of the user's already sets the key (an explicit
-    ``--cuda-graph-max-bs-prefill`` wins upstream too).
+    ``--cuda-graph-max-bs-prefill`` wins upstream too), and only in the releases that do it
+    (``releases.MUSE_GLIMMER_PREFILL_DEFAULT``).
     """
-    if facts.model_arch not in ma.MUSE_GLIMMER_ARCHS:
+    if facts.model_arch not in ma.MUSE_GLIMMER_ARCHS \
+            or not holds_in(MUSE_GLIMMER_PREFILL_DEFAULT, release):
         return []
     if any(leaf.key == "prefill.max_bs" and leaf.origin.layer == Layer.CONVENIENCE
            for leaf in leaves):

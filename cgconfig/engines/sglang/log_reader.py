@@ -12,7 +12,7 @@ Formats (each checked against the release's source; docs/verify.md lists them):
     Capture target prefill CUDA graph end. elapsed=9.10 s, mem usage=1.20 GB, avail mem=58.39 GB.
     Disable prefill CUDA graph capture because no configured capture size fits backend=...
 
-* 0.5.6-0.5.17 (``model_executor/model_runner.py``, ``cuda_graph_runner.py``,
+* 0.5.6-0.5.13 (``model_executor/model_runner.py``, ``cuda_graph_runner.py``,
   ``piecewise_cuda_graph_runner.py``; read from 0.5.6 and 0.5.10) and 0.4.x (read from 0.4.10;
   drafts: ``speculative/eagle_worker.py`` ``Capture draft cuda graph begin/end``)::
 
@@ -60,15 +60,21 @@ _ERA_NEW_SINCE = "0.5.18"
 _SERVER_ARGS_CALL_FROM = "0.4.0"
 ERA_NEW = f"SGLang {_ERA_NEW_SINCE}+"
 """``Capture target decode CUDA graph begin/end``: read from 0.5.18 and 0.5.23."""
-ERA_PIECEWISE = "SGLang 0.5.6-0.5.17"
+#: The last release that prints the legacy formats below: 0.5.13's ``model_runner.py`` logs
+#: ``Capture piecewise CUDA graph begin``; 0.5.14 (the unified ``cuda_graph_config``) logs
+#: ``Capture {role} decode CUDA graph begin`` (``model_runner.py``; 0.5.17
+#: ``model_runner_components/cuda_graph_setup.py``), read from each wheel.
+_ERA_OLD_UNTIL = "0.5.13"
+ERA_PIECEWISE = f"SGLang 0.5.6-{_ERA_OLD_UNTIL}"
 """The legacy lines plus ``Capture piecewise CUDA graph``: read from 0.5.6 and 0.5.10."""
-ERA_LEGACY = "SGLang 0.4-0.5.17"
+ERA_LEGACY = f"SGLang 0.4-{_ERA_OLD_UNTIL}"
 """``Capture cuda graph begin/bs/end`` alone: read from 0.4.10 (and 0.5.6, 0.5.10 without
 piecewise graphs)."""
 #: Format → the releases that print it (oldest, newest; ``None``: still printed). 0.5.18 prints
 #: the new lines too (its decode list on the begin line) and is judged by 0.5.19+'s rules.
 ERA_RELEASES: dict[str, tuple[str, str | None]] = {
-    ERA_NEW: ("0.5.19", None), ERA_PIECEWISE: ("0.5.6", "0.5.17"), ERA_LEGACY: ("0.4.0", "0.5.17")}
+    ERA_NEW: ("0.5.19", None), ERA_PIECEWISE: ("0.5.6", _ERA_OLD_UNTIL),
+    ERA_LEGACY: ("0.4.0", _ERA_OLD_UNTIL)}
 #: ``server_args={...}``: 0.5.19-0.5.23 ``entrypoints/engine.py`` log
 #: ``server_args.resolved_dict()`` (0.5.18 and older the ``ServerArgs(...)`` repr).
 SERVER_ARGS_DICT: tuple[str, str | None] = ("0.5.19", None)

@@ -11,7 +11,11 @@ from cgconfig.engines.release_change import holds_in
 from cgconfig.engines.sglang import grid as sz
 from cgconfig.engines.sglang import model_archs as ma
 from cgconfig.engines.sglang import sizes as ss
-from cgconfig.engines.sglang.releases import DECODE_MAX_BS_RUNNING_CLAMP, QWEN3_VL_RUNNING_LIMIT
+from cgconfig.engines.sglang.releases import (
+    DECODE_MAX_BS_RUNNING_CLAMP,
+    PREFILL_CONTEXT_LENGTH_CLAMP,
+    QWEN3_VL_RUNNING_LIMIT,
+)
 from cgconfig.facts import Facts
 from cgconfig.plan import Change
 from cgconfig.resolve.steps import max_bs_from_list, resolver_decision
@@ -131,6 +135,16 @@ def fill_prefill_sizes(draft: Draft, facts: Facts) -> None:
         change = draft.record("prefill.max_bs", value, source="default (derived)",
                               layer="default", why=why)
         resolver_decision(draft, "sizes.prefill-max-bs-default", why, [change] if change else [])
+    max_bs = draft.get("prefill.max_bs")
+    if facts.context_length is not None and max_bs is not None \
+            and max_bs > facts.context_length \
+            and holds_in(PREFILL_CONTEXT_LENGTH_CLAMP, answered_release(draft)):
+        why = (f"prefill max_bs {max_bs} clamped to --context-length {facts.context_length} "
+               f"({PREFILL_CONTEXT_LENGTH_CLAMP[0].cites})")
+        change = draft.record("prefill.max_bs", facts.context_length, source="default (derived)",
+                              layer="default", why=why)
+        resolver_decision(draft, "sizes.prefill-context-length-clamp", why,
+                          [change] if change else [])
     if not pbs:
         draft.derived_sizes.add("prefill")
         max_bs = draft.get("prefill.max_bs")

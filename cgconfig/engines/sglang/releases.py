@@ -76,10 +76,31 @@ QWEN3_VL_RUNNING_LIMIT: tuple[ReleaseChange, ...] = (
                   "expand_multimodal_decode_graph_to_running_limit"),
 )
 
+#: Muse Glimmer models get a prefill max_bs of 512 as if ``--cuda-graph-max-bs-prefill`` were
+#: given (``flag_defaults.engine_flag_leaves``). SGLang 0.5.17's ``server_args.py`` has no such
+#: step (measured: its memory tier's prefill max_bs stands, 8192 at 80 GiB).
+MUSE_GLIMMER_PREFILL_DEFAULT: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.5.18", None, "Muse Glimmer models get --cuda-graph-max-bs-prefill 512 "
+                  "before the memory tier is read",
+                  "python/sglang/srt/server_args.py:"
+                  "ServerArgs._apply_muse_glimmer_prefill_cuda_graph_max_bs_default"),
+)
+
+#: The prefill max_bs (defaulted or given) is clamped to an explicit ``--context-length``
+#: before the prefill sizes are generated. SGLang 0.5.17 dropped the clamp (measured: 0.5.16
+#: ``--context-length 2048`` plans prefill max_bs 2048, 0.5.17 keeps the chunked size).
+PREFILL_CONTEXT_LENGTH_CLAMP: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.5.17", "an explicit --context-length caps the prefill max_bs",
+                  "python/sglang/srt/server_args.py:ServerArgs._handle_gpu_memory_settings "
+                  "('Clamp to context_length if explicitly set')"),
+)
+
 #: Every behaviour above by name (what the tests walk, and docs/fidelity.md lists).
 BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     **{f"memory-tier-below-{bound:g}-gib": rows for bound, rows in GPU_MEMORY_TIERS.items()},
     "mla-prefill-max-bs": MLA_PREFILL_MAX_BS,
     "decode-max-bs-running-clamp": DECODE_MAX_BS_RUNNING_CLAMP,
     "qwen3-vl-running-limit": QWEN3_VL_RUNNING_LIMIT,
+    "muse-glimmer-prefill-default": MUSE_GLIMMER_PREFILL_DEFAULT,
+    "prefill-context-length-clamp": PREFILL_CONTEXT_LENGTH_CLAMP,
 }
