@@ -114,3 +114,20 @@ def test_release_facts_are_data_with_sources() -> None:
     ngram = dict(dense, spec_method="ngram")
     assert [v for v in SUPPORTED["vllm"] if releases.uses_v2_runner(v, **ngram)] == \
         ["0.32.0", "0.33.0"]
+
+
+def test_triton_fp8_cache_below_ada_is_refused_from_0_24() -> None:
+    """The Triton backend's FP8-cache check below SM 8.9 (``triton_attn.py``
+    ``TritonAttentionImpl.__init__``) is in 0.24.0's wheel and not in 0.23.0's or 0.15.1's: a
+    0.14.1 held-out line (GPT-OSS, ``--kv-cache-dtype fp8`` on an A100) ran on those releases."""
+    from cgconfig.engines.vllm.attention import AttentionRefusal
+    from cgconfig.engines.vllm.attention import choose as choose_backend
+
+    for release in ("0.15.1", "0.23.0"):
+        got = choose_backend("TRITON_ATTN", rocm=False, sm=80, mla=False, model_arch=None,
+                             release=release, fp8_kv_cache=True)
+        assert got.backend == "TRITON_ATTN"
+    for release in ("0.24.0", "0.33.0"):
+        with pytest.raises(AttentionRefusal, match="FP8 KV cache"):
+            choose_backend("TRITON_ATTN", rocm=False, sm=80, mla=False, model_arch=None,
+                           release=release, fp8_kv_cache=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from cgconfig.engines.release_change import ReleaseChange, applies, value_at
+from cgconfig.engines.release_change import ReleaseChange, applies, holds_in, value_at
 from cgconfig.engines.vllm.modes import VLLM_BACKEND_SUPPORT, SupportLevel
 
 _S = SupportLevel
@@ -135,14 +135,22 @@ def _default(rocm: bool, sm: int, mla: bool, sinks: bool, fp8: bool) -> str:
     return "FLASHINFER" if fp8 and sm != 90 else "FLASH_ATTN"
 
 
-def _fp8_refusal(backend: str, sm: int) -> str | None:
-    """Where an FP8 KV cache is refused for the backend (``validate_configuration`` and the
-    Triton backend's own check)."""
+#: The Triton backend refuses an FP8 KV cache below compute capability 8.9 (before: it takes it).
+TRITON_FP8_BELOW_SM89_REFUSED: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.24.0", None, "the Triton attention backend refuses an FP8 KV cache below "
+                  "compute capability 8.9 (0.15.1-0.23.0 take it)",
+                  "v1/attention/backends/triton_attn.py:TritonAttentionImpl.__init__"),
+)
+
+
+def _fp8_refusal(backend: str, sm: int, release: str) -> str | None:
+    """Where an FP8 KV cache is refused for the backend in ``release`` (``validate_configuration``
+    and the Triton backend's own check)."""
     if backend == "FLEX_ATTENTION":
         return "kv_cache_dtype not supported"
     if backend == "FLASH_ATTN" and sm not in (90, 100, 103):
         return "kv_cache_dtype not supported"
-    if backend == "TRITON_ATTN" and sm < 89:
+    if backend == "TRITON_ATTN" and sm < 89 and holds_in(TRITON_FP8_BELOW_SM89_REFUSED, release):
         return "FP8 KV cache is not supported by the Triton attention backend below compute " \
                "capability 8.9"
     return None
@@ -173,7 +181,7 @@ def _sinks_on(backend: str, release: str) -> tuple[int, ...] | None:
 def _reasons(backend: str, sm: int, mla: bool, sinks: bool, fp8: bool,
              release: str) -> list[str]:
     reasons = []
-    refusal = _fp8_refusal(backend, sm) if fp8 else None
+    refusal = _fp8_refusal(backend, sm, release) if fp8 else None
     if refusal:
         reasons.append(refusal)
     if backend in _SM_ONLY and sm not in _SM_ONLY[backend]:
@@ -199,7 +207,7 @@ def choose(requested: str | None, *, rocm: bool, sm: int | None, mla: bool,
     if requested is None:
         backend = _default(rocm, sm, mla, sinks, fp8_kv_cache)
         why = f"vLLM's default for {'ROCm' if rocm else f'SM {sm}'}" + (", MLA" if mla else "")
-        refusal = _fp8_refusal(backend, sm) if fp8_kv_cache and not rocm else None
+        refusal = _fp8_refusal(backend, sm, release) if fp8_kv_cache and not rocm else None
         if refusal:  # the default itself cannot hold an FP8 cache (GPT-OSS below Ada)
             raise AttentionRefusal(f"{refusal} (the default backend {backend}, "
                                    "--kv-cache-dtype fp8)")
