@@ -138,7 +138,7 @@ def _default(rocm: bool, sm: int, mla: bool, sinks: bool, fp8: bool) -> str:
 #: The Triton backend refuses an FP8 KV cache below compute capability 8.9 (before: it takes it).
 TRITON_FP8_BELOW_SM89_REFUSED: tuple[ReleaseChange, ...] = (
     ReleaseChange("0.24.0", None, "the Triton attention backend refuses an FP8 KV cache below "
-                  "compute capability 8.9 (0.15.1-0.23.0 take it)",
+                  "compute capability 8.9 (before: it takes it)",
                   "v1/attention/backends/triton_attn.py:TritonAttentionImpl.__init__"),
 )
 
