@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from cgconfig.engines.release_change import ReleaseChange, applies, value_at
+from cgconfig.engines.release_change import ReleaseChange, applies, holds_in, value_at
 from cgconfig.engines.vllm.modes import VLLM_BACKEND_SUPPORT, SupportLevel
 
 _S = SupportLevel
@@ -72,30 +72,30 @@ _FLASHINFER_SUPPORT = "v1/attention/backends/flashinfer.py:FlashInferMetadataBui
 #: Where a release's builder declared another level than 0.33.0's (each row's value an
 #: :class:`OlderLevel`; the first row that holds for the backend, GPU and release wins).
 OLDER_LEVELS: tuple[ReleaseChange, ...] = (
-    ReleaseChange("0.16.0", "0.22.0", "TRITON_MLA: no _cudagraph_support, the builder default",
+    ReleaseChange("0.15.1", "0.22.0", "TRITON_MLA: no _cudagraph_support, the builder default",
                   "v1/attention/backends/mla/triton_mla.py",
                   OlderLevel("TRITON_MLA", None, _S.NEVER)),
     ReleaseChange("0.26.0", "0.31.0", "TRITON_MLA declares UNIFORM_SINGLE_TOKEN_DECODE",
                   "v1/attention/backends/mla/triton_mla.py:TritonMLAMetadataBuilder."
                   "_cudagraph_support", OlderLevel("TRITON_MLA", None,
                                                    _S.UNIFORM_SINGLE_TOKEN_DECODE)),
-    ReleaseChange("0.16.0", "0.31.0", "FLASHINFER_MLA declares UNIFORM_BATCH",
+    ReleaseChange("0.15.1", "0.31.0", "FLASHINFER_MLA declares UNIFORM_BATCH",
                   "v1/attention/backends/mla/flashinfer_mla.py:FlashInferMLAMetadataBuilder."
                   "_cudagraph_support", OlderLevel("FLASHINFER_MLA", None, _S.UNIFORM_BATCH)),
-    ReleaseChange("0.16.0", "0.33.0", "FLASH_ATTN on Blackwell: ALWAYS only if "
+    ReleaseChange("0.15.1", "0.33.0", "FLASH_ATTN on Blackwell: ALWAYS only if "
                   "get_flash_attn_version() == 3; Blackwell runs FlashAttention 2 or 4 (ALWAYS "
                   "for 4 from 0.33)", "v1/attention/backends/flash_attn.py:"
                   "FlashAttentionMetadataBuilder._cudagraph_support",
                   OlderLevel("FLASH_ATTN", (100, 103), _S.UNIFORM_BATCH)),
-    ReleaseChange("0.16.0", "0.33.0", "FLASHINFER on Ampere/Ada: UNIFORM_BATCH only with TRTLLM "
+    ReleaseChange("0.15.1", "0.33.0", "FLASHINFER on Ampere/Ada: UNIFORM_BATCH only with TRTLLM "
                   "attention (before 0.33's FA2-native decode)",
                   f"{_FLASHINFER_SUPPORT}get_cudagraph_support",
                   OlderLevel("FLASHINFER", (80, 86, 89), _S.UNIFORM_SINGLE_TOKEN_DECODE)),
-    ReleaseChange("0.16.0", "0.30.0", "FLASHINFER on Hopper and SM12x: UNIFORM_SINGLE_TOKEN_"
+    ReleaseChange("0.15.1", "0.30.0", "FLASHINFER on Hopper and SM12x: UNIFORM_SINGLE_TOKEN_"
                   "DECODE (XQA architectures from 0.30)",
                   f"{_FLASHINFER_SUPPORT}get_cudagraph_support",
                   OlderLevel("FLASHINFER", (90, 120, 121), _S.UNIFORM_SINGLE_TOKEN_DECODE)),
-    ReleaseChange("0.16.0", "0.20.0", "FLEX_ATTENTION: no _cudagraph_support before 0.20, the "
+    ReleaseChange("0.15.1", "0.20.0", "FLEX_ATTENTION: no _cudagraph_support before 0.20, the "
                   "builder default", "v1/attention/backends/flex_attention.py",
                   OlderLevel("FLEX_ATTENTION", None, _S.NEVER)),
 )
@@ -135,14 +135,22 @@ def _default(rocm: bool, sm: int, mla: bool, sinks: bool, fp8: bool) -> str:
     return "FLASHINFER" if fp8 and sm != 90 else "FLASH_ATTN"
 
 
-def _fp8_refusal(backend: str, sm: int) -> str | None:
-    """Where an FP8 KV cache is refused for the backend (``validate_configuration`` and the
-    Triton backend's own check)."""
+#: The Triton backend refuses an FP8 KV cache below compute capability 8.9 (before: it takes it).
+TRITON_FP8_BELOW_SM89_REFUSED: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.24.0", None, "the Triton attention backend refuses an FP8 KV cache below "
+                  "compute capability 8.9 (before: it takes it)",
+                  "v1/attention/backends/triton_attn.py:TritonAttentionImpl.__init__"),
+)
+
+
+def _fp8_refusal(backend: str, sm: int, release: str) -> str | None:
+    """Where an FP8 KV cache is refused for the backend in ``release`` (``validate_configuration``
+    and the Triton backend's own check)."""
     if backend == "FLEX_ATTENTION":
         return "kv_cache_dtype not supported"
     if backend == "FLASH_ATTN" and sm not in (90, 100, 103):
         return "kv_cache_dtype not supported"
-    if backend == "TRITON_ATTN" and sm < 89:
+    if backend == "TRITON_ATTN" and sm < 89 and holds_in(TRITON_FP8_BELOW_SM89_REFUSED, release):
         return "FP8 KV cache is not supported by the Triton attention backend below compute " \
                "capability 8.9"
     return None
@@ -152,7 +160,7 @@ def _fp8_refusal(backend: str, sm: int) -> str | None:
 #: value the compute capabilities, SM × 10). FlashInfer's sinks need TRTLLM attention:
 #: Blackwell only until 0.27, SM12x from 0.28, Hopper from 0.30.
 FLASHINFER_SINKS: tuple[ReleaseChange, ...] = (
-    ReleaseChange("0.16.0", "0.28.0", "FlashInfer takes attention sinks on Blackwell only",
+    ReleaseChange("0.15.1", "0.28.0", "FlashInfer takes attention sinks on Blackwell only",
                   "v1/attention/backends/flashinfer.py:FlashInferBackend.supports_sink",
                   (100, 103)),
     ReleaseChange("0.28.0", "0.30.0", "FlashInfer takes attention sinks on Blackwell and SM12x",
@@ -173,7 +181,7 @@ def _sinks_on(backend: str, release: str) -> tuple[int, ...] | None:
 def _reasons(backend: str, sm: int, mla: bool, sinks: bool, fp8: bool,
              release: str) -> list[str]:
     reasons = []
-    refusal = _fp8_refusal(backend, sm) if fp8 else None
+    refusal = _fp8_refusal(backend, sm, release) if fp8 else None
     if refusal:
         reasons.append(refusal)
     if backend in _SM_ONLY and sm not in _SM_ONLY[backend]:
@@ -199,7 +207,7 @@ def choose(requested: str | None, *, rocm: bool, sm: int | None, mla: bool,
     if requested is None:
         backend = _default(rocm, sm, mla, sinks, fp8_kv_cache)
         why = f"vLLM's default for {'ROCm' if rocm else f'SM {sm}'}" + (", MLA" if mla else "")
-        refusal = _fp8_refusal(backend, sm) if fp8_kv_cache and not rocm else None
+        refusal = _fp8_refusal(backend, sm, release) if fp8_kv_cache and not rocm else None
         if refusal:  # the default itself cannot hold an FP8 cache (GPT-OSS below Ada)
             raise AttentionRefusal(f"{refusal} (the default backend {backend}, "
                                    "--kv-cache-dtype fp8)")
