@@ -33,6 +33,9 @@ PARTS: dict[str, tuple[str, str]] = {
     "steps": ("pipeline", "STEPS"),
     # resolve.stages (stdlib only): the upstream stages its rules may name, in order
     "stages": ("stages", "STAGES"),
+    # rules.paths (data only): the ``derived.*`` paths its rules may read beyond the
+    # engine-neutral ones of ``cgconfig.derived``, with their types
+    "derived_types": ("stages", "DERIVED_TYPES"),
     # sources.dialect_flags (data only, read for every line): the dialect's own flags the
     # splitter carves out, and those its source reads only on a line with its entry point
     "dialect_flags": ("flags", "DIALECT_FLAGS"),

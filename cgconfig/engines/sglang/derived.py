@@ -2,7 +2,9 @@
 run (memory tier, chunked-prefill budget, the attention backend it resolves, the speculative
 width, the DeepEP v2 budgets), for the rules of SGLang's packs and SGLang's sizing steps.
 
-Every ``derived.*`` path is declared once, in :data:`cgconfig.derived.DERIVED_TYPES`; the
+Every ``derived.*`` path is declared once, SGLang's in
+:data:`cgconfig.engines.sglang.stages.DERIVED_TYPES` (the engine-neutral ones in
+:data:`cgconfig.derived.DERIVED_TYPES`); the
 engine-neutral ones are computed there (:func:`cgconfig.derived.common_derived`).
 """
 
