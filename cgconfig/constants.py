@@ -32,7 +32,7 @@ CAPABILITY_LEVELS: tuple[str, ...] = (
 )
 
 #: Attention backends SGLang accepts (``--attention-backend`` choices). The capability table in
-#: ``rules/packs/capabilities.yaml`` is checked against this list by a test.
+#: ``engines/sglang/rules/capabilities.yaml`` is checked against this list by a test.
 ATTENTION_BACKENDS: tuple[str, ...] = (
     "aiter", "ascend", "compressed", "cutedsl_mla", "cutlass_mla", "dsa", "dsv4",
     "dual_chunk_flash_attn", "fa3", "fa4", "flashinfer", "flashmla", "flex_attention",

@@ -1,8 +1,9 @@
 """Derived facts: values computed from the deployment that rules and sizes read.
 
-Rules refer to them as ``derived.<name>``; every path is declared here once
-(:data:`DERIVED_TYPES`). The engine-neutral ones are computed here for every engine; each
-engine's pipeline adds its own (SGLang's in ``cgconfig.engines.sglang.derived``; vLLM's
+Rules refer to them as ``derived.<name>``; every path is declared once: the
+engine-neutral ones here (:data:`DERIVED_TYPES`), computed for every engine, and each engine's
+own beside its stages (its plug-in part ``derived_types``); each engine's pipeline adds its
+own (SGLang's in ``cgconfig.engines.sglang.derived``; vLLM's
 ``vllm_tokens_per_request`` from its worker's Stage B).
 """
 
@@ -13,11 +14,11 @@ from typing import TYPE_CHECKING, Any, Optional
 if TYPE_CHECKING:
     from cgconfig.facts import Facts
 
-#: Every ``derived.*`` path a rule may read, with its type (rule packs are checked against
-#: these at load time). The first ten are computed for every engine (:func:`common_derived`);
-#: the others are SGLang's (``cgconfig.engines.sglang.derived``), absent from other engines'
-#: plans, where a condition reads one as unset (null: ``eq`` a value and the orderings do not
-#: hold, ``ne`` does).
+#: The engine-neutral ``derived.*`` paths, with their types, computed for every engine
+#: (:func:`common_derived`). Each engine declares its own beside its stages (its plug-in part
+#: ``derived_types``: SGLang's in ``cgconfig.engines.sglang.stages``), absent from other
+#: engines' plans, where a condition reads one as unset (null: ``eq`` a value and the
+#: orderings do not hold, ``ne`` does); :func:`derived_types` is every path a rule may read.
 DERIVED_TYPES: dict[str, Any] = {
     "gpu_memory_gib": Optional[float],  # noqa: UP045 - a runtime type object for TypeAdapter
     "gpu_memory_source": str,
@@ -29,28 +30,19 @@ DERIVED_TYPES: dict[str, Any] = {
     "attn_tp_size": int,
     "is_cuda": bool,
     "attn_dp_enabled": bool,
-    # SGLang's (cgconfig.engines.sglang.derived)
-    "memory_tier": str,
-    "chunked_prefill_size": int,
-    "chunked_prefill_source": str,
-    "effective_chunked_prefill_size": int,
-    "request_width": int,
-    "attn_cp_layout_valid": bool,
-    "prefill_cp_breakable_supported": bool,
-    "sglang_attention_backend": str,
-    "sglang_prefill_attention_backend": str,
-    "sglang_decode_attention_backend": str,
-    "sglang_page_size": int,
-    "speculative_eagle_topk": Optional[int],  # noqa: UP045
-    "sglang_moe_a2a_backend": str,
-    "attn_dp_divides_tp": bool,
-    "chunked_prefill_page_aligned": bool,
-    "dcp_divides_tp": bool,
-    "sglang_context_length": Optional[int],  # noqa: UP045
-    "deepep_v2_prefill_tokens": int,
-    "deepep_v2_decode_max_bs": int,
-    "deepep_v2_pool_bs": int,
 }
+
+
+def derived_types(engine: str | None = None) -> dict[str, Any]:
+    """Every ``derived.*`` path a rule may read (rule packs are checked against these at load
+    time), with its type: the engine-neutral ones and each engine's own (``engine``: only that
+    engine's)."""
+    from cgconfig.line.plugins import PACKAGES, part
+
+    types = dict(DERIVED_TYPES)
+    for name in PACKAGES if engine is None else (engine,):
+        types.update(part(name, "derived_types") or {})
+    return types
 
 
 def common_derived(facts: Facts, memory_gib: float | None, memory_source: str,

@@ -40,10 +40,10 @@ class Draft:
     size_generator: SizeGenerator | None = None
     policy: LockPolicy = field(default_factory=LockPolicy)
     """How downgrades treat locked keys (``--strict``, ``--allow-override``)."""
-    sglang_version: str | None = None
-    """The SGLang release an SGLang line is answered for (set by SGLang's pipeline before its
-    first step; ``None`` on another engine's draft); its sizing steps read that release's rows
-    of ``engines/sglang/releases.py``."""
+    engine_version: str | None = None
+    """The release of the line's engine the line is answered for (set by ``lock-inputs``, for
+    every engine); an engine's steps read that release's rows of its ``releases.py``, a rule's
+    ``{engine.label}`` names it."""
     decode_filter: Callable[[list[int]], list[int]] | None = None
     """A dialect's own capture filter (TensorRT-LLM's and vLLM's, set by their steps):
     configured decode sizes → captured ones, recording its decisions. ``None``: SGLang's filter."""
@@ -71,8 +71,7 @@ class Draft:
             from cgconfig.line.versions import SUPPORTED, label, newest
 
             engine = str(self.derived.get("dialect") or "sglang")
-            version = (self.sglang_version if engine == "sglang" else None) or (
-                newest(engine) if engine in SUPPORTED else "")
+            version = self.engine_version or (newest(engine) if engine in SUPPORTED else "")
             return label(engine, version) if rest == "label" else version
         raise KeyError(path)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import sys
-from pathlib import Path
 
 COMMANDS = ("resolve", "explain", "diff", "migrate", "tune", "verify", "histogram", "rules", "schema",
             "version", "completion")
@@ -47,14 +46,11 @@ def script(shell: str) -> str:
 
 
 def rule_ids() -> list[str]:
-    """Ids of the shipped rules, read straight from the pack files."""
-    packs = Path(__file__).resolve().parent.parent / "rules" / "packs"
-    if not packs.is_dir():
-        from cgconfig.rules.cache import PACK_DIR
+    """Ids of the shipped rules, read straight from the pack files (each engine's ``rules/``)."""
+    from cgconfig.rules.cache import shipped_pack_files
 
-        packs = PACK_DIR
     ids: list[str] = []
-    for path in sorted(packs.glob("*/*.yaml"), key=lambda p: p.name):
+    for path in shipped_pack_files():
         ids += _RULE_ID.findall(path.read_text(encoding="utf-8"))
     return ids
 

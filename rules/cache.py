@@ -35,13 +35,11 @@ from typing import Any
 from cgconfig import limits
 from cgconfig.constants import CAPABILITY_LEVELS
 from cgconfig.errors import InputError
+from cgconfig.line import plugins
 from cgconfig.line.registry import names as engine_names
 from cgconfig.resolve.stages import RESOLVED, stage_key, stages_of
 from cgconfig.safe_write import write_text
 from cgconfig.version import __version__
-
-PACK_DIR = Path(__file__).resolve().parent / "packs"
-CAPABILITIES_FILE = PACK_DIR / "capabilities.yaml"
 
 #: Cache files kept in the directory (the newest); older ones are removed on each write.
 KEEP_FILES = 3
@@ -59,23 +57,42 @@ _OURS = re.compile(r"\.?packs-[0-9A-Za-z.+_-]{1,40}-[0-9a-f]{32}\.json(?:\.[0-9]
 
 
 def shipped_pack_files() -> list[Path]:
-    """The shipped packs in application order (their file names start with a number), from one
-    folder per engine (``packs/sglang/``; ``packs/core/`` for packs every engine runs), each
-    pack declaring that engine (the loader checks it)."""
-    return sorted(PACK_DIR.glob("*/*.yaml"), key=lambda p: (p.name, p.parent.name))
+    """The shipped packs in application order (their file names start with a number), from
+    each registered engine's ``rules/`` folder (``cgconfig/engines/sglang/rules/``;
+    :func:`cgconfig.line.plugins.pack_files`), each pack declaring that engine (the loader
+    checks it)."""
+    files = [f for engine in engine_names() for f in plugins.pack_files(engine)]
+    return sorted(files, key=lambda p: (p.name, p.parent.parent.name))
+
+
+def capability_files() -> dict[str, Path]:
+    """Engine → its attention-backend capability table (``rules/capabilities.yaml`` of its
+    package), for the engines that ship one."""
+    found = {engine: plugins.capability_file(engine) for engine in engine_names()}
+    return {engine: path for engine, path in found.items() if path is not None}
+
+
+def pack_engine(path: Path) -> str:
+    """The engine whose ``rules/`` folder holds a shipped pack."""
+    for engine in engine_names():
+        if path.parent == plugins.rules_folder(engine):
+            return engine
+    return path.parent.parent.name
 
 
 def cache_key() -> str | None:
     """sha256 of the cgconfig version, the engines' stage lists (a rule's ``stage:`` is checked
-    against them when a pack loads) and every shipped pack's name and bytes."""
+    against them when a pack loads) and every engine's shipped packs and capability table,
+    each file's engine, name and bytes."""
     digest = hashlib.sha256(f"cgconfig {__version__}\0{stage_key()}\0".encode())
-    files = shipped_pack_files() + ([CAPABILITIES_FILE] if CAPABILITIES_FILE.exists() else [])
-    for f in files:
+    files = [(pack_engine(f), f) for f in shipped_pack_files()]
+    files += sorted(capability_files().items())
+    for engine, f in files:
         try:
             data = f.read_bytes()
         except OSError:
             return None
-        digest.update(f"{f.name}\0{len(data)}\0".encode())
+        digest.update(f"{engine}/{f.name}\0{len(data)}\0".encode())
         digest.update(data)
     return digest.hexdigest()
 
@@ -208,7 +225,7 @@ def _read_file(name: str, dir_fd: int) -> str | None:
 
 
 def write_cache(payload: dict[str, Any]) -> None:
-    """Store ``{"packs": [...], "capabilities": ...}`` under the current key; never raises."""
+    """Store ``{"packs": [...], "capabilities": {engine: table}}`` under the current key; never raises."""
     path, key = cache_path(), cache_key()
     if path is None or key is None:
         return
@@ -264,7 +281,8 @@ def is_valid_cache(data: Any, key: str) -> bool:
     packs, caps = data.get("packs"), data.get("capabilities", ...)
     if not isinstance(packs, list) or caps is ...:
         return False
-    if caps is not None and not _valid_capabilities(caps):
+    if (caps is not None and not isinstance(caps, dict)) or (caps and not all(
+            engine in engine_names() and _valid_capabilities(table) for engine, table in caps.items())):
         return False
     return all(_valid_pack(p) for p in packs)
 

@@ -17,8 +17,8 @@ from cgconfig.limits import check_rule_count, quote
 from cgconfig.resolve.stages import stages_of
 from cgconfig.rules import paths
 from cgconfig.rules.cache import (
-    CAPABILITIES_FILE,
-    PACK_DIR,
+    capability_files,
+    pack_engine,
     read_cache,
     shipped_pack_files,
     write_cache,
@@ -41,7 +41,7 @@ from cgconfig.rules.schema import (
     RulePack,
 )
 
-__all__ = ["PACK_DIR", "check_rule", "load_capabilities", "load_pack_file", "load_rule_set",
+__all__ = ["check_rule", "load_capabilities", "load_pack_file", "load_rule_set",
            "shipped_packs"]
 
 def _pydantic_error(exc: ValidationError, name: str, lines: dict[tuple[Any, ...], int]) -> InputError:
@@ -150,10 +150,14 @@ def check_rule(rule: Rule) -> list[str]:
 
 
 def _in_its_engine_folder(pack: RulePack, path: Path) -> RulePack:
-    """A shipped pack sits in the folder of the engine it declares (``packs/sglang/``)."""
-    if pack.engine != path.parent.name:
-        raise InputError(f"declares engine: {pack.engine} but sits in packs/{path.parent.name}/",
-                         where=str(path), hint=f"move it to rules/packs/{pack.engine}/")
+    """A shipped pack sits in the ``rules/`` folder of the engine it declares
+    (``cgconfig/engines/sglang/rules/``)."""
+    folder = pack_engine(path)
+    if pack.engine != folder:
+        raise InputError(f"declares engine: {pack.engine} but sits in {folder}'s rules/ folder",
+                         where=str(path),
+                         hint=f"move it to the rules/ folder of the {pack.engine} plug-in package"
+                         if pack.engine != "core" else "a shipped pack declares its engine")
     return pack
 
 
@@ -196,28 +200,28 @@ def _check_stages(pack: RulePack, name: str, lines: dict[tuple[Any, ...], int]) 
                          allowed=list(allowed), suggestion=did_you_mean(rule.stage, allowed))
 
 
-def shipped_packs() -> tuple[list[RulePack], CapabilityTable | None]:
-    """The shipped packs and capability table, validated (from the JSON cache when it is
-    current, else from YAML, refreshing the cache)."""
+def shipped_packs() -> tuple[list[RulePack], dict[str, CapabilityTable]]:
+    """The shipped packs and each engine's capability table, validated (from the JSON cache
+    when it is current, else from YAML, refreshing the cache)."""
     raw = read_cache()
     if raw is not None:
         try:
             packs = [RulePack.model_validate(p) for p in raw["packs"]]
-            caps = (CapabilityTable.model_validate(raw["capabilities"])
-                    if raw["capabilities"] else None)
+            caps = {engine: CapabilityTable.model_validate(table)
+                    for engine, table in (raw["capabilities"] or {}).items()}
             return packs, caps
-        except (KeyError, TypeError, ValidationError):
+        except (KeyError, TypeError, AttributeError, ValidationError):
             pass
     packs = [_in_its_engine_folder(load_pack_file(f), f) for f in shipped_pack_files()]
-    caps = load_capabilities(CAPABILITIES_FILE) if CAPABILITIES_FILE.exists() else None
+    caps = {engine: load_capabilities(path) for engine, path in capability_files().items()}
     _write_cache(packs, caps)
     return packs, caps
 
 
-def _write_cache(packs: list[RulePack], caps: CapabilityTable | None) -> None:
+def _write_cache(packs: list[RulePack], caps: dict[str, CapabilityTable]) -> None:
     write_cache({
         "packs": [p.model_dump(mode="json", by_alias=True, exclude_unset=True) for p in packs],
-        "capabilities": caps.model_dump(mode="json") if caps else None,
+        "capabilities": {engine: table.model_dump(mode="json") for engine, table in caps.items()},
     })
 
 
@@ -234,7 +238,7 @@ def load_capabilities(path: Path) -> CapabilityTable:
 
 def load_rule_set(extra_files: list[str] | None = None, *, shipped: bool = True) -> RuleSet:
     """Shipped packs (unless ``shipped=False``) then user packs, ids checked for uniqueness."""
-    packs, caps = shipped_packs() if shipped else ([], None)
+    packs, caps = shipped_packs() if shipped else ([], {})
     packs = list(packs)
     for extra in extra_files or []:
         packs.append(load_pack_file(extra))

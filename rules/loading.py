@@ -36,7 +36,7 @@ def load_rules_for_resolve(extra_files: list[str] | None = None) -> RuleSet:
         for data in pack["rules"]:
             pack_of[data["id"]] = pack["pack"]
             rules.append(CompiledRule.from_dict(data))
-    rule_set = RuleSet(rules=rules, pack_of=pack_of, capabilities=raw["capabilities"],
+    rule_set = RuleSet(rules=rules, pack_of=pack_of, capabilities=raw["capabilities"] or {},
                        pack_titles=titles, pack_engines=engines)
     _SHIPPED.append(rule_set)
     return rule_set

@@ -12,7 +12,7 @@ from typing import Any, Optional
 from pydantic import TypeAdapter, ValidationError
 
 from cgconfig.constants import ATTENTION_BACKENDS
-from cgconfig.derived import DERIVED_TYPES
+from cgconfig.derived import derived_types
 from cgconfig.errors import did_you_mean
 from cgconfig.fields.config import field_info
 from cgconfig.fields.deployment import DeploymentFacts
@@ -29,7 +29,7 @@ def known_paths() -> dict[str, Any]:
     paths: dict[str, Any] = {}
     for name, info in DeploymentFacts.model_fields.items():
         paths[f"facts.{name}"] = info.annotation
-    for name, annotation in DERIVED_TYPES.items():
+    for name, annotation in derived_types().items():
         paths[f"derived.{name}"] = annotation
     for key in all_config_keys():
         info = field_info(key)

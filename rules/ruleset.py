@@ -28,13 +28,15 @@ def compile_rule(rule: Any) -> CompiledRule:
 
 @dataclass
 class RuleSet:
-    """Rules in application order, with the pack each came from, and the capability table."""
+    """Rules in application order, with the pack each came from, and each engine's capability
+    table."""
 
     rules: list[Rule] | list[CompiledRule]
     """Schema ``Rule`` objects (validation path) or :class:`CompiledRule` (start-up path)."""
     pack_of: dict[str, str]
     capabilities: Any
-    """A ``CapabilityTable``, its JSON form, or ``None``."""
+    """Engine → its ``CapabilityTable`` or the table's JSON form (the engines that ship one);
+    :meth:`for_engine` keeps the line's engine's only."""
     pack_titles: dict[str, str] = field(default_factory=dict)
     pack_engines: dict[str, str] = field(default_factory=dict)
     """Pack → the engine its rules run on (``core``: every engine; a pack not listed: core)."""
@@ -62,7 +64,9 @@ class RuleSet:
         keep = [r for r in self.rules if self.engine_of(r.id) in (engine, "core")
                 and (r.versions is None or in_range(r.versions, release))]
         subset = RuleSet(rules=keep, pack_of=self.pack_of,  # type: ignore[arg-type]
-                         capabilities=self.capabilities, pack_titles=self.pack_titles,
+                         capabilities={e: t for e, t in (self.capabilities or {}).items()
+                                       if e == engine},
+                         pack_titles=self.pack_titles,
                          pack_engines=self.pack_engines)
         subset._per_engine[f"{engine}=={release}"] = subset
         self._per_engine[f"{engine}=={release}"] = subset
@@ -86,15 +90,16 @@ class RuleSet:
         return self._by_stage.get(stage, [])
 
     def levels(self) -> dict[str, str]:
-        """Attention backend → capability level (read once)."""
+        """Attention backend → capability level (read once), from the tables this set holds (a
+        set made by :meth:`for_engine`: its engine's)."""
         if self._levels is None:
-            caps = self.capabilities
-            if caps is None:
-                self._levels = {}
-            elif isinstance(caps, dict):
-                self._levels = {name: entry["level"] for name, entry in caps["backends"].items()}
-            else:
-                self._levels = {name: entry.level for name, entry in caps.backends.items()}
+            levels: dict[str, str] = {}
+            for caps in (self.capabilities or {}).values():
+                if isinstance(caps, dict):
+                    levels.update({name: entry["level"] for name, entry in caps["backends"].items()})
+                else:
+                    levels.update({name: entry.level for name, entry in caps.backends.items()})
+            self._levels = levels
         return self._levels
 
     def check_switches(self, draft: Draft, *, disabled: list[str],

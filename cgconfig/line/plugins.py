@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import cache
 from importlib import import_module
+from importlib.util import find_spec
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -31,6 +33,9 @@ PARTS: dict[str, tuple[str, str]] = {
     "steps": ("pipeline", "STEPS"),
     # resolve.stages (stdlib only): the upstream stages its rules may name, in order
     "stages": ("stages", "STAGES"),
+    # rules.paths (data only): the ``derived.*`` paths its rules may read beyond the
+    # engine-neutral ones of ``cgconfig.derived``, with their types
+    "derived_types": ("stages", "DERIVED_TYPES"),
     # sources.dialect_flags (data only, read for every line): the dialect's own flags the
     # splitter carves out, and those its source reads only on a line with its entry point
     "dialect_flags": ("flags", "DIALECT_FLAGS"),
@@ -70,6 +75,35 @@ def part(engine: str, name: str) -> Any:
     the module stays the one home of the part."""
     module, attribute = PARTS[name]
     return getattr(_module(engine, module), attribute)
+
+
+def rules_folder(engine: str) -> Path:
+    """The folder of ``engine``'s rule packs: ``rules/`` in its package (found without
+    importing the package, so reading the packs loads none of the engine's modules)."""
+    if engine not in PACKAGES:
+        raise KeyError(f"unknown engine {engine!r}; known: {', '.join(PACKAGES)}")
+    spec = find_spec(PACKAGES[engine])
+    if spec is None or not spec.submodule_search_locations:
+        raise KeyError(f"engine {engine!r}: its package {PACKAGES[engine]!r} is not importable")
+    return Path(next(iter(spec.submodule_search_locations))) / "rules"
+
+
+def pack_files(engine: str) -> list[Path]:
+    """``engine``'s rule packs (``rules/*.yaml`` of its package, each declaring
+    ``engine: <engine>``; the loader checks it), by file name; none when it ships no pack.
+    ``rules/capabilities.yaml``, its attention-backend levels, is data, not a pack."""
+    return sorted(p for p in rules_folder(engine).glob("*.yaml") if p.name != CAPABILITIES)
+
+
+def capability_file(engine: str) -> Path | None:
+    """``engine``'s attention-backend capability table (``rules/capabilities.yaml``, read by
+    its rules' ``capability:`` conditions), or ``None`` when it ships none."""
+    path = rules_folder(engine) / CAPABILITIES
+    return path if path.is_file() else None
+
+
+#: The file name of an engine's capability table in its ``rules/`` folder.
+CAPABILITIES = "capabilities.yaml"
 
 
 @cache

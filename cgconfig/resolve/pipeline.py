@@ -69,6 +69,16 @@ class Run:
                 chosen.engine == self.request.dialect else None
             self.rules = self.rules.for_engine(self.request.dialect, version)
 
+    def release(self) -> str | None:
+        """The release of the line's engine the line is answered for: the chosen one, else
+        the engine's newest supported (``None`` for an engine with no releases)."""
+        from cgconfig.line.versions import SUPPORTED, newest
+
+        chosen, engine = self.request.engine_version, self.request.dialect
+        if chosen is not None and chosen.engine == engine:
+            return chosen.version
+        return newest(engine) if engine in SUPPORTED else None
+
     def checked(self) -> tuple[Draft, Facts]:
         """The draft and facts, which every step after ``lock-inputs`` may rely on."""
         assert self.draft is not None and self.facts is not None
@@ -89,6 +99,7 @@ def lock_inputs(run: Run, *, engine_leaves: Iterable[Leaf] = (),
                             engine_defaults=engine_defaults)
     run.draft.policy = LockPolicy(strict=run.request.settings.strict,
                                   allow_override=frozenset(run.request.settings.allow_override))
+    run.draft.engine_version = run.release()
 
 
 def derive(run: Run) -> None:

@@ -150,11 +150,10 @@ def test_sglang_lines_still_run_sglang_steps(spy: dict[str, Any]) -> None:
 
 
 def test_every_shipped_pack_declares_its_engine() -> None:
-    from cgconfig.rules.loader import PACK_DIR, load_pack_file
+    from cgconfig.rules.cache import shipped_pack_files
+    from cgconfig.rules.loader import load_pack_file
 
-    for path in sorted(Path(PACK_DIR).glob("*/*.yaml")):
-        if path.name == "capabilities.yaml":
-            continue
+    for path in shipped_pack_files():
         pack = load_pack_file(path)
         assert "engine" in pack.model_fields_set, f"{path.name} declares no engine:"
 

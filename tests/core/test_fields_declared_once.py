@@ -58,7 +58,10 @@ def test_flag_tables_hold_no_hand_written_per_key_flag() -> None:
 
 def test_derived_facts_have_one_declaration_of_their_types() -> None:
     from cgconfig import resolve_args
-    from cgconfig.derived import DERIVED_TYPES
+    from cgconfig.derived import DERIVED_TYPES, derived_types
 
     plan = resolve_args(["--gpu-memory-gib", "80"])
-    assert set(plan.facts["derived"]) == set(DERIVED_TYPES)
+    assert set(plan.facts["derived"]) == set(derived_types("sglang"))
+    vllm = resolve_args(["--dialect", "vllm", "--gpu-memory-gib", "80"])
+    assert set(DERIVED_TYPES) <= set(vllm.facts["derived"])
+    assert not set(vllm.facts["derived"]) & (set(derived_types("sglang")) - set(DERIVED_TYPES))

@@ -26,11 +26,31 @@ def _cgconfig(*args: str, toy: bool = True) -> subprocess.CompletedProcess[str]:
 
 
 def test_resolve_reads_its_line_and_its_table() -> None:
-    done = _cgconfig("resolve", "toyllm", "serve", "M", "--max-batch-size", "16", "--port", "1")
+    done = _cgconfig("resolve", "toyllm", "serve", "M", "--max-batch-size", "8", "--port", "1")
     assert done.returncode == 0, done.stderr
     assert "engine: ToyLLM 1.0" in done.stdout
-    assert "1, 2, 4, 8, 16" in done.stdout
+    assert "1, 2, 4, 8" in done.stdout
     assert "Ignored (no effect on CUDA graphs): --port" in done.stdout
+
+
+def test_its_own_rule_pack_fires_in_resolve_and_explain() -> None:
+    """ToyLLM's pack (``toyllm/rules/10-toy-decode.yaml``, beside its code) is found through
+    the registry like SGLang's: its rule runs on a ToyLLM line, and no other process knows it."""
+    line = ("toyllm", "serve", "M", "--max-batch-size", "16")
+    done = _cgconfig("resolve", "-o", "json", *line)
+    assert done.returncode == 0, done.stderr
+    plan = json.loads(done.stdout)
+    assert plan["config"]["decode"]["backend"] == "disabled"
+    assert "toy.decode-eager-over-eight" in [d["rule"] for d in plan["decisions"]]
+    small = json.loads(_cgconfig("resolve", "-o", "json", "toyllm", "serve", "M",
+                                 "--max-batch-size", "8").stdout)
+    assert small["config"]["decode"]["backend"] == "full"
+    explained = _cgconfig("explain", "decode.backend", *line)
+    assert explained.returncode == 0, explained.stderr
+    assert "rule:toy.decode-eager-over-eight" in explained.stdout
+    assert "ToyLLM 1.0 captures decode graphs" in " ".join(explained.stdout.split())
+    unknown = _cgconfig("rules", "show", "toy.decode-eager-over-eight", toy=False)
+    assert unknown.returncode == 2, unknown.stdout
 
 
 def test_a_three_word_entry_point_and_the_dialect_flag() -> None:

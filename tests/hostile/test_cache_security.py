@@ -174,10 +174,14 @@ def test_an_invalid_cache_is_rebuilt_never_trusted(
 
 
 def _pack_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    copy = tmp_path / "packs"
-    shutil.copytree(cache.PACK_DIR, copy)
-    monkeypatch.setattr(cache, "PACK_DIR", copy)
-    monkeypatch.setattr(cache, "CAPABILITIES_FILE", copy / "capabilities.yaml")
+    """A copy of SGLang's ``rules/`` folder that the cache reads instead."""
+    from cgconfig.line import plugins
+
+    copy = tmp_path / "sglang" / "rules"
+    shutil.copytree(plugins.rules_folder("sglang"), copy)
+    real = plugins.rules_folder
+    monkeypatch.setattr(plugins, "rules_folder",
+                        lambda engine: copy if engine == "sglang" else real(engine))
     return copy
 
 
@@ -185,7 +189,7 @@ def test_the_key_follows_content_not_metadata(tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     packs = _pack_copy(tmp_path, monkeypatch)
     before = cache.cache_key()
-    target = sorted(packs.glob("*/[0-9]*.yaml"))[0]
+    target = sorted(packs.glob("[0-9]*.yaml"))[0]
     info = target.stat()
     data = bytearray(target.read_bytes())
     data[-2] = ord("x") if data[-2] != ord("x") else ord("y")  # same size

@@ -66,8 +66,7 @@ def test_each_shipped_pack_validates_on_its_own() -> None:
 
 
 def test_capability_table_covers_every_attention_backend() -> None:
-    table = load_rule_set().capabilities
-    assert table is not None
+    table = load_rule_set().capabilities["sglang"]
     assert set(table.backends) == set(ATTENTION_BACKENDS)
     assert table.levels == ["NEVER", "UNIFORM_SINGLE_TOKEN_DECODE", "UNIFORM_BATCH", "ALWAYS"]
 
@@ -130,7 +129,8 @@ def test_shipped_cache_round_trips(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert list(tmp_path.glob("packs-*.json"))
     second = load_rule_set()
     assert [r.model_dump() for r in first.rules] == [r.model_dump() for r in second.rules]
-    assert cache.CAPABILITIES_FILE.exists()
+    assert set(cache.capability_files()) == {"sglang"}
+    assert second.capabilities.keys() == first.capabilities.keys()
 
 
 def test_the_docs_catalogue_lists_every_shipped_rule() -> None:
@@ -180,23 +180,32 @@ def test_contains_rejects_a_non_list_path_and_a_bad_item(tmp_path) -> None:
 
 
 def test_shipped_packs_sit_in_their_engine_folder() -> None:
+    """Each engine's packs are the ``rules/`` folder of its plug-in package (found through the
+    registry, no folder of packs in the core)."""
+    from cgconfig.line import plugins
+
     assert shipped_pack_files()
     for path in shipped_pack_files():
-        assert path.parent.parent == cache.PACK_DIR
-        assert load_pack_file(path).engine == path.parent.name, path
+        engine = load_pack_file(path).engine
+        assert path.parent == plugins.rules_folder(engine), path
+        assert path.parent.parent.name == plugins.PACKAGES[engine].rsplit(".", 1)[-1], path
+    assert sorted(shipped_pack_files()) == sorted(
+        f for engine in plugins.PACKAGES for f in plugins.pack_files(engine))
 
 
 def test_a_shipped_pack_in_another_engine_folder_is_refused(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cgconfig.line import plugins
     from cgconfig.rules import loader
 
-    folder = tmp_path / "packs" / "vllm"
+    folder = tmp_path / "vllm" / "rules"
     folder.mkdir(parents=True)
     source = next(p for p in shipped_pack_files() if load_pack_file(p).engine == "sglang")
     (folder / source.name).write_text(source.read_text())
-    monkeypatch.setattr(cache, "PACK_DIR", tmp_path / "packs")
-    monkeypatch.setattr(loader, "shipped_pack_files", cache.shipped_pack_files)
+    real = plugins.rules_folder
+    monkeypatch.setattr(plugins, "rules_folder",
+                        lambda engine: folder if engine == "vllm" else real(engine))
     monkeypatch.setattr(loader, "read_cache", lambda: None)
     monkeypatch.setattr(loader, "write_cache", lambda data: None)
-    with pytest.raises(InputError, match="declares engine: sglang but sits in packs/vllm/"):
+    with pytest.raises(InputError, match="declares engine: sglang but sits in vllm's rules/"):
         loader.shipped_packs()

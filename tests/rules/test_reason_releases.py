@@ -7,17 +7,16 @@ that its ``versions:`` admits; the text must name that release and no other supp
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from cgconfig.line.versions import SUPPORTED, in_range, label
+from cgconfig.rules.cache import shipped_pack_files
 from cgconfig.rules.evaluate import fill_placeholders
 from cgconfig.rules.loader import load_pack_file
 
-PACKS = sorted((Path(__file__).parents[2] / "rules" / "packs").rglob("*.yaml"))
-PACKS = [p for p in PACKS if p.parent.name != "packs"]  # capabilities.yaml is data, no rules
+PACKS = shipped_pack_files()
 
 
 class _AtRelease:

@@ -10,5 +10,5 @@ order, and its steps among them); ``flag_defaults`` (what SGLang sets before par
 sizing functions they call), ``model_archs`` (its per-architecture tables);
 ``attention``, ``engine_settings``, ``memory``, ``engine_block`` (the plan's ``engine`` block);
 ``emit``, ``units``, ``log_reader``, ``tune_log``. SGLang's rule packs are in
-``rules/packs/sglang/``.
+``engines/sglang/rules/``.
 """

@@ -1,7 +1,7 @@
 """Which vLLM attention backend runs the same kernels as each SGLang backend, and where cgconfig
 deliberately gives an SGLang backend another CUDA-graph support level than vLLM's builder.
 
-``rules/packs/capabilities.yaml`` (SGLang's backend names, read by the attention rules) takes
+``engines/sglang/rules/capabilities.yaml`` (SGLang's backend names, read by the attention rules) takes
 its levels from vLLM 0.33.0's builders, whose one home is
 ``cgconfig.engines.vllm.modes.VLLM_BACKEND_SUPPORT``: an entry's level is that of its vLLM
 backend here, unless :data:`DELIBERATE` lists another with the reason

@@ -2,7 +2,9 @@
 run (memory tier, chunked-prefill budget, the attention backend it resolves, the speculative
 width, the DeepEP v2 budgets), for the rules of SGLang's packs and SGLang's sizing steps.
 
-Every ``derived.*`` path is declared once, in :data:`cgconfig.derived.DERIVED_TYPES`; the
+Every ``derived.*`` path is declared once, SGLang's in
+:data:`cgconfig.engines.sglang.stages.DERIVED_TYPES` (the engine-neutral ones in
+:data:`cgconfig.derived.DERIVED_TYPES`); the
 engine-neutral ones are computed there (:func:`cgconfig.derived.common_derived`).
 """
 
@@ -99,10 +101,10 @@ def _deepep_v2_prefill_tokens(facts: Facts, per_dp_chunk: int) -> int:
 
 
 def derive_facts(facts: Facts, memory_gib: float | None,
-                 memory_source: str, sglang_version: str) -> dict[str, Any]:
+                 memory_source: str, engine_version: str) -> dict[str, Any]:
     """Every ``derived.*`` value of an SGLang line (the engine-neutral ones and SGLang's own);
-    ``sglang_version`` is the release the line is answered for."""
-    tier = sz.memory_tier(memory_gib, facts.device, sglang_version)
+    ``engine_version`` is the SGLang release the line is answered for."""
+    tier = sz.memory_tier(memory_gib, facts.device, engine_version)
     chunked = facts.chunked_prefill_size
     chunked_source = "--chunked-prefill-size"
     if chunked is None:
@@ -124,7 +126,7 @@ def derive_facts(facts: Facts, memory_gib: float | None,
         "chunked_prefill_source": chunked_source,
         "effective_chunked_prefill_size": effective,
         "request_width": width,
-        "attn_cp_layout_valid": attn_cp_layout_valid(facts, sglang_version or newest("sglang")),
+        "attn_cp_layout_valid": attn_cp_layout_valid(facts, engine_version or newest("sglang")),
         # With no prefill backend given, SGLang's own pick (trtllm_mha on SM100) decides.
         "prefill_cp_breakable_supported": prefill_cp_breakable_supported(
             facts, facts.prefill_attention_backend or engine_attention),

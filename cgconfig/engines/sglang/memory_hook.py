@@ -23,9 +23,9 @@ from cgconfig.resolve.steps import max_bs_from_list, resolver_decision
 
 def answered_release(draft: Draft) -> str:
     """The SGLang release the line is answered for (set by the pipeline before any step)."""
-    if draft.sglang_version is None:
+    if draft.engine_version is None:
         raise ValueError("an SGLang step ran before the pipeline chose the release")
-    return draft.sglang_version
+    return draft.engine_version
 
 
 def size_generator(draft: Draft) -> SizeGenerator:

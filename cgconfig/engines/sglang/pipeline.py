@@ -34,11 +34,10 @@ from cgconfig.resolve.steps import memory
 
 
 def _sglang_release(run: Run) -> str:
-    """The SGLang release the line is answered for (a line of SGLang's own, so chosen)."""
-    from cgconfig.line.versions import newest
-
-    chosen = run.request.engine_version
-    return chosen.version if chosen is not None and chosen.engine == "sglang" else newest("sglang")
+    """The SGLang release the line is answered for (:meth:`Run.release`, one home)."""
+    release = run.release()
+    assert release is not None  # SGLang ships its tables
+    return release
 
 
 def _lock_inputs(run: Run) -> None:
@@ -46,15 +45,13 @@ def _lock_inputs(run: Run) -> None:
     lock_inputs(run, engine_leaves=engine_flag_leaves(run.request.leaves, run.facts,
                                                  _sglang_release(run)),
                 engine_defaults=platform_defaults(run.facts))
-    assert run.draft is not None
-    run.draft.sglang_version = _sglang_release(run)
 
 
 def _derive_facts(run: Run) -> None:
     draft, facts = run.checked()
     memory_gib, memory_source = memory(facts, run.request.fact_sources)
-    assert draft.sglang_version is not None  # set by _lock_inputs
-    draft.derived = derive_facts(facts, memory_gib, memory_source, draft.sglang_version)
+    assert draft.engine_version is not None  # set by lock-inputs
+    draft.derived = derive_facts(facts, memory_gib, memory_source, draft.engine_version)
 
 
 def _decode_sizes(run: Run) -> None:

@@ -4,7 +4,7 @@ Each behaviour is a tuple of :class:`~cgconfig.engines.release_change.ReleaseCha
 one release-change format of every engine): release ranges ``[since, until)`` that do not
 overlap, each with the value those releases use. A step asks
 :func:`~cgconfig.engines.release_change.value_at` (or ``holds_in`` for a behaviour that is on or
-off) with the release the line is answered for (``Draft.sglang_version``); there is no default
+off) with the release the line is answered for (``Draft.engine_version``); there is no default
 release. A new release that changes a behaviour closes the open row (``until``) and adds one.
 The releases themselves are named in :data:`cgconfig.line.versions.SUPPORTED`. Stdlib only.
 """

@@ -8,6 +8,8 @@ Stdlib only: the start-up path reads it to check the rule-pack cache.
 
 from __future__ import annotations
 
+from typing import Any, Optional
+
 from cgconfig.resolve.stages import RESOLVED
 
 #: SGLang's memory hook: its sizing steps run at this stage, and the engine block's memory
@@ -55,3 +57,30 @@ SGLANG_STAGES: tuple[str, ...] = (
 )
 STAGES = SGLANG_STAGES
 assert len(set(STAGES)) == len(STAGES)
+
+
+#: The ``derived.*`` paths SGLang's rules may read beyond the engine-neutral ones
+#: (``cgconfig.derived.DERIVED_TYPES``), with their types: computed by
+#: ``cgconfig.engines.sglang.derived`` (its plug-in part ``derived_types``).
+DERIVED_TYPES: dict[str, Any] = {
+    "memory_tier": str,
+    "chunked_prefill_size": int,
+    "chunked_prefill_source": str,
+    "effective_chunked_prefill_size": int,
+    "request_width": int,
+    "attn_cp_layout_valid": bool,
+    "prefill_cp_breakable_supported": bool,
+    "sglang_attention_backend": str,
+    "sglang_prefill_attention_backend": str,
+    "sglang_decode_attention_backend": str,
+    "sglang_page_size": int,
+    "speculative_eagle_topk": Optional[int],  # noqa: UP045
+    "sglang_moe_a2a_backend": str,
+    "attn_dp_divides_tp": bool,
+    "chunked_prefill_page_aligned": bool,
+    "dcp_divides_tp": bool,
+    "sglang_context_length": Optional[int],  # noqa: UP045
+    "deepep_v2_prefill_tokens": int,
+    "deepep_v2_decode_max_bs": int,
+    "deepep_v2_pool_bs": int,
+}

@@ -191,7 +191,7 @@ _S = SupportLevel
 
 #: vLLM attention backend names (``--attention-backend`` spelling) → declared capability: the one
 #: home of vLLM 0.33.0's levels (``attention.level_in`` reads it for the newest release and
-#: lists older releases' levels as rows; ``rules/packs/capabilities.yaml`` maps SGLang's backend
+#: lists older releases' levels as rows; ``engines/sglang/rules/capabilities.yaml`` maps SGLang's backend
 #: names onto these, its deliberate differences listed in
 #: ``engines/sglang/attention_kernels.py``). Where vLLM computes the level from the config, the
 #: entry holds the level of a standard causal model and says so in ``note``.

@@ -7,3 +7,7 @@ from __future__ import annotations
 from cgconfig.resolve.stages import RESOLVED
 
 STAGES: tuple[str, ...] = (RESOLVED,)
+
+#: No ``derived.*`` paths of its own (the plug-in part ``derived_types``): its rules, if any,
+#: read the engine-neutral ones.
+DERIVED_TYPES = None
