@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from cgconfig.line import registry
 from cgconfig.line.plugins import PACKAGES, PARTS, part
 from cgconfig.line.versions import SUPPORTED
 
@@ -25,7 +26,7 @@ def test_every_engine_has_every_part(engine: str, name: str) -> None:
     assert part(engine, name) is getattr(imported, attribute)
 
 
-@pytest.mark.parametrize("engine", ["sglang", "vllm", "trtllm"])
+@pytest.mark.parametrize("engine", registry.names())
 def test_every_engine_has_steps_ending_in_a_plan(engine: str) -> None:
     steps = part(engine, "steps")
     assert steps[0][0] == "validate-facts" and steps[-1][0] == "plan"
@@ -33,7 +34,7 @@ def test_every_engine_has_steps_ending_in_a_plan(engine: str) -> None:
 
 
 def test_an_unknown_engine_is_named() -> None:
-    with pytest.raises(KeyError, match="known: sglang, vllm, trtllm"):
+    with pytest.raises(KeyError, match="known: " + ", ".join(registry.names())):
         part("tgi", "steps")
 
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from cgconfig.line import registry
+
 HERE = Path(__file__).resolve().parent
 RUN = HERE / "toy_engine" / "run_cli.py"
 ENV = {**os.environ, "COLUMNS": "100", "CGCONFIG_NO_GPU_PROBE": "1", "NO_COLOR": "1"}
@@ -99,4 +101,4 @@ def test_an_engine_the_registry_lacks_is_refused_in_one_line() -> None:
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         "cgconfig: error: --dialect: unknown dialect 'toyllm'; did you mean 'trtllm'?; "
-        "allowed: sglang, vllm, trtllm"]
+        "allowed: " + ", ".join(registry.names())]
