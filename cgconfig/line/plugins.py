@@ -40,6 +40,9 @@ PARTS: dict[str, tuple[str, str]] = {
     # splitter carves out, and those its source reads only on a line with its entry point
     "dialect_flags": ("flags", "DIALECT_FLAGS"),
     "entry_only_flags": ("flags", "ENTRY_ONLY_FLAGS"),
+    # sources.machine (data only, read for every line): attention backends that run on one
+    # platform only, and that platform (the host dialect's, whose words carry the backends)
+    "backend_platforms": ("flags", "BACKEND_PLATFORMS"),
     # sources.command_line: the source made from the engine's words of a line
     "line_source": ("source", "line_source"),
     # sources.command_line: the chosen release's own parser check of the line's spellings

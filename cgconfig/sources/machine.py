@@ -1,7 +1,7 @@
 """The machine a line runs on: its platform (given, or inferred from a platform-only attention
 backend) and its GPUs (given, or probed with ``nvidia-smi`` / ``rocm-smi``), as facts.
 
-SGLang 0.5.23 never reads the platform from a flag: ``utils/common.py:get_device`` and
+SGLang never reads the platform from a flag: 0.5.23's ``utils/common.py:get_device`` and
 ``runtime_context.get_platform`` detect it from the installed torch and drivers. A line that
 names ``--attention-backend aiter`` was therefore written for ROCm: SGLang registers that
 backend (``layers/attention/attention_registry.py:create_aiter_backend``) on the aiter kernels,
@@ -23,15 +23,6 @@ from cgconfig.errors import InputError
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Contribution
 
-#: Attention backends that run on one platform only, and that platform (SGLang 0.5.23
-#: ``layers/attention/attention_registry.py``: aiter and wave build on ROCm kernels,
-#: ascend on ``hardware_backend/npu``, intel_xpu on the XPU kernels). ``intel_amx`` (CPU) is
-#: left out: SGLang picks the CPU from ``--device cpu``, and rule examples use it as a
-#: capability-NEVER backend on GPUs.
-PLATFORM_OF_BACKEND: dict[str, str] = {
-    "aiter": "hip", "wave": "hip", "ascend": "npu", "intel_xpu": "xpu",
-}
-
 #: Platform names as the plan says them.
 PLATFORM_NAMES: dict[str, str] = {
     "cuda": "CUDA", "hip": "ROCm", "npu": "Ascend NPU", "xpu": "Intel XPU", "cpu": "CPU",
@@ -43,6 +34,15 @@ ATTENTION_FACTS = ("attention_backend", "prefill_attention_backend", "decode_att
 
 #: Facts the GPU probe fills when nobody gave them.
 PROBED_FACTS = ("gpu_memory_gib", "gpu_sm", "gpu_count")
+
+
+def backend_platforms() -> dict[str, str]:
+    """The attention backends that name a platform: the host dialect's part
+    ``backend_platforms`` (its words carry the attention-backend flags on every line)."""
+    from cgconfig.line import registry
+    from cgconfig.line.plugins import part
+
+    return dict(part(registry.host(), "backend_platforms") or {})
 
 
 def _flag(name: str, sources: dict[str, str]) -> str:
@@ -71,8 +71,9 @@ def infer_platform(facts: dict[str, Any], sources: dict[str, str],
     release the note names.
     """
     implied: dict[str, str] = {}
+    platform_of_backend = backend_platforms()
     for name in ATTENTION_FACTS:
-        platform = PLATFORM_OF_BACKEND.get(str(facts.get(name)))
+        platform = platform_of_backend.get(str(facts.get(name)))
         if platform is not None:
             implied.setdefault(platform, f"{_flag(name, sources)} {facts[name]}")
     device = facts.get("device")
@@ -109,10 +110,13 @@ class MachineFacts:
         from cgconfig.gpu_probe import probe_gpu
 
         out = Contribution()
+        from cgconfig.line import registry
         from cgconfig.line.versions import release_label
 
+        chosen = so_far.engine_version
         reading = infer_platform(so_far.facts, so_far.fact_sources,
-                                 release_label("sglang", so_far.engine_version))
+                                 release_label(chosen.engine if chosen else registry.host(),
+                                               chosen))
         platform = so_far.facts.get("device", "cuda")
         if reading.platform is not None:
             platform = out.facts["device"] = reading.platform

@@ -7,3 +7,12 @@ from __future__ import annotations
 
 DIALECT_FLAGS = None
 ENTRY_ONLY_FLAGS: dict[str, int] = {}
+
+#: Attention backends that run on one platform only, and that platform (SGLang 0.5.23
+#: ``layers/attention/attention_registry.py``: aiter and wave build on ROCm kernels,
+#: ascend on ``hardware_backend/npu``, intel_xpu on the XPU kernels). ``intel_amx`` (CPU) is
+#: left out: SGLang picks the CPU from ``--device cpu``, and rule examples use it as a
+#: capability-NEVER backend on GPUs. Read by ``cgconfig.sources.machine`` on every line.
+BACKEND_PLATFORMS: dict[str, str] = {
+    "aiter": "hip", "wave": "hip", "ascend": "npu", "intel_xpu": "xpu",
+}

@@ -15,3 +15,6 @@ DIALECT_FLAGS = DialectFlags("trtllm", {"--extra-llm-api-options": 1,
 #: size and token budget bound the captured list; ``--backend`` picks the runtime).
 ENTRY_ONLY_FLAGS: dict[str, Arity] = {
     "--config": 1, "--max_batch_size": 1, "--max_num_tokens": 1, "--backend": 1}
+
+#: No attention backend of this dialect names a platform (``plugins.PARTS``).
+BACKEND_PLATFORMS = None

@@ -16,3 +16,6 @@ DIALECT_FLAGS = DialectFlags("vllm", {
 }, prefixes=("-cc.", "--compilation-config.", "--speculative-config."))
 #: None beyond the dialect's own: a `vllm serve` line's other flags are the engine table's.
 ENTRY_ONLY_FLAGS: dict[str, Arity] = {}
+
+#: No attention backend of this dialect names a platform (``plugins.PARTS``).
+BACKEND_PLATFORMS = None

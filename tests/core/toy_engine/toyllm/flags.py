@@ -8,3 +8,6 @@ from cgconfig.line.split import Arity, DialectFlags
 DIALECT_FLAGS = DialectFlags("toyllm", {"--toy-max-batch-size": 1})
 #: Read only on a ``toyllm serve`` line.
 ENTRY_ONLY_FLAGS: dict[str, Arity] = {"--max-batch-size": 1}
+
+#: No attention backend of this dialect names a platform (``plugins.PARTS``).
+BACKEND_PLATFORMS = None
