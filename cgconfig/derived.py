@@ -50,6 +50,7 @@ DERIVED_TYPES: dict[str, Any] = {
     "deepep_v2_prefill_tokens": int,
     "deepep_v2_decode_max_bs": int,
     "deepep_v2_pool_bs": int,
+    "kv_cache_sharding": bool,
 }
 
 

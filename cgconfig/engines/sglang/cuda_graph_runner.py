@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from cgconfig.draft import Draft
+from cgconfig.errors import InputError
 from cgconfig.engines.sglang import grid as sz
 from cgconfig.facts import Facts
 from cgconfig.fields.values import round_up
-from cgconfig.line.versions import newest
+from cgconfig.line.versions import label, newest
 from cgconfig.plan import Change, Decision
 
 
@@ -35,11 +36,8 @@ def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
     runs = dec_backend != "disabled" and not no_runner
     sizes = sz.filter_capture_sizes(configured, alignment) if runs else []
     if runs:
+        _refuse_unusable_sizes(draft, configured, sizes, alignment)
         _record_filter(draft, configured, sizes, alignment)
-    if runs and not sizes:
-        draft.warnings.append(
-            "decode: no configured size survives the capture filter (alignment "
-            f"{alignment.multiple}, width {alignment.request_width}); decode runs eagerly")
     compile_list = sz.compile_sizes(
         sizes, enable_torch_compile=draft.get("options.enable_torch_compile"),
         torch_compile_max_bs=draft.get("options.torch_compile_max_bs"))
@@ -64,6 +62,27 @@ def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
 #: SGLang 0.5.23's capture filter, cited by its decisions.
 FILTER_SOURCE = (f"sglang {newest('sglang')} python/sglang/srt/model_executor/runner/"
                  "base_cuda_graph_runner.py:get_batch_sizes_to_capture")
+
+
+def _refuse_unusable_sizes(draft: Draft, configured: list[int], sizes: list[int],
+                           alignment: sz.CaptureAlignment) -> None:
+    """SGLang's decode runner stops at start-up unless the filtered list is non-empty and its
+    smallest size is above 0 (``get_batch_sizes_to_capture``: ``assert len(capture_bs) > 0 and
+    capture_bs[0] > 0``; the same in 0.5.19 to 0.5.23). Its resolution plans such sizes (a
+    decode max_bs of 0 plans ``[0]``), so the plan is SGLang's and the start-up refuses it."""
+    if sizes and sizes[0] > 0:
+        return
+    shown = label("sglang", draft.sglang_version or newest("sglang"))
+    said = (f"the smallest is {sizes[0]}" if sizes else
+            f"none survives the capture filter (alignment {alignment.multiple}, "
+            f"width {alignment.request_width})")
+    raise InputError(
+        f"{shown} plans the decode sizes {_short(configured)} and stops at start-up: {said}, "
+        "and the decode graph runner asserts capture_bs is non-empty with capture_bs[0] > 0",
+        where="decode.bs",
+        hint=("give decode sizes of 1 or more, or --cuda-graph-backend-decode disabled "
+              f"({shown} python/sglang/srt/model_executor/runner/base_cuda_graph_runner.py:"
+              "get_batch_sizes_to_capture)"))
 
 
 def _record_filter(draft: Draft, configured: list[int], sizes: list[int],

@@ -8,6 +8,7 @@ engine-neutral ones are computed there (:func:`cgconfig.derived.common_derived`)
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from cgconfig.derived import common_derived
@@ -98,10 +99,17 @@ def _deepep_v2_prefill_tokens(facts: Facts, per_dp_chunk: int) -> int:
     return -(-ceiling // scatter)
 
 
+#: The SGLang flag of ``derived.kv_cache_sharding``: no fact (cgconfig lists it among the
+#: ignored engine flags), read by ``kv_shard_hook.handle_kv_cache_sharding`` (0.5.22+).
+KV_CACHE_SHARDING_FLAG = "--enable-kv-cache-sharding"
+
+
 def derive_facts(facts: Facts, memory_gib: float | None,
-                 memory_source: str, sglang_version: str) -> dict[str, Any]:
+                 memory_source: str, sglang_version: str,
+                 ignored: Iterable[str] = ()) -> dict[str, Any]:
     """Every ``derived.*`` value of an SGLang line (the engine-neutral ones and SGLang's own);
-    ``sglang_version`` is the release the line is answered for."""
+    ``sglang_version`` is the release the line is answered for, ``ignored`` the engine flags
+    of the line cgconfig lists as ignored (``--enable-kv-cache-sharding``)."""
     tier = sz.memory_tier(memory_gib, facts.device, sglang_version)
     chunked = facts.chunked_prefill_size
     chunked_source = "--chunked-prefill-size"
@@ -157,4 +165,7 @@ def derive_facts(facts: Facts, memory_gib: float | None,
         "deepep_v2_decode_max_bs": DEEPEP_V2_DISPATCH_CAPACITY // width,
         "deepep_v2_pool_bs": (max(1, facts.max_running_requests // _attn_dp_size(facts))
                               if facts.max_running_requests else DEEPEP_V2_DISPATCH_CAPACITY + 1),
+        # kv_shard_hook.handle_kv_cache_sharding reads --enable-kv-cache-sharding (an
+        # ignored flag: it changes nothing else cgconfig plans).
+        "kv_cache_sharding": KV_CACHE_SHARDING_FLAG in ignored,
     }

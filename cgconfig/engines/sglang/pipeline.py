@@ -54,7 +54,8 @@ def _derive_facts(run: Run) -> None:
     draft, facts = run.checked()
     memory_gib, memory_source = memory(facts, run.request.fact_sources)
     assert draft.sglang_version is not None  # set by _lock_inputs
-    draft.derived = derive_facts(facts, memory_gib, memory_source, draft.sglang_version)
+    draft.derived = derive_facts(facts, memory_gib, memory_source, draft.sglang_version,
+                                 run.request.ignored_args)
 
 
 def _decode_sizes(run: Run) -> None:
