@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from cgconfig.draft import Draft
-from cgconfig.errors import InputError
 from cgconfig.engines.sglang import grid as sz
+from cgconfig.errors import InputError
 from cgconfig.facts import Facts
 from cgconfig.fields.values import round_up
 from cgconfig.line.versions import label, newest
