@@ -79,7 +79,8 @@ def _refuse_unusable_sizes(draft: Draft, configured: list[int], sizes: list[int]
     raise InputError(
         f"{shown} plans the decode sizes {_short(configured)} and stops at start-up: {said}, "
         "and the decode graph runner asserts capture_bs is non-empty with capture_bs[0] > 0",
-        where="decode.bs",
+        where=", ".join(draft.user_inputs("decode.bs") or draft.user_inputs("decode.max_bs"))
+        or "decode.bs",
         hint=("give decode sizes of 1 or more, or --cuda-graph-backend-decode disabled "
               f"({shown} python/sglang/srt/model_executor/runner/base_cuda_graph_runner.py:"
               "get_batch_sizes_to_capture)"))
