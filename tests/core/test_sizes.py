@@ -370,7 +370,7 @@ DEFAULT_160 = ref_decode(160)  # the unknown tier's list
 def _align(**kw) -> sz.CaptureAlignment:
     base = {"tp_size": 1, "dp_size": 1, "enable_dp_attention": False, "attn_cp_size": 1,
             "moe_a2a_backend": "none", "enable_two_batch_overlap": False, "request_width": 1,
-            "pool_size": None}
+            "pool_size": None, "cp_aligned": True}
     base.update(kw)
     return sz.capture_alignment(**base)
 

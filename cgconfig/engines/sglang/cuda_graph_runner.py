@@ -9,12 +9,20 @@ from __future__ import annotations
 from typing import Any
 
 from cgconfig.draft import Draft
+from cgconfig.engines.release_change import ReleaseChange, holds_in
 from cgconfig.engines.sglang import grid as sz
 from cgconfig.errors import InputError
 from cgconfig.facts import Facts
 from cgconfig.fields.values import round_up
 from cgconfig.line.versions import label, newest
 from cgconfig.plan import Change, Decision
+
+#: From 0.5.22 ROCm leaves the capture alignment off the attention-CP size
+#: (``utils/common.py:get_cuda_graph_batch_size_alignment``: ``if not is_hip() and ...``).
+HIP_SKIPS_CP_ALIGNMENT: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.5.22", None, "ROCm skips the attention-CP capture alignment",
+                  "python/sglang/srt/utils/common.py:get_cuda_graph_batch_size_alignment"),
+)
 
 
 def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
@@ -28,7 +36,9 @@ def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
         enable_dp_attention=facts.enable_dp_attention, attn_cp_size=facts.attn_cp_size,
         moe_a2a_backend=facts.moe_a2a_backend,
         enable_two_batch_overlap=facts.enable_two_batch_overlap,
-        request_width=d["request_width"], pool_size=facts.max_running_requests)
+        request_width=d["request_width"], pool_size=facts.max_running_requests,
+        cp_aligned=not (facts.device == "hip" and holds_in(
+            HIP_SKIPS_CP_ALIGNMENT, draft.sglang_version or newest("sglang"))))
     configured = list(draft.get("decode.bs") or [])
     # SGLang 0.5.23 creates no CPU decode runner without torch.compile: configured, not
     # captured (rule platform.cpu-decode-needs-torch-compile says why).
@@ -68,7 +78,7 @@ def _refuse_unusable_sizes(draft: Draft, configured: list[int], sizes: list[int]
                            alignment: sz.CaptureAlignment) -> None:
     """SGLang's decode runner stops at start-up unless the filtered list is non-empty and its
     smallest size is above 0 (``get_batch_sizes_to_capture``: ``assert len(capture_bs) > 0 and
-    capture_bs[0] > 0``; the same in 0.5.19 to 0.5.23). Its resolution plans such sizes (a
+    capture_bs[0] > 0``; the same in 0.5.18 to 0.5.23). Its resolution plans such sizes (a
     decode max_bs of 0 plans ``[0]``), so the plan is SGLang's and the start-up refuses it."""
     if sizes and sizes[0] > 0:
         return
@@ -81,7 +91,8 @@ def _refuse_unusable_sizes(draft: Draft, configured: list[int], sizes: list[int]
         "and the decode graph runner asserts capture_bs is non-empty with capture_bs[0] > 0",
         where=", ".join(draft.user_inputs("decode.bs") or draft.user_inputs("decode.max_bs"))
         or "decode.bs",
-        hint=("give decode sizes of 1 or more, or --cuda-graph-backend-decode disabled "
+        hint=("give decode sizes of 1 or more that the alignment keeps, or "
+              "--cuda-graph-backend-decode disabled "
               f"({shown} python/sglang/srt/model_executor/runner/base_cuda_graph_runner.py:"
               "get_batch_sizes_to_capture)"))
 
