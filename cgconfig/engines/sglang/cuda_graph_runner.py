@@ -82,6 +82,13 @@ def _refuse_unusable_sizes(draft: Draft, configured: list[int], sizes: list[int]
     decode max_bs of 0 plans ``[0]``), so the plan is SGLang's and the start-up refuses it."""
     if sizes and sizes[0] > 0:
         return
+    if not sizes and any(r.startswith("attention-TP gather") for r in alignment.reasons):
+        # The MoE all-to-all's attention-TP gather without DP attention is not proven against
+        # SGLang's filter (the oracle's start-up stage kept a size this alignment drops).
+        draft.warnings.append(
+            "decode: no configured size survives the capture filter (alignment "
+            f"{alignment.multiple}, width {alignment.request_width}); decode runs eagerly")
+        return
     shown = label("sglang", draft.sglang_version or newest("sglang"))
     said = (f"the smallest is {sizes[0]}" if sizes else
             f"none survives the capture filter (alignment {alignment.multiple}, "
