@@ -370,7 +370,7 @@ DEFAULT_160 = ref_decode(160)  # the unknown tier's list
 def _align(**kw) -> sz.CaptureAlignment:
     base = {"tp_size": 1, "dp_size": 1, "enable_dp_attention": False, "attn_cp_size": 1,
             "moe_a2a_backend": "none", "enable_two_batch_overlap": False, "request_width": 1,
-            "pool_size": None}
+            "pool_size": None, "cp_aligned": True}
     base.update(kw)
     return sz.capture_alignment(**base)
 
@@ -501,11 +501,12 @@ def test_capture_dedupes_and_sorts_configured_list() -> None:
     assert plan.capture["decode"]["sizes"] == [2, 4, 8]
 
 
-def test_capture_nothing_survives_warns_and_runs_eager() -> None:
-    plan = resolve_plain(["--enable-two-batch-overlap", "--cuda-graph-bs-decode", "1", "3"])
-    assert plan.capture["decode"]["sizes"] == []
-    assert plan.capture["decode"]["backend"] == "disabled"
-    assert any("no configured size survives" in w for w in plan.warnings)
+def test_capture_nothing_survives_is_the_start_up_refusal() -> None:
+    # SGLang's get_batch_sizes_to_capture asserts a non-empty filtered list at start-up.
+    from cgconfig.errors import InputError
+
+    with pytest.raises(InputError, match="none survives the capture filter"):
+        resolve_plain(["--enable-two-batch-overlap", "--cuda-graph-bs-decode", "1", "3"])
 
 
 def test_disabled_phase_has_empty_capture() -> None:

@@ -82,19 +82,14 @@ def sglang_outcome(case: dict[str, Any]) -> dict[str, Any]:
 #: Differences kept on purpose (docs/fidelity.md, "Deliberate deviations"): the category a
 #: mismatch is filed under, and the text that identifies it in the engine's or cgconfig's error.
 DELIBERATE = {
-    # cgconfig exits 2 on a zero decode max_bs; SGLang 0.5.19 to 0.5.23 resolve decode bs [0]
-    # and then stop at start-up: model_executor/runner/base_cuda_graph_runner.py:
-    # get_batch_sizes_to_capture asserts capture_bs[0] > 0 (the oracle's --req-pool-size
-    # runs it: "AssertionError: capture_bs=[0]"). cgconfig's refusal cites it.
-    "deliberate:zero-decode-max-bs": ("cgconfig", "--cuda-graph-max-bs-decode: expected a "
-                                                  "positive integer, got 0"),
-    # cgconfig exits 2 on any other zero or negative graph size (--cuda-graph-max-bs-prefill 0,
-    # --cuda-graph-bs-decode 0 4, --cuda-graph-max-bs-decode -4); SGLang 0.5.19 to 0.5.23
-    # resolve them as given and stop at start-up: the decode runner's assertion above, and
-    # prefill_cuda_graph_runner.py:PrefillCudaGraphRunner.__init__ asserting a non-empty
-    # prefill bs (a prefill max_bs of 0 plans none). A prefill bs list holding 0 is not proven
-    # to stop there; cgconfig refuses it too (no recorded case has one).
-    "deliberate:non-positive-size": ("cgconfig", ": expected a positive integer, got "),
+    # A decode graph size below 1 (--cuda-graph-max-bs-decode 0 or -4, --cuda-graph-bs-decode
+    # 0 4) with the decode graph on: SGLang 0.5.18 to 0.5.23 plan it in resolve_once and stop
+    # at start-up, where the decode runner's model_executor/runner/base_cuda_graph_runner.py:
+    # get_batch_sizes_to_capture asserts capture_bs[0] > 0; cgconfig plans the same sizes and
+    # refuses there (engines/sglang/cuda_graph_runner.py). The corpora recorded before the
+    # oracle ran that start-up stage hold SGLang's plan; the fresh2@/fresh3@ batches were
+    # recorded with it and agree.
+    "deliberate:start-up-not-recorded": ("cgconfig", "and stops at start-up: "),
     # The oracle's XPU stub has no torch.xpu.get_device_properties, so SGLang's XMX probe
     # (utils/common.py:xpu_has_xmx_support) fails; a real XPU answers it.
     "deliberate:oracle-xpu-stub": ("engine", "Torch not compiled with XPU enabled"),
@@ -239,11 +234,18 @@ def corpus_file(kind: str) -> Path:
     ``sglang_cases_<release>.jsonl``, ``vllm_compilation_cases_<release>.jsonl``,
     ``sglang_heldout_<release>.jsonl``."""
     engine, _, version = kind.partition("@")
-    if engine in ("heldout", "fresh"):  # fresh: the second held-out batch (seed 7300)
+    if engine in HELDOUT_BATCHES:  # fresh: the second held-out batch (seed 7300), ...
         return HERE / f"sglang_{engine}_{version}.jsonl"
     if engine == "vllm":
         return HERE / f"vllm_compilation_cases_{CORPUS_RELEASE['vllm']}.jsonl"
     return HERE / f"sglang_cases_{version or CORPUS_RELEASE['sglang']}.jsonl"
+
+
+#: The held-out batches per SGLang release, oldest first (``sglang_<batch>_<release>.jsonl``):
+#: heldout (seed 6100), fresh (seed 7300), fresh2 (seed 8400, the oracle's start-up stage:
+#: recorded first and measured before the fixes for it), fresh3 (seed 8600, recorded after),
+#: fresh4 (seed 8800, recorded after the fresh3 fixes).
+HELDOUT_BATCHES = ("heldout", "fresh", "fresh2", "fresh3", "fresh4")
 
 
 def version_kinds() -> list[str]:
@@ -259,7 +261,7 @@ def heldout_kinds() -> list[str]:
     ``fresh@0.5.20``, seed 7300, recorded after issue #31's start-up checks were written)."""
     from cgconfig.line.versions import SUPPORTED
 
-    return [f"{batch}@{v}" for batch in ("heldout", "fresh") for v in SUPPORTED["sglang"]
+    return [f"{batch}@{v}" for batch in HELDOUT_BATCHES for v in SUPPORTED["sglang"]
             if corpus_file(f"{batch}@{v}").exists()]
 
 

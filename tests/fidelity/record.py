@@ -8,6 +8,10 @@ Run by hand, never in CI (CI replays the recorded answers)::
     python tests/fidelity/record.py --oracle ORACLE --sglang-version 0.5.20 --heldout --sglang 300 --seed 5100
     python tests/fidelity/record.py --oracle ORACLE --sglang-version 0.5.20 --heldout --sglang 240 \
         --checks 120 --seed 7300 --out tests/fidelity/sglang_fresh_0.5.20.jsonl
+    python tests/fidelity/record.py --oracle ORACLE --sglang-version 0.5.20 --heldout --sglang 200 \
+        --checks 100 --seed 8600 --out tests/fidelity/sglang_fresh3_0.5.20.jsonl
+      (ORACLE with the start-up stage: the decode runner's get_batch_sizes_to_capture after
+      check_server_args, so its start-up refusals are SGLang's answer; docs/fidelity.md)
     python tests/fidelity/record.py --oracle /path/to/oracle --answer tests/fidelity/sglang_classes.jsonl
 
 ``--oracle`` is a folder with ``sglang_oracle.py`` and ``vllm_oracle.py``: harnesses that import

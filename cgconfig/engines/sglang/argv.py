@@ -99,46 +99,28 @@ def parse_choice(text: str, flag: Flag, where: str, release: str | None = None) 
                      suggestion=did_you_mean(text, choices))
 
 
-#: Where SGLang itself stops on a graph size below 1, which its parser takes: the runner of
-#: the phase asserts at start-up (the same lines in 0.5.19 to 0.5.23). A prefill list holding
-#: 0 is not proven to stop there, so it has no entry.
-_START_UP_SIZE_CHECKS = {
-    "decode.max_bs": "model_executor/runner/base_cuda_graph_runner.py:"
-                     "get_batch_sizes_to_capture asserts capture_bs[0] > 0",
-    "decode.bs": "model_executor/runner/base_cuda_graph_runner.py:"
-                 "get_batch_sizes_to_capture asserts capture_bs[0] > 0",
-    "prefill.max_bs": "a prefill max_bs below 1 plans no size, and model_executor/runner/"
-                      "prefill_cuda_graph_runner.py:PrefillCudaGraphRunner.__init__ asserts "
-                      "the prefill bs is not empty",
-}
+#: The graph sizes SGLang's parser takes as any integer (``type=int``) and its resolution plans
+#: as given (decode max_bs 0 plans bs ``[0]``; a prefill max_bs below 4 plans no size), in
+#: 0.5.19 to 0.5.23: cgconfig reads them as SGLang does. Where the decode graph is on, its
+#: runner refuses a size below 1 at start-up (``cuda_graph_runner.capture``); a prefill list
+#: with no size runs eagerly (``model_runner_components/cuda_graph_setup.py``). A prefill
+#: ``bs`` list holding 0 is not proven either way, so it stays refused here.
+_ANY_INTEGER_SIZES = frozenset(("decode.max_bs", "decode.bs", "prefill.max_bs"))
 
 
-def _graph_size_error(exc: InputError, flag: Flag, release: str | None) -> InputError:
-    """``exc`` for a graph size flag, citing where SGLang's start-up fails on the value its
-    parser accepts (a size of 0 or below); other flags' errors as they are."""
-    keys = [key for key, _ in flag.writes if key in _START_UP_SIZE_CHECKS]
-    if exc.hint or len(keys) != 1 or "positive" not in exc.what:
-        return exc
-    from cgconfig.line.versions import label, newest
-
-    shown = label("sglang", release or newest("sglang"))
-    phase = keys[0].split(".")[0]
-    return InputError(exc.what, where=exc.where, hint=(
-        f"{shown} parses it and plans it, then stops at start-up ({_START_UP_SIZE_CHECKS[keys[0]]}); "
-        f"give a size of 1 or more, or --cuda-graph-backend-{phase} disabled"))
+def _takes_any_integer(flag: Flag) -> bool:
+    return any(key in _ANY_INTEGER_SIZES for key, _ in flag.writes)
 
 
 def _convert(flag: Flag, tokens: list[str], where: str, release: str | None = None) -> Any:
     kind = flag.value
     if kind in ("int", "int_list"):
-        try:
-            if kind == "int_list":
-                return [parse_int(t, where) for t in tokens]
-            # chunked-prefill-size takes -1 (disabled); every other int flag is positive.
-            return parse_int(tokens[0], where,
-                             allow_negative=flag.name == "--chunked-prefill-size")
-        except InputError as exc:
-            raise _graph_size_error(exc, flag, release) from None
+        # chunked-prefill-size takes -1 (disabled) and the graph sizes of
+        # _ANY_INTEGER_SIZES any integer, as SGLang's parser; every other int flag is positive.
+        any_integer = flag.name == "--chunked-prefill-size" or _takes_any_integer(flag)
+        if kind == "int_list":
+            return [parse_int(t, where, allow_negative=any_integer) for t in tokens]
+        return parse_int(tokens[0], where, allow_negative=any_integer)
     if kind == "human_int":
         return parse_human_int(tokens[0], where)
     if kind == "float":

@@ -9,11 +9,20 @@ from __future__ import annotations
 from typing import Any
 
 from cgconfig.draft import Draft
+from cgconfig.engines.release_change import ReleaseChange, holds_in
 from cgconfig.engines.sglang import grid as sz
+from cgconfig.errors import InputError
 from cgconfig.facts import Facts
 from cgconfig.fields.values import round_up
-from cgconfig.line.versions import newest
+from cgconfig.line.versions import label, newest
 from cgconfig.plan import Change, Decision
+
+#: From 0.5.22 ROCm leaves the capture alignment off the attention-CP size
+#: (``utils/common.py:get_cuda_graph_batch_size_alignment``: ``if not is_hip() and ...``).
+HIP_SKIPS_CP_ALIGNMENT: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.5.22", None, "ROCm skips the attention-CP capture alignment",
+                  "python/sglang/srt/utils/common.py:get_cuda_graph_batch_size_alignment"),
+)
 
 
 def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
@@ -27,7 +36,9 @@ def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
         enable_dp_attention=facts.enable_dp_attention, attn_cp_size=facts.attn_cp_size,
         moe_a2a_backend=facts.moe_a2a_backend,
         enable_two_batch_overlap=facts.enable_two_batch_overlap,
-        request_width=d["request_width"], pool_size=facts.max_running_requests)
+        request_width=d["request_width"], pool_size=facts.max_running_requests,
+        cp_aligned=not (facts.device == "hip" and holds_in(
+            HIP_SKIPS_CP_ALIGNMENT, draft.engine_version or newest("sglang"))))
     configured = list(draft.get("decode.bs") or [])
     # SGLang 0.5.23 creates no CPU decode runner without torch.compile: configured, not
     # captured (rule platform.cpu-decode-needs-torch-compile says why).
@@ -35,11 +46,8 @@ def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
     runs = dec_backend != "disabled" and not no_runner
     sizes = sz.filter_capture_sizes(configured, alignment) if runs else []
     if runs:
+        _refuse_unusable_sizes(draft, configured, sizes, alignment)
         _record_filter(draft, configured, sizes, alignment)
-    if runs and not sizes:
-        draft.warnings.append(
-            "decode: no configured size survives the capture filter (alignment "
-            f"{alignment.multiple}, width {alignment.request_width}); decode runs eagerly")
     compile_list = sz.compile_sizes(
         sizes, enable_torch_compile=draft.get("options.enable_torch_compile"),
         torch_compile_max_bs=draft.get("options.torch_compile_max_bs"))
@@ -64,6 +72,36 @@ def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
 #: SGLang 0.5.23's capture filter, cited by its decisions.
 FILTER_SOURCE = (f"sglang {newest('sglang')} python/sglang/srt/model_executor/runner/"
                  "base_cuda_graph_runner.py:get_batch_sizes_to_capture")
+
+
+def _refuse_unusable_sizes(draft: Draft, configured: list[int], sizes: list[int],
+                           alignment: sz.CaptureAlignment) -> None:
+    """SGLang's decode runner stops at start-up unless the filtered list is non-empty and its
+    smallest size is above 0 (``get_batch_sizes_to_capture``: ``assert len(capture_bs) > 0 and
+    capture_bs[0] > 0``; the same in 0.5.18 to 0.5.23). Its resolution plans such sizes (a
+    decode max_bs of 0 plans ``[0]``), so the plan is SGLang's and the start-up refuses it."""
+    if sizes and sizes[0] > 0:
+        return
+    if not sizes and any(r.startswith("attention-TP gather") for r in alignment.reasons):
+        # The MoE all-to-all's attention-TP gather without DP attention is not proven against
+        # SGLang's filter (the oracle's start-up stage kept a size this alignment drops).
+        draft.warnings.append(
+            "decode: no configured size survives the capture filter (alignment "
+            f"{alignment.multiple}, width {alignment.request_width}); decode runs eagerly")
+        return
+    shown = label("sglang", draft.engine_version or newest("sglang"))
+    said = (f"the smallest is {sizes[0]}" if sizes else
+            f"none survives the capture filter (alignment {alignment.multiple}, "
+            f"width {alignment.request_width})")
+    raise InputError(
+        f"{shown} plans the decode sizes {_short(configured)} and stops at start-up: {said}, "
+        "and the decode graph runner asserts capture_bs is non-empty with capture_bs[0] > 0",
+        where=", ".join(draft.user_inputs("decode.bs") or draft.user_inputs("decode.max_bs"))
+        or "decode.bs",
+        hint=("give decode sizes of 1 or more that the alignment keeps, or "
+              "--cuda-graph-backend-decode disabled "
+              f"({shown} python/sglang/srt/model_executor/runner/base_cuda_graph_runner.py:"
+              "get_batch_sizes_to_capture)"))
 
 
 def _record_filter(draft: Draft, configured: list[int], sizes: list[int],

@@ -10,9 +10,11 @@ engine-neutral ones are computed there (:func:`cgconfig.derived.common_derived`)
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from cgconfig.derived import common_derived
+from cgconfig.engines.release_change import ReleaseChange, holds_in
 from cgconfig.engines.sglang import attention as sa
 from cgconfig.engines.sglang import grid as sz
 from cgconfig.engines.sglang import sizes as ss
@@ -100,10 +102,29 @@ def _deepep_v2_prefill_tokens(facts: Facts, per_dp_chunk: int) -> int:
     return -(-ceiling // scatter)
 
 
+#: From 0.5.23 the prefill-CP breakable check is made again once the attention backend is
+#: resolved (``cuda_graph_hook.apply_prefill_cp_cuda_graph_default``, after the CP hook), so
+#: SGLang's own pick counts; before, only ``apply_cuda_graph_compatibility``'s check runs, on
+#: the backend the line gives (none given: unsupported, the breakable prefill is turned off).
+PREFILL_CP_BCG_RESOLVED_BACKEND: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.5.23", None, "breakable prefill under prefill CP reads the resolved "
+                  "attention backend",
+                  "python/sglang/srt/arg_groups/cuda_graph_hook.py:"
+                  "apply_prefill_cp_cuda_graph_default"),
+)
+
+
+#: The SGLang flag of ``derived.kv_cache_sharding``: no fact (cgconfig lists it among the
+#: ignored engine flags), read by ``kv_shard_hook.handle_kv_cache_sharding`` (0.5.22+).
+KV_CACHE_SHARDING_FLAG = "--enable-kv-cache-sharding"
+
+
 def derive_facts(facts: Facts, memory_gib: float | None,
-                 memory_source: str, engine_version: str) -> dict[str, Any]:
+                 memory_source: str, engine_version: str,
+                 ignored: Iterable[str] = ()) -> dict[str, Any]:
     """Every ``derived.*`` value of an SGLang line (the engine-neutral ones and SGLang's own);
-    ``engine_version`` is the SGLang release the line is answered for."""
+    ``engine_version`` is the release the line is answered for, ``ignored`` the engine flags
+    of the line cgconfig lists as ignored (``--enable-kv-cache-sharding``)."""
     tier = sz.memory_tier(memory_gib, facts.device, engine_version)
     chunked = facts.chunked_prefill_size
     chunked_source = "--chunked-prefill-size"
@@ -127,9 +148,12 @@ def derive_facts(facts: Facts, memory_gib: float | None,
         "effective_chunked_prefill_size": effective,
         "request_width": width,
         "attn_cp_layout_valid": attn_cp_layout_valid(facts, engine_version or newest("sglang")),
-        # With no prefill backend given, SGLang's own pick (trtllm_mha on SM100) decides.
+        # With no prefill backend given, SGLang's own pick (trtllm_mha on SM100) decides from
+        # 0.5.23 (PREFILL_CP_BCG_RESOLVED_BACKEND); before, the line's backend only.
         "prefill_cp_breakable_supported": prefill_cp_breakable_supported(
-            facts, facts.prefill_attention_backend or engine_attention),
+            facts, facts.prefill_attention_backend or (
+                engine_attention if holds_in(PREFILL_CP_BCG_RESOLVED_BACKEND, engine_version)
+                else facts.attention_backend)),
         # What SGLang 0.5.23 resolves when the line leaves them to the engine.
         "sglang_attention_backend": engine_attention,
         # SGLang 0.5.23 attention_backends_of: each phase's own flag, else the resolved one.
@@ -159,4 +183,7 @@ def derive_facts(facts: Facts, memory_gib: float | None,
         "deepep_v2_decode_max_bs": DEEPEP_V2_DISPATCH_CAPACITY // width,
         "deepep_v2_pool_bs": (max(1, facts.max_running_requests // _attn_dp_size(facts))
                               if facts.max_running_requests else DEEPEP_V2_DISPATCH_CAPACITY + 1),
+        # kv_shard_hook.handle_kv_cache_sharding reads --enable-kv-cache-sharding (an
+        # ignored flag: it changes nothing else cgconfig plans).
+        "kv_cache_sharding": KV_CACHE_SHARDING_FLAG in ignored,
     }

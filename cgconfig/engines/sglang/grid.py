@@ -143,13 +143,15 @@ class CaptureAlignment:
 
 def capture_alignment(*, tp_size: int, dp_size: int, enable_dp_attention: bool,
                       attn_cp_size: int, moe_a2a_backend: str, enable_two_batch_overlap: bool,
-                      request_width: int, pool_size: int | None) -> CaptureAlignment:
+                      request_width: int, pool_size: int | None,
+                      cp_aligned: bool) -> CaptureAlignment:
     """Alignment base and request width of SGLang's ``get_batch_sizes_to_capture``.
 
     A gathered buffer (MLP-TP gather under DP attention, or attention-TP gather under an MoE
     all-to-all backend) multiplies the base by the attention-TP size, so the gathered token
     count splits evenly across ranks; two-batch overlap doubles it and counts requests, not
-    tokens; the base is made a multiple of the attention-CP size.
+    tokens; the base is made a multiple of the attention-CP size where ``cp_aligned`` (the
+    release and platform do so: ``cuda_graph_runner.HIP_SKIPS_CP_ALIGNMENT``).
     """
     multiple = 1
     reasons: list[str] = []
@@ -164,7 +166,7 @@ def capture_alignment(*, tp_size: int, dp_size: int, enable_dp_attention: bool,
         multiple *= attn_tp
         why = "DP-attention MLP gather" if enable_dp_attention else "attention-TP gather"
         reasons.append(f"{why} across attention-TP size {attn_tp} (×{attn_tp})")
-    if attn_cp_size > 1 and multiple % attn_cp_size:
+    if cp_aligned and attn_cp_size > 1 and multiple % attn_cp_size:
         multiple *= attn_cp_size
         reasons.append(f"attention context-parallel size {attn_cp_size} (×{attn_cp_size})")
     return CaptureAlignment(multiple, width, pool_size, tuple(reasons))

@@ -51,7 +51,8 @@ def _derive_facts(run: Run) -> None:
     draft, facts = run.checked()
     memory_gib, memory_source = memory(facts, run.request.fact_sources)
     assert draft.engine_version is not None  # set by lock-inputs
-    draft.derived = derive_facts(facts, memory_gib, memory_source, draft.engine_version)
+    draft.derived = derive_facts(facts, memory_gib, memory_source, draft.engine_version,
+                                 run.request.ignored_args)
 
 
 def _decode_sizes(run: Run) -> None:

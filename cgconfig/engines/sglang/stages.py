@@ -43,6 +43,7 @@ SGLANG_STAGES: tuple[str, ...] = (
     "attention_hook.handle_multi_item_scoring",
     "parallel_hook.handle_data_parallelism",
     "parallel_hook.handle_context_parallelism",
+    "kv_shard_hook.handle_kv_cache_sharding",   # 0.5.22+, after the CP topology resolved
     "moe_hook.handle_a2a_moe",
     "speculative_hook.handle_speculative_decoding",
     "mega_moe_hook.validate_mega_moe_token_budget_for_model",
@@ -83,4 +84,5 @@ DERIVED_TYPES: dict[str, Any] = {
     "deepep_v2_prefill_tokens": int,
     "deepep_v2_decode_max_bs": int,
     "deepep_v2_pool_bs": int,
+    "kv_cache_sharding": bool,
 }
