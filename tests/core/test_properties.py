@@ -311,7 +311,11 @@ def test_resolving_the_resolved_config_again_changes_nothing(cfg: list[str],
 @given(config_args(), fact_args())
 def test_resolving_the_resolved_config_again_without_rules(cfg: list[str],
                                                            facts: list[str]) -> None:
-    plan = resolve_plain(cfg + facts)
+    try:  # SGLang's own start-up check refuses some lines (a decode list the alignment empties)
+        plan = resolve_plain(cfg + facts)
+    except CgConfigError:
+        assume(False)
+        return
     assume(plan.config["prefill"]["max_bs"] is None
            or plan.config["prefill"]["max_bs"] in (plan.config["prefill"]["bs"] or []))
     again = resolve_plain(["--cuda-graph-config", _feed_back(plan), *facts])
