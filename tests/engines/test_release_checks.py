@@ -9,6 +9,9 @@ from cgconfig.api import resolve_args
 from cgconfig.errors import CgConfigError
 
 SKIP_SYNC = ["--speculative-skip-dp-mlp-sync"]
+#: A topology, page size and backend ``kv_shard_hook`` shards (an MLA model over TP 2, fa3):
+#: rule ``refuse.kv-sharding-topology``'s passing example.
+SHARDABLE = ["--use-mla", "--tp-size", "2", "--page-size", "64", "--attention-backend", "fa3"]
 
 
 def test_skip_dp_mlp_sync_needs_eagle_in_the_releases_that_have_it() -> None:
@@ -25,7 +28,7 @@ def test_kv_cache_sharding_is_for_prefill_workers_from_0_5_22() -> None:
     with pytest.raises(CgConfigError, match="only supported on PD prefill workers"):
         resolve_args(["--engine-version", "sglang==0.5.23", "--enable-kv-cache-sharding"])
     plan = resolve_args(["--engine-version", "sglang==0.5.22", "--enable-kv-cache-sharding",
-                         "--disaggregation-mode", "prefill", "--disable-radix-cache"])
+                         "--disaggregation-mode", "prefill", "--disable-radix-cache", *SHARDABLE])
     assert "--enable-kv-cache-sharding" in plan.ignored_args
 
 
@@ -35,7 +38,7 @@ def test_kv_cache_sharding_needs_the_python_tree_core_in_0_5_22() -> None:
     line = ["--enable-kv-cache-sharding", "--disaggregation-mode", "prefill"]
     with pytest.raises(CgConfigError, match=r"SGLang 0\.5\.22 refuses it: .*UnifiedTreeCore"):
         resolve_args(["--engine-version", "sglang==0.5.22", *line])
-    resolve_args(["--engine-version", "sglang==0.5.22", *line, "--disable-radix-cache"])
+    resolve_args(["--engine-version", "sglang==0.5.22", *line, "--disable-radix-cache", *SHARDABLE])
 
 
 @pytest.mark.parametrize("key", ["max_seq_len", "max_context_size"])
