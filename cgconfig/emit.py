@@ -13,18 +13,24 @@ import shlex
 from typing import Any
 
 from cgconfig.errors import InputError
+from cgconfig.line import registry
 from cgconfig.line.plugins import PACKAGES, part
 from cgconfig.plan import Plan
 
 
-def sglang_words(plan: Plan) -> tuple[str, list[str]]:
-    """SGLang's flags as shell words, or ``""`` and the reason when the plan's decode sizes are
-    not whole numbers of requests (a vLLM line's tokens): ``--emit env``'s other variables
-    still hold."""
+def host_args_variable() -> str:
+    """The ``--emit env`` variable holding the host dialect's flags (``CGCONFIG_SGLANG_ARGS``)."""
+    return f"CGCONFIG_{registry.host().upper()}_ARGS"
+
+
+def host_words(plan: Plan) -> tuple[str, list[str]]:
+    """The host dialect's flags (its part ``emit``) as shell words, or ``""`` and the reason
+    when the plan's sizes do not convert into them (a vLLM line's decode tokens are not whole
+    requests): ``--emit env``'s other variables still hold."""
     try:
-        text, _ = part("sglang", "emit")(plan, None)
+        text, _ = part(registry.host(), "emit")(plan, None)
     except InputError as error:
-        return "", [f"CGCONFIG_SGLANG_ARGS and CGCONFIG_CUDA_GRAPH_CONFIG are empty: {error}"]
+        return "", [f"{host_args_variable()} and CGCONFIG_CUDA_GRAPH_CONFIG are empty: {error}"]
     return str(text).rstrip("\n"), []
 
 
@@ -59,7 +65,7 @@ def shell_quote(text: str) -> str:
 
 
 def env_lines(plan: Plan) -> list[str]:
-    """``export`` lines for shell ``eval``: backends, size lists and the SGLang flags."""
+    """``export`` lines for shell ``eval``: backends, size lists and the host dialect's flags."""
     lines = []
     for phase in ("decode", "prefill"):
         cap = plan.capture[phase]
@@ -67,7 +73,7 @@ def env_lines(plan: Plan) -> list[str]:
         lines.append(f"export CGCONFIG_{upper}_BACKEND={shell_quote(cap['backend'])}")
         lines.append(f"export CGCONFIG_{upper}_SIZES={shell_quote(' '.join(map(str, cap['sizes'])))}")
         lines.append(f"export CGCONFIG_{upper}_UNIT={shell_quote(plan.size_unit(phase))}")
-    lines.append(f"export CGCONFIG_SGLANG_ARGS={shell_quote(sglang_words(plan)[0])}")
+    lines.append(f"export {host_args_variable()}={shell_quote(host_words(plan)[0])}")
     lines.append(f"export CGCONFIG_DOWNGRADED={'1' if plan.downgraded else '0'}")
     return lines
 
@@ -78,7 +84,7 @@ def emit_plan(plan: Plan, target: str, user_config: dict[str, Any] | None = None
     ``user_config`` is the line's own vLLM compilation config, or for ``trtllm`` its options
     file (their non-graph keys are kept)."""
     if target == "env":
-        return "\n".join(env_lines(plan)) + "\n", sglang_words(plan)[1]
+        return "\n".join(env_lines(plan)) + "\n", host_words(plan)[1]
     if target not in PACKAGES:
         raise ValueError(f"unknown emit target {target!r}")
     text, notes = part(target, "emit")(plan, user_config)

@@ -198,7 +198,7 @@ def launch_env_lines(line: ArgvSplit | list[str],
     launch line, both for stderr, from the line as the resolution split it. On a line with an
     engine entry point (``vllm serve M ...``), the server arguments are the engine's: the
     entry point, its ``VAR=value`` prefixes and any wrapper before it are left out."""
-    from cgconfig.emit import sglang_words, shell_quote
+    from cgconfig.emit import host_words, shell_quote
     from cgconfig.engines.sglang.emit import sglang_config
 
     split = line_split(line)
@@ -208,7 +208,7 @@ def launch_env_lines(line: ArgvSplit | list[str],
                             f"{', '.join(split.entry.env)} in the launch script's environment")
     vllm, notes = vllm_launch_args(split, plan)
     graph_config = (json.dumps(sglang_config(plan), separators=(",", ":"))
-                    if sglang_words(plan)[0] else "")
+                    if host_words(plan)[0] else "")
     lines = [
         f"export CGCONFIG_SERVER_ARGS={shell_quote(shlex.join(server_argv(split)))}",
         f"export CGCONFIG_VLLM_ARGS={shell_quote(shlex.join(vllm))}",
