@@ -77,7 +77,7 @@ def pack_engine(path: Path) -> str:
     for engine in engine_names():
         if path.parent == plugins.rules_folder(engine):
             return engine
-    return path.parent.parent.name
+    raise ValueError(f"{path} is in no registered engine's rules folder")
 
 
 def cache_key() -> str | None:

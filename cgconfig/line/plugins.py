@@ -80,9 +80,11 @@ def part(engine: str, name: str) -> Any:
     return getattr(_module(engine, module), attribute)
 
 
+@cache
 def rules_folder(engine: str) -> Path:
     """The folder of ``engine``'s rule packs: ``rules/`` in its package (found without
-    importing the package, so reading the packs loads none of the engine's modules)."""
+    importing the package, so reading the packs loads none of the engine's modules; found once
+    a process: the cache key asks for it per pack file on every start-up)."""
     if engine not in PACKAGES:
         raise KeyError(f"unknown engine {engine!r}; known: {', '.join(PACKAGES)}")
     spec = find_spec(PACKAGES[engine])
