@@ -10,6 +10,7 @@ ratchet: a new difference fails, and so does a listed one that now agrees.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -131,3 +132,38 @@ def test_triton_fp8_cache_below_ada_is_refused_from_0_24() -> None:
         with pytest.raises(AttentionRefusal, match="FP8 KV cache"):
             choose_backend("TRITON_ATTN", rocm=False, sm=80, mla=False, model_arch=None,
                            release=release, fp8_kv_cache=True)
+
+
+#: Pipeline parallelism with an MTP draft, as each release's own engine path answered it
+#: (vLLM 0.15.1 and 0.33.0 run whole in the oracle; 0.29.0 and 0.30.0 read from their
+#: ``config/speculative.py:create_draft_parallel_config``): before 0.30.0 the draft copies the
+#: target's pipeline size and an MTP draft without ``SupportsPP`` is refused.
+PP_MTP_CASES = [
+    ("Glm4MoeForCausalLM", "2", "mtp", {"0.15.1": True, "0.29.0": True, "0.30.0": False,
+                                        "0.33.0": False}),
+    ("DeepseekV32ForCausalLM", "2", "deepseek_mtp", {"0.15.1": True, "0.33.0": False}),
+    ("Qwen3NextForCausalLM", "4", "qwen3_next_mtp", {"0.15.1": True, "0.33.0": False}),
+    ("Glm4MoeLiteForCausalLM", "2", "mtp", {"0.15.1": False, "0.29.0": False}),
+    ("DeepseekV3ForCausalLM", "1", "mtp", {"0.15.1": False}),
+    ("DeepseekV3ForCausalLM", "2", "ngram", {"0.15.1": False, "0.33.0": False}),
+]
+
+
+@pytest.mark.parametrize(("arch", "pp", "method", "refused"), PP_MTP_CASES)
+def test_pipeline_parallel_mtp_draft_refused_before_0_30(arch: str, pp: str, method: str,
+                                                         refused: dict[str, bool]) -> None:
+    from cgconfig.api import resolve_args
+    from cgconfig.errors import CgConfigError
+
+    spec = {"method": method, "num_speculative_tokens": 1}
+    if method == "ngram":
+        spec.update(num_speculative_tokens=3, prompt_lookup_max=3)
+    for release, want in refused.items():
+        line = ["--engine-version", f"vllm=={release}", "--model-arch", arch,
+                "--gpu-memory-gib", "80", "vllm", "serve", "m",
+                "--pipeline-parallel-size", pp, "--speculative-config", json.dumps(spec)]
+        if want:
+            with pytest.raises(CgConfigError, match="Pipeline parallelism is not supported"):
+                resolve_args(line)
+        else:
+            resolve_args(line)

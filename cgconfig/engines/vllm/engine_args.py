@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cgconfig.engines.release_change import holds_in
-from cgconfig.engines.vllm.releases import ASYNC_SPEC_METHOD_CHECK
+from cgconfig.engines.vllm.releases import ASYNC_SPEC_METHOD_CHECK, DRAFT_INHERITS_PP
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.values import looks_human_int, parse_human_int, parse_int
 from cgconfig.limits import quote
@@ -163,6 +163,43 @@ def check_async(method: object, engine: EngineArgs) -> None:
 #: n-gram family and friends name their own proposer; MTP and DSpark use the target model.
 _NO_DRAFT_MODEL = ("ngram", "[ngram]", "ngram_gpu", "suffix", "extract_hidden_states", "mtp",
                    "dspark")
+
+
+#: The MTP draft an MTP method builds on the target model's own weights, by the target's
+#: architecture (``SpeculativeConfig.hf_config_override``, the same for these from 0.15.1 to
+#: 0.29.0), and whether that draft's class implements ``SupportsPP``
+#: (``model_executor/models/*_mtp.py``; the same in those releases).
+MTP_DRAFT_SUPPORTS_PP: dict[str, tuple[str, bool]] = {
+    "DeepseekV3ForCausalLM": ("DeepSeekMTP", False),
+    "DeepseekV32ForCausalLM": ("DeepSeekMTP", False),
+    "MiMoForCausalLM": ("MiMoMTP", False),
+    "Glm4MoeForCausalLM": ("Glm4MoeMTP", False),
+    "Glm4MoeLiteForCausalLM": ("Glm4MoeLiteMTP", True),
+    "Ernie4_5_MoeForCausalLM": ("ErnieMTP", False),
+    "Qwen3NextForCausalLM": ("Qwen3NextMTP", False),
+}
+
+
+def check_draft_pipeline_parallel(method: object, model: object, facts: dict[str, object],
+                                  where: str, release: str) -> None:
+    """``SpeculativeConfig.__post_init__``'s check of the draft's ``ModelConfig`` against the
+    draft's parallel config: before 0.30.0 that config copies the target's pipeline size, and an
+    MTP draft without ``SupportsPP`` is refused (``verify_with_parallel_config``)."""
+    pp = facts.get("pp_size")
+    name = str(method) if method is not None else ""
+    if model is not None or not (name == "mtp" or name.endswith("_mtp")) \
+            or not isinstance(pp, int) or pp <= 1 or not holds_in(DRAFT_INHERITS_PP, release):
+        return
+    draft = MTP_DRAFT_SUPPORTS_PP.get(str(facts.get("model_arch")))
+    if draft is None or draft[1]:
+        return
+    raise InputError(
+        "Pipeline parallelism is not supported for this model. Supported models implement the "
+        f"`SupportsPP` interface ({label('vllm', release)} checks the {draft[0]} draft of "
+        f"{facts.get('model_arch')} with the target's pipeline_parallel_size {pp}: "
+        "SpeculativeConfig.create_draft_parallel_config, ModelConfig.verify_with_parallel_config)",
+        where=where, hint="drop the MTP draft or --pipeline-parallel-size (vLLM 0.30.0 gives the "
+                          "draft a pipeline size of 1)")
 
 
 def check_speculative(method: object, model: object, tokens_given: bool, where: str,

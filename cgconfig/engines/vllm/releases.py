@@ -166,6 +166,14 @@ ASYNC_SPEC_METHOD_CHECK: tuple[ReleaseChange, ...] = (
                   f"{_VLLM_CONFIG}:VllmConfig.__post_init__"),
 )
 
+#: The draft worker's parallel config copies the target's ``pipeline_parallel_size`` (0.30.0
+#: gives the draft 1), so a pipeline-parallel line whose draft model does not implement
+#: ``SupportsPP`` is refused when the draft's ``ModelConfig.verify_with_parallel_config`` runs.
+DRAFT_INHERITS_PP: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.30.0", "the draft worker inherits the target's pipeline parallelism",
+                  "vllm/config/speculative.py:SpeculativeConfig.create_draft_parallel_config"),
+)
+
 #: Every behaviour above by name (what the tests walk).
 BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "v2_manager_spec_rounding": V2_MANAGER_SPEC_ROUNDING,
@@ -180,6 +188,7 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "v2_default_models": V2_DEFAULT_MODELS,
     "v2_spec_methods": V2_SPEC_METHODS,
     "async_spec_method_check": ASYNC_SPEC_METHOD_CHECK,
+    "draft_inherits_pp": DRAFT_INHERITS_PP,
     "v2_runs_hybrid": V2_RUNS_HYBRID,
     "v2_refuses_stock_torch_compile": V2_REFUSES_STOCK_TORCH_COMPILE,
 }

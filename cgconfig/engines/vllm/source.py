@@ -33,7 +33,7 @@ class VllmArgv:
         vin = parse_vllm_argv(self.tokens, self.positions, self.args)
         if vin.attention_backend is None:
             vin.attention_backend = engine.attention_backend
-        speculative(vin, engine, whole_engine=self.whole_engine)
+        speculative(vin, engine, whole_engine=self.whole_engine, facts=so_far.facts)
         return post_init(vin, so_far.facts, engine, v2_runner=self.whole_engine)
 
 

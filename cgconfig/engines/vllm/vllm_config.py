@@ -26,6 +26,7 @@ from cgconfig.engines.vllm.engine_args import (
     LEVEL_DEFAULTS,
     EngineArgs,
     check_async,
+    check_draft_pipeline_parallel,
     check_speculative,
 )
 from cgconfig.engines.vllm.sizes import default_capture_sizes
@@ -65,12 +66,15 @@ def _number_fact(facts: dict[str, Any], name: str) -> Any:
     return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def speculative(vin: VllmInput, engine: EngineArgs, *, whole_engine: bool) -> None:
+def speculative(vin: VllmInput, engine: EngineArgs, *, whole_engine: bool,
+                facts: dict[str, Any] | None = None) -> None:
     """The ``--spec-*`` shorthands as vLLM 0.33.0's ``EngineArgs`` folds them into the
     speculative config; ``--spec-tokens`` without a method or model is ``SpeculativeConfig``'s
     refusal."""
     if vin.speculative is not None and whole_engine:
         check_speculative(*vin.speculative, "--speculative-config", engine.release)
+        check_draft_pipeline_parallel(vin.speculative[0], vin.speculative[1], facts or {},
+                                      "--speculative-config", engine.release)
     if whole_engine:
         check_async(vin.speculative[0] if vin.speculative is not None else engine.spec_method,
                     engine)
@@ -78,6 +82,9 @@ def speculative(vin: VllmInput, engine: EngineArgs, *, whole_engine: bool) -> No
         return
     check_speculative(engine.spec_method, engine.spec_model, True, "--spec-tokens",
                       engine.release)
+    if whole_engine and vin.speculative is None:
+        check_draft_pipeline_parallel(engine.spec_method, engine.spec_model, facts or {},
+                                      "--spec-method", engine.release)
     vin.num_speculative_tokens = engine.spec_tokens
 
 
