@@ -198,8 +198,9 @@ def check_draft_pipeline_parallel(method: object, model: object, facts: dict[str
         f"`SupportsPP` interface ({label('vllm', release)} checks the {draft[0]} draft of "
         f"{facts.get('model_arch')} with the target's pipeline_parallel_size {pp}: "
         "SpeculativeConfig.create_draft_parallel_config, ModelConfig.verify_with_parallel_config)",
-        where=where, hint="drop the MTP draft or --pipeline-parallel-size (vLLM 0.30.0 gives the "
-                          "draft a pipeline size of 1)")
+        where=where, hint=f"drop the MTP draft or --pipeline-parallel-size "
+                          f"({label('vllm', str(DRAFT_INHERITS_PP[-1].until))} gives the draft a "
+                          "pipeline size of 1)")
 
 
 def check_speculative(method: object, model: object, tokens_given: bool, where: str,
