@@ -101,10 +101,11 @@ def parse_choice(text: str, flag: Flag, where: str, release: str | None = None) 
 
 #: The graph sizes SGLang's parser takes as any integer (``type=int``) and its resolution plans
 #: as given (decode max_bs 0 plans bs ``[0]``; a prefill max_bs below 4 plans no size), in
-#: 0.5.16 to 0.5.23 (the recorded corpora of each agree): cgconfig reads them as SGLang does. Where the decode graph is on, its
-#: runner refuses a size below 1 at start-up (``cuda_graph_runner.capture``); a prefill list
-#: with no size runs eagerly (``model_runner_components/cuda_graph_setup.py``). A prefill
-#: ``bs`` list holding 0 is not proven either way, so it stays refused here.
+#: 0.5.16 to 0.5.23 (the recorded corpora of each agree): cgconfig reads them as SGLang
+#: does. Where the decode graph is on, its runner refuses a size below 1 at start-up
+#: (``cuda_graph_runner.capture``); a prefill list with no size runs eagerly
+#: (``model_runner_components/cuda_graph_setup.py``). A prefill ``bs`` list holding 0 is not
+#: proven either way, so it stays refused here.
 _ANY_INTEGER_SIZES = frozenset(("decode.max_bs", "decode.bs", "prefill.max_bs"))
 
 
