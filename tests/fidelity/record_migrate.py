@@ -1,17 +1,18 @@
 """Record `cgconfig migrate`'s fidelity batch: lines that parse on their source release,
 migrated, and the target release's own parser's verdict on each migrated line.
 
-    python tests/fidelity/record_migrate.py --oracle /path/to/oracle [--per-release 40]
+    python tests/fidelity/record_migrate.py --oracle /path/to/oracle [--per-release 40] [--batch 2]
 
-Lines are drawn (seed :data:`SEED`, used by no other corpus) from each source release's flag
-table: one flag the target release lacks (removed or renamed between them) where there is one,
-and up to three other flags with the sample value the source's parser accepted when its table
-was generated. Each line is run through the source release's real parser (the oracle's
-``sglang_oracle.py --sglang-version SOURCE``) and kept only when it parses there; the migrated
-line is then run through the target's. vLLM lines: the source is checked against its flag table
-(generated from that release's parser; the oracle runs vLLM 0.33.0 only), the migrated line
-through ``vllm_engine_oracle.py`` at 0.33.0. Written to ``migrate_cases.jsonl``, which
-``test_migrate_cases.py`` replays without the oracle.
+Lines are drawn (each batch on its own seed, :data:`BATCHES`, used by no other corpus) from
+each source release's flag table: one flag the target release lacks (removed or renamed between
+them) where there is one, and up to three other flags with the sample value the source's parser
+accepted when its table was generated. Each line is run through the source release's real
+parser (the oracle's ``sglang_oracle.py --sglang-version SOURCE``) and kept only when it parses
+there; the migrated line is then run through the target's. vLLM lines: the source is checked
+against its flag table (generated from that release's parser; the oracle runs vLLM 0.33.0
+only), the migrated line through ``vllm_engine_oracle.py`` at 0.33.0. Batch 1 is written to
+``migrate_cases.jsonl``, batch 2 to ``migrate_cases_2.jsonl``; ``test_migrate_cases.py`` replays
+both without the oracle.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -33,13 +35,33 @@ from cgconfig.line.table import EngineFlag, load_table  # noqa: E402
 from cgconfig.line.versions import SUPPORTED, EngineVersion  # noqa: E402
 from cgconfig.migrate import migrate  # noqa: E402
 
-SEED = 370_037
-OUT = Path(__file__).resolve().parent / "migrate_cases.jsonl"
-#: (engine, source, target) pairs the batch covers: each older SGLang release up, the newest
-#: down to the oldest, and vLLM releases that removed flags up to the newest.
-PAIRS = [("sglang", s, "0.5.23") for s in ("0.5.19", "0.5.20", "0.5.21", "0.5.22")] + [
-    ("sglang", "0.5.23", "0.5.19"),
-    ("vllm", "0.20.2", "0.33.0"), ("vllm", "0.26.0", "0.33.0"), ("vllm", "0.29.0", "0.33.0")]
+HERE = Path(__file__).resolve().parent
+#: (engine, source, target) pairs a batch covers: older releases up to the newest, the newest
+#: down to an older one.
+Pair = tuple[str, str, str]
+
+
+class Batch(NamedTuple):
+    seed: int
+    out: Path
+    pairs: list[Pair]
+
+
+BATCHES = {
+    # The first batch: SGLang 0.5.19-0.5.22 up, 0.5.23 down, and vLLM releases that removed
+    # flags up to the newest.
+    1: Batch(370_037, HERE / "migrate_cases.jsonl",
+             [("sglang", s, "0.5.23") for s in ("0.5.19", "0.5.20", "0.5.21", "0.5.22")]
+             + [("sglang", "0.5.23", "0.5.19"), ("vllm", "0.20.2", "0.33.0"),
+                ("vllm", "0.26.0", "0.33.0"), ("vllm", "0.29.0", "0.33.0")]),
+    # Held out: recorded after migrate's code, from the releases supported since the first
+    # batch (SGLang 0.5.16-0.5.18, vLLM 0.15.1-0.19.1) and on a seed no other corpus uses.
+    2: Batch(370_038, HERE / "migrate_cases_2.jsonl",
+             [("sglang", s, "0.5.23") for s in ("0.5.16", "0.5.17", "0.5.18")]
+             + [("sglang", "0.5.23", "0.5.18"), ("sglang", "0.5.23", "0.5.16"),
+                ("sglang", "0.5.19", "0.5.16"), ("vllm", "0.15.1", "0.33.0"),
+                ("vllm", "0.17.1", "0.33.0"), ("vllm", "0.19.1", "0.33.0")]),
+}
 #: Flags no line should carry: files, servers, help.
 SKIP = ("--config", "--help", "--version", "--model-path", "--model", "--tokenizer-path")
 PREFIX = {"sglang": ["python3", "-m", "sglang.launch_server", "--model-path", "m"],
@@ -114,10 +136,10 @@ def migrated_now(row: dict) -> list[str]:
     return result.argv[len(prefix):]
 
 
-def recheck(folder: Path) -> None:
+def recheck(folder: Path, out: Path) -> None:
     """Ask the target's parser again about every recorded line whose migration changed (the
     source verdicts stand: the lines are the same)."""
-    rows = [json.loads(r) for r in OUT.read_text().splitlines()]
+    rows = [json.loads(r) for r in out.read_text().splitlines()]
     changed = [r for r in rows if migrated_now(r) != r["migrated"]]
     for key in sorted({(r["engine"], r["target"]) for r in changed}):
         group = [r for r in changed if (r["engine"], r["target"]) == key]
@@ -126,7 +148,7 @@ def recheck(folder: Path) -> None:
             row["migrated"] = migrated_now(row)
             row["target_accepts"] = parses(answer)
             row["target_error"] = answer.get("error") if not parses(answer) else None
-    OUT.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows))
     print(f"rechecked {len(changed)} of {len(rows)}; "
           f"{sum(r['target_accepts'] for r in rows)} accepted by the target")
 
@@ -140,16 +162,20 @@ def main() -> None:
     parser.add_argument("--recheck", action="store_true",
                         help="re-ask the target's parser only about lines whose migration "
                              "changed since they were recorded")
+    parser.add_argument("--batch", type=int, choices=sorted(BATCHES), default=1,
+                        help="which batch: 1 (migrate_cases.jsonl) or 2, held out "
+                             "(migrate_cases_2.jsonl)")
     options = parser.parse_args()
+    batch = BATCHES[options.batch]
     if options.recheck:
-        recheck(options.oracle)
+        recheck(options.oracle, batch.out)
         return
-    rng = random.Random(SEED)
+    rng = random.Random(batch.seed)
     rows: list[dict] = []
-    if options.engine and OUT.exists():
-        rows = [r for r in map(json.loads, OUT.read_text().splitlines())
+    if options.engine and batch.out.exists():
+        rows = [r for r in map(json.loads, batch.out.read_text().splitlines())
                 if r["engine"] != options.engine]
-    for engine, source, target in PAIRS:
+    for engine, source, target in batch.pairs:
         if options.engine and engine != options.engine:
             draw(engine, source, target, options.per_release, rng)  # the same stream
             continue
@@ -180,8 +206,8 @@ def main() -> None:
             if not row["target_accepts"]:
                 print(f"  refused: {row['argv']} -> {row['migrated']}: {row['target_error']}",
                       flush=True)
-        OUT.write_text("".join(json.dumps(r) + "\n" for r in rows))  # after each pair
-    print(f"wrote {OUT} ({len(rows)} cases)")
+        batch.out.write_text("".join(json.dumps(r) + "\n" for r in rows))  # after each pair
+    print(f"wrote {batch.out} ({len(rows)} cases)")
 
 
 if __name__ == "__main__":

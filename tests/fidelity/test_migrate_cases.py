@@ -1,8 +1,9 @@
-"""`cgconfig migrate`'s recorded batch, replayed without the oracle: each line parsed on its
+"""`cgconfig migrate`'s recorded batches, replayed without the oracle: each line parsed on its
 source release (SGLang: that release's own parser; vLLM: its flag table), and the target
 release's own parser accepted what migrate wrote for it (``record_migrate.py`` recorded both
 verdicts). Migrate must still write exactly that line, and every recorded verdict is an
-acceptance: 100 % of the batch."""
+acceptance: 100 % of each batch (batch 2 was recorded after migrate's code, from releases
+batch 1 did not reach)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ import pytest
 from cgconfig.line.versions import SUPPORTED, EngineVersion
 from cgconfig.migrate import migrate
 
-CASES = [json.loads(row) for row in
-         (Path(__file__).resolve().parent / "migrate_cases.jsonl").read_text().splitlines()]
+HERE = Path(__file__).resolve().parent
+CASES = [json.loads(row) for name in ("migrate_cases.jsonl", "migrate_cases_2.jsonl")
+         for row in (HERE / name).read_text().splitlines()]
 PREFIX = {"sglang": ["python3", "-m", "sglang.launch_server", "--model-path", "m"],
           "vllm": ["vllm", "serve", "m"]}
 
