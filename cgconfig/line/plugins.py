@@ -47,6 +47,9 @@ PARTS: dict[str, tuple[str, str]] = {
     "line_source": ("source", "line_source"),
     # sources.command_line: the chosen release's own parser check of the line's spellings
     "check_spellings": ("version_flags", "check_spellings"),
+    # files.config_files: how the engine merges ``--config FILE`` into its line (a
+    # ``line.config_file.ConfigFileGrammar``), or ``None`` when its server has no such merge
+    "config_file": ("config_file", "CONFIG_FILE"),
     # sources.command_line: grouping of the words no flag table claimed into runs (SGLang's
     # flags and cgconfig's own, read by SGLang's parser rules: SGLang is the host dialect)
     "group_args": ("source", "group_args"),

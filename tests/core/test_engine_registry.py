@@ -12,10 +12,9 @@ from cgconfig.line import registry
 ROOT = Path(__file__).resolve().parents[2]
 #: Where engine names may stand together: the registry and the engines' own packages; the
 #: keys' declarations name each engine's spelling of a key; the help text of the command line
-#: (the application) has a section per engine; ``--config`` files are read with each engine's
-#: own grammar (vLLM's FlexibleArgumentParser, SGLang's ConfigArgumentMerger), one reader each.
+#: (the application) has a section per engine.
 ALLOWED = ("cgconfig/line/registry.py", "cgconfig/engines/", "cgconfig/fields/config.py",
-           "cli/help.py", "cgconfig/files/config_files.py")
+           "cli/help.py")
 
 
 def _lists_of_engines(path: Path) -> list[str]:

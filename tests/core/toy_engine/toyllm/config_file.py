@@ -1,0 +1,3 @@
+"""ToyLLM merges no ``--config FILE`` into its command line (the plug-in part ``config_file``)."""
+
+CONFIG_FILE = None
