@@ -71,19 +71,20 @@ def test_releases_differ_where_vllm_changed() -> None:
 
 
 def test_releases_outside_the_range_are_refused_in_one_line() -> None:
-    """vLLM releases older than the oldest supported (0.15.1) and anything past the newest
+    """vLLM releases older than the oldest supported (0.14.1) and anything past the newest
     series are refused with one line naming the supported range; a release between two
     supported ones is answered by the nearer older one, with a note."""
     from cgconfig.line.versions import supported_range
 
-    for requested in ("0.11.0", "0.10.2", "0.15.0", "0.34.0"):
+    for requested in ("0.11.0", "0.10.2", "0.14.0", "0.34.0"):
         with pytest.raises(ValueError) as refused:
             choose("vllm", requested, "--engine-version")
         message = str(refused.value)
         assert "\n" not in message and supported_range("vllm") in message
         assert "--engine-version vllm==X" in message
-        assert supported_range("vllm") == "vLLM 0.15.1 to 0.33.0"
+        assert supported_range("vllm") == "vLLM 0.14.1 to 0.33.0"
     assert choose("vllm", "0.20.0", "pip pin").version == "0.19.1"  # the nearest older
+    assert choose("vllm", "0.15.0", "pip pin").version == "0.14.1"
     between = choose("vllm", "0.27.0", "--engine-version")
     assert between.version == "0.26.0" and between.note is not None
     assert choose("vllm", "0.33.1", "docker tag").version == "0.33.0"
@@ -119,12 +120,13 @@ def test_release_facts_are_data_with_sources() -> None:
 
 def test_triton_fp8_cache_below_ada_is_refused_from_0_24() -> None:
     """The Triton backend's FP8-cache check below SM 8.9 (``triton_attn.py``
-    ``TritonAttentionImpl.__init__``) is in 0.24.0's wheel and not in 0.23.0's or 0.15.1's: a
-    0.14.1 held-out line (GPT-OSS, ``--kv-cache-dtype fp8`` on an A100) ran on those releases."""
+    ``TritonAttentionImpl.__init__``) is in 0.24.0's wheel and not in 0.23.0's, 0.15.1's or
+    0.14.1's: a 0.14.1 held-out line (GPT-OSS, ``--kv-cache-dtype fp8`` on an A100) ran on those
+    releases."""
     from cgconfig.engines.vllm.attention import AttentionRefusal
     from cgconfig.engines.vllm.attention import choose as choose_backend
 
-    for release in ("0.15.1", "0.23.0"):
+    for release in ("0.14.1", "0.15.1", "0.23.0"):
         got = choose_backend("TRITON_ATTN", rocm=False, sm=80, mla=False, model_arch=None,
                              release=release, fp8_kv_cache=True)
         assert got.backend == "TRITON_ATTN"
@@ -139,10 +141,12 @@ def test_triton_fp8_cache_below_ada_is_refused_from_0_24() -> None:
 #: ``config/speculative.py:create_draft_parallel_config``): before 0.30.0 the draft copies the
 #: target's pipeline size and an MTP draft without ``SupportsPP`` is refused.
 PP_MTP_CASES = [
-    ("Glm4MoeForCausalLM", "2", "mtp", {"0.15.1": True, "0.29.0": True, "0.30.0": False,
-                                        "0.33.0": False}),
-    ("DeepseekV32ForCausalLM", "2", "deepseek_mtp", {"0.15.1": True, "0.33.0": False}),
-    ("Qwen3NextForCausalLM", "4", "qwen3_next_mtp", {"0.15.1": True, "0.33.0": False}),
+    ("Glm4MoeForCausalLM", "2", "mtp", {"0.14.1": True, "0.15.1": True, "0.29.0": True,
+                                        "0.30.0": False, "0.33.0": False}),
+    ("DeepseekV32ForCausalLM", "2", "deepseek_mtp", {"0.14.1": True, "0.15.1": True,
+                                                     "0.33.0": False}),
+    ("Qwen3NextForCausalLM", "4", "qwen3_next_mtp", {"0.14.1": True, "0.15.1": True,
+                                                     "0.33.0": False}),
     ("Glm4MoeLiteForCausalLM", "2", "mtp", {"0.15.1": False, "0.29.0": False}),
     ("DeepseekV3ForCausalLM", "1", "mtp", {"0.15.1": False}),
     ("DeepseekV3ForCausalLM", "2", "ngram", {"0.15.1": False, "0.33.0": False}),

@@ -26,7 +26,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cgconfig.engines.release_change import holds_in
-from cgconfig.engines.vllm.releases import ASYNC_SPEC_METHOD_CHECK, DRAFT_INHERITS_PP
+from cgconfig.engines.vllm.releases import (
+    ASYNC_PP_REFUSED,
+    ASYNC_SPEC_METHOD_CHECK,
+    DRAFT_INHERITS_PP,
+    DRAFT_MODEL_REFUSED,
+    GLM4_MOE_LITE_MTP,
+)
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.values import looks_human_int, parse_human_int, parse_int
 from cgconfig.limits import quote
@@ -166,9 +172,10 @@ _NO_DRAFT_MODEL = ("ngram", "[ngram]", "ngram_gpu", "suffix", "extract_hidden_st
 
 
 #: The MTP draft an MTP method builds on the target model's own weights, by the target's
-#: architecture (``SpeculativeConfig.hf_config_override``, the same for these from 0.15.1 to
-#: 0.29.0), and whether that draft's class implements ``SupportsPP``
-#: (``model_executor/models/*_mtp.py``; the same in those releases).
+#: architecture (``SpeculativeConfig.hf_config_override``, the same for these from 0.14.1 to
+#: 0.29.0; GLM-4.7-Flash from 0.15.1, ``releases.GLM4_MOE_LITE_MTP``), and whether that
+#: draft's class implements ``SupportsPP`` (``model_executor/models/*_mtp.py``; the same in
+#: those releases).
 MTP_DRAFT_SUPPORTS_PP: dict[str, tuple[str, bool]] = {
     "DeepseekV3ForCausalLM": ("DeepSeekMTP", False),
     "DeepseekV32ForCausalLM": ("DeepSeekMTP", False),
@@ -220,3 +227,42 @@ def check_speculative(method: object, model: object, tokens_given: bool, where: 
     raise InputError("num_speculative_tokens was provided but without speculative model "
                      f"(method {name}; {label('vllm', release)} SpeculativeConfig)", where=where,
                      hint="name the draft model (\"model\" / --spec-model)")
+
+
+# --- vLLM 0.14.1 (issue #37, helper vold) ---
+def check_async_pipeline_parallel(engine: EngineArgs, facts: dict[str, object]) -> None:
+    """vLLM 0.14.1's ``VllmConfig.__post_init__``: an explicit ``--async-scheduling`` is refused
+    with ``--pipeline-parallel-size`` > 1 (``releases.ASYNC_PP_REFUSED``)."""
+    pp = facts.get("pp_size")
+    if engine.async_scheduling and isinstance(pp, int) and pp > 1 \
+            and holds_in(ASYNC_PP_REFUSED, engine.release):
+        raise InputError("Async scheduling is not yet compatible with pipeline_parallel_size > 1 "
+                         f"({label('vllm', engine.release)} VllmConfig.__post_init__)",
+                         where="--async-scheduling",
+                         hint="drop --async-scheduling (vLLM then turns it off with a warning) "
+                              "or --pipeline-parallel-size")
+
+
+def check_draft_model(method: object, model: object, facts: dict[str, object], where: str,
+                      release: str) -> None:
+    """vLLM 0.14.1's refusal of speculative decoding with a draft model
+    (``releases.DRAFT_MODEL_REFUSED``): ``method: draft_model``
+    (``EngineArgs._check_feature_supported``), or an MTP method on GLM-4.7-Flash, whose draft
+    ``SpeculativeConfig.hf_config_override`` does not map before ``releases.GLM4_MOE_LITE_MTP``
+    (``SpeculativeConfig.__post_init__`` then resolves it to a draft model)."""
+    if not holds_in(DRAFT_MODEL_REFUSED, release):
+        return
+    name = str(method) if method is not None else ""
+    mtp_unmapped = (model is None and (name == "mtp" or name.endswith("_mtp"))
+                    and facts.get("model_arch") == "Glm4MoeLiteForCausalLM"
+                    and not holds_in(GLM4_MOE_LITE_MTP, release))
+    if name == "draft_model" or mtp_unmapped:
+        raise InputError("Speculative decoding with draft model is not supported yet "
+                         f"(method {name}"
+                         + (" on Glm4MoeLiteForCausalLM, which has no MTP draft" if mtp_unmapped
+                            else "")
+                         + f"; {label('vllm', release)} "
+                         + ("SpeculativeConfig)" if mtp_unmapped
+                            else "EngineArgs._check_feature_supported)"),
+                         where=where, hint="use ngram, medusa, eagle or mtp, or a newer vLLM")
+# --- end vLLM 0.14.1 ---

@@ -174,6 +174,35 @@ DRAFT_INHERITS_PP: tuple[ReleaseChange, ...] = (
                   "vllm/config/speculative.py:SpeculativeConfig.create_draft_parallel_config"),
 )
 
+# --- vLLM 0.14.1 (issue #37, helper vold): behaviours read in the 0.14.1 and 0.15.1 wheels ---
+#: An explicit ``--async-scheduling`` is refused with ``--pipeline-parallel-size`` > 1 (0.15.1
+#: drops the check; with async scheduling left to vLLM, 0.14.1 turns it off with a warning).
+ASYNC_PP_REFUSED: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.15.1", "an explicit --async-scheduling is refused with pipeline "
+                  "parallelism", f"{_VLLM_CONFIG}:VllmConfig.__post_init__"),
+)
+#: Speculative decoding with a separate draft model (``method: draft_model``) is refused
+#: (``EngineArgs._check_feature_supported``), as is a method that ``SpeculativeConfig`` resolves
+#: to one (an MTP method on a model whose draft ``hf_config_override`` does not map).
+DRAFT_MODEL_REFUSED: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.15.1", "speculative decoding with a draft model is refused",
+                  "vllm/engine/arg_utils.py:EngineArgs._check_feature_supported"),
+)
+#: GLM-4.7-Flash (``Glm4MoeLiteForCausalLM``) gets its MTP draft (``Glm4MoeLiteMTPModel``,
+#: ``glm4_moe_lite_mtp``); before, an MTP method on it resolves to a draft model and is refused.
+GLM4_MOE_LITE_MTP: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.15.1", None, "GLM-4.7-Flash has an MTP draft",
+                  "vllm/config/speculative.py:SpeculativeConfig.hf_config_override"),
+)
+#: The CUDA attention backends take ``--kv-cache-dtype bfloat16`` (before: the parser accepts
+#: it and no backend lists it, so the selector finds no valid backend).
+KV_CACHE_BF16: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.15.1", None, "the CUDA attention backends take a bfloat16 KV cache",
+                  "vllm/v1/attention/backends/flash_attn.py:FlashAttentionBackend."
+                  "supports_kv_cache_dtype"),
+)
+# --- end vLLM 0.14.1 ---
+
 #: Every behaviour above by name (what the tests walk).
 BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "v2_manager_spec_rounding": V2_MANAGER_SPEC_ROUNDING,
@@ -191,6 +220,11 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "draft_inherits_pp": DRAFT_INHERITS_PP,
     "v2_runs_hybrid": V2_RUNS_HYBRID,
     "v2_refuses_stock_torch_compile": V2_REFUSES_STOCK_TORCH_COMPILE,
+    # vLLM 0.14.1 (vold)
+    "async_pp_refused": ASYNC_PP_REFUSED,
+    "draft_model_refused": DRAFT_MODEL_REFUSED,
+    "glm4_moe_lite_mtp": GLM4_MOE_LITE_MTP,
+    "kv_cache_bf16": KV_CACHE_BF16,
 }
 
 

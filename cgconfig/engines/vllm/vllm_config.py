@@ -26,6 +26,8 @@ from cgconfig.engines.vllm.engine_args import (
     LEVEL_DEFAULTS,
     EngineArgs,
     check_async,
+    check_async_pipeline_parallel,
+    check_draft_model,
     check_draft_pipeline_parallel,
     check_speculative,
 )
@@ -75,7 +77,10 @@ def speculative(vin: VllmInput, engine: EngineArgs, *, whole_engine: bool,
         check_speculative(*vin.speculative, "--speculative-config", engine.release)
         check_draft_pipeline_parallel(vin.speculative[0], vin.speculative[1], facts or {},
                                       "--speculative-config", engine.release)
+        check_draft_model(vin.speculative[0], vin.speculative[1], facts or {},
+                          "--speculative-config", engine.release)
     if whole_engine:
+        check_async_pipeline_parallel(engine, facts or {})
         check_async(vin.speculative[0] if vin.speculative is not None else engine.spec_method,
                     engine)
     if engine.spec_tokens is None:
@@ -85,6 +90,8 @@ def speculative(vin: VllmInput, engine: EngineArgs, *, whole_engine: bool,
     if whole_engine and vin.speculative is None:
         check_draft_pipeline_parallel(engine.spec_method, engine.spec_model, facts or {},
                                       "--spec-method", engine.release)
+        check_draft_model(engine.spec_method, engine.spec_model, facts or {}, "--spec-method",
+                          engine.release)
     vin.num_speculative_tokens = engine.spec_tokens
 
 
@@ -299,6 +306,12 @@ def _attention(vin: VllmInput, engine: EngineArgs) -> Callable[[Draft], tuple[st
                 "--model-arch NAME or a local model folder")
         if given is not None:
             return given, requested or ""
+        if engine.kv_cache_dtype == "bfloat16" and facts.get("device", "cuda") == "cuda" \
+                and not holds_in(releases.KV_CACHE_BF16, engine.release):
+            raise InputError("No valid attention backend found for cuda: kv_cache_dtype "
+                             f"bfloat16 not supported by FLASH_ATTN, FLASHINFER, TRITON_ATTN or "
+                             f"FLEX_ATTENTION (vLLM {engine.release} attention selector)",
+                             where="--kv-cache-dtype", hint="use auto (the model's dtype)")
         try:
             choice = vllm_attention.choose(
                 requested, rocm=facts.get("device") == "hip", sm=_number_fact(facts, "gpu_sm"),
