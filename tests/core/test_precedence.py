@@ -16,12 +16,12 @@ import pytest
 from cgconfig.api import request_from_argv
 from cgconfig.api import resolve_request as resolve
 from cgconfig.cli.main import main
-from cgconfig.line.versions import SUPPORTED
 from cgconfig.plan import Plan
 
 #: SGLang's deprecated aliases (--cuda-graph-max-bs, --disable-piecewise-cuda-graph...) are
-#: accepted only by the releases before 0.5.20: lines with them are answered as the oldest.
-ALIAS_RELEASE = ["--engine-version", f"sglang=={SUPPORTED['sglang'][0]}"]
+#: accepted only by the releases before 0.5.20: lines with them are answered as 0.5.16, a
+#: release with breakable prefill by default (0.5.14's default is tc_piecewise).
+ALIAS_RELEASE = ["--engine-version", "sglang==0.5.16"]
 
 
 def with_alias_release(argv: list[str]) -> list[str]:

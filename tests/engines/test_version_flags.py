@@ -147,3 +147,34 @@ def test_a_reason_names_the_release_the_line_is_answered_for() -> None:
     for version in _FROM_0_5_20:
         text = refusal(["--engine-version", version, "--attention-backend", "cutlass_mla"])
         assert text.startswith(f"SGLang {version}'s argument parser rejects")
+
+
+@pytest.mark.parametrize(("version", "role", "decode", "prefill"), [
+    ("0.5.15", "prefill", "disabled", "disabled"), ("0.5.15", "decode", "full", "breakable"),
+    ("0.5.16", "prefill", "disabled", "breakable"), ("0.5.16", "decode", "full", "disabled")])
+def test_pd_roles_before_0_5_16_are_the_legacy_disable_switch(
+        version: str, role: str, decode: str, prefill: str) -> None:
+    """SGLang 0.5.15's PD prefill instance sets ``disable_cuda_graph`` (both phases off) and its
+    decode instance keeps prefill; 0.5.16's ``_apply_cuda_graph_disaggregation_roles``
+    switches off the phase the role never runs."""
+    plan = resolve_args(["--engine-version", version, "--gpu-memory-gib", "80",
+                         "--disaggregation-mode", role])
+    assert (plan.config["decode"]["backend"], plan.config["prefill"]["backend"]) == \
+        (decode, prefill)
+
+
+def test_an_explicit_prefill_backend_wins_over_0_5_15s_pd_prefill_switch() -> None:
+    plan = resolve_args(["--engine-version", "0.5.15", "--gpu-memory-gib", "80",
+                         "--disaggregation-mode", "prefill", "--cuda-graph-backend-prefill",
+                         "breakable"])
+    assert (plan.config["decode"]["backend"], plan.config["prefill"]["backend"]) == \
+        ("disabled", "breakable")
+
+
+@pytest.mark.parametrize(("args", "prefill"), [
+    ([], "tc_piecewise"), (["--enable-dp-attention", "--dp-size", "2", "--tp-size", "2"], "disabled"),
+    (["--cuda-graph-backend-prefill", "breakable"], "breakable")])
+def test_0_5_14_defaults_prefill_to_tc_piecewise_with_its_cascade(args: list[str],
+                                                                 prefill: str) -> None:
+    plan = resolve_args(["--engine-version", "0.5.14", "--gpu-memory-gib", "80", *args])
+    assert plan.config["prefill"]["backend"] == prefill

@@ -6,8 +6,10 @@ after that stage's rules have decided the prefill backend, before the memory def
 from __future__ import annotations
 
 from cgconfig.draft import Draft
+from cgconfig.engines.release_change import holds_in
 from cgconfig.engines.sglang import sizes as ss
-from cgconfig.engines.sglang.memory_hook import size_generator
+from cgconfig.engines.sglang.memory_hook import answered_release, size_generator
+from cgconfig.engines.sglang.releases import DEEPEP_PREFILL_ALIGN
 from cgconfig.facts import Facts
 from cgconfig.resolve.steps import resolver_decision
 
@@ -19,8 +21,10 @@ def align_deepep_prefill(draft: Draft, facts: Facts) -> None:
     prefill backend and before the memory defaults, so an unset max_bs is taken as 2048).
 
     An explicit list is rule ``feature.deepep-prefill-align-8``'s (it locks); this aligns the
-    derived one.
+    derived one. Releases before 0.5.17 do not align (``releases.DEEPEP_PREFILL_ALIGN``).
     """
+    if not holds_in(DEEPEP_PREFILL_ALIGN, answered_release(draft)):
+        return
     if draft.size_generator is None:
         draft.size_generator = size_generator(draft)
     adjusted = ss.deepep_prefill_adjustment(

@@ -8,7 +8,10 @@ from typing import Any
 
 from cgconfig.engines.release_change import holds_in
 from cgconfig.engines.sglang import model_archs as ma
-from cgconfig.engines.sglang.releases import MUSE_GLIMMER_PREFILL_DEFAULT
+from cgconfig.engines.sglang.releases import (
+    MUSE_GLIMMER_PREFILL_DEFAULT,
+    PREFILL_DEFAULT_TC_PIECEWISE,
+)
 from cgconfig.facts import Facts
 from cgconfig.line.versions import label
 from cgconfig.provenance import Layer, Leaf, Origin
@@ -17,9 +20,14 @@ from cgconfig.provenance import Layer, Leaf, Origin
 PREFILL_GRAPH_PLATFORMS = ("cuda",)
 
 
-def platform_defaults(facts: Facts) -> dict[str, tuple[Any, str]]:
-    """Defaults SGLang gives by platform: prefill graphs off where they are not validated."""
+def platform_defaults(facts: Facts, release: str) -> dict[str, tuple[Any, str]]:
+    """Defaults SGLang gives by platform: prefill graphs off where they are not validated;
+    on CUDA, the releases whose default prefill backend is ``tc_piecewise``
+    (``releases.PREFILL_DEFAULT_TC_PIECEWISE``)."""
     if facts.device in PREFILL_GRAPH_PLATFORMS:
+        if holds_in(PREFILL_DEFAULT_TC_PIECEWISE, release):
+            return {"prefill.backend": ("tc_piecewise", f"{label('sglang', release)}'s default "
+                                        "prefill backend (CudaGraphConfig)")}
         return {}
     return {"prefill.backend": ("disabled", f"prefill graphs are not validated on {facts.device}")}
 

@@ -44,7 +44,7 @@ def _lock_inputs(run: Run) -> None:
     assert run.facts is not None
     lock_inputs(run, engine_leaves=engine_flag_leaves(run.request.leaves, run.facts,
                                                  _sglang_release(run)),
-                engine_defaults=platform_defaults(run.facts))
+                engine_defaults=platform_defaults(run.facts, _sglang_release(run)))
 
 
 def _derive_facts(run: Run) -> None:

@@ -95,6 +95,36 @@ PREFILL_CONTEXT_LENGTH_CLAMP: tuple[ReleaseChange, ...] = (
                   "('Clamp to context_length if explicitly set')"),
 )
 
+#: A PD prefill instance sets the legacy ``disable_cuda_graph`` switch before the CUDA-graph
+#: config is parsed, so both phases are disabled and locked at the legacy layer (an explicit
+#: per-phase backend still wins), and a PD decode instance keeps its prefill graph. SGLang
+#: 0.5.16 replaced it with ``_apply_cuda_graph_disaggregation_roles`` (rules ``role.*``).
+PD_PREFILL_LEGACY_DISABLE: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.5.16", "a PD prefill instance sets disable_cuda_graph (both "
+                  "phases disabled at the legacy layer); a PD decode instance keeps prefill",
+                  "python/sglang/srt/arg_groups/pd_disaggregation_hook.py:"
+                  "handle_pd_disaggregation ('server_args.disable_cuda_graph = True'), read by "
+                  "server_args.py:ServerArgs._parse_cuda_graph_config"),
+)
+
+#: DeepEP with breakable prefill rounds the prefill sizes up to multiples of 8
+#: (``cgconfig.engines.sglang.cuda_graph_hook.align_deepep_prefill``, rule
+#: ``feature.deepep-prefill-align-8``). SGLang 0.5.16's ``server_args.py`` has no such step
+#: (measured on 0.5.15: ``--moe-a2a-backend deepep --enable-breakable-cuda-graph`` keeps 4, 12, 20).
+DEEPEP_PREFILL_ALIGN: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.5.17", None, "DeepEP breakable prefill sizes are rounded up to multiples "
+                  "of 8", "python/sglang/srt/server_args.py:ServerArgs._apply_deepep_adjustments"),
+)
+
+#: The default prefill backend is ``tc_piecewise`` (torch.compile piecewise graphs), decided by
+#: ``_disable_tc_piecewise_cudagraph_if_incompatible``'s rules (rule
+#: ``piecewise.tc-piecewise-incompatible-before-0.5.15``); SGLang 0.5.15 defaults to breakable.
+PREFILL_DEFAULT_TC_PIECEWISE: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.5.15", "the default prefill backend is tc_piecewise",
+                  "python/sglang/srt/model_executor/cuda_graph_config.py:CudaGraphConfig "
+                  "(prefill PhaseConfig(backend=Backend.TC_PIECEWISE))"),
+)
+
 #: Every behaviour above by name (what the tests walk, and docs/fidelity.md lists).
 BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     **{f"memory-tier-below-{bound:g}-gib": rows for bound, rows in GPU_MEMORY_TIERS.items()},
@@ -103,4 +133,7 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "qwen3-vl-running-limit": QWEN3_VL_RUNNING_LIMIT,
     "muse-glimmer-prefill-default": MUSE_GLIMMER_PREFILL_DEFAULT,
     "prefill-context-length-clamp": PREFILL_CONTEXT_LENGTH_CLAMP,
+    "pd-prefill-legacy-disable": PD_PREFILL_LEGACY_DISABLE,
+    "deepep-prefill-align": DEEPEP_PREFILL_ALIGN,
+    "prefill-default-tc-piecewise": PREFILL_DEFAULT_TC_PIECEWISE,
 }

@@ -93,6 +93,7 @@ class SglangArgv:
                 [(leaf.key, f"--cuda-graph-config at {leaf.origin.at}")
                  for doc in documents for leaf in doc])
         leaves += _fold_dwdp_size(facts, where)
+        leaves += _fold_pd_prefill_disable(facts, where, _release("sglang", so_far))
         said = release_label('sglang', so_far.engine_version)
         _fold_attn_dp_size(facts, where, said)
         deprecations = list(parsed.deprecations)
@@ -193,6 +194,24 @@ def _fold_dwdp_size(facts: dict[str, Any], where: dict[str, str]) -> list[Leaf]:
     facts.update(attn_dp_size=size, dp_size=1, enable_dp_lm_head=True, moe_a2a_backend="none")
     for name in ("attn_dp_size", "dp_size", "enable_dp_lm_head", "moe_a2a_backend"):
         where[name] = said
+    return [Leaf(key, "disabled", Origin(Layer.LEGACY, said))
+            for key in ("decode.backend", "prefill.backend")]
+
+
+def _fold_pd_prefill_disable(facts: dict[str, Any], where: dict[str, str],
+                             release: str) -> list[Leaf]:
+    """A PD prefill instance before SGLang 0.5.16 (``releases.PD_PREFILL_LEGACY_DISABLE``):
+    ``pd_disaggregation_hook.handle_pd_disaggregation`` sets the legacy ``disable_cuda_graph``
+    switch, which ``ServerArgs._parse_cuda_graph_config`` reads at the legacy layer (both
+    phases disabled and locked; an explicit phase backend still wins)."""
+    from cgconfig.engines.release_change import holds_in
+    from cgconfig.engines.sglang.releases import PD_PREFILL_LEGACY_DISABLE
+
+    if facts.get("disaggregation_mode") != "prefill" \
+            or not holds_in(PD_PREFILL_LEGACY_DISABLE, release):
+        return []
+    said = (f"{where.get('disaggregation_mode', '--disaggregation-mode')} prefill "
+            f"(SGLang {release} sets disable_cuda_graph)")
     return [Leaf(key, "disabled", Origin(Layer.LEGACY, said))
             for key in ("decode.backend", "prefill.backend")]
 
