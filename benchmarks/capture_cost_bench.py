@@ -82,7 +82,7 @@ CONTEXT = 64
 
 
 def write_cases(path: str, second: bool = False, hf: bool = False, fourth: bool = False,
-                fifth: bool = False) -> None:
+                fifth: bool = False, sixth: bool = False) -> None:
     """The size lists (SGLang 0.5.23's grids; the second batch adds vLLM 0.33.0's default
     list for 512) and the runs, as a JSON file for the GPU side. ``hf``: the third batch,
     real Hugging Face architectures (``capture_cost_hf.py``) on the first batch's cases."""
@@ -100,7 +100,7 @@ def write_cases(path: str, second: bool = False, hf: bool = False, fourth: bool 
                   ("prefill", "breakable", grid.prefill_sizes(8192))]
     doc: dict[str, Any] = {"models": MODELS, "runs": HOLDOUT_RUNS if second else RUNS,
                            "cases": [{"phase": p, "backend": b, "sizes": s} for p, b, s in phases]}
-    if hf or fourth or fifth:
+    if hf or fourth or fifth or sixth:
         from capture_cost_hf import HF_MODELS, HF_RUNS, HF_RUNS_4
 
         doc.update(hf=True, runs=HF_RUNS_4 if fourth else HF_RUNS,
@@ -114,6 +114,15 @@ def write_cases(path: str, second: bool = False, hf: bool = False, fourth: bool 
             ("decode", "full", decode(96)), ("decode", "full", vllm),
             ("decode", "breakable", decode(384)),
             ("prefill", "breakable", grid.prefill_sizes(2048)))]
+    if sixth:  # decode full to 192 (SGLang grid) and vLLM's 43 to 384, breakable to 128, prefill to 3072
+        from capture_cost_hf import HF_RUNS_6
+
+        vllm = [1, 2, 4, *range(8, 257, 8), *range(272, 385, 16)]
+        doc["runs"] = HF_RUNS_6
+        doc["cases"] = [{"phase": p, "backend": b, "sizes": s} for p, b, s in (
+            ("decode", "full", decode(192)), ("decode", "full", vllm),
+            ("decode", "breakable", decode(128)),
+            ("prefill", "breakable", grid.prefill_sizes(3072)))]
     if fourth:  # decode full to 128 (SGLang) and vLLM's 51 to 512, breakable to 160, prefill to 8192
         vllm = [1, 2, 4, *range(8, 256, 8), *range(256, 513, 16)]
         doc["cases"] = [{"phase": p, "backend": b, "sizes": s} for p, b, s in (
@@ -308,12 +317,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="--write-cases: the fourth batch (held out whole, after the refit)")
     ap.add_argument("--fifth", action="store_true",
                     help="--write-cases: the fifth batch (held out whole, after the freeze)")
+    ap.add_argument("--sixth", action="store_true",
+                    help="--write-cases: the sixth batch (held out whole, after the memory refit)")
     ap.add_argument("--hf", action="store_true",
                     help="--write-cases: the third batch (real Hugging Face architectures)")
     ap.add_argument("--reports", help="folder for each case's capture_report() JSON")
     args = ap.parse_args(argv)
     if args.write_cases:
-        write_cases(args.write_cases, args.second, args.hf, args.fourth, args.fifth)
+        write_cases(args.write_cases, args.second, args.hf, args.fourth, args.fifth, args.sixth)
         return 0
     if not args.cases:
         ap.error("--cases or --write-cases")

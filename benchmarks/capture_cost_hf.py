@@ -108,6 +108,46 @@ HF_MODELS_5: dict[str, tuple[str, dict[str, Any]]] = {
 HF_MODELS.update(HF_MODELS_5)
 HF_RUNS_5 = [("Qwen/Qwen3-0.6B", 1), *((m, 1) for m in HF_MODELS_5 if "34B" not in m),
              ("01-ai/Yi-1.5-34B-Chat", 4)]
+#: The sixth batch (issue #34, recorded after the memory form was chosen on runs 1-5 and the
+#: coefficients frozen at 707d73c; held out whole): models no batch measured before, four
+#: architectures no batch used (gemma3_text, glm4, smollm3, and deepseek-llm's llama class with
+#: a 102k vocabulary), new sizes of gemma2 and phi3 (Phi-4 has Phi-3-medium's shapes with a
+#: 100k vocabulary, Phi-4-mini a 200k one), Mistral-Small-24B as a TP-2 rank and Qwen2.5-72B as
+#: a TP-4 rank, on new size lists (:data:`CASES_6` in ``capture_cost_bench.write_cases``). Values
+#: from each model's ``config.json`` on huggingface.co (``<model>/blob/main/config.json``);
+#: ``partial_rotary_factor`` kept where the config has one (GLM-4 0.5, Phi-4-mini 0.75).
+HF_MODELS_6: dict[str, tuple[str, dict[str, Any]]] = {
+    "google/gemma-3-1b-it": ("gemma3_text", dict(
+        hidden_size=1152, intermediate_size=6912, num_hidden_layers=26, num_attention_heads=4,
+        num_key_value_heads=1, head_dim=256, vocab_size=262144)),
+    "HuggingFaceTB/SmolLM3-3B": ("smollm3", dict(
+        hidden_size=2048, intermediate_size=11008, num_hidden_layers=36, num_attention_heads=16,
+        num_key_value_heads=4, vocab_size=128256)),
+    "microsoft/Phi-4-mini-instruct": ("phi3", dict(
+        hidden_size=3072, intermediate_size=8192, num_hidden_layers=32, num_attention_heads=24,
+        num_key_value_heads=8, vocab_size=200064, partial_rotary_factor=0.75)),
+    "deepseek-ai/deepseek-llm-7b-chat": ("llama", dict(
+        hidden_size=4096, intermediate_size=11008, num_hidden_layers=30, num_attention_heads=32,
+        num_key_value_heads=32, vocab_size=102400)),
+    "THUDM/GLM-4-9B-0414": ("glm4", dict(
+        hidden_size=4096, intermediate_size=13696, num_hidden_layers=40, num_attention_heads=32,
+        num_key_value_heads=2, head_dim=128, vocab_size=151552, partial_rotary_factor=0.5)),
+    "google/gemma-2-9b-it": ("gemma2", dict(
+        hidden_size=3584, intermediate_size=14336, num_hidden_layers=42, num_attention_heads=16,
+        num_key_value_heads=8, head_dim=256, vocab_size=256000)),
+    "microsoft/phi-4": ("phi3", dict(
+        hidden_size=5120, intermediate_size=17920, num_hidden_layers=40, num_attention_heads=40,
+        num_key_value_heads=10, vocab_size=100352)),
+    "mistralai/Mistral-Small-24B-Instruct-2501": ("mistral", dict(
+        hidden_size=5120, intermediate_size=32768, num_hidden_layers=40, num_attention_heads=32,
+        num_key_value_heads=8, head_dim=128, vocab_size=131072)),
+    "Qwen/Qwen2.5-72B-Instruct": ("qwen2", dict(
+        hidden_size=8192, intermediate_size=29568, num_hidden_layers=80, num_attention_heads=64,
+        num_key_value_heads=8, vocab_size=152064)),
+}
+HF_MODELS.update(HF_MODELS_6)
+HF_RUNS_6 = [("Qwen/Qwen3-0.6B", 1), *((m, 1) for m in list(HF_MODELS_6)[:7]),
+             ("mistralai/Mistral-Small-24B-Instruct-2501", 2), ("Qwen/Qwen2.5-72B-Instruct", 4)]
 #: (model, tp) pairs of the third batch, smallest first (a smoke of the first one runs alone).
 HF_RUNS = [("Qwen/Qwen3-0.6B", 1), ("Qwen/Qwen3-4B", 1), ("microsoft/Phi-3-mini-4k-instruct", 1),
            ("Qwen/Qwen2.5-7B-Instruct", 1), ("mistralai/Mistral-7B-Instruct-v0.3", 1),

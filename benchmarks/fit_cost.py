@@ -4,14 +4,11 @@ Inputs (both in this folder):
 
 * ``cost/boots.json``: public boot logs, each cited by URL, marked ``fit``, ``holdout`` or
   ``excluded`` (with why);
-* ``capture_cost_h200.jsonl``: ``capture_cost_bench.py``'s runtime measurements on one H200
-  (memory: the device's free-memory drop over the capture, what the engines log). The models
-  in :data:`RUNTIME_HOLDOUT` are held out, the rest fit; ``capture_cost_h200_holdout.jsonl``
-  (recorded after the first fit) is held out whole; ``capture_cost_h200_hf.jsonl`` (real
-  Hugging Face architectures, ``--hf``) is split by :func:`split_by_hash` over its (model, tp)
-  runs; ``capture_cost_h200_hf4.jsonl`` (new Hugging Face models and size lists, recorded
-  after the refit) and ``capture_cost_h200_hf5.jsonl`` (new architectures, recorded after the
-  coefficients were frozen at this file's fit) are held out whole.
+* ``capture_cost_h200*.jsonl``: runtime measurements on one H200 (memory: the device's
+  free-memory drop over the capture, what the engines log). Runs 1-5 (``capture_cost_h200.jsonl``,
+  ``_holdout``, ``_hf``, ``_hf4``, ``_hf5``) were each held out in turn by earlier sessions and
+  read; they are all fit data now. ``capture_cost_h200_hf6.jsonl`` (run 6: new models and sizes,
+  recorded after the coefficients were frozen at this file's fit) is held out whole.
 
 The usable public boots are split by :func:`split_by_hash` too, within each class, so every
 class keeps boots to fit; the rule was fixed before any error of this fit was looked at.
@@ -39,14 +36,32 @@ from cgconfig.cost.coefficients import (
 )
 
 HERE = Path(__file__).resolve().parent
-RUNTIME_HOLDOUT = {("meta-llama/Llama-3.2-1B", 1), ("meta-llama/Llama-3.1-8B-Instruct", 1),
-                   ("Qwen/Qwen2.5-32B-Instruct", 1), ("meta-llama/Llama-3.1-8B-Instruct", 2)}
+#: The H200 batches held out whole (recorded after the coefficients were frozen).
+HELD_OUT_BATCHES = ("hf6",)
 FIRST_MODEL = ("The first model each benchmark process captures is left out of fit and held-out "
                "sets alike: its free-memory drop includes CUDA's lazy loading of the kernels the "
                "process had not run yet (up to 3x the pool it reserved), which an engine has "
                "loaded by its profile run before capture.")
 #: How a boot's logged capture maps onto a plan's phase and backend.
 ENGINE_PHASE = {("vllm", "mixed", "piecewise"): ("prefill", "breakable")}
+
+
+LOGITS_IN_GRAPH = ("runtime", "sglang")
+"""Engines whose decode graphs end in every row's logits, so their decode pools hold
+``fit.LOGITS_BUFFERS`` bf16 logits buffers of the largest size: cgconfig.runtime's benchmark
+forward returns them (``capture_cost_hf.build_hf``), SGLang 0.5.23's
+``model_executor/cuda_graph_runner.py:CudaGraphRunner.capture_one_batch_size`` captures the
+model's forward through its ``LogitsProcessor``. vLLM's graphs stop at the hidden states (V1
+0.33.0 ``compilation/cuda_graph.py:CUDAGraphWrapper`` wraps the model's forward; logits are
+``compute_logits`` outside; V0 ``worker/model_runner.py:CUDAGraphRunner`` likewise), and
+TensorRT-LLM's DeepSeek-R1 boots hold pools (220 MiB at 2048 rows) smaller than one such
+buffer: their classes have none. Chosen by ``select_memory_model.py`` (form ``phase:gbhL+1e``)."""
+
+
+def logits_buffers(klass: str) -> float:
+    """The logits buffers of class ``engine/phase/backend``."""
+    engine, phase = klass.split("/")[:2]
+    return fit.LOGITS_BUFFERS.get(phase, 0.0) if engine in LOGITS_IN_GRAPH else 0.0
 
 
 def split_by_hash(keys: list[str]) -> dict[str, str]:
@@ -83,9 +98,8 @@ def boot_samples() -> tuple[list[tuple[str, fit.Sample]], list[dict[str, Any]]]:
 
 
 def runtime_samples() -> list[tuple[str, fit.Sample]]:
-    """(use, sample) per runtime measurement (per-rank layers are the model's). The second
-    batch (``capture_cost_h200_holdout.jsonl``, recorded after the model was fitted) is held
-    out whole."""
+    """(use, sample) per runtime measurement (per-rank layers are the model's): runs 1-5 fit,
+    :data:`HELD_OUT_BATCHES` held out."""
     out = []
     lines = [("first", x) for x in (HERE / "capture_cost_h200.jsonl").read_text().splitlines()]
     lines += [("second", x) for x in (HERE / "capture_cost_h200_holdout.jsonl").read_text()
@@ -95,8 +109,9 @@ def runtime_samples() -> list[tuple[str, fit.Sample]]:
               .splitlines()]
     lines += [("hf5", x) for x in (HERE / "capture_cost_h200_hf5.jsonl").read_text()
               .splitlines()]
-    hf_split = split_by_hash([f"hf {r['model']} tp{r['tp']}" for batch, x in lines
-                              if batch == "hf" for r in [json.loads(x)]])
+    sixth = HERE / "capture_cost_h200_hf6.jsonl"
+    if sixth.exists():
+        lines += [("hf6", x) for x in sixth.read_text().splitlines()]
     firsts = {batch: json.loads(x)["model"] for batch, x in reversed(lines)}
     firsts["hf-main"] = next(json.loads(x)["model"] for batch, x in lines
                              if batch == "hf" and json.loads(x)["model"] != firsts["hf"])
@@ -106,19 +121,16 @@ def runtime_samples() -> list[tuple[str, fit.Sample]]:
             continue
         if row["model"] in (firsts[batch], firsts["hf-main"] if batch == "hf" else None):
             continue  # a process's first model pays CUDA's lazy kernel loading (see FIRST_MODEL)
-        if batch == "hf":
-            use = hf_split[f"hf {row['model']} tp{row['tp']}"]
-        else:
-            late = batch in ("second", "hf4", "hf5")
-            use = "holdout" if late or (row["model"], row["tp"]) in RUNTIME_HOLDOUT else "fit"
-        tag = {"hf": "hf ", "hf4": "hf4 ", "hf5": "hf5 "}.get(batch, "")
+        use = "holdout" if batch in HELD_OUT_BATCHES else "fit"
+        tag = {"hf": "hf ", "hf4": "hf4 ", "hf5": "hf5 ", "hf6": "hf6 "}.get(batch, "")
         ident = (f"h200 {tag}{row['model']} tp{row['tp']} {row['phase']}/{row['backend']} "
                  f"n={row['graphs']}")
         out.append((use, fit.Sample(class_key("runtime", row["phase"], row["backend"]),
                                     row["graphs"], row["layers"],
                                     row["free_drop_bytes"] / 2**20, row["capture_seconds"],
                                     ident, row["max_size"], row["hidden"] / row["tp"], 1,
-                                    _vocab(row["model"]) / row["tp"])))
+                                    _vocab(row["model"]) / row["tp"],
+                                    *_mlp_head(row["model"]))))
     return out
 
 
@@ -133,15 +145,27 @@ def _vocab(model: str) -> int:
     return int(MODELS[model]["vocab_size"])
 
 
+def _mlp_head(model: str) -> tuple[float, float]:
+    """(MLP width / hidden size, head size) the benchmark built ``model`` with."""
+    sys.path.insert(0, str(HERE))
+    from capture_cost_bench import MODELS
+    from capture_cost_hf import HF_MODELS
+
+    cfg = HF_MODELS[model][1] if model in HF_MODELS else MODELS[model]
+    head = cfg.get("head_dim") or cfg["hidden_size"] // cfg["num_attention_heads"]
+    return cfg["intermediate_size"] / cfg["hidden_size"], float(head)
+
+
 def fit_all(samples: list[tuple[str, fit.Sample]]) -> dict[str, Any]:
     """The coefficients document from the fit samples."""
     fitting = [s for use, s in samples if use == "fit"]
-    exps = fit.fit_exponents(fitting)
+    exps = fit.fit_exponents(fitting, logits_buffers)
     classes: dict[str, Any] = {}
     for klass in sorted({s.klass for s in fitting}):
         group = [s for s in fitting if s.klass == klass]
         entry: dict[str, Any] = {"fitted_on": sorted(s.ident for s in group)}
-        mem = fit.fit_memory(group, exps[klass.split("/")[1]])  # decode or prefill
+        phase = klass.split("/")[1]  # decode or prefill
+        mem = fit.fit_memory(group, exps[phase], logits_buffers(klass))
         if mem:
             entry["memory_mib_per_graph"] = round(mem[0], 4)
             entry["memory_spread"] = round(mem[1], 3)
@@ -154,6 +178,9 @@ def fit_all(samples: list[tuple[str, fit.Sample]]) -> dict[str, Any]:
             entry["seconds_spread"] = round(sec[2], 3)
         classes[klass] = entry
     return {"schema_version": 1, "memory_exponents": {k: list(v) for k, v in exps.items()},
+            "memory_logits_buffers": {**fit.LOGITS_BUFFERS, **{
+                k: 0.0 for k in sorted({*classes, "vllm/decode/full"})
+                if logits_buffers(k) != fit.LOGITS_BUFFERS.get(k.split("/")[1], 0.0)}},
             "classes": classes}
 
 
@@ -171,9 +198,9 @@ def held_out(doc: dict[str, Any], samples: list[tuple[str, fit.Sample]]) -> list
             continue
         row: dict[str, Any] = {"id": s.ident, "class": s.klass, "graphs": s.graphs}
         if s.memory_mib and c.memory_mib_per_graph is not None:
-            pred = c.memory_mib_per_graph * fit.memory_shape(s.graphs, s.max_size, s.hidden,
-                                                             coeffs.exponents(s.klass), s.layers,
-                                                             s.vocab)
+            pred = fit.predict_memory(c.memory_mib_per_graph, s.graphs, s.max_size, s.hidden,
+                                      coeffs.exponents(s.klass), s.layers, s.vocab,
+                                      coeffs.buffers(s.klass))
             row.update(memory_mib=round(s.memory_mib, 1), predicted_mib=round(pred, 1),
                        memory_ratio=round(fit.ratio_error(pred, s.memory_mib), 3))
         if s.seconds and c.seconds_per_graph is not None:

@@ -20,6 +20,7 @@ from cgconfig.errors import InputError
 def graphs_for_predicted_budget(budget_gib: float, plan: Any) -> tuple[int, str]:
     """The most decode graphs the plan's own prediction fits in ``budget_gib``, and how."""
     from cgconfig.cost import coefficients as co
+    from cgconfig.cost import fit
     from cgconfig.cost.fit import (
         REFERENCE_HIDDEN,
         REFERENCE_LAYERS,
@@ -51,7 +52,14 @@ def graphs_for_predicted_budget(budget_gib: float, plan: Any) -> tuple[int, str]
     if a <= 0:
         raise InputError("the coefficients' graph exponent is not positive",
                          where="--max-graph-memory")
-    graphs = math.floor((budget_gib * 1024 / scale) ** (1 / a)) - others
+    buffers = co.load().buffers(str(klass))
+    logits = buffers * fit.logits_mib(biggest, vocab)
+    left = budget_gib * 1024 - logits
+    graphs = math.floor((left / scale) ** (1 / a)) - others if left > 0 else 0
+    if graphs < 1 and left <= 0:
+        raise InputError(f"the largest decode graph's logits alone ({logits:.0f} MiB) are "
+                         f"predicted above the budget of {budget_gib:g} GiB",
+                         where="--max-graph-memory")
     if graphs < 1 and others:
         raise InputError(f"the {others} other graphs of the shared pool ({entry['pool']}) "
                          f"alone are predicted above the budget of {budget_gib:g} GiB",
@@ -61,7 +69,8 @@ def graphs_for_predicted_budget(budget_gib: float, plan: Any) -> tuple[int, str]
                          f"of {budget_gib:g} GiB", where="--max-graph-memory")
     how = (f"cgconfig's prediction ({klass}, {c.origin}): {c.memory_mib_per_graph:g} MiB × "
            f"graphs^{a:g} × ({biggest}/256)^{b:g} × ({per_rank:g}/4096)^{cexp:g} × "
-           f"({layers}/32)^{dexp:g} × ({vocab}/128000)^{vexp:g}, expected "
+           f"({layers}/32)^{dexp:g} × ({vocab}/128000)^{vexp:g} + {buffers:g} × "
+           f"{biggest} × {vocab} × 2 B of logits, expected "
            "value" + (f"; decode shares the pool {entry['pool']} with {others} other graphs"
                       if others else "") + "; no --memory-log given")
     return graphs, how

@@ -94,7 +94,7 @@ def refit(samples: list[dict[str, Any]], origin: str) -> dict[str, Any]:
                             int(s.get("tp") or 1))
                  for s in samples if s["class"] == klass]
         entry: dict[str, Any] = {"fitted_on": [f"{origin}: {s.ident}" for s in group][:100]}
-        mem = fit.fit_memory(group, base.exponents(klass))
+        mem = fit.fit_memory(group, base.exponents(klass), base.buffers(klass))
         if mem:
             entry["memory_mib_per_graph"], entry["memory_spread"] = round(mem[0], 4), round(mem[1], 3)
         known = base.lookup(klass)
@@ -131,6 +131,7 @@ def calibrate(report_path: str, *, engine: str | None = None, layers: int | None
     base = co.builtin()
     out = {"schema_version": 1,
            "memory_exponents": {k: list(v) for k, v in base.memory_exponents.items()},
+           "memory_logits_buffers": dict(base.logits_buffers),
            "classes": classes, "samples": samples}
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text(path, json.dumps(out, indent=1, sort_keys=True) + "\n", where=where)

@@ -31,7 +31,7 @@ VOCAB_RANGE = (32000, 256000)
 """Vocabularies an unknown one widens a decode prediction's range to."""
 ENTRY_KEYS = ("fitted_on", "memory_mib_per_graph", "memory_spread", "seconds_fixed",
               "seconds_per_graph", "seconds_spread", "seconds_tp_exponent", "source")
-TOP_KEYS = ("schema_version", "memory_exponents", "classes",
+TOP_KEYS = ("schema_version", "memory_exponents", "memory_logits_buffers", "classes",
             "not_predicted", "sources", "samples")
 MAX_VALUE = 1e7
 PHASES = ("decode", "prefill")
@@ -112,6 +112,9 @@ class Coefficients:
     classes: dict[str, ClassCoefficients]
     not_predicted: dict[str, str] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
+    logits_buffers: dict[str, float] = field(default_factory=dict)
+    """Per phase or class, the bf16 logits buffers (largest size × vocabulary × 2 bytes) added
+    to the power law (0 where absent)."""
 
     @classmethod
     def from_document(cls, doc: Any, origin: str) -> Coefficients:
@@ -143,12 +146,26 @@ class Coefficients:
                                  where=at)
             exps[phase] = tuple(_number(x, f"{at}/{i}", -2.0)
                                 for i, x in enumerate([*values, 0.0, 0.0][:5]))
-        return cls(exps, parsed, text, sources)
+        raw_buffers = doc.get("memory_logits_buffers", {})
+        if not isinstance(raw_buffers, dict) or not all(
+                k in PHASES or str(k).count("/") == 2 for k in raw_buffers):
+            raise InputError("memory_logits_buffers must be an object with a number per phase "
+                             "or per class (engine/phase/backend)",
+                             where=f"{origin} at /memory_logits_buffers", allowed=PHASES)
+        buffers = {phase: _number(v, f"{origin} at /memory_logits_buffers/{phase}")
+                   for phase, v in raw_buffers.items()}
+        return cls(exps, parsed, text, sources, buffers)
 
     def exponents(self, klass: str) -> tuple[float, ...]:
         """The memory exponents of ``klass``'s phase (``engine/phase/backend``)."""
         phase = klass.split("/")[1] if klass.count("/") == 2 else "decode"
         return self.memory_exponents.get(phase, self.memory_exponents["decode"])
+
+    def buffers(self, klass: str) -> float:
+        """The logits buffers of ``klass`` (its own entry, else its phase's; 0 when the file
+        names none)."""
+        phase = klass.split("/")[1] if klass.count("/") == 2 else "decode"
+        return self.logits_buffers.get(klass, self.logits_buffers.get(phase, 0.0))
 
     def lookup(self, klass: str) -> ClassCoefficients | None:
         """One class's coefficients, or ``None`` when it was never fitted."""
@@ -157,7 +174,7 @@ class Coefficients:
     def merged(self, local: Coefficients) -> Coefficients:
         """These coefficients with ``local``'s classes replacing (or adding to) them."""
         return Coefficients(self.memory_exponents, {**self.classes, **local.classes},
-                            self.not_predicted, self.sources)
+                            self.not_predicted, self.sources, self.logits_buffers)
 
 
 def read_document(path: Path, where: str) -> Any:

@@ -3,6 +3,7 @@
 The model, per class (engine × phase × backend family)::
 
     memory_mib  = m · graphs ** a · (max_size / 256) ** b · (hidden / 4096) ** c · (layers / 32) ** d
+                  + k · max_size · vocab · 2 / 2**20          [k: logits buffers, decode 1, prefill 0]
     seconds     = t0 + t · graphs · (layers / 32) · tp ** e
 
 ``hidden`` is per rank; ``layers`` the model's (each layer's activations and, for breakable
@@ -10,8 +11,11 @@ graphs, its bridge buffers live in the pool); ``tp`` the tensor-parallel size of
 (every graph then records its all-reduces and the ranks capture in lock step; cgconfig.runtime's
 one-GPU measurements of a TP rank have no all-reduce and count as 1).
 
-The exponents ``a, b, c, d`` are shared by every class (:func:`fit_exponents`: a grid search for
-the smallest median log error over all fit samples, each class taking its median intercept),
+The exponents ``a, b, c, d`` are each phase's (decode, prefill), shared by its classes
+(:func:`fit_exponents`); ``k`` is the number of bf16 logits buffers of the largest size a phase's
+pool holds (:data:`LOGITS_BUFFERS`: one for decode, whose graphs end in every row's logits; none
+for prefill) — the form chosen by leave-one-model-out cross-validation on the fit data
+(``benchmarks/select_memory_model.py``);
 ``e`` is each class's own (:func:`fit_tp_exponent`);
 ``m``, ``t0`` and ``t`` per class are medians of the per-sample values, so one odd boot cannot
 drag a class. A class's ``spread`` is the 90th
@@ -23,7 +27,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 REFERENCE_LAYERS = 32
@@ -50,11 +54,39 @@ class Sample:
     tp: int = 1
     vocab: float = 128000.0
     """Logit columns a decode graph writes per row (the model's vocabulary; 128000 unknown)."""
+    mlp_ratio: float = 3.5
+    """MLP width over hidden size (3.5 unknown)."""
+    head_dim: float = 128.0
+    """Attention head size (128 unknown)."""
 
 
 REFERENCE_SIZE = 256
 REFERENCE_HIDDEN = 4096
 REFERENCE_VOCAB = 128000
+LOGITS_BUFFERS = {"decode": 1.0, "prefill": 0.0}
+"""bf16 logits buffers (largest size × vocabulary) a phase's pool holds besides the power law,
+where the engine's decode graphs end in the logits (the fitting script names those engines;
+the coefficient file gives each class's number)."""
+
+
+def logits_mib(max_size: float, vocab: float) -> float:
+    """One bf16 logits buffer of ``max_size`` rows, in MiB."""
+    return float(max_size * vocab * 2 / 2**20)
+
+
+def predict_memory(m: float, graphs: float, max_size: float, hidden: float,
+                   exps: Sequence[float], layers: float = REFERENCE_LAYERS,
+                   vocab: float = REFERENCE_VOCAB, buffers: float = 0.0) -> float:
+    """``m · memory_shape(…) + buffers · logits_mib(max_size, vocab)`` (MiB)."""
+    return m * memory_shape(graphs, max_size, hidden, exps, layers, vocab) + buffers * logits_mib(
+        max_size, vocab)
+
+
+def _rest(s: Sample, buffers: float) -> float:
+    """What a capture's memory leaves for the power law after its logits buffers (at least a
+    tenth of the measurement)."""
+    mem = float(s.memory_mib or 0.0)
+    return max(mem - buffers * logits_mib(s.max_size, s.vocab), 0.1 * mem)
 
 
 def memory_shape(graphs: float, max_size: float, hidden: float, exps: Sequence[float],
@@ -101,38 +133,41 @@ count) at its prior, too little to move one the data do determine."""
 PRIOR = (1.0, 0.0, 0.0, 0.0, 0.0)
 
 
-def fit_exponents(samples: Sequence[Sample]) -> dict[str, tuple[float, ...]]:
-    """Per phase (``decode``, ``prefill``), ``(a, b, c, d, v)`` by least squares on the log of
-    memory with an intercept per class, every class weighing the same in total (so the
-    runtime's many captures do not outvote the engines' few boots), and a light ridge toward
-    :data:`PRIOR`. ``a, b, c, d`` are shared by both phases; ``v`` (the logits' vocabulary)
-    is fitted on decode captures and is 0 for prefill, whose graphs stop at the last hidden
-    state (or the few last-token logits)."""
-    mem = [s for s in samples if s.memory_mib and s.memory_mib > 0 and s.graphs > 0]
-    if not mem:
-        return {"decode": PRIOR, "prefill": PRIOR}
-    classes = sorted({s.klass for s in mem})
-    count = {k: sum(1 for s in mem if s.klass == k) for k in classes}
-    n = 5 + len(classes)
-    ata = [[0.0] * n for _ in range(n)]
-    atb = [0.0] * n
-    for s in mem:
-        decode = s.klass.split("/")[1] == "decode"
-        row = [math.log(s.graphs), math.log(s.max_size / REFERENCE_SIZE),
-               math.log(s.hidden / REFERENCE_HIDDEN), math.log(s.layers / REFERENCE_LAYERS),
-               math.log(s.vocab / REFERENCE_VOCAB) if decode else 0.0]
-        row += [1.0 if s.klass == k else 0.0 for k in classes]
-        w = 1.0 / count[s.klass]
-        y = math.log(s.memory_mib)  # type: ignore[arg-type]
-        for i in range(n):
-            atb[i] += w * row[i] * y
-            for j in range(n):
-                ata[i][j] += w * row[i] * row[j]
-    for i in range(5):
-        ata[i][i] += RIDGE
-        atb[i] += RIDGE * PRIOR[i]
-    sol = [round(x, 3) for x in _solve(ata, atb)[:5]]
-    return {"decode": tuple(sol), "prefill": (*sol[:4], 0.0)}
+def fit_exponents(samples: Sequence[Sample], buffers: Callable[[str], float] = lambda k: 0.0
+                  ) -> dict[str, tuple[float, ...]]:
+    """Per phase (``decode``, ``prefill``), ``(a, b, c, d, 0)`` by least squares on the log of
+    what each capture's memory leaves after its class's logits buffers (``buffers(class)``),
+    with an intercept per class, every class weighing the same in
+    total (so the runtime's many captures do not outvote the engines' few boots), and a light
+    ridge toward :data:`PRIOR`. The vocabulary enters through the logits buffers, not an
+    exponent (the fifth stays 0)."""
+    out: dict[str, tuple[float, ...]] = {}
+    for phase in ("decode", "prefill"):
+        mem = [s for s in samples if s.memory_mib and s.memory_mib > 0 and s.graphs > 0
+               and s.klass.split("/")[1] == phase]
+        if not mem:
+            out[phase] = PRIOR
+            continue
+        classes = sorted({s.klass for s in mem})
+        count = {c: sum(1 for s in mem if s.klass == c) for c in classes}
+        n = 4 + len(classes)
+        ata = [[0.0] * n for _ in range(n)]
+        atb = [0.0] * n
+        for s in mem:
+            row = [math.log(s.graphs), math.log(s.max_size / REFERENCE_SIZE),
+                   math.log(s.hidden / REFERENCE_HIDDEN), math.log(s.layers / REFERENCE_LAYERS)]
+            row += [1.0 if s.klass == c else 0.0 for c in classes]
+            w = 1.0 / count[s.klass]
+            y = math.log(_rest(s, buffers(s.klass)))
+            for i in range(n):
+                atb[i] += w * row[i] * y
+                for j in range(n):
+                    ata[i][j] += w * row[i] * row[j]
+        for i in range(4):
+            ata[i][i] += RIDGE
+            atb[i] += RIDGE * PRIOR[i]
+        out[phase] = (*(round(x, 3) for x in _solve(ata, atb)[:4]), 0.0)
+    return out
 
 
 def work(s: Sample, tp_exponent: float) -> float:
@@ -178,15 +213,19 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
 
 
-def fit_memory(samples: Sequence[Sample], exps: Sequence[float]) -> tuple[float, float] | None:
-    """``(m, spread)`` of one class's memory, or ``None`` without a memory sample."""
-    per = [s.memory_mib / memory_shape(s.graphs, s.max_size, s.hidden, exps, s.layers, s.vocab)
-           for s in samples
-           if s.memory_mib and s.memory_mib > 0 and s.graphs > 0]
-    if not per:
+def fit_memory(samples: Sequence[Sample], exps: Sequence[float],
+               buffers: float = 0.0) -> tuple[float, float] | None:
+    """``(m, spread)`` of one class's memory (``buffers`` logits buffers besides the power
+    law), or ``None`` without a memory sample."""
+    mem = [s for s in samples if s.memory_mib and s.memory_mib > 0 and s.graphs > 0]
+    if not mem:
         return None
+    per = [_rest(s, buffers) / memory_shape(s.graphs, s.max_size, s.hidden, exps, s.layers,
+                                            s.vocab) for s in mem]
     m = statistics.median(per)
-    errors = [ratio_error(m, p) for p in per]
+    errors = [ratio_error(predict_memory(m, s.graphs, s.max_size, s.hidden, exps, s.layers,
+                                         s.vocab, buffers), float(s.memory_mib or 0.0))
+              for s in mem]
     return m, max(MIN_SPREAD if len(per) >= FEW else FEW_SPREAD, percentile(errors, 0.9))
 
 

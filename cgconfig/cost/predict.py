@@ -114,9 +114,14 @@ def predict(inputs: PhaseInputs, coeffs: Coefficients) -> Prediction | None:
         hidden = inputs.hidden_per_rank or DEFAULT_HIDDEN
         mem_layers = inputs.layers or DEFAULT_LAYERS
         exps = coeffs.exponents(mem_class)
+        buffers = coeffs.buffers(mem_class)
         vocab = inputs.vocab or fit.REFERENCE_VOCAB
-        mid = c.memory_mib_per_graph * fit.memory_shape(n, biggest, hidden, exps,
-                                                         mem_layers, vocab) / 1024
+        m = c.memory_mib_per_graph
+
+        def at(v: float) -> float:
+            return fit.predict_memory(m, n, biggest, hidden, exps, mem_layers, v, buffers) / 1024
+
+        mid = at(vocab)
         low, high = mid / (c.memory_spread * widen), mid * c.memory_spread * widen
         if inputs.hidden_per_rank is None:
             pred.unknown.append("hidden")
@@ -125,18 +130,20 @@ def predict(inputs: PhaseInputs, coeffs: Coefficients) -> Prediction | None:
         if inputs.layers is None:
             low = min(low, low * (LAYER_RANGE[0] / DEFAULT_LAYERS) ** exps[3])
             high = max(high, high * (LAYER_RANGE[1] / DEFAULT_LAYERS) ** exps[3])
-        pred.memory_gib = (low, mid, high)
-        if inputs.vocab is None and exps[4]:
+        if inputs.vocab is None and (exps[4] or buffers):
             pred.unknown.append("vocab")
-            low = min(low, low * (VOCAB_RANGE[0] / fit.REFERENCE_VOCAB) ** exps[4])
-            high = max(high, high * (VOCAB_RANGE[1] / fit.REFERENCE_VOCAB) ** exps[4])
+            low = min(low, low * at(VOCAB_RANGE[0]) / mid)
+            high = max(high, high * at(VOCAB_RANGE[1]) / mid)
+        pred.memory_gib = (low, mid, high)
         a, b, cc, d, v = [*exps, 0.0][:5]
+        logits = fit.logits_mib(biggest, vocab)
         pred.how.append(
-            f"memory = {c.memory_mib_per_graph:g} MiB × graphs^{a:g} × (max size/256)^{b:g} × "
-            f"(hidden per rank/4096)^{cc:g} × (layers/32)^{d:g} × (vocab/128000)^{v:g} = "
-            f"{c.memory_mib_per_graph:g} × {n}^{a:g} × ({biggest}/256)^{b:g} × "
-            f"({hidden:g}/4096)^{cc:g} × ({mem_layers}/32)^{d:g} × ({vocab:g}/128000)^{v:g} = "
-            f"{mid * 1024:.0f} MiB; range "
+            f"memory = {m:g} MiB × graphs^{a:g} × (max size/256)^{b:g} × "
+            f"(hidden per rank/4096)^{cc:g} × (layers/32)^{d:g} × (vocab/128000)^{v:g} + "
+            f"{buffers:g} × logits (max size × vocab × 2 B) = "
+            f"{m:g} × {n}^{a:g} × ({biggest}/256)^{b:g} × "
+            f"({hidden:g}/4096)^{cc:g} × ({mem_layers}/32)^{d:g} × ({vocab:g}/128000)^{v:g} + "
+            f"{buffers:g} × {logits:.0f} MiB = {mid * 1024:.0f} MiB; range "
             f"÷/× {c.memory_spread * widen:.2f} (the class's 90th-percentile fit error)")
     widen = BORROWED_SPREAD if sec_borrowed else 1.0
     c = cs
