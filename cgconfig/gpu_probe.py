@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from cgconfig.errors import InputError
 from cgconfig.fields.values import read_float, read_int
@@ -32,8 +32,7 @@ Runner = Callable[[list[str], float], tuple[int, str]]
 Which = Callable[[str], "str | None"]
 
 
-@dataclass(frozen=True)
-class GpuReading:
+class GpuReading(NamedTuple):
     """What the vendor tool said about the machine's GPUs (GPU 0 for memory and SM)."""
 
     memory_gib: float | None

@@ -12,16 +12,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 #: A Hugging Face repository id ``ORG/NAME`` (no ``..``, no leading or trailing separator).
 _REPO_ID = re.compile(r"[A-Za-z0-9](?:[\w.-]*[A-Za-z0-9])?/[A-Za-z0-9](?:[\w.-]*[A-Za-z0-9])?")
 _COMMIT = re.compile(r"[0-9a-f]{7,64}")
 
 
-@dataclass(frozen=True)
-class ConfigLookup:
+class ConfigLookup(NamedTuple):
     """Where a model's ``config.json`` is (``path``), or where it was looked for."""
 
     path: Path | None

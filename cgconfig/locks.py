@@ -8,18 +8,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 Verdict = Literal["apply", "skip", "conflict"]
 
 
-@dataclass(frozen=True)
-class LockPolicy:
+class LockPolicy(NamedTuple):
     """``--strict`` and ``--allow-override``: how a downgrade may treat a locked key."""
 
     strict: bool = False
-    allow_override: frozenset[str] = field(default_factory=frozenset)
+    allow_override: frozenset[str] = frozenset()
 
     def verdict(self, rule_id: str, kind: str, locked: list[str]) -> Verdict:
         """What a rule of ``kind`` may do when it would change the ``locked`` keys."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class Layer(IntEnum):
@@ -30,8 +30,7 @@ class Layer(IntEnum):
 PRECEDENCE: tuple[Layer, ...] = tuple(Layer)
 
 
-@dataclass(frozen=True)
-class Origin:
+class Origin(NamedTuple):
     """Where a value came from: its layer, the flag or file, and a location inside it."""
 
     layer: Layer

@@ -15,26 +15,25 @@ import json
 import sys
 from collections.abc import Callable, Mapping
 from contextlib import redirect_stdout
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cgconfig.errors import EXIT_INPUT, CgConfigError, InputError, did_you_mean
-from cgconfig.files.record import Launch
-from cgconfig.files.roles import ROLES
+
+if TYPE_CHECKING:  # every command asks run_each first: a line without --from imports no more
+    from cgconfig.files.record import Launch
 
 #: The options ``--from`` brings, each taking one value.
 FROM_OPTIONS = ("--from", "--set", "--container", "--role")
 
 
-@dataclass
-class FromArgs:
+class FromArgs(NamedTuple):
     """What ``--from`` and its companions asked for, and the command's other words."""
 
     path: str
-    variables: dict[str, str] = field(default_factory=dict)
-    container: str | None = None
-    role: str | None = None
-    rest: list[str] = field(default_factory=list)
+    variables: dict[str, str]
+    container: str | None
+    role: str | None
+    rest: list[str]
 
 
 def take_from(argv: list[str]) -> FromArgs | None:
@@ -76,6 +75,8 @@ def take_from(argv: list[str]) -> FromArgs | None:
             raise InputError(f"expected VAR=VALUE, got {item!r}", where="--set",
                              hint="--set PARALLELISM_SIZE=8")
         variables[key] = value
+    from cgconfig.files.roles import ROLES
+
     role = found["--role"][-1] if found["--role"] else None
     if role is not None and role not in ROLES:
         raise InputError(f"unknown role {role!r}", where="--role", allowed=ROLES,

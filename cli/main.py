@@ -13,7 +13,6 @@ is never written in an encoding the terminal cannot take.
 from __future__ import annotations
 
 import os
-import signal
 import sys
 
 FAST_COMMANDS = ("resolve", "explain")
@@ -160,6 +159,8 @@ def console_main() -> None:
 
 def _interrupted() -> int:
     # A second Ctrl-C while the line is written, or during the exit, changes nothing.
+    import signal  # here, not at the top: only an interrupted run needs it (start-up time)
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from cgconfig.errors import EXIT_INTERRUPTED
 

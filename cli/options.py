@@ -7,8 +7,7 @@ source runs, so a bad input can already be reported in the requested format.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal, cast
+from typing import Literal, NamedTuple, cast
 
 from cgconfig.check import CHECK_LEVELS, CheckLevel
 from cgconfig.errors import InputError, did_you_mean
@@ -50,8 +49,7 @@ HOST_FLAGS = DialectFlags("cli", {s: 1 if f.takes_value else 0
                                   for s, f in _BY_SPELLING.items()})
 
 
-@dataclass(frozen=True)
-class CliOptions:
+class CliOptions(NamedTuple):
     """What the CLI-only flags asked for."""
 
     output: OutputFormat = "table"
@@ -63,7 +61,7 @@ class CliOptions:
     show_all: bool = False
     show: Literal["sizes"] | None = None
     """``--show sizes``: draw the sizes on a log-scale strip under the table."""
-    given: tuple[str, ...] = field(default=())
+    given: tuple[str, ...] = ()
     """The spellings that appeared, in order."""
 
     @property

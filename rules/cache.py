@@ -38,7 +38,6 @@ from cgconfig.errors import InputError
 from cgconfig.line import plugins
 from cgconfig.line.registry import names as engine_names
 from cgconfig.resolve.stages import RESOLVED, stage_key, stages_of
-from cgconfig.safe_write import write_text
 from cgconfig.version import __version__
 
 #: Cache files kept in the directory (the newest); older ones are removed on each write.
@@ -106,10 +105,11 @@ def cache_dir_path() -> Path | None:
     return Path(base)
 
 
-def cache_path() -> Path | None:
-    """Where the JSON form of the shipped packs is cached, keyed on content and version."""
+def cache_path(key: str | None = None) -> Path | None:
+    """Where the JSON form of the shipped packs is cached, keyed on content and version
+    (``key``: :func:`cache_key`'s, when the caller has it already)."""
     base = cache_dir_path()
-    key = cache_key()
+    key = key or cache_key()
     if base is None or key is None:
         return None
     return base / f"packs-{__version__}-{key[:32]}.json"
@@ -184,7 +184,8 @@ def foreign_symlink(path: Path) -> Path | None:
 
 def read_cache() -> dict[str, Any] | None:
     """The cached JSON of the shipped packs, or ``None`` when absent, unsafe or invalid."""
-    path, key = cache_path(), cache_key()
+    key = cache_key()  # it reads every shipped pack: once a start-up
+    path = cache_path(key)
     if path is None or key is None:
         return None
     fd = _open_dir(create=False)
@@ -226,12 +227,15 @@ def _read_file(name: str, dir_fd: int) -> str | None:
 
 def write_cache(payload: dict[str, Any]) -> None:
     """Store ``{"packs": [...], "capabilities": {engine: table}}`` under the current key; never raises."""
-    path, key = cache_path(), cache_key()
+    key = cache_key()
+    path = cache_path(key)
     if path is None or key is None:
         return
     fd = _open_dir(create=True)
     if fd is None:
         return
+    from cgconfig.safe_write import write_text  # only a cache miss writes (start-up time)
+
     text = json.dumps({"version": __version__, "key": key, **payload})
     try:
         write_text(path.name, text, where="rule-pack cache", mode=0o600, dir_fd=fd,

@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from cgconfig.resolve.stages import RESOLVED
 
 
-@dataclass(frozen=True)
-class CompiledRule:
+class CompiledRule(NamedTuple):
     """A validated rule as plain data: what the engine interprets."""
 
     id: str

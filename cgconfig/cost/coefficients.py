@@ -14,7 +14,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from cgconfig.errors import InputError, refuse_unknown_keys
 
@@ -55,8 +55,7 @@ def local_path(env: dict[str, str] | None = None) -> Path:
     return Path(base) / "cgconfig" / "cost.json"
 
 
-@dataclass(frozen=True)
-class ClassCoefficients:
+class ClassCoefficients(NamedTuple):
     """One class's fitted numbers and where they came from."""
 
     memory_mib_per_graph: float | None = None

@@ -11,12 +11,10 @@ one graph pool. The core (:mod:`cgconfig.cost.plan_cost`, :mod:`.fit_check`, :mo
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True)
-class CostContext:
+class CostContext(NamedTuple):
     """What an engine's cost functions read: the resolved plan's pieces."""
 
     label: str
@@ -30,8 +28,7 @@ class CostContext:
     ``None``."""
 
 
-@dataclass(frozen=True)
-class SharedPool:
+class SharedPool(NamedTuple):
     """Phases whose graphs live in one memory pool, predicted together.
 
     vLLM captures every mode's graphs into one global graph pool (0.33.0
@@ -46,8 +43,7 @@ class SharedPool:
     why: str
 
 
-@dataclass(frozen=True)
-class EngineCost:
+class EngineCost(NamedTuple):
     """One engine's answers to the cost core (see the module docstring)."""
 
     reservation: Callable[[str, tuple[int, ...], CostContext], dict[str, Any] | None]

@@ -26,9 +26,11 @@ prediction shows is ``mid / spread .. mid × spread``.
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
+
+# `statistics` is imported inside the fitting functions: every plan imports this module for
+# its formulas, and statistics (with decimal and fractions) costs start-up time it never uses.
 
 REFERENCE_LAYERS = 32
 MIN_SPREAD = 1.25
@@ -39,8 +41,7 @@ how far its boots scatter (one boot fits its own line exactly)."""
 FEW = 3
 
 
-@dataclass(frozen=True)
-class Sample:
+class Sample(NamedTuple):
     """One measured capture: the class it belongs to and what was measured."""
 
     klass: str
@@ -102,6 +103,7 @@ def memory_shape(graphs: float, max_size: float, hidden: float, exps: Sequence[f
 def _class_score(samples: Sequence[Sample], resid: Sequence[float]) -> float:
     """Mean over classes of each class's median |residual − its median|: every class weighs
     the same, so the runtime's many samples do not decide the shape for the engines' few."""
+    import statistics
     by_class: dict[str, list[float]] = {}
     for s, r in zip(samples, resid, strict=True):
         by_class.setdefault(s.klass, []).append(r)
@@ -178,6 +180,7 @@ def work(s: Sample, tp_exponent: float) -> float:
 def fit_tp_exponent(samples: Sequence[Sample], step: float = 0.1, top: float = 2.0) -> float:
     """One class's ``e`` in 0..``top``: the smallest median log error of its
     :func:`fit_seconds` line (0 unless its captures span TP sizes 4× apart)."""
+    import statistics
     timed = [s for s in samples if s.seconds and s.seconds > 0 and s.graphs > 0]
     sizes = [max(s.tp, 1) for s in timed]
     # Two neighbouring TP sizes (1 and 2) measure the noise between two boots, not a power law
@@ -217,6 +220,7 @@ def fit_memory(samples: Sequence[Sample], exps: Sequence[float],
                buffers: float = 0.0) -> tuple[float, float] | None:
     """``(m, spread)`` of one class's memory (``buffers`` logits buffers besides the power
     law), or ``None`` without a memory sample."""
+    import statistics
     mem = [s for s in samples if s.memory_mib and s.memory_mib > 0 and s.graphs > 0]
     if not mem:
         return None
@@ -238,6 +242,7 @@ def fit_seconds(samples: Sequence[Sample],
     median intercept of the line through each sample and the class's smallest capture (≥ 0);
     otherwise ``t0`` is 0.
     """
+    import statistics
     timed = [s for s in samples if s.seconds and s.seconds > 0 and s.graphs > 0]
     if not timed:
         return None

@@ -12,7 +12,7 @@ borrows the runtime measurement of the same phase and backend, with a wider rang
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from cgconfig.cost import fit
 from cgconfig.cost.coefficients import (
@@ -30,8 +30,7 @@ BORROWED_SPREAD = 2.0
 """Extra range factor when a class borrows another's coefficients."""
 
 
-@dataclass(frozen=True)
-class PhaseInputs:
+class PhaseInputs(NamedTuple):
     """What one phase's prediction reads."""
 
     engine: str

@@ -16,9 +16,8 @@ Names, help texts and the deprecated aliases follow SGLang's server arguments.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from cgconfig.fields.table import all_config_keys, fact_fields, spec
 from cgconfig.line.registry import names as dialects
@@ -32,8 +31,7 @@ ValueKind = Literal["switch", "int", "int_list", "human_int", "float", "str", "s
 ARG = object()
 
 
-@dataclass(frozen=True)
-class Flag:
+class Flag(NamedTuple):
     """One command-line flag and what it writes."""
 
     name: str

@@ -9,8 +9,7 @@ pydantic's, so errors read the same either way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from cgconfig.limits import Bound
 from cgconfig.line.registry import ROWS
@@ -24,8 +23,7 @@ from cgconfig.line.registry import ROWS
 EMIT_ENGINES = tuple(row.name for row in ROWS if row.key_mappings and not row.host)
 
 
-@dataclass(frozen=True)
-class FlagSpelling:
+class FlagSpelling(NamedTuple):
     """A key's own SGLang flag, declared next to its type (``Annotated[..., FlagSpelling(...)]``).
 
     The flag table, ``--help``, completion, the SGLang emitter and ``docs/migration.md`` read
@@ -42,8 +40,7 @@ class FlagSpelling:
     """Whether SGLang reads the flag while deciding its CUDA graphs (its flag table says so)."""
 
 
-@dataclass(frozen=True)
-class EngineKey:
+class EngineKey(NamedTuple):
     """What another engine calls a key, and how ``--emit ENGINE`` writes it.
 
     ``spelling`` is the key of the engine's own document (vLLM's ``--compilation-config``,
@@ -57,8 +54,7 @@ class EngineKey:
     how: str | None = None
 
 
-@dataclass(frozen=True)
-class NotExpressible:
+class NotExpressible(NamedTuple):
     """A key the engine has no way to say: ``--emit ENGINE`` prints one note, tagged ``tag``,
     whenever the plan's value differs from the declared default (never a silent drop)."""
 
@@ -70,8 +66,7 @@ class NotExpressible:
     """The note's text when not ``<key>=<value> has no <engine> equivalent``."""
 
 
-@dataclass(frozen=True)
-class FieldSpec:
+class FieldSpec(NamedTuple):
     """One field's type: kind, bounds, choices, default and the first line of its docstring."""
 
     key: str

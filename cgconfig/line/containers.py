@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.limits import short
@@ -25,16 +25,14 @@ _ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-@dataclass(frozen=True)
-class Grammar:
+class Grammar(NamedTuple):
     """One command's options: the switches and those that take one value."""
 
     switches: frozenset[str]
     valued: frozenset[str]
 
 
-@dataclass(frozen=True)
-class RunnerGrammar:
+class RunnerGrammar(NamedTuple):
     """A runner's global options (before its command) and its ``run``/``exec`` grammars."""
 
     source: str

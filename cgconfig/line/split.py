@@ -33,8 +33,7 @@ if TYPE_CHECKING:
 Arity = int | str
 
 
-@dataclass(frozen=True)
-class DialectFlags:
+class DialectFlags(NamedTuple):
     """One owner's flag table: exact spellings and spelling prefixes (``-cc.``), with arity.
 
     The per-engine flag tables (every upstream flag, as data) plug in here: a dialect's table

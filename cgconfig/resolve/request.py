@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from cgconfig.draft import Draft
 from cgconfig.line.versions import EngineVersion
@@ -18,8 +18,7 @@ from cgconfig.provenance import Leaf
 DraftStep = Callable[[Draft], None]
 
 
-@dataclass(frozen=True)
-class DialectDefault:
+class DialectDefault(NamedTuple):
     """A default supplied by an input dialect (vLLM's grid, TRT-LLM's), with its reason."""
 
     key: str

@@ -17,7 +17,7 @@ compute capability (1024 on the SM100 family) while its source contributes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from cgconfig.errors import InputError
 from cgconfig.resolve.request import ResolveRequest
@@ -49,8 +49,7 @@ def _flag(name: str, sources: dict[str, str]) -> str:
     return sources.get(name, "--" + name.replace("_", "-"))
 
 
-@dataclass(frozen=True)
-class PlatformReading:
+class PlatformReading(NamedTuple):
     """What the attention backends say about the platform."""
 
     platform: str | None = None

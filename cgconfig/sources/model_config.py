@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from cgconfig import model_archs
 from cgconfig.errors import InputError
@@ -64,8 +64,7 @@ def key_lines(text: str) -> dict[tuple[str, ...], int]:
     return lines
 
 
-@dataclass(frozen=True)
-class ModelConfig:
+class ModelConfig(NamedTuple):
     """One model's merged config: the data, where each key came from, and the file."""
 
     data: dict[str, Any]

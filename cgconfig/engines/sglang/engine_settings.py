@@ -9,7 +9,7 @@ as upstream compares it. Standard library only: this module must stay importable
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from cgconfig.engines.sglang import model_archs as ma
 from cgconfig.line.versions import newest
@@ -39,8 +39,7 @@ SPECULATIVE_MAX_RUNNING_REQUESTS = 48
 AITER_MLA_HEAD_COUNTS = (16, 128)
 
 
-@dataclass(frozen=True)
-class EngineValue:
+class EngineValue(NamedTuple):
     """One engine setting: its value, the upstream function that set it, and why."""
 
     value: object
@@ -48,8 +47,7 @@ class EngineValue:
     why: str
 
 
-@dataclass(frozen=True)
-class Platform:
+class Platform(NamedTuple):
     """The hardware facts SGLang's backend choice reads."""
 
     device: str
@@ -78,8 +76,7 @@ class Platform:
         return self.device == "cuda" and self.gpu_sm // 10 == 12
 
 
-@dataclass(frozen=True)
-class ModelShape:
+class ModelShape(NamedTuple):
     """What the backend choice and the memory heuristic read from the model."""
 
     arch: str | None
@@ -143,8 +140,7 @@ def default_attention_backend(platform: Platform, model: ModelShape, *, tp_size:
     return _mla_default(platform, model, tp_size)
 
 
-@dataclass(frozen=True)
-class AttentionChoice:
+class AttentionChoice(NamedTuple):
     """The three attention backend fields after SGLang's resolution."""
 
     attention_backend: EngineValue

@@ -8,7 +8,7 @@ requests, prefill sizes count tokens. See SGLang 0.5.23
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from cgconfig.engines.release_change import value_at
 from cgconfig.engines.sglang.releases import GPU_MEMORY_TIERS, TierValues
@@ -35,8 +35,7 @@ CPU_GRID: Grid = ((1, 16, 1), (18, 30, 2), (32, 80, 4), (84, None, 8))
 """CPU (torch.compile) sizes up to torch_compile_max_bs, which is appended."""
 
 
-@dataclass(frozen=True)
-class MemoryTier:
+class MemoryTier(NamedTuple):
     """Defaults for GPUs below ``below_gib`` (the first matching row wins)."""
 
     below_gib: float
@@ -128,8 +127,7 @@ def cpu_sizes(torch_compile_max_bs: int, *, padding: bool = True) -> list[int]:
     return sorted(sizes)
 
 
-@dataclass(frozen=True)
-class CaptureAlignment:
+class CaptureAlignment(NamedTuple):
     """Inputs of the decode capture filter, derived from the deployment."""
 
     multiple: int

@@ -8,7 +8,7 @@ MiB, as upstream compares it. Standard library only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from cgconfig.engines.sglang.engine_settings import ModelShape
 
@@ -18,8 +18,7 @@ AITER_LONG_CONTEXT = 8192
 AITER_LONG_CONTEXT_FACTOR = 0.85
 
 
-@dataclass(frozen=True)
-class MemoryInputs:
+class MemoryInputs(NamedTuple):
     """What ``handle_gpu_memory_settings`` reads when it sets ``mem_fraction_static``: the
     config as it stands at that point of SGLang's pipeline (before the attention backend and
     later hooks disable any phase)."""

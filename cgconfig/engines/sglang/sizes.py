@@ -17,7 +17,7 @@ compared as ``g * 1024`` MiB. Standard library only: this module must stay impor
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from cgconfig.engines.release_change import value_at
 from cgconfig.engines.sglang import grid
@@ -68,8 +68,7 @@ def expand_multimodal_decode_max_bs(max_bs: int | None, *, gpu_memory_gib: float
     return max_bs
 
 
-@dataclass(frozen=True)
-class DecodeSizes:
+class DecodeSizes(NamedTuple):
     """Decode sizes after materialisation."""
 
     max_bs: int
@@ -184,8 +183,7 @@ DFLASH_DEFAULT_DRAFT_TOKENS = 16
 DSPARK_DEFAULT_GAMMA = 7
 
 
-@dataclass(frozen=True)
-class SpeculativeParams:
+class SpeculativeParams(NamedTuple):
     """Resolved speculative parameters; ``num_draft_tokens`` is the captured request width."""
 
     num_steps: int | None

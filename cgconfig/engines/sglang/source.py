@@ -204,11 +204,12 @@ def _fold_pd_prefill_disable(facts: dict[str, Any], where: dict[str, str],
     ``pd_disaggregation_hook.handle_pd_disaggregation`` sets the legacy ``disable_cuda_graph``
     switch, which ``ServerArgs._parse_cuda_graph_config`` reads at the legacy layer (both
     phases disabled and locked; an explicit phase backend still wins)."""
+    if facts.get("disaggregation_mode") != "prefill":
+        return []  # before the imports: every line passes here, few are PD prefill lines
     from cgconfig.engines.release_change import holds_in
     from cgconfig.engines.sglang.releases import PD_PREFILL_LEGACY_DISABLE
 
-    if facts.get("disaggregation_mode") != "prefill" \
-            or not holds_in(PD_PREFILL_LEGACY_DISABLE, release):
+    if not holds_in(PD_PREFILL_LEGACY_DISABLE, release):
         return []
     said = (f"{where.get('disaggregation_mode', '--disaggregation-mode')} prefill "
             f"(SGLang {release} sets disable_cuda_graph)")
