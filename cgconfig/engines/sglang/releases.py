@@ -166,6 +166,20 @@ MAMBA_AUTO_NO_BUFFER: tuple[ReleaseChange, ...] = (
                   "('if self.mamba_scheduler_strategy == \"auto\": ... = \"no_buffer\"')"),
 )
 
+#: FA4's page size 128 (non-MLA, SM100) is forced only by ``--prefill-attention-backend fa4``
+#: (``ServerArgs._handle_attention_backend_compatibility``: ``if self.prefill_attention_backend
+#: == "fa4" and not self.use_mla_backend() and is_sm100_supported()``), with no EAGLE-topk
+#: exception; ``--attention-backend fa4`` alone keeps the page size (measured with the oracle on
+#: 0.5.13 and 0.5.14: ``--attention-backend fa4 --chunked-prefill-size 1000`` on SM100 starts).
+#: 0.5.18's ``overrides.py:_fa4_page_constraint`` reads every phase's backend; 0.5.15-0.5.17
+#: are not re-read here and keep the newer rule.
+FA4_PAGE_PREFILL_FLAG_ONLY: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.5.15", "FA4's page size 128 comes from --prefill-attention-backend "
+                  "fa4 only", "python/sglang/srt/server_args.py:"
+                  "ServerArgs._handle_attention_backend_compatibility ('FA4 backend only "
+                  "supports page size 128 for non-MLA model architectures')"),
+)
+
 #: Every behaviour above by name (what the tests walk, and docs/fidelity.md lists).
 BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     **{f"memory-tier-below-{bound:g}-gib": rows for bound, rows in GPU_MEMORY_TIERS.items()},
@@ -180,4 +194,5 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "legacy-graph-switches": LEGACY_GRAPH_SWITCHES,
     "cuda-graph-config-locks": CUDA_GRAPH_CONFIG_LOCKS,
     "mamba-auto-no-buffer": MAMBA_AUTO_NO_BUFFER,
+    "fa4-page-prefill-flag-only": FA4_PAGE_PREFILL_FLAG_ONLY,
 }
