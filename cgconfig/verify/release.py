@@ -47,6 +47,16 @@ def _outside(engine: str, hint: ReleaseHint) -> bool:
     return (high is not None and high < keys[0]) or low > keys[-1]
 
 
+def _partly_older(engine: str, hint: ReleaseHint) -> bool:
+    """Whether ``hint``'s range ends among the supported releases but starts before them (SGLang
+    0.5.6-0.5.13's formats, when 0.5.13 is the oldest supported): most of the releases that
+    print it are not modelled, and the log does not say which one ran."""
+    keys = [k for v in SUPPORTED[engine] if (k := version_key(v)) is not None]
+    low = version_key(hint.oldest)
+    high = version_key(hint.newest) if hint.newest else None
+    return bool(keys) and low is not None and high is not None and low < keys[0] <= high
+
+
 def _inside(engine: str, hint: ReleaseHint) -> bool:
     """Whether every release of ``hint``'s range is a supported one's series."""
     keys = [k for v in SUPPORTED[engine] if (k := version_key(v)) is not None]
@@ -85,6 +95,15 @@ def judge_release(record: LogRecord, requested: str | None = None) -> Release:
                        f"{'-' + hint.newest if hint.newest else '+'}, releases cgconfig does not "
                        f"model (it models {supported_range(engine)}); pass --engine-version "
                        f"if the server ran another")
+    older = [h for h in record.hints if _partly_older(engine, h)]
+    if older and registry.row(engine).release_from_tags:
+        hint = older[0]
+        at = f" (log line {hint.line})" if hint.line else ""
+        return Release(engine, None, False,
+                       f"the log's {hint.what}{at} is printed by {label} {hint.oldest}-"
+                       f"{hint.newest}, of which cgconfig models only {SUPPORTED[engine][0]} on "
+                       f"(it models {supported_range(engine)}); pass --engine-version "
+                       f"{engine}=={hint.newest} if the server ran it")
     chosen = EngineVersion(engine, SUPPORTED[engine][-1], "default (newest supported)")
     if not registry.row(engine).release_from_tags or any(_inside(engine, h)
                                                           for h in record.hints):

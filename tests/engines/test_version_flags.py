@@ -178,3 +178,29 @@ def test_0_5_14_defaults_prefill_to_tc_piecewise_with_its_cascade(args: list[str
                                                                  prefill: str) -> None:
     plan = resolve_args(["--engine-version", "0.5.14", "--gpu-memory-gib", "80", *args])
     assert plan.config["prefill"]["backend"] == prefill
+
+
+_DP = ["--enable-dp-attention", "--dp-size", "2", "--tp-size", "2"]
+
+
+@pytest.mark.parametrize(("args", "decode", "prefill"), [
+    # measured with the oracle on SGLang 0.5.13's own code (docs/fidelity.md, "SGLang 0.5.13")
+    ([], "full", "tc_piecewise"),
+    (["--disable-cuda-graph"], "disabled", "tc_piecewise"),
+    (["--enable-breakable-cuda-graph"], "full", "breakable"),
+    (["--enable-breakable-cuda-graph", *_DP], "full", "disabled"),
+    (["--enforce-piecewise-cuda-graph", "--enable-breakable-cuda-graph", *_DP], "full", "breakable"),
+    (["--enable-breakable-cuda-graph", "--disable-piecewise-cuda-graph"], "full", "disabled"),
+    (["--disable-piecewise-cuda-graph", "--enable-breakable-cuda-graph"], "full", "disabled"),
+    (["--enforce-piecewise-cuda-graph", "--disable-piecewise-cuda-graph"], "full", "tc_piecewise"),
+    (["--attention-backend", "torch_native"], "disabled", "tc_piecewise"),
+    (["--enable-piecewise-cuda-graph"], "full", "tc_piecewise")])
+def test_0_5_13_reads_its_own_graph_switches(args: list[str], decode: str, prefill: str) -> None:
+    plan = resolve_args(["--engine-version", "0.5.13", "--gpu-memory-gib", "80", *args])
+    assert (plan.config["decode"]["backend"], plan.config["prefill"]["backend"]) == \
+        (decode, prefill)
+
+
+def test_a_line_with_enable_piecewise_cuda_graph_is_answered_for_0_5_13() -> None:
+    plan = resolve_args(["--gpu-memory-gib", "80", "--enable-piecewise-cuda-graph"])
+    assert plan.engine_version["version"] == "0.5.13"

@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from cgconfig.api import resolve_args
+from cgconfig.engines.release_change import holds_in
+from cgconfig.engines.sglang.releases import CUDA_GRAPH_CONFIG_LOCKS
 from cgconfig.engines.vllm.splitting_ops import VLLM_ATTENTION_OPS
 from cgconfig.errors import CgConfigError
 
@@ -129,6 +131,11 @@ def sglang_mismatch(case: dict[str, Any]) -> str | None:
     # SGLang 0.5.19 to 0.5.21 lock ``<phase>.tc_compiler`` for a tc_piecewise compiler flag;
     # cgconfig reads the flag and the key but plans no such key (the compiler changes no
     # captured size), so there is no lock to match.
+    # SGLang 0.5.13 keeps no lock set (releases.CUDA_GRAPH_CONFIG_LOCKS: its ServerArgs has no
+    # _cuda_graph_config_locked), so a plan's locked keys have nothing to be compared with.
+    release = case.get("engine_version") or CORPUS_RELEASE["sglang"]
+    if not holds_in(CUDA_GRAPH_CONFIG_LOCKS, release):
+        return None
     wanted = sorted(k for k in want["locked"] if not k.endswith(".tc_compiler"))
     if wanted != got["locked"]:
         return "locked"

@@ -46,12 +46,14 @@ TC_COMPILER_FLAGS = ("--cuda-graph-tc-compiler", "--piecewise-cuda-graph-compile
 
 
 def _removed(name: str, token: str, engine: str, release: str) -> bool:
-    """Whether ``name`` is a removed flag the line's release refuses too."""
+    """Whether ``name`` is a removed flag the line's release refuses too: a release whose table
+    still has it reads it (the ``tc_piecewise`` compilers, :data:`TC_COMPILER_FLAGS`; SGLang
+    0.5.13's ``--enable-piecewise-cuda-graph``, a ``DeprecatedAction`` that only warns)."""
     if name not in REMOVED_FLAGS:
         return False
     from cgconfig.engines.sglang.engine_flags import engine_option
 
-    return name not in TC_COMPILER_FLAGS or engine_option(token, engine, release) is None
+    return engine_option(token, engine, release) is None
 
 
 #: Leading tokens of a launch line that name the program rather than configure it.

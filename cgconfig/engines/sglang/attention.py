@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cgconfig.engines.release_change import holds_in
 from cgconfig.engines.sglang import engine_settings as se
+from cgconfig.engines.sglang.releases import FA4_PAGE_PREFILL_FLAG_ONLY
 
 if TYPE_CHECKING:
     from cgconfig.facts import Facts
@@ -68,8 +70,10 @@ def resolved_attention_backend(facts: Facts, gpu_memory_gib: float | None) -> st
     return str(choice.attention_backend.value)
 
 
-def resolved_page_size(facts: Facts, attention_backend: str) -> int:
-    """``ServerArgs.page_size`` after the backend page constraints (1 when nothing forces one)."""
+def resolved_page_size(facts: Facts, attention_backend: str, engine_version: str | None = None
+                       ) -> int:
+    """``ServerArgs.page_size`` after the backend page constraints (1 when nothing forces one);
+    ``engine_version``: the release (``releases.FA4_PAGE_PREFILL_FLAG_ONLY``), None the newest."""
     page = facts.page_size or 1
     decode = facts.decode_attention_backend
     prefill = facts.prefill_attention_backend
@@ -84,8 +88,11 @@ def resolved_page_size(facts: Facts, attention_backend: str) -> int:
         page = 64
     if "trtllm_mha" in uses and page not in (16, 32, 64, 128):
         page = 64
-    if "fa4" in uses and not facts.use_mla and facts.device == "cuda" \
-            and facts.gpu_sm in (100, 103) and (facts.speculative_eagle_topk or 0) <= 1:
+    if engine_version is not None and holds_in(FA4_PAGE_PREFILL_FLAG_ONLY, engine_version):
+        fa4 = prefill == "fa4"
+    else:
+        fa4 = "fa4" in uses and (facts.speculative_eagle_topk or 0) <= 1
+    if fa4 and not facts.use_mla and facts.device == "cuda" and facts.gpu_sm in (100, 103):
         page = 128
     if "intel_xpu" in uses and page not in ((64, 128, 16, 32) if facts.use_mla else (64, 128)):
         page = 128

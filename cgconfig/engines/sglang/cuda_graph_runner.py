@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from cgconfig.draft import Draft
-from cgconfig.engines.release_change import ReleaseChange, holds_in
+from cgconfig.engines.release_change import ReleaseChange, holds_in, value_at
 from cgconfig.engines.sglang import grid as sz
 from cgconfig.errors import InputError
 from cgconfig.facts import Facts
@@ -22,6 +22,22 @@ from cgconfig.plan import Change, Decision
 HIP_SKIPS_CP_ALIGNMENT: tuple[ReleaseChange, ...] = (
     ReleaseChange("0.5.22", None, "ROCm skips the attention-CP capture alignment",
                   "python/sglang/srt/utils/common.py:get_cuda_graph_batch_size_alignment"),
+)
+
+
+#: Where the decode runner's ``get_batch_sizes_to_capture`` (its filter and its
+#: ``assert len(capture_bs) > 0 and capture_bs[0] > 0``) lives, and how the release turns the
+#: decode graph off (the refusal's remedy).
+RUNNER_FILTER_FILE: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.5.14", "the decode runner's filter is in cuda_graph_runner.py",
+                  "python/sglang/srt/model_executor/cuda_graph_runner.py:"
+                  "get_batch_sizes_to_capture",
+                  ("python/sglang/srt/model_executor/cuda_graph_runner.py", "--disable-cuda-graph")),
+    ReleaseChange("0.5.14", None, "the decode runner's filter is in runner/base_cuda_graph_runner.py",
+                  "python/sglang/srt/model_executor/runner/base_cuda_graph_runner.py:"
+                  "get_batch_sizes_to_capture",
+                  ("python/sglang/srt/model_executor/runner/base_cuda_graph_runner.py",
+                   "--cuda-graph-backend-decode disabled")),
 )
 
 
@@ -89,7 +105,9 @@ def _refuse_unusable_sizes(draft: Draft, configured: list[int], sizes: list[int]
             "decode: no configured size survives the capture filter (alignment "
             f"{alignment.multiple}, width {alignment.request_width}); decode runs eagerly")
         return
-    shown = label("sglang", draft.engine_version or newest("sglang"))
+    release = draft.engine_version or newest("sglang")
+    shown = label("sglang", release)
+    path, off = value_at(RUNNER_FILTER_FILE, release)
     said = (f"the smallest is {sizes[0]}" if sizes else
             f"none survives the capture filter (alignment {alignment.multiple}, "
             f"width {alignment.request_width})")
@@ -99,9 +117,7 @@ def _refuse_unusable_sizes(draft: Draft, configured: list[int], sizes: list[int]
         where=", ".join(draft.user_inputs("decode.bs") or draft.user_inputs("decode.max_bs"))
         or "decode.bs",
         hint=("give decode sizes of 1 or more that the alignment keeps, or "
-              "--cuda-graph-backend-decode disabled "
-              f"({shown} python/sglang/srt/model_executor/runner/base_cuda_graph_runner.py:"
-              "get_batch_sizes_to_capture)"))
+              f"{off} ({shown} {path}:get_batch_sizes_to_capture)"))
 
 
 def _record_filter(draft: Draft, configured: list[int], sizes: list[int],

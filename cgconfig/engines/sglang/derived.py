@@ -139,7 +139,7 @@ def derive_facts(facts: Facts, memory_gib: float | None,
     # speculative decoding.
     width = (speculative.num_draft_tokens or 1) if facts.speculative_algorithm else 1
     engine_attention = sa.resolved_attention_backend(facts, memory_gib)
-    page_size = sa.resolved_page_size(facts, engine_attention)
+    page_size = sa.resolved_page_size(facts, engine_attention, engine_version or None)
     return {
         **common_derived(facts, memory_gib, memory_source, "sglang"),
         "memory_tier": tier.label,

@@ -125,6 +125,61 @@ PREFILL_DEFAULT_TC_PIECEWISE: tuple[ReleaseChange, ...] = (
                   "(prefill PhaseConfig(backend=Backend.TC_PIECEWISE))"),
 )
 
+#: SGLang 0.5.13, the last release before the unified ``cuda_graph_config``, reads its own graph
+#: switches in ``ServerArgs.__post_init__`` (source ``_fold_legacy_graph_switches``):
+#: ``--disable-cuda-graph`` turns the decode graph off only (the piecewise prefill graph is
+#: ``disable_piecewise_cuda_graph``'s, ``ModelRunner.init_piecewise_cuda_graphs``);
+#: ``--enable-breakable-cuda-graph`` picks the prefill runner without exempting it from the
+#: auto-disable cascade (rule ``piecewise.incompatible-before-0.5.14``) and loses to
+#: ``--disable-piecewise-cuda-graph`` in any order; ``--enforce-piecewise-cuda-graph`` turns the
+#: prefill graph on (over ``--disable-piecewise-cuda-graph``) and skips the cascade. 0.5.14
+#: parses them as ``cuda_graph_config`` aliases (``_parse_cuda_graph_config``).
+LEGACY_GRAPH_SWITCHES: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.5.14", "the legacy graph switches: --disable-cuda-graph is decode "
+                  "only; --enable-breakable-cuda-graph picks the runner, unlocked; "
+                  "--disable-piecewise-cuda-graph wins over it; --enforce-piecewise-cuda-graph "
+                  "turns prefill on and skips the cascade",
+                  "python/sglang/srt/server_args.py:ServerArgs._handle_piecewise_cuda_graph "
+                  "('if self.enforce_piecewise_cuda_graph: ... return'); "
+                  "model_executor/model_runner.py:ModelRunner.init_piecewise_cuda_graphs "
+                  "(disable_piecewise_cuda_graph only; BreakableCudaGraphRunner when "
+                  "enable_breakable_cuda_graph)"),
+)
+
+#: ``ServerArgs._cuda_graph_config_locked``: the ``(phase, key)`` pairs a user set, which the
+#: auto-disable cascade respects. SGLang 0.5.13 has no such set (nothing to compare a plan's
+#: locked keys with: ``tests/fidelity/compare.py``).
+CUDA_GRAPH_CONFIG_LOCKS: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.5.14", None, "the engine records the cuda_graph_config keys a user set",
+                  "python/sglang/srt/server_args.py:ServerArgs._parse_cuda_graph_config "
+                  "(self._cuda_graph_config_locked)"),
+)
+
+#: SGLang 0.5.13's Mamba scheduler strategy ``auto`` is always ``no_buffer``
+#: (``ServerArgs._handle_missing_default_values``): the extra_buffer platform refusals
+#: (``refuse.mamba-extra-buffer-cpu``, ``-xpu-before-0.5.18``) hold from 0.5.14, and 0.5.13
+#: refuses speculative decoding beside the radix cache of a Mamba-hybrid model (rule
+#: ``refuse.mamba-no-buffer-speculative-before-0.5.14``).
+MAMBA_AUTO_NO_BUFFER: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.5.14", "mamba_scheduler_strategy auto resolves to no_buffer",
+                  "python/sglang/srt/server_args.py:ServerArgs._handle_missing_default_values "
+                  "('if self.mamba_scheduler_strategy == \"auto\": ... = \"no_buffer\"')"),
+)
+
+#: FA4's page size 128 (non-MLA, SM100) is forced only by ``--prefill-attention-backend fa4``
+#: (``ServerArgs._handle_attention_backend_compatibility``: ``if self.prefill_attention_backend
+#: == "fa4" and not self.use_mla_backend() and is_sm100_supported()``), with no EAGLE-topk
+#: exception; ``--attention-backend fa4`` alone keeps the page size (measured with the oracle on
+#: 0.5.13 and 0.5.14: ``--attention-backend fa4 --chunked-prefill-size 1000`` on SM100 starts).
+#: 0.5.18's ``overrides.py:_fa4_page_constraint`` reads every phase's backend; 0.5.15-0.5.17
+#: are not re-read here and keep the newer rule.
+FA4_PAGE_PREFILL_FLAG_ONLY: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.5.15", "FA4's page size 128 comes from --prefill-attention-backend "
+                  "fa4 only", "python/sglang/srt/server_args.py:"
+                  "ServerArgs._handle_attention_backend_compatibility ('FA4 backend only "
+                  "supports page size 128 for non-MLA model architectures')"),
+)
+
 #: Every behaviour above by name (what the tests walk, and docs/fidelity.md lists).
 BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     **{f"memory-tier-below-{bound:g}-gib": rows for bound, rows in GPU_MEMORY_TIERS.items()},
@@ -136,4 +191,8 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "pd-prefill-legacy-disable": PD_PREFILL_LEGACY_DISABLE,
     "deepep-prefill-align": DEEPEP_PREFILL_ALIGN,
     "prefill-default-tc-piecewise": PREFILL_DEFAULT_TC_PIECEWISE,
+    "legacy-graph-switches": LEGACY_GRAPH_SWITCHES,
+    "cuda-graph-config-locks": CUDA_GRAPH_CONFIG_LOCKS,
+    "mamba-auto-no-buffer": MAMBA_AUTO_NO_BUFFER,
+    "fa4-page-prefill-flag-only": FA4_PAGE_PREFILL_FLAG_ONLY,
 }

@@ -10,7 +10,7 @@ from cgconfig.engines.sglang.argv import parse_argv, sglang_args
 from cgconfig.errors import InputError
 from cgconfig.line.split import Arg, Part
 from cgconfig.provenance import Layer, Leaf, Origin
-from cgconfig.resolve.request import ResolveRequest
+from cgconfig.resolve.request import DialectDefault, ResolveRequest
 from cgconfig.sources.contribution import Contribution
 from cgconfig.sources.documents import facts_from_file, leaves_from_config_arg
 
@@ -92,6 +92,9 @@ class SglangArgv:
                 _release("sglang", so_far), parsed.ignored, facts,
                 [(leaf.key, f"--cuda-graph-config at {leaf.origin.at}")
                  for doc in documents for leaf in doc])
+        defaults: list[DialectDefault] = []
+        if self.engine == "sglang":
+            leaves, defaults = _fold_legacy_graph_switches(leaves, _release("sglang", so_far))
         leaves += _fold_dwdp_size(facts, where)
         leaves += _fold_pd_prefill_disable(facts, where, _release("sglang", so_far))
         said = release_label('sglang', so_far.engine_version)
@@ -100,7 +103,7 @@ class SglangArgv:
         if self.engine == "sglang":
             deprecations += _fold_backend_aliases(facts, where, said)
         return Contribution(
-            leaves=leaves, facts=facts, fact_sources=where,
+            leaves=leaves, facts=facts, fact_sources=where, defaults=defaults,
             deprecations=deprecations, notes=notes,
             ignored=list(parsed.ignored),
             settings=parsed.settings)
@@ -196,6 +199,46 @@ def _fold_dwdp_size(facts: dict[str, Any], where: dict[str, str]) -> list[Leaf]:
         where[name] = said
     return [Leaf(key, "disabled", Origin(Layer.LEGACY, said))
             for key in ("decode.backend", "prefill.backend")]
+
+
+_LEGACY_SWITCHES = ("--disable-cuda-graph", "--enable-breakable-cuda-graph",
+                    "--disable-piecewise-cuda-graph", "--enforce-piecewise-cuda-graph")
+
+
+def _fold_legacy_graph_switches(leaves: list[Leaf], release: str
+                                ) -> tuple[list[Leaf], list[DialectDefault]]:
+    """The legacy graph switches as SGLang 0.5.13 reads them (``releases.LEGACY_GRAPH_SWITCHES``):
+    ``--disable-cuda-graph`` disables the decode graph only; the prefill (piecewise) graph is on
+    unless ``--disable-piecewise-cuda-graph``, or whenever ``--enforce-piecewise-cuda-graph``
+    (which also exempts it from the auto-disable cascade, so its backend is a locked leaf); its
+    runner is breakable with ``--enable-breakable-cuda-graph``, else tc_piecewise. Without
+    ``--enforce-piecewise-cuda-graph`` a breakable choice is an unlocked default, which the
+    cascade may turn off. Other releases: the leaves as given."""
+    from cgconfig.engines.release_change import holds_in
+    from cgconfig.engines.sglang.releases import LEGACY_GRAPH_SWITCHES
+
+    if not holds_in(LEGACY_GRAPH_SWITCHES, release):
+        return leaves, []
+    given = {leaf.origin.source: leaf for leaf in leaves
+             if leaf.origin.source in _LEGACY_SWITCHES and leaf.key == "prefill.backend"}
+    kept = [leaf for leaf in leaves
+            if not (leaf.key == "prefill.backend" and leaf.origin.source in _LEGACY_SWITCHES)]
+    if not given:
+        return kept, []
+    said = f"SGLang {release}"
+    backend = "breakable" if "--enable-breakable-cuda-graph" in given else "tc_piecewise"
+    if "--enforce-piecewise-cuda-graph" in given:
+        origin = given["--enforce-piecewise-cuda-graph"].origin
+        return [*kept, Leaf("prefill.backend", backend, origin)], []
+    if "--disable-piecewise-cuda-graph" in given:
+        return [*kept, Leaf("prefill.backend", "disabled",
+                            given["--disable-piecewise-cuda-graph"].origin)], []
+    if "--enable-breakable-cuda-graph" in given:
+        return kept, [DialectDefault(
+            "prefill.backend", "breakable", "--enable-breakable-cuda-graph",
+            f"{said} captures the piecewise prefill graph with BreakableCudaGraphRunner; the "
+            "switch does not exempt it from the auto-disable cascade")]
+    return kept, []  # --disable-cuda-graph alone: the prefill graph keeps its default
 
 
 def _fold_pd_prefill_disable(facts: dict[str, Any], where: dict[str, str],
