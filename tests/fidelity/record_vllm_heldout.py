@@ -19,6 +19,13 @@ quarter of the Hopper lines set ``VLLM_USE_V2_MODEL_RUNNER`` to 0 or 1. Not reac
 SM 86/89/120 machines, ``VLLM_ATTENTION_BACKEND`` (given as ``--attention-backend`` instead),
 LoRA, multi-node flags. The machine set is small on purpose: each (SM, environment) pair costs
 the oracle one warm process. Standard library only; deterministic for a seed.
+
+``--batch 2`` (``vllm_heldout2_<release>.jsonl``, seed 8300) draws the same mix for three lines
+in five and, for the other two, :func:`pp_case`: pipeline parallelism (2 or 4) with a draft, which
+batch 1 barely reached: an MTP draft on DeepSeek-V3 (``deepseek_mtp`` / ``mtp``), Qwen3-Next
+(``qwen3_next_mtp`` / ``mtp``) or GLM-4.5 (``glm4_moe_mtp`` / ``mtp``), EAGLE / EAGLE-3 with a
+draft model on Llama, or n-gram; as a JSON document or ``--spec-*``; with TP, DP/EP, a mode,
+``--max-num-seqs`` and the V2-runner variable sometimes.
 """
 
 from __future__ import annotations
@@ -32,8 +39,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
+import check_vllm_oracle as check_oracle
 import record_vllm_window as window
-from record_vllm_engine import _trim, _zygote_key, run_batch
+from record_vllm_engine import _keep_models, _trim, _zygote_key, run_batch
 from vllm_engine_generate import case as engine_case
 
 HERE = Path(__file__).parent
@@ -62,9 +70,68 @@ def case(rng: random.Random, cid: int) -> dict[str, Any]:
             "model": c["model"], "env": env, "argv": argv}
 
 
-def generate(n: int, seed: int) -> list[dict[str, Any]]:
+#: pp_case's drafts: (model template, methods; None for a draft-model method on Llama).
+PP_DRAFTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("deepseek_v3", ("deepseek_mtp", "mtp")), ("qwen3_next", ("qwen3_next_mtp", "mtp")),
+    ("glm4_5", ("glm4_moe_mtp", "mtp")), ("llama", ("eagle3", "eagle", "ngram")),
+    ("qwen3_moe", ("ngram",)),
+)
+#: The MoE templates of pp_case, which may add DP/EP.
+PP_MOE = ("deepseek_v3", "qwen3_next", "glm4_5", "qwen3_moe")
+
+
+def pp_case(rng: random.Random, cid: int) -> dict[str, Any]:
+    """A pipeline-parallel line with a speculative draft on one of :data:`MACHINES`."""
+    model, methods = rng.choices(PP_DRAFTS, [4, 3, 3, 3, 1])[0]
+    method = rng.choice(methods)
+    k = rng.choice([1, 1, 2, 3, 4])
+    argv = ["vllm", "serve", f"@{model}", "--pipeline-parallel-size", rng.choice(["2", "2", "4"])]
+    doc: dict[str, Any] = {"method": method, "num_speculative_tokens": k}
+    if method == "eagle3":
+        doc["model"] = "@llama_eagle3"
+    elif method == "eagle":
+        doc["model"] = "@llama_eagle"
+    elif method == "ngram":
+        doc["prompt_lookup_max"] = 4
+    if rng.random() < 0.25 and method != "ngram":
+        argv += ["--spec-method", method, "--spec-tokens", str(k)]
+        if "model" in doc:
+            argv += ["--spec-model", doc["model"]]
+    else:
+        argv += ["--speculative-config", json.dumps(doc)]
+    if rng.random() < 0.3:
+        argv += ["--tensor-parallel-size", rng.choice(["1", "2", "4"])]
+    if model in PP_MOE and rng.random() < 0.3:
+        argv += ["--data-parallel-size", rng.choice(["2", "4"])]
+        if rng.random() < 0.7:
+            argv.append("--enable-expert-parallel")
+    if rng.random() < 0.3:
+        argv.append(f"-cc.cudagraph_mode={rng.choice(window.MODES)}")
+    if rng.random() < 0.4:
+        argv += ["--max-num-seqs", str(rng.choice([1, 8, 64, 128, 256, 512, 1024]))]
+    if rng.random() < 0.1:
+        argv.append(rng.choice(["-O0", "-O1", "--enforce-eager", "--async-scheduling"]))
+    gpu, memory, sm = rng.choice(MACHINES)
+    env: dict[str, str] = {}
+    if sm == 90 and rng.random() < 0.25:
+        env["VLLM_USE_V2_MODEL_RUNNER"] = rng.choice(["0", "1"])
+    return {"id": cid, "platform": "cuda", "gpu": gpu, "gpu_memory_gib": memory, "sm": sm,
+            "model": model, "env": env, "argv": argv}
+
+
+#: Ids of the ``--check`` lines in the oracle batch (never written).
+CHECK_ID = 1_000_000
+#: Per batch: (file-name stem, default seed, share of pp_case lines).
+BATCHES: dict[int, tuple[str, int, float]] = {1: ("vllm_heldout", 8100, 0.0),
+                                              2: ("vllm_heldout2", 8300, 0.4)}
+
+
+def generate(n: int, seed: int, batch: int = 1) -> list[dict[str, Any]]:
     rng = random.Random(seed)
-    return [case(rng, i) for i in range(n)]
+    share = BATCHES[batch][2]
+    if not share:  # batch 1, as recorded: one draw stream, no pp_case draw
+        return [case(rng, i) for i in range(n)]
+    return [pp_case(rng, i) if rng.random() < share else case(rng, i) for i in range(n)]
 
 
 def main() -> int:
@@ -72,13 +139,33 @@ def main() -> int:
     parser.add_argument("--oracle", type=Path, required=True)
     parser.add_argument("--version", required=True, help="the release the oracle runs")
     parser.add_argument("--cases", type=int, default=160)
-    parser.add_argument("--seed", type=int, default=8100)
+    parser.add_argument("--batch", type=int, default=1, choices=sorted(BATCHES),
+                        help="1: vllm_heldout_<release>.jsonl (seed 8100); 2: "
+                        "vllm_heldout2_<release>.jsonl (seed 8300, pipeline-parallel drafts)")
+    parser.add_argument("--seed", type=int, help="default: the batch's seed")
+    parser.add_argument("--check", type=int, default=0, metavar="N",
+                        help="also re-ask N lines this release's oracle recorded before "
+                        "(check_vllm_oracle.sample) in the same oracle process; write nothing "
+                        "when any answer differs from its recording")
     args = parser.parse_args()
-    out = HERE / f"vllm_heldout_{args.version}.jsonl"
-    cases = sorted(generate(args.cases, args.seed), key=_zygote_key)
+    stem, seed, _ = BATCHES[args.batch]
+    args.seed = seed if args.seed is None else args.seed
+    out = HERE / f"{stem}_{args.version}.jsonl"
+    cases = sorted(generate(args.cases, args.seed, args.batch), key=_zygote_key)
+    checks = [{**row, "id": CHECK_ID + n} for n, row in enumerate(
+        check_oracle.sample(args.version, max(args.check // 5, 1), args.check))] if args.check else []
     answers: dict[int, dict[str, Any]] = {}
-    run_batch(args.oracle, [window.oracle_case(c) for c in cases], answers, threading.Lock(),
-              args.version)
+    run_batch(args.oracle, sorted([window.oracle_case(c) for c in cases + checks], key=_zygote_key),
+              answers, threading.Lock(), args.version)
+    if checks:
+        bad = check_oracle.differences(checks, answers)
+        print(f"check: {len(checks) - len(bad)}/{len(checks)} recorded lines answered as recorded",
+              file=sys.stderr)
+        if bad:
+            for row, diff in bad:
+                print(f"DIFF {row['_file']} id {row['id'] - CHECK_ID}: {diff[:600]}", file=sys.stderr)
+            return 1
+    _keep_models(answers, cases)
     rows = [dict(c, answer=_trim(answers[c["id"]]), vllm_version=args.version, seed=args.seed)
             for c in sorted(cases, key=lambda c: c["id"]) if c["id"] in answers]
     out.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))

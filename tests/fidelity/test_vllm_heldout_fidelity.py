@@ -1,6 +1,8 @@
-"""Per-release agreement on fresh lines (#31 item 6): one held-out batch per supported vLLM
-release, answered by that release's own whole engine path (``record_vllm_heldout.py``, seed
-8100, recorded after cgconfig's code was written), replayed through cgconfig as that release.
+"""Per-release agreement on fresh lines (#31 item 6): held-out batches per supported vLLM
+release, answered by that release's own whole engine path (``record_vllm_heldout.py``: batch 1,
+``vllm_heldout_<release>.jsonl``, seed 8100; batch 2, ``vllm_heldout2_<release>.jsonl``, seed
+8300, with pipeline-parallel drafts; each recorded after cgconfig's code was written), replayed
+through cgconfig as that release.
 
 Every difference must be listed, with its reason, in ``known_vllm_engine_differences.json``
 under the corpus's file name; a listed difference that now agrees fails too (a ratchet).
@@ -21,6 +23,9 @@ from cgconfig.line.versions import SUPPORTED, version_key
 
 HERE = Path(__file__).parent
 CORPORA = sorted(HERE.glob("vllm_heldout_*.jsonl"))
+#: Batch 2 (seed 8300): every release 0.20.1 ... 0.33.0.
+CORPORA2 = sorted(HERE.glob("vllm_heldout2_*.jsonl"))
+SEEDS = {"vllm_heldout": 8100, "vllm_heldout2": 8300}
 
 
 def test_every_supported_release_has_a_heldout_batch() -> None:
@@ -34,12 +39,17 @@ def test_every_supported_release_has_a_heldout_batch() -> None:
         assert sum(json.loads(line)["id"] >= 160 for line in lines) >= 100, release
 
 
-@pytest.mark.parametrize("path", CORPORA, ids=lambda p: p.stem)
+def test_every_supported_release_has_a_second_batch() -> None:
+    recorded = {p.stem.rsplit("_", 1)[1] for p in CORPORA2}
+    assert recorded == {v for v in SUPPORTED["vllm"] if (version_key(v) or ()) >= (0, 20, 1)}
+
+
+@pytest.mark.parametrize("path", CORPORA + CORPORA2, ids=lambda p: p.stem)
 def test_heldout_batch_agrees_with_its_release(path: Path) -> None:
-    release = path.stem.rsplit("_", 1)[1]
+    stem, release = path.stem.rsplit("_", 1)
     cases = cve.load(path)
     assert len(cases) >= 150
-    assert all(c["vllm_version"] == release and c["seed"] == 8100 for c in cases)
+    assert all(c["vllm_version"] == release and c["seed"] == SEEDS[stem] for c in cases)
     found = cve.mismatches(path)
     listed = cve.known(path)
     new = {cid: why for cid, why in found.items() if cid not in listed}
@@ -60,7 +70,7 @@ def test_heldout_batches_reach_what_they_claim() -> None:
     """What the generator must draw, in every release's batch: max_num_seqs below and above
     the ceiling, GPU memory unknown, speculative configs, the V2-runner variable both ways,
     DP/EP, attention backends, refusals."""
-    for path in CORPORA:
+    for path in CORPORA + CORPORA2:
         cases = cve.load(path)
         words = {w.split("=")[0] for c in cases for w in c["argv"]}
         assert {"--max-num-seqs", "--speculative-config", "--data-parallel-size",
@@ -71,3 +81,16 @@ def test_heldout_batches_reach_what_they_claim() -> None:
         assert min(seqs) <= 8 and max(seqs) >= 1024
         assert any(c["answer"]["error"] for c in cases)
         assert len({c["sm"] for c in cases}) >= 3
+
+
+def test_second_batches_reach_pipeline_parallel_drafts() -> None:
+    """Batch 2's aim: PP > 1 with an MTP draft on each MTP model, and with EAGLE / n-gram."""
+    for path in CORPORA2:
+        cases = cve.load(path)
+        pp = [c for c in cases if (c["answer"].get("pp") or 1) > 1
+              or "--pipeline-parallel-size" in c["argv"]]
+        assert len(pp) >= 0.3 * len(cases), path.name
+        text = [" ".join(c["argv"]) for c in pp]
+        for model in ("@deepseek_v3", "@qwen3_next", "@glm4_5"):
+            assert any(model in t and "mtp" in t for t in text), (path.name, model)
+        assert any("eagle" in t for t in text) and any("ngram" in t for t in text), path.name

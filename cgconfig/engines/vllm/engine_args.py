@@ -185,6 +185,16 @@ MTP_DRAFT_SUPPORTS_PP: dict[str, tuple[str, bool]] = {
     "Ernie4_5_MoeForCausalLM": ("ErnieMTP", False),
     "Qwen3NextForCausalLM": ("Qwen3NextMTP", False),
 }
+#: The EAGLE / EAGLE-3 draft class a draft model of a target architecture runs as, and whether
+#: ``supports_pp`` holds for it (``model_executor/models/interfaces.py``: ``SupportsPP`` and a
+#: ``forward`` taking ``intermediate_tensors``). The Llama drafts subclass ``LlamaForCausalLM``
+#: but their ``forward`` takes no ``intermediate_tensors`` (``llama_eagle.py``,
+#: ``llama_eagle3.py``, read in 0.20.1 and 0.29.0), so a draft copying the target's pipeline
+#: size is refused. Only the Llama drafts are measured (held-out batch 2).
+EAGLE_DRAFT_SUPPORTS_PP: dict[tuple[str, str], tuple[str, bool]] = {
+    ("LlamaForCausalLM", "eagle"): ("EagleLlamaForCausalLM", False),
+    ("LlamaForCausalLM", "eagle3"): ("Eagle3LlamaForCausalLM", False),
+}
 
 
 def check_draft_pipeline_parallel(method: object, model: object, facts: dict[str, object],
@@ -194,10 +204,14 @@ def check_draft_pipeline_parallel(method: object, model: object, facts: dict[str
     MTP draft without ``SupportsPP`` is refused (``verify_with_parallel_config``)."""
     pp = facts.get("pp_size")
     name = str(method) if method is not None else ""
-    if model is not None or not (name == "mtp" or name.endswith("_mtp")) \
-            or not isinstance(pp, int) or pp <= 1 or not holds_in(DRAFT_INHERITS_PP, release):
+    if not isinstance(pp, int) or pp <= 1 or not holds_in(DRAFT_INHERITS_PP, release):
         return
-    draft = MTP_DRAFT_SUPPORTS_PP.get(str(facts.get("model_arch")))
+    if model is None and (name == "mtp" or name.endswith("_mtp")):
+        draft = MTP_DRAFT_SUPPORTS_PP.get(str(facts.get("model_arch")))
+    elif model is not None and name in ("eagle", "eagle3"):
+        draft = EAGLE_DRAFT_SUPPORTS_PP.get((str(facts.get("model_arch")), name))
+    else:
+        return
     if draft is None or draft[1]:
         return
     raise InputError(
@@ -205,7 +219,7 @@ def check_draft_pipeline_parallel(method: object, model: object, facts: dict[str
         f"`SupportsPP` interface ({label('vllm', release)} checks the {draft[0]} draft of "
         f"{facts.get('model_arch')} with the target's pipeline_parallel_size {pp}: "
         "SpeculativeConfig.create_draft_parallel_config, ModelConfig.verify_with_parallel_config)",
-        where=where, hint=f"drop the MTP draft or --pipeline-parallel-size "
+        where=where, hint=f"drop the draft or --pipeline-parallel-size "
                           f"({label('vllm', str(DRAFT_INHERITS_PP[-1].until))} gives the draft a "
                           "pipeline size of 1)")
 

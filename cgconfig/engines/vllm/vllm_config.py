@@ -177,10 +177,16 @@ def _runner(vin: VllmInput, engine: EngineArgs, level_mode: str) -> Callable[[Dr
     """Whether a whole `vllm serve` line runs on Model Runner V2 in its release, once the
     model's facts (architecture, experts in its config.json) are known."""
     method = vin.speculative[0] if vin.speculative is not None else engine.spec_method
+    draft_model = vin.speculative[1] if vin.speculative is not None else engine.spec_model
     stock = vin.compilation_mode(level_mode) == COMPILATION_MODES["STOCK_TORCH_COMPILE"]
 
     def pick(draft: Draft) -> bool:
         arch = draft.facts.get("model_arch")
+        # the draft's pipeline-size check again, now that the model's architecture is known
+        # (a local folder's config.json is read after the line: speculative() saw no model)
+        check_draft_pipeline_parallel(method, draft_model, draft.facts,
+                                      "--speculative-config" if vin.speculative is not None
+                                      else "--spec-method", engine.release)
         forced = draft.facts.get("vllm_use_v2_model_runner")
         if forced is True:  # VLLM_USE_V2_MODEL_RUNNER=1: V2, or a refusal for what it lacks
             unsupported = releases.v2_unsupported(
