@@ -178,15 +178,13 @@ def _runner(vin: VllmInput, engine: EngineArgs, level_mode: str) -> Callable[[Dr
     model's facts (architecture, experts in its config.json) are known."""
     method = vin.speculative[0] if vin.speculative is not None else engine.spec_method
     draft_model = vin.speculative[1] if vin.speculative is not None else engine.spec_model
+    spec_flag = "--speculative-config" if vin.speculative is not None else "--spec-method"
     stock = vin.compilation_mode(level_mode) == COMPILATION_MODES["STOCK_TORCH_COMPILE"]
 
     def pick(draft: Draft) -> bool:
         arch = draft.facts.get("model_arch")
-        # the draft's pipeline-size check again, now that the model's architecture is known
-        # (a local folder's config.json is read after the line: speculative() saw no model)
-        check_draft_pipeline_parallel(method, draft_model, draft.facts,
-                                      "--speculative-config" if vin.speculative is not None
-                                      else "--spec-method", engine.release)
+        # the draft's PP check again: a local folder's config.json is read after the line
+        check_draft_pipeline_parallel(method, draft_model, draft.facts, spec_flag, engine.release)
         forced = draft.facts.get("vllm_use_v2_model_runner")
         if forced is True:  # VLLM_USE_V2_MODEL_RUNNER=1: V2, or a refusal for what it lacks
             unsupported = releases.v2_unsupported(
