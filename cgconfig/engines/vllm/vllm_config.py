@@ -174,8 +174,7 @@ def post_init(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs,
 
 
 def _runner(vin: VllmInput, engine: EngineArgs, level_mode: str) -> Callable[[Draft], bool]:
-    """Whether a whole `vllm serve` line runs on Model Runner V2 in its release, once the
-    model's facts (architecture, experts in its config.json) are known."""
+    """Whether a `vllm serve` line runs on Model Runner V2 once the model's facts are known."""
     method = vin.speculative[0] if vin.speculative is not None else engine.spec_method
     draft_model = vin.speculative[1] if vin.speculative is not None else engine.spec_model
     spec_flag = "--speculative-config" if vin.speculative is not None else "--spec-method"
