@@ -38,7 +38,7 @@ class GpuReading(NamedTuple):
     memory_gib: float | None
     sm: int | None
     """Compute capability ×10 (``9.0`` → 90); NVIDIA only."""
-    count: int | None
+    gpu_count: int | None
     source: str
     """The tool that answered (``nvidia-smi``), or ``unknown (why)``."""
 

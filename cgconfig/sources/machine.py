@@ -127,7 +127,7 @@ class MachineFacts:
             return out
         gpus = probe_gpu(platform)
         for name, value in (("gpu_memory_gib", gpus.memory_gib), ("gpu_sm", gpus.sm),
-                            ("gpu_count", gpus.count)):
+                            ("gpu_count", gpus.gpu_count)):
             if name in missing and value is not None:
                 out.facts[name], out.fact_sources[name] = value, gpus.source
         return out

@@ -95,7 +95,7 @@ def test_rocm_smi_same_path(probing: None) -> None:
 ])
 def test_unknown_readings_say_why(probing: None, platform: str, run, which, why: str) -> None:
     reading = probe_gpu(platform, run=run, which=which)
-    assert reading.memory_gib is None and reading.sm is None and reading.count is None
+    assert reading.memory_gib is None and reading.sm is None and reading.gpu_count is None
     assert reading.source.startswith(f"unknown ({why}")
 
 

@@ -6,7 +6,7 @@ torch.compile compiles, and the decode coverage the captured sizes leave.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from cgconfig.draft import Draft
 from cgconfig.engines.release_change import ReleaseChange, holds_in, value_at
@@ -107,7 +107,7 @@ def _refuse_unusable_sizes(draft: Draft, configured: list[int], sizes: list[int]
         return
     release = draft.engine_version or newest("sglang")
     shown = label("sglang", release)
-    path, off = value_at(RUNNER_FILTER_FILE, release)
+    path, off = cast("tuple[str, str]", value_at(RUNNER_FILTER_FILE, release))
     said = (f"the smallest is {sizes[0]}" if sizes else
             f"none survives the capture filter (alignment {alignment.multiple}, "
             f"width {alignment.request_width})")
