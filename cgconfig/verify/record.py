@@ -148,6 +148,9 @@ class LogRecord:
     """Launch arguments as the engine printed them (name → value)."""
     args_line: int = 0
     args_source: str = ""
+    args_complete: bool = False
+    """Whether ``args`` holds every launch field the engine has (SGLang's ``server_args``), so
+    that the names printed say which release ran (:mod:`cgconfig.verify.args_release`)."""
     captures: dict[str, Capture] = field(default_factory=dict)
     configured_sizes: list[int] | None = None
     """vLLM: the front-end's configured capture sizes (before the worker's changes)."""

@@ -88,22 +88,18 @@ def judge_release(record: LogRecord, requested: str | None = None) -> Release:
         return _printed(record, engine, record.version)
     outside = [h for h in record.hints if _outside(engine, h)]
     if outside:
-        hint = outside[0]
-        at = f" (log line {hint.line})" if hint.line else ""
-        return Release(engine, None, False,
-                       f"the log's {hint.what}{at} is printed only by {label} {hint.oldest}"
-                       f"{'-' + hint.newest if hint.newest else '+'}, releases cgconfig does not "
-                       f"model (it models {supported_range(engine)}); pass --engine-version "
-                       f"if the server ran another")
+        return _cannot_judge(engine, outside[0], "is printed only by",
+                             "releases cgconfig does not model", "if the server ran another")
+    if record.args_complete and record.args:
+        found = _from_args(record, engine)
+        if found is not None:
+            return found
     older = [h for h in record.hints if _partly_older(engine, h)]
     if older and registry.row(engine).release_from_tags:
         hint = older[0]
-        at = f" (log line {hint.line})" if hint.line else ""
-        return Release(engine, None, False,
-                       f"the log's {hint.what}{at} is printed by {label} {hint.oldest}-"
-                       f"{hint.newest}, of which cgconfig models only {SUPPORTED[engine][0]} on "
-                       f"(it models {supported_range(engine)}); pass --engine-version "
-                       f"{engine}=={hint.newest} if the server ran it")
+        return _cannot_judge(engine, hint, "is printed by",
+                             f"of which cgconfig models only {SUPPORTED[engine][0]} on",
+                             f"{engine}=={hint.newest} if the server ran it")
     chosen = EngineVersion(engine, SUPPORTED[engine][-1], "default (newest supported)")
     if not registry.row(engine).release_from_tags or any(_inside(engine, h)
                                                           for h in record.hints):
@@ -112,6 +108,38 @@ def judge_release(record: LogRecord, requested: str | None = None) -> Release:
     return Release(engine, chosen, False,
                    f"the log does not print {label}'s version and its formats ({formats}) span "
                    f"releases cgconfig does not model; judged by {chosen.label}'s rules")
+
+
+def _cannot_judge(engine: str, hint: ReleaseHint, printed: str, which: str, name: str) -> Release:
+    """A log whose format ``hint`` places (partly) outside the modelled releases."""
+    label = NAMES[engine]
+    at = f" (log line {hint.line})" if hint.line else ""
+    span = f"{hint.oldest}{'-' + hint.newest if hint.newest else '+'}"
+    return Release(engine, None, False,
+                   f"the log's {hint.what}{at} {printed} {label} {span}, {which} (it models "
+                   f"{supported_range(engine)}); pass --engine-version {name}")
+
+
+def _from_args(record: LogRecord, engine: str) -> Release | None:
+    """The release whose flags the log's complete argument dump fits (:mod:`args_release`);
+    ``None`` when the dump is cut short (its formats decide then)."""
+    from cgconfig.verify.args_release import ARGS_MATCH_SLACK, nearest_release
+
+    label = NAMES[engine]
+    match = nearest_release(engine, record.args or {})
+    if not match.whole:
+        return None
+    where = f"the log's {record.args_source or 'launch arguments'} (log line {record.args_line})"
+    if match.accepted:
+        said = (f"the fields of {where} are {label} {match.release}'s ({match.score} names "
+                f"differ; {match.runner_up or 'no other release'}: {match.runner_up_score})")
+        return Release(engine, EngineVersion(engine, match.release, where, said=said), True)
+    near = (f"nearest {label} {match.release} with {match.score} names differing"
+            + (f", {match.runner_up} with {match.runner_up_score}" if match.runner_up else ""))
+    return Release(engine, None, False,
+                   f"the fields of {where} fit no release cgconfig models ({near}; a release's "
+                   f"own fields differ by at most {ARGS_MATCH_SLACK}; it models "
+                   f"{supported_range(engine)}); pass --engine-version if the server ran one")
 
 
 def _printed(record: LogRecord, engine: str, version: str, source: str = "") -> Release:

@@ -317,7 +317,9 @@ class SglangReader:
             return False
         if self.record.args is None:
             self.record.args, self.record.args_line = parsed, line
-            self.record.args_source = source
+            # Both forms print every ServerArgs field: the dataclass repr, and resolved_dict()
+            # (0.5.23's _server_args_for_logging redacts values, never keys).
+            self.record.args_source, self.record.args_complete = source, True
         self.record.evidence += 1
         return True
 
