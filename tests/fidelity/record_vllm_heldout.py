@@ -26,6 +26,10 @@ batch 1 barely reached: an MTP draft on DeepSeek-V3 (``deepseek_mtp`` / ``mtp``)
 (``qwen3_next_mtp`` / ``mtp``) or GLM-4.5 (``glm4_moe_mtp`` / ``mtp``), EAGLE / EAGLE-3 with a
 draft model on Llama, or n-gram; as a JSON document or ``--spec-*``; with TP, DP/EP, a mode,
 ``--max-num-seqs`` and the V2-runner variable sometimes.
+
+``--batch 3`` (``vllm_heldout3_<release>.jsonl``, seed 8500) is the same two draws, one line in
+five a :func:`pp_case`, recorded after the draft pipeline-size fix so that no line of it was seen
+while that code was written.
 """
 
 from __future__ import annotations
@@ -123,7 +127,8 @@ def pp_case(rng: random.Random, cid: int) -> dict[str, Any]:
 CHECK_ID = 1_000_000
 #: Per batch: (file-name stem, default seed, share of pp_case lines).
 BATCHES: dict[int, tuple[str, int, float]] = {1: ("vllm_heldout", 8100, 0.0),
-                                              2: ("vllm_heldout2", 8300, 0.4)}
+                                              2: ("vllm_heldout2", 8300, 0.4),
+                                              3: ("vllm_heldout3", 8500, 0.2)}
 
 
 def generate(n: int, seed: int, batch: int = 1) -> list[dict[str, Any]]:
@@ -141,7 +146,8 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=160)
     parser.add_argument("--batch", type=int, default=1, choices=sorted(BATCHES),
                         help="1: vllm_heldout_<release>.jsonl (seed 8100); 2: "
-                        "vllm_heldout2_<release>.jsonl (seed 8300, pipeline-parallel drafts)")
+                        "vllm_heldout2_<release>.jsonl (seed 8300, pipeline-parallel drafts); 3: "
+                        "vllm_heldout3_<release>.jsonl (seed 8500, one line in five a PP draft)")
     parser.add_argument("--seed", type=int, help="default: the batch's seed")
     parser.add_argument("--check", type=int, default=0, metavar="N",
                         help="also re-ask N lines this release's oracle recorded before "
