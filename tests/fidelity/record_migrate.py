@@ -11,8 +11,8 @@ parser (the oracle's ``sglang_oracle.py --sglang-version SOURCE``) and kept only
 there; the migrated line is then run through the target's. vLLM lines: the source is checked
 against its flag table (generated from that release's parser; the oracle runs vLLM 0.33.0
 only), the migrated line through ``vllm_engine_oracle.py`` at 0.33.0. Batch 1 is written to
-``migrate_cases.jsonl``, batch 2 to ``migrate_cases_2.jsonl``; ``test_migrate_cases.py`` replays
-both without the oracle.
+``migrate_cases.jsonl``, batch 2 to ``migrate_cases_2.jsonl``, batch 3 to
+``migrate_cases_3.jsonl``; ``test_migrate_cases.py`` replays them without the oracle.
 """
 
 from __future__ import annotations
@@ -61,6 +61,14 @@ BATCHES = {
              + [("sglang", "0.5.23", "0.5.18"), ("sglang", "0.5.23", "0.5.16"),
                 ("sglang", "0.5.19", "0.5.16"), ("vllm", "0.15.1", "0.33.0"),
                 ("vllm", "0.17.1", "0.33.0"), ("vllm", "0.19.1", "0.33.0")]),
+    # Held out: recorded after SGLang 0.5.13/0.5.14 and vLLM 0.14.1 were supported (the
+    # releases before the unified --cuda-graph-config and before --cudagraph-capture-sizes'
+    # newer neighbours), on a seed no other corpus uses.
+    3: Batch(370_039, HERE / "migrate_cases_3.jsonl",
+             [("sglang", s, "0.5.23") for s in ("0.5.13", "0.5.14")]
+             + [("sglang", "0.5.23", "0.5.13"), ("sglang", "0.5.23", "0.5.14"),
+                ("sglang", "0.5.13", "0.5.19"), ("vllm", "0.14.1", "0.33.0"),
+                ("vllm", "0.22.1", "0.33.0"), ("vllm", "0.24.0", "0.33.0")]),
 }
 #: Flags no line should carry: files, servers, help.
 SKIP = ("--config", "--help", "--version", "--model-path", "--model", "--tokenizer-path")
@@ -163,8 +171,8 @@ def main() -> None:
                         help="re-ask the target's parser only about lines whose migration "
                              "changed since they were recorded")
     parser.add_argument("--batch", type=int, choices=sorted(BATCHES), default=1,
-                        help="which batch: 1 (migrate_cases.jsonl) or 2, held out "
-                             "(migrate_cases_2.jsonl)")
+                        help="which batch: 1 (migrate_cases.jsonl), 2 or 3, held out "
+                             "(migrate_cases_2.jsonl, migrate_cases_3.jsonl)")
     options = parser.parse_args()
     batch = BATCHES[options.batch]
     if options.recheck:

@@ -2,8 +2,8 @@
 source release (SGLang: that release's own parser; vLLM: its flag table), and the target
 release's own parser accepted what migrate wrote for it (``record_migrate.py`` recorded both
 verdicts). Migrate must still write exactly that line, and every recorded verdict is an
-acceptance: 100 % of each batch (batch 2 was recorded after migrate's code, from releases
-batch 1 did not reach)."""
+acceptance: 100 % of each batch (batches 2 and 3 were recorded after migrate's code, from
+releases the batches before did not reach: batch 3 SGLang 0.5.13/0.5.14 and vLLM 0.14.1)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from cgconfig.line.versions import SUPPORTED, EngineVersion
 from cgconfig.migrate import migrate
 
 HERE = Path(__file__).resolve().parent
-CASES = [json.loads(row) for name in ("migrate_cases.jsonl", "migrate_cases_2.jsonl")
+CASES = [json.loads(row) for name in ("migrate_cases.jsonl", "migrate_cases_2.jsonl",
+                                      "migrate_cases_3.jsonl")
          for row in (HERE / name).read_text().splitlines()]
 PREFIX = {"sglang": ["python3", "-m", "sglang.launch_server", "--model-path", "m"],
           "vllm": ["vllm", "serve", "m"]}

@@ -1,8 +1,9 @@
 """Per-release agreement on fresh lines (#31 item 6): held-out batches per supported vLLM
 release, answered by that release's own whole engine path (``record_vllm_heldout.py``: batch 1,
 ``vllm_heldout_<release>.jsonl``, seed 8100; batch 2, ``vllm_heldout2_<release>.jsonl``, seed
-8300, with pipeline-parallel drafts; each recorded after cgconfig's code was written), replayed
-through cgconfig as that release.
+8300, with pipeline-parallel drafts; batch 3, ``vllm_heldout3_<release>.jsonl``, seed 8500,
+recorded after the draft pipeline-size fix that batch 2 found; each recorded after cgconfig's
+code was written), replayed through cgconfig as that release.
 
 Every difference must be listed, with its reason, in ``known_vllm_engine_differences.json``
 under the corpus's file name; a listed difference that now agrees fails too (a ratchet).
@@ -25,7 +26,9 @@ HERE = Path(__file__).parent
 CORPORA = sorted(HERE.glob("vllm_heldout_*.jsonl"))
 #: Batch 2 (seed 8300): every release 0.20.1 ... 0.33.0.
 CORPORA2 = sorted(HERE.glob("vllm_heldout2_*.jsonl"))
-SEEDS = {"vllm_heldout": 8100, "vllm_heldout2": 8300}
+#: Batch 3 (seed 8500): every release 0.20.1 ... 0.33.0.
+CORPORA3 = sorted(HERE.glob("vllm_heldout3_*.jsonl"))
+SEEDS = {"vllm_heldout": 8100, "vllm_heldout2": 8300, "vllm_heldout3": 8500}
 
 
 def test_every_supported_release_has_a_heldout_batch() -> None:
@@ -39,12 +42,13 @@ def test_every_supported_release_has_a_heldout_batch() -> None:
         assert sum(json.loads(line)["id"] >= 160 for line in lines) >= 100, release
 
 
-def test_every_supported_release_has_a_second_batch() -> None:
-    recorded = {p.stem.rsplit("_", 1)[1] for p in CORPORA2}
+@pytest.mark.parametrize("corpora", [CORPORA2, CORPORA3], ids=["batch2", "batch3"])
+def test_every_supported_release_from_0_20_1_has_batches_2_and_3(corpora: list[Path]) -> None:
+    recorded = {p.stem.rsplit("_", 1)[1] for p in corpora}
     assert recorded == {v for v in SUPPORTED["vllm"] if (version_key(v) or ()) >= (0, 20, 1)}
 
 
-@pytest.mark.parametrize("path", CORPORA + CORPORA2, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", CORPORA + CORPORA2 + CORPORA3, ids=lambda p: p.stem)
 def test_heldout_batch_agrees_with_its_release(path: Path) -> None:
     stem, release = path.stem.rsplit("_", 1)
     cases = cve.load(path)
@@ -70,7 +74,7 @@ def test_heldout_batches_reach_what_they_claim() -> None:
     """What the generator must draw, in every release's batch: max_num_seqs below and above
     the ceiling, GPU memory unknown, speculative configs, the V2-runner variable both ways,
     DP/EP, attention backends, refusals."""
-    for path in CORPORA + CORPORA2:
+    for path in CORPORA + CORPORA2 + CORPORA3:
         cases = cve.load(path)
         words = {w.split("=")[0] for c in cases for w in c["argv"]}
         assert {"--max-num-seqs", "--speculative-config", "--data-parallel-size",
