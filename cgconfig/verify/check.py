@@ -107,15 +107,17 @@ def has_entry_point(line: list[str]) -> bool:
     return find_entry_point(line) is not None
 
 
-def launch_for(record: LogRecord, line: list[str]) -> tuple[list[str], str, list[str]]:
-    """The argv to resolve, where it came from, and notes about it."""
+def launch_for(record: LogRecord, line: list[str],
+               release: str) -> tuple[list[str], str, list[str]]:
+    """The argv to resolve (the printed arguments read with ``release``'s table), where it
+    came from, and notes about it."""
     notes: list[str] = []
     engine = record.engine or host()
     if record.args is not None and not has_entry_point(line):
-        argv, unknown = argv_from_args(engine, record.args)
+        argv, unknown = argv_from_args(engine, release, record.args)
         if unknown:
             notes.append(f"{len(unknown)} printed argument(s) unknown to cgconfig's "
-                         f"{engine} table were left out: {', '.join(unknown[:6])}"
+                         f"{engine} {release} table were left out: {', '.join(unknown[:6])}"
                          + (", …" if len(unknown) > 6 else ""))
         source = f"log line {record.args_line} ({record.args_source})"
         if line:
@@ -164,7 +166,8 @@ def verify(record: LogRecord, line: list[str], environ: Mapping[str, str] | None
         verdict = Verdict(record, None, [], metrics, release=release)
         verdict.level, verdict.reasons = decide(record, release, None, [])
         return verdict
-    argv, source, notes = launch_for(record, line)
+    assert release.chosen is not None  # judged
+    argv, source, notes = launch_for(record, line, release.chosen.version)
     with applied(record, argv) as (argv, facts):
         plan, argv = _resolve(record, argv, line, source, notes, environ, release)
         flag_argv = list(argv)

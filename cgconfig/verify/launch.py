@@ -3,7 +3,7 @@
 Only flags that change graph decisions in cgconfig's engine table (``graph_effect``) and whose
 value differs from the table's default are written; SGLang's resolved ``cuda_graph_config``
 (0.5.23 prints it inside ``server_args={...}``) is what the plan is compared with, so it is not
-fed back in. Keys the table does not know (an older release's) are listed, not guessed.
+fed back in. Keys the release's table does not know are listed, not guessed.
 """
 
 from __future__ import annotations
@@ -22,11 +22,14 @@ def launch_entry(engine: str) -> list[str]:
     return list(part(engine, "launch_entry"))
 
 
-def argv_from_args(engine: str, args: dict[str, Any]) -> tuple[list[str], list[str]]:
-    """The launch argv for ``args`` and the argument names the engine table does not know."""
+def argv_from_args(engine: str, release: str, args: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The launch argv for ``args`` and the argument names the table of ``release`` (the one the
+    log is judged by) does not know. The release's own table: a 0.5.13 dump's
+    ``enable_breakable_cuda_graph`` is a flag of 0.5.13, not of 0.5.23, and each release has
+    its own defaults to leave out."""
     from cgconfig.line import load_table
 
-    table = load_table(engine)
+    table = load_table(engine, release)
     by_dest = {flag.dest: flag for flag in table.flags if flag.options}
     model, consumed = part(engine, "launch_model")(args)
     argv = [*launch_entry(engine), *model]
@@ -45,7 +48,13 @@ def argv_from_args(engine: str, args: dict[str, Any]) -> tuple[list[str], list[s
             else:
                 argv.extend(words)
             continue
-        if not (flag.graph_effect or flag.modelled) or value is None or value == flag.default:
+        if value is None or value == flag.default:
+            continue
+        if not (flag.graph_effect or flag.modelled) and \
+                part(engine, "old_spelling")(spelling, value) is None:
+            # Not a graph flag, and no spelling cgconfig reads: a legacy switch the table
+            # calls ignored (SGLang 0.5.13's --enable-breakable-cuda-graph, read by cgconfig's
+            # own flags) is written as printed, the release's parser has it.
             continue
         if flag.nargs == 0 and not isinstance(value, bool):
             # A switch printed with a value it cannot take (``'enforce_eager': 'yes'``): left

@@ -62,6 +62,7 @@ AFTER_FLAG = ("-.5", "-1.", "-", "--", "-1e3", "-1")
 
 #: The SGLang release these lines are read for (its table gives the flags their arity).
 RELEASE = "0.5.23"
+VLLM_RELEASE = "0.33.0"
 
 
 def _value(kind: str, word: str) -> bool:
@@ -218,7 +219,7 @@ def test_emit_reads_the_same_runs(word: str) -> None:
 
 
 def test_verify_writes_a_negative_value_the_splitter_reads_back() -> None:
-    argv, _ = argv_from_args("sglang", {"chunked_prefill_size": -1})
+    argv, _ = argv_from_args("sglang", RELEASE, {"chunked_prefill_size": -1})
     assert argv[-2:] == ["--chunked-prefill-size", "-1"]
     assert parse_argv(argv[3:], release=RELEASE).facts["chunked_prefill_size"][0] == -1
 
@@ -226,11 +227,12 @@ def test_verify_writes_a_negative_value_the_splitter_reads_back() -> None:
 @pytest.mark.parametrize("value", ("-1.", "--", "-.5", "-", "-1e3"))
 def test_verify_writes_a_value_that_looks_like_an_option_inline(value: str) -> None:
     for engine, kind in (("sglang", "argparse"), ("vllm", "vllm")):
-        argv, _ = argv_from_args(engine, {"attention_backend": value})
+        argv, _ = argv_from_args(engine, RELEASE if engine == "sglang" else VLLM_RELEASE,
+                                 {"attention_backend": value})
         inline = [f"--attention-backend={value}"]
         assert argv[-len(inline) if OPTION[kind][value] else -2:] == (
             inline if OPTION[kind][value] else ["--attention-backend", value])
-    argv, _ = argv_from_args("sglang", {"attention_backend": value})
+    argv, _ = argv_from_args("sglang", RELEASE, {"attention_backend": value})
     assert sglang_args(argv[3:], "sglang", RELEASE)[0].given == [value]
 
 

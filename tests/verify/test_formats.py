@@ -51,7 +51,7 @@ def test_server_args_repr_becomes_a_launch_line() -> None:
             "cuda_graph_max_bs=8, enable_piecewise_cuda_graph=True, watchdog_timeout=300, "
             "lora_paths=None)")
     record = read_lines([line, "[t TP0] Capture cuda graph bs [1, 2, 4, 8]"], "log")
-    argv, source, _ = launch_for(record, [])
+    argv, source, _ = launch_for(record, [], "0.5.23")
     assert argv == ["python", "-m", "sglang.launch_server", "--model-path", "org/m",
                     "--tp-size", "2", "--cuda-graph-max-bs-decode", "8",
                     "--enable-piecewise-cuda-graph"]
@@ -89,3 +89,43 @@ def test_vllm_banner_version() -> None:
         "'openai/gpt-oss-20b', 'model': 'openai/gpt-oss-20b', 'gpu_memory_utilization': 0.8}"],
         "log")
     assert record.version == "0.17.0" and record.args is not None
+
+
+def _sglang_0_5_13_log(decode: list[int], prefill: list[int]) -> list[str]:
+    """A 0.5.13 start-up with --enable-breakable-cuda-graph: its own server_args dump
+    (tests/data/server_args), then model_runner.py's capture lines and
+    breakable_cuda_graph_runner.py's ``[BCG] Capture num tokens`` inside the piecewise ones."""
+    import json
+    from pathlib import Path
+
+    rows = (Path(__file__).parents[1] / "data" / "server_args" / "sglang.jsonl").read_text()
+    dump = next(json.loads(r)["line"] for r in rows.splitlines() if '"0.5.13"' in r)
+    assert "enable_breakable_cuda_graph=False" in dump
+    dump = dump.replace("enable_breakable_cuda_graph=False", "enable_breakable_cuda_graph=True")
+    return [f"[t] {dump}",
+            "[t TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=60.00 GB",
+            f"[t TP0] Capture cuda graph bs {decode}",
+            "[t TP0] Capture cuda graph end. Time elapsed: 9.00 s. mem usage=1.00 GB. avail mem=59.00 GB.",
+            "[t TP0] Capture piecewise CUDA graph begin. avail mem=59.00 GB",
+            f"[t TP0] [BCG] Capture num tokens: {prefill}",
+            "[t TP0] Capture piecewise CUDA graph end. Time elapsed: 12.00 s. mem usage=0.80 GB. "
+            "avail mem=58.20 GB."]
+
+
+def test_sglang_0_5_13_breakable_prefill_sizes_are_read_and_judged_by_0_5_13() -> None:
+    first = verify(read_lines(_sglang_0_5_13_log([1, 2], [4, 8]), "log"), [])
+    assert first.release is not None and first.release.chosen is not None
+    assert first.release.chosen.version == "0.5.13"
+    record = first.record
+    assert record.captures["prefill"].backend == "breakable"
+    assert record.captures["prefill"].size_source.startswith("[BCG]")
+    assert any(h.what.startswith("'[BCG]") and (h.oldest, h.newest) == ("0.5.11", "0.5.13")
+               for h in record.hints)
+    assert first.comparison is not None
+    want = {w.group: w.sizes for w in first.comparison.expected}
+    assert want["prefill"] and want["decode"]
+    same = verify(read_lines(_sglang_0_5_13_log(want["decode"], want["prefill"]), "log"), [])
+    assert same.level == "matches", same.reasons
+    short = verify(read_lines(_sglang_0_5_13_log(want["decode"], want["prefill"][:-1]), "log"), [])
+    assert short.level == "differs"
+    assert any(d.group == "prefill" for d in short.comparison.differences)  # type: ignore[union-attr]

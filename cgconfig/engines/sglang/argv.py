@@ -298,7 +298,7 @@ def _apply(flag: Flag, spelling: str, values: list[str], position: int, out: Par
         out.config_docs.append((values[0], position))
         return
     converted = None if flag.value == "switch" else _convert(flag, values, where, release)
-    if flag.replacement:
+    if flag.replacement and _deprecated_at(spelling, release):
         out.deprecations.append(
             f"'{spelling}' is deprecated and will be removed in a future release. "
             f"Use '{flag.replacement}' instead."
@@ -311,6 +311,17 @@ def _apply(flag: Flag, spelling: str, values: list[str], position: int, out: Par
         layer = flag.layer if flag.layer is not None else Layer.CONVENIENCE
         check_size_value(key, value, spelling)
         out.leaves.append(Leaf(key, value, Origin(layer, spelling, position=position)))
+
+
+def _deprecated_at(spelling: str, release: str) -> bool:
+    """Whether ``release`` warns of ``spelling`` as deprecated: its parser marks it so (a
+    ``DeprecatedAction`` from 0.5.14), or it is no flag of that release (cgconfig's own
+    spelling of a removed flag). 0.5.13 takes ``--enable-breakable-cuda-graph`` and the other
+    legacy graph switches plainly, so the warning would name a flag it lacks."""
+    from cgconfig.line.table import load_table
+
+    known = load_table("sglang", release).lookup(spelling)
+    return known is None or known.deprecated
 
 
 def _setting(out: ParsedArgs, name: str, values: list[str]) -> None:

@@ -23,6 +23,12 @@ Formats (each checked against the release's source; docs/verify.md lists them):
     Capture cuda graph num tokens [4, 8, 12, 16, 20]
     Capture piecewise CUDA graph end. Time elapsed: 9.10 s. mem usage=0.20 GB. avail mem=10.61 GB.
 
+  With ``--enable-breakable-cuda-graph`` (0.5.11-0.5.13, ``breakable_cuda_graph_runner.py``
+  ``BreakableCudaGraphRunner.__init__``) the piecewise lines frame the breakable runner's, which
+  names its token sizes instead of the ``num tokens`` line::
+
+    [BCG] Capture num tokens: [4, 8, 12, 16, 20]
+
 * per step (0.5.23 ``managers/scheduler_components/metrics_reporter.py``; older
   ``scheduler_metrics_mixin.py``)::
 
@@ -78,6 +84,10 @@ ERA_RELEASES: dict[str, tuple[str, str | None]] = {
 #: ``server_args={...}``: 0.5.19-0.5.23 ``entrypoints/engine.py`` log
 #: ``server_args.resolved_dict()`` (0.5.18 and older the ``ServerArgs(...)`` repr).
 SERVER_ARGS_DICT: tuple[str, str | None] = ("0.5.19", None)
+#: ``[BCG] Capture num tokens: [...]``: the breakable prefill runner of 0.5.11-0.5.13 (absent
+#: from 0.5.10's wheel; 0.5.14's unified capture logs ``Capture target prefill``).
+BCG_SIZES_LINE = "[BCG] Capture num tokens:"
+BCG_RELEASES: tuple[str, str | None] = ("0.5.11", "0.5.13")
 _LEGACY_WORDS = ("cuda graph", "cpu graph", "npu graph", "xpu graph", "CUDA graph")
 MARKERS = ("Capture ", "Decode batch", "Prefill batch", "server_args=", "Disable prefill CUDA graph")
 _GRAPH_WORDS = (" CUDA graph ", " CPU graph ", " NPU graph ", " XPU graph ")
@@ -115,6 +125,8 @@ class SglangReader:
             return self._decode_step(rank, text)
         if "Prefill batch" in text:
             return self._prefill_step(text)
+        if BCG_SIZES_LINE in text:
+            return self._breakable_sizes(number_, rank, text)
         if "Capture " in text:
             return self._capture(number_, rank, text[text.find("Capture "):])
         for bar, group in (("Capturing batches (", "decode"), ("Capturing num tokens (", "prefill")):
@@ -273,6 +285,21 @@ class SglangReader:
         if " end." in text:
             capture.seconds = float_after(text, "Time elapsed:")
             capture.memory_gib = float_after(text, "mem usage=")
+        return True
+
+    def _breakable_sizes(self, line: int, rank: str, text: str) -> bool:
+        """The breakable prefill runner's token sizes, inside the piecewise capture lines."""
+        sizes = int_list(text, text.find(BCG_SIZES_LINE) + len(BCG_SIZES_LINE))
+        if sizes is None:
+            return False
+        if rank:
+            self.record.add_rank(rank)
+        self._era(ERA_PIECEWISE, line)
+        self.record.hint("'[BCG] Capture num tokens' line", *BCG_RELEASES, line)
+        capture = self._group(rank or self._last_rank, "prefill", line)
+        capture.sizes, capture.size_source = sorted(sizes), "[BCG] Capture num tokens [...]"
+        capture.backend = "breakable"
+        self.record.evidence += 1
         return True
 
     def finish(self) -> LogRecord:
