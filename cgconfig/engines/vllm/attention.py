@@ -120,13 +120,24 @@ def _level(backend: str, sm: int) -> SupportLevel:
     return VLLM_BACKEND_SUPPORT[backend].level
 
 
-def _default(rocm: bool, sm: int, mla: bool, sinks: bool, fp8: bool) -> str:
+#: Blackwell's MLA priority list starts with CUTLASS_MLA (UNIFORM_SINGLE_TOKEN_DECODE), before
+#: FLASHINFER_MLA (from 0.15.1 FLASHINFER_MLA comes first).
+BLACKWELL_MLA_CUTLASS_FIRST: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.13.0", "0.15.1", "Blackwell's MLA default is CUTLASS_MLA (before "
+                  "FLASHINFER_MLA in the priority list)",
+                  "platforms/cuda.py:_get_backend_priorities"),
+)
+
+
+def _default(rocm: bool, sm: int, mla: bool, sinks: bool, fp8: bool, release: str) -> str:
     """The platform's priority list, first valid backend."""
     if rocm:
         return "TRITON_MLA" if mla else "ROCM_AITER_UNIFIED_ATTN" if sinks else "ROCM_ATTN"
     if mla:
         hopper = "FLASHMLA" if fp8 else "FLASH_ATTN_MLA"
-        return {100: "FLASHINFER_MLA", 103: "FLASHINFER_MLA", 90: hopper}.get(sm, "TRITON_MLA")
+        blackwell = "CUTLASS_MLA" if holds_in(BLACKWELL_MLA_CUTLASS_FIRST, release) \
+            else "FLASHINFER_MLA"
+        return {100: blackwell, 103: blackwell, 90: hopper}.get(sm, "TRITON_MLA")
     if sm in (100, 103):
         return "FLASHINFER"
     if sinks:
@@ -205,7 +216,7 @@ def choose(requested: str | None, *, rocm: bool, sm: int | None, mla: bool,
     sm = sm if sm is not None else 90
     sinks = model_arch in SINK_ARCHS
     if requested is None:
-        backend = _default(rocm, sm, mla, sinks, fp8_kv_cache)
+        backend = _default(rocm, sm, mla, sinks, fp8_kv_cache, release)
         why = f"vLLM's default for {'ROCm' if rocm else f'SM {sm}'}" + (", MLA" if mla else "")
         refusal = _fp8_refusal(backend, sm, release) if fp8_kv_cache and not rocm else None
         if refusal:  # the default itself cannot hold an FP8 cache (GPT-OSS below Ada)
