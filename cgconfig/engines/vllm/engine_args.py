@@ -213,7 +213,8 @@ def check_draft_pipeline_parallel(method: object, model: object, facts: dict[str
         draft = EAGLE_DRAFT_SUPPORTS_PP.get((str(facts.get("model_arch")), name))
     else:
         return
-    if draft is None or draft[1] or draft[0] in (value_at(MTP_DRAFTS_SUPPORT_PP, release) or ()):
+    with_pp = value_at(MTP_DRAFTS_SUPPORT_PP, release)  # the release's SupportsPP MTP drafts
+    if draft is None or draft[1] or (isinstance(with_pp, frozenset) and draft[0] in with_pp):
         return  # a draft class without SupportsPP in this release is the only refusal
     raise InputError(
         "Pipeline parallelism is not supported for this model. Supported models implement the "
