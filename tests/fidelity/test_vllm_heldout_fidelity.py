@@ -29,6 +29,9 @@ CORPORA2 = sorted(HERE.glob("vllm_heldout2_*.jsonl"))
 #: Batch 3 (seed 8500): every release 0.20.1 ... 0.33.0.
 CORPORA3 = sorted(HERE.glob("vllm_heldout3_*.jsonl"))
 SEEDS = {"vllm_heldout": 8100, "vllm_heldout2": 8300, "vllm_heldout3": 8500}
+#: Batch 2 of a release added after the batch was drawn for 0.20.1 ... 0.33.0, recorded after its
+#: code with a seed of its own (``record_vllm_heldout.py --batch 2 --seed S``).
+OWN_SEEDS = {("vllm_heldout2", "0.13.0"): 1313}
 
 
 def test_every_supported_release_has_a_heldout_batch() -> None:
@@ -37,15 +40,22 @@ def test_every_supported_release_has_a_heldout_batch() -> None:
     were written, 100 a release), which ``test_vllm_versions_fidelity.py`` replays."""
     recorded = {p.stem.rsplit("_", 1)[1] for p in CORPORA}
     assert recorded == {v for v in SUPPORTED["vllm"] if (version_key(v) or ()) >= (0, 20, 2)}
-    for release in set(SUPPORTED["vllm"]) - recorded:
+    second = {p.stem.rsplit("_", 1)[1] for p in CORPORA2}
+    for release in set(SUPPORTED["vllm"]) - recorded - second:
         lines = (HERE / f"vllm_cases_{release}.jsonl").read_text().splitlines()
         assert sum(json.loads(line)["id"] >= 160 for line in lines) >= 100, release
 
 
-@pytest.mark.parametrize("corpora", [CORPORA2, CORPORA3], ids=["batch2", "batch3"])
-def test_every_supported_release_from_0_20_1_has_batches_2_and_3(corpora: list[Path]) -> None:
+@pytest.mark.parametrize(("stem", "corpora"), [("vllm_heldout2", CORPORA2),
+                                               ("vllm_heldout3", CORPORA3)],
+                         ids=["batch2", "batch3"])
+def test_every_supported_release_from_0_20_1_has_batches_2_and_3(stem: str,
+                                                                  corpora: list[Path]) -> None:
+    """From 0.20.1 every release; an older release whose batch was recorded after its code, with
+    a seed of its own (``OWN_SEEDS``), too."""
     recorded = {p.stem.rsplit("_", 1)[1] for p in corpora}
-    assert recorded == {v for v in SUPPORTED["vllm"] if (version_key(v) or ()) >= (0, 20, 1)}
+    own = {release for batch, release in OWN_SEEDS if batch == stem}
+    assert recorded == {v for v in SUPPORTED["vllm"] if (version_key(v) or ()) >= (0, 20, 1)} | own
 
 
 @pytest.mark.parametrize("path", CORPORA + CORPORA2 + CORPORA3, ids=lambda p: p.stem)
@@ -53,7 +63,8 @@ def test_heldout_batch_agrees_with_its_release(path: Path) -> None:
     stem, release = path.stem.rsplit("_", 1)
     cases = cve.load(path)
     assert len(cases) >= 150
-    assert all(c["vllm_version"] == release and c["seed"] == SEEDS[stem] for c in cases)
+    seed = OWN_SEEDS.get((stem, release), SEEDS[stem])
+    assert all(c["vllm_version"] == release and c["seed"] == seed for c in cases)
     found = cve.mismatches(path)
     listed = cve.known(path)
     new = {cid: why for cid, why in found.items() if cid not in listed}

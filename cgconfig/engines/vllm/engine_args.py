@@ -25,13 +25,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cgconfig.engines.release_change import holds_in
+from cgconfig.engines.release_change import holds_in, value_at
 from cgconfig.engines.vllm.releases import (
     ASYNC_PP_REFUSED,
     ASYNC_SPEC_METHOD_CHECK,
     DRAFT_INHERITS_PP,
     DRAFT_MODEL_REFUSED,
     GLM4_MOE_LITE_MTP,
+    MTP_DRAFTS_SUPPORT_PP,
 )
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.values import looks_human_int, parse_human_int, parse_int
@@ -212,8 +213,9 @@ def check_draft_pipeline_parallel(method: object, model: object, facts: dict[str
         draft = EAGLE_DRAFT_SUPPORTS_PP.get((str(facts.get("model_arch")), name))
     else:
         return
-    if draft is None or draft[1]:
-        return
+    with_pp = value_at(MTP_DRAFTS_SUPPORT_PP, release)  # the release's SupportsPP MTP drafts
+    if draft is None or draft[1] or (isinstance(with_pp, frozenset) and draft[0] in with_pp):
+        return  # a draft class without SupportsPP in this release is the only refusal
     raise InputError(
         "Pipeline parallelism is not supported for this model. Supported models implement the "
         f"`SupportsPP` interface ({label('vllm', release)} checks the {draft[0]} draft of "

@@ -203,6 +203,21 @@ KV_CACHE_BF16: tuple[ReleaseChange, ...] = (
 )
 # --- end vLLM 0.14.1 ---
 
+# --- vLLM 0.13.0 (issue #37, helper v013): behaviours read in the 0.13.0 and 0.14.1 wheels ---
+_MTP = "vllm/model_executor/models/"
+#: The MTP draft classes that implement ``SupportsPP`` (``forward`` taking
+#: ``intermediate_tensors``), so a pipeline-parallel line whose draft copies the target's
+#: pipeline size (:data:`DRAFT_INHERITS_PP`) passes the draft's
+#: ``ModelConfig.verify_with_parallel_config``; 0.14.1 drops ``SupportsPP`` from all four.
+MTP_DRAFTS_SUPPORT_PP: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.14.1", "the DeepSeek, GLM-4.5, ERNIE 4.5 and Qwen3-Next MTP drafts "
+                  "implement SupportsPP", f"{_MTP}deepseek_mtp.py:DeepSeekMTP, "
+                  f"{_MTP}glm4_moe_mtp.py:Glm4MoeMTP, {_MTP}ernie_mtp.py:ErnieMTP, "
+                  f"{_MTP}qwen3_next_mtp.py:Qwen3NextMTP",
+                  frozenset({"DeepSeekMTP", "Glm4MoeMTP", "ErnieMTP", "Qwen3NextMTP"})),
+)
+# --- end vLLM 0.13.0 ---
+
 #: Every behaviour above by name (what the tests walk).
 BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "v2_manager_spec_rounding": V2_MANAGER_SPEC_ROUNDING,
@@ -225,6 +240,8 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "draft_model_refused": DRAFT_MODEL_REFUSED,
     "glm4_moe_lite_mtp": GLM4_MOE_LITE_MTP,
     "kv_cache_bf16": KV_CACHE_BF16,
+    # vLLM 0.13.0 (v013)
+    "mtp_drafts_support_pp": MTP_DRAFTS_SUPPORT_PP,
 }
 
 
