@@ -56,12 +56,14 @@ def _zygote_key(case: dict[str, Any]) -> str:
 
 
 def run_batch(oracle: Path, cases: list[dict[str, Any]], out: dict[int, dict[str, Any]],
-              lock: threading.Lock, version: str | None = None) -> None:
+              lock: threading.Lock, version: str | None = None,
+              harness_env: dict[str, str] | None = None) -> None:
     """Answer ``cases`` with one oracle process (``version``: the vLLM release it runs, the
-    oracle's ``ORACLE_VLLM_VERSION``; None: its default) and store each answer by id."""
+    oracle's ``ORACLE_VLLM_VERSION``; None: its default; ``harness_env``: the harness's own
+    switches, such as ``ORACLE_OLD_V2``) and store each answer by id."""
     python = oracle / "vendor" / "venv" / "bin" / "python"
     env = {"CG_MAIN": str(HERE.parent.parent), "PATH": "/usr/bin:/bin",
-           **({"ORACLE_VLLM_VERSION": version} if version else {})}
+           **({"ORACLE_VLLM_VERSION": version} if version else {}), **(harness_env or {})}
     proc = subprocess.Popen([str(python), str(oracle / "vllm_engine_oracle.py"), "--batch", "-"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
     assert proc.stdin and proc.stdout

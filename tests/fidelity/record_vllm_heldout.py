@@ -153,7 +153,14 @@ def main() -> int:
                         help="also re-ask N lines this release's oracle recorded before "
                         "(check_vllm_oracle.sample) in the same oracle process; write nothing "
                         "when any answer differs from its recording")
+    parser.add_argument("--reask-v2", metavar="IDS",
+                        help="re-ask these ids of the batch already written (comma-separated), "
+                        "each in its own oracle process with ORACLE_OLD_V2=1 (before 0.15 the "
+                        "harness runs Model Runner V2's constructor only so, and only one line "
+                        "a process), and replace their answers")
     args = parser.parse_args()
+    if args.reask_v2:
+        return reask_v2(args)
     stem, seed, _ = BATCHES[args.batch]
     args.seed = seed if args.seed is None else args.seed
     out = HERE / f"{stem}_{args.version}.jsonl"
@@ -176,6 +183,31 @@ def main() -> int:
             for c in sorted(cases, key=lambda c: c["id"]) if c["id"] in answers]
     out.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
     print(f"{len(rows)} cases in {out.name}", file=sys.stderr)
+    return 0
+
+
+def reask_v2(args: argparse.Namespace) -> int:
+    """Replace the answers of ``--reask-v2``'s ids, each from its own ORACLE_OLD_V2=1 process;
+    an id whose line the V2 constructor builds stays as recorded (the harness cannot run that
+    runner's graph manager: ``HarnessGap``)."""
+    out = HERE / f"{BATCHES[args.batch][0]}_{args.version}.jsonl"
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    by_id = {row["id"]: row for row in rows}
+    for cid in (int(i) for i in args.reask_v2.split(",")):
+        row = by_id[cid]
+        assert row["env"].get("VLLM_USE_V2_MODEL_RUNNER") == "1", cid
+        answers: dict[int, dict[str, Any]] = {}
+        case = {k: v for k, v in row.items() if k not in ("answer", "vllm_version", "seed")}
+        run_batch(args.oracle, [window.oracle_case(case)], answers, threading.Lock(),
+                  args.version, {"ORACLE_OLD_V2": "1"})
+        answer = answers.get(cid)
+        if answer is None or answer.get("error_stage") == "oracle":
+            print(f"id {cid}: kept as recorded ({(answer or {}).get('error', 'no answer')[:120]})",
+                  file=sys.stderr)
+            continue
+        row["answer"] = _trim(answer)
+        print(f"id {cid}: re-asked: {str(answer.get('error'))[:160]}", file=sys.stderr)
+    out.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
     return 0
 
 
