@@ -247,7 +247,11 @@ def test_0_5_12_keeps_the_prefill_max_bs_over_an_explicit_context_length() -> No
     # asserts the flashinfer_cutlass runner for the FlashInfer all-to-all
     (["--attention-backend", "dsa"], "SGLang 0.5.12's argument parser rejects"),
     ([*_QWEN3_MOE, "--moe-a2a-backend", "flashinfer", "--tp-size", "2"],
-     "only supported with flashinfer_cutlass")])
+     "only supported with flashinfer_cutlass"),
+    # measured: its _handle_speculative_decoding keeps the paged tree draft to flashinfer, fa3
+    (["--speculative-algorithm", "EAGLE", "--speculative-draft-model-path", "m",
+      "--speculative-num-steps", "3", "--speculative-eagle-topk", "2", "--page-size", "16",
+      "--attention-backend", "triton"], "only supported on flashinfer and fa3")])
 def test_0_5_12_refuses_what_its_parser_and_checks_refuse(args: list[str], said: str) -> None:
     with pytest.raises(CgConfigError) as raised:
         resolve_args(["--engine-version", "0.5.12", "--gpu-memory-gib", "80", *args])
