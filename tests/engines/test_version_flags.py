@@ -256,3 +256,26 @@ def test_0_5_12_refuses_what_its_parser_and_checks_refuse(args: list[str], said:
     with pytest.raises(CgConfigError) as raised:
         resolve_args(["--engine-version", "0.5.12", "--gpu-memory-gib", "80", *args])
     assert said in str(raised.value)
+
+
+@pytest.mark.parametrize(("args", "decode", "prefill"), [
+    # measured with the oracle on SGLang 0.5.11's own code (docs/fidelity.md, "SGLang 0.5.11")
+    ([*_QWEN3_MOE, "--gpu-sm", "100"], "full", "disabled"),
+    (["--model-arch", "DeepseekV3ForCausalLM", "--use-mla", "--gpu-sm", "100"], "full",
+     "tc_piecewise"),
+    (["--disable-cuda-graph-padding", "--enable-torch-compile"], "full", "disabled"),
+    (_PD, "full", "disabled")])
+def test_0_5_11_moe_runner_padding_and_pd_prefill(args: list[str], decode: str,
+                                                  prefill: str) -> None:
+    plan = resolve_args(["--engine-version", "0.5.11", "--gpu-memory-gib", "80", *args])
+    assert (plan.config["decode"]["backend"], plan.config["prefill"]["backend"]) == \
+        (decode, prefill)
+
+
+@pytest.mark.parametrize("args", [
+    # measured: SGLang 0.5.11's argparse has neither choice
+    ["--moe-a2a-backend", "megamoe"], ["--attention-backend", "tokenspeed_mla"]])
+def test_0_5_11_refuses_what_its_parser_refuses(args: list[str]) -> None:
+    with pytest.raises(CgConfigError) as raised:
+        resolve_args(["--engine-version", "0.5.11", "--gpu-memory-gib", "80", *args])
+    assert "SGLang 0.5.11's argument parser rejects" in str(raised.value)
