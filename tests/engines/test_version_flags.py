@@ -204,3 +204,78 @@ def test_0_5_13_reads_its_own_graph_switches(args: list[str], decode: str, prefi
 def test_a_line_with_enable_piecewise_cuda_graph_is_answered_for_0_5_13() -> None:
     plan = resolve_args(["--gpu-memory-gib", "80", "--enable-piecewise-cuda-graph"])
     assert plan.engine_version["version"] == "0.5.13"
+
+
+_PD = ["--disaggregation-mode", "prefill"]
+_QWEN3_MOE = ["--model-arch", "Qwen3MoeForCausalLM"]
+
+
+@pytest.mark.parametrize(("args", "decode", "prefill"), [
+    # measured with the oracle on SGLang 0.5.12's own code (docs/fidelity.md, "SGLang 0.5.12")
+    (_PD, "full", "disabled"),
+    ([*_PD, "--disable-piecewise-cuda-graph"], "disabled", "disabled"),
+    ([*_PD, "--disable-piecewise-cuda-graph", "--enforce-piecewise-cuda-graph"], "disabled",
+     "tc_piecewise"),
+    ([*_PD, "--enforce-piecewise-cuda-graph"], "full", "tc_piecewise"),
+    ([*_PD, "--enable-breakable-cuda-graph"], "full", "disabled"),
+    (["--moe-runner-backend", "flashinfer_trtllm"], "full", "disabled"),
+    (["--moe-runner-backend", "flashinfer_trtllm", "--enforce-piecewise-cuda-graph"], "full",
+     "tc_piecewise"),
+    ([*_QWEN3_MOE, "--gpu-sm", "100"], "full", "disabled"),
+    ([*_QWEN3_MOE, "--gpu-sm", "90"], "full", "tc_piecewise"),
+    ([*_QWEN3_MOE, "--moe-a2a-backend", "flashinfer", "--tp-size", "2", "--moe-runner-backend",
+      "flashinfer_cutlass"], "full", "disabled")])
+def test_0_5_12_pd_prefill_and_moe_runner_switches(args: list[str], decode: str,
+                                                   prefill: str) -> None:
+    plan = resolve_args(["--engine-version", "0.5.12", "--gpu-memory-gib", "80", *args])
+    assert (plan.config["decode"]["backend"], plan.config["prefill"]["backend"]) == \
+        (decode, prefill)
+
+
+def test_0_5_12_keeps_the_prefill_max_bs_over_an_explicit_context_length() -> None:
+    # measured: 0.5.12's _handle_gpu_memory_settings has no context-length clamp (0.5.13-0.5.16 do)
+    plan = resolve_args(["--engine-version", "0.5.12", "--gpu-memory-gib", "80",
+                         "--context-length", "2048"])
+    assert plan.config["prefill"]["max_bs"] == 8192
+    clamped = resolve_args(["--engine-version", "0.5.13", "--gpu-memory-gib", "80",
+                            "--context-length", "2048"])
+    assert clamped.config["prefill"]["max_bs"] == 2048
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    # measured: SGLang 0.5.12's argparse has no dsa attention backend; its _handle_a2a_moe
+    # asserts the flashinfer_cutlass runner for the FlashInfer all-to-all
+    (["--attention-backend", "dsa"], "SGLang 0.5.12's argument parser rejects"),
+    ([*_QWEN3_MOE, "--moe-a2a-backend", "flashinfer", "--tp-size", "2"],
+     "only supported with flashinfer_cutlass"),
+    # measured: its _handle_speculative_decoding keeps the paged tree draft to flashinfer, fa3
+    (["--speculative-algorithm", "EAGLE", "--speculative-draft-model-path", "m",
+      "--speculative-num-steps", "3", "--speculative-eagle-topk", "2", "--page-size", "16",
+      "--attention-backend", "triton"], "only supported on flashinfer and fa3")])
+def test_0_5_12_refuses_what_its_parser_and_checks_refuse(args: list[str], said: str) -> None:
+    with pytest.raises(CgConfigError) as raised:
+        resolve_args(["--engine-version", "0.5.12", "--gpu-memory-gib", "80", *args])
+    assert said in str(raised.value)
+
+
+@pytest.mark.parametrize(("args", "decode", "prefill"), [
+    # measured with the oracle on SGLang 0.5.11's own code (docs/fidelity.md, "SGLang 0.5.11")
+    ([*_QWEN3_MOE, "--gpu-sm", "100"], "full", "disabled"),
+    (["--model-arch", "DeepseekV3ForCausalLM", "--use-mla", "--gpu-sm", "100"], "full",
+     "tc_piecewise"),
+    (["--disable-cuda-graph-padding", "--enable-torch-compile"], "full", "disabled"),
+    (_PD, "full", "disabled")])
+def test_0_5_11_moe_runner_padding_and_pd_prefill(args: list[str], decode: str,
+                                                  prefill: str) -> None:
+    plan = resolve_args(["--engine-version", "0.5.11", "--gpu-memory-gib", "80", *args])
+    assert (plan.config["decode"]["backend"], plan.config["prefill"]["backend"]) == \
+        (decode, prefill)
+
+
+@pytest.mark.parametrize("args", [
+    # measured: SGLang 0.5.11's argparse has neither choice
+    ["--moe-a2a-backend", "megamoe"], ["--attention-backend", "tokenspeed_mla"]])
+def test_0_5_11_refuses_what_its_parser_refuses(args: list[str]) -> None:
+    with pytest.raises(CgConfigError) as raised:
+        resolve_args(["--engine-version", "0.5.11", "--gpu-memory-gib", "80", *args])
+    assert "SGLang 0.5.11's argument parser rejects" in str(raised.value)

@@ -88,9 +88,10 @@ MUSE_GLIMMER_PREFILL_DEFAULT: tuple[ReleaseChange, ...] = (
 
 #: The prefill max_bs (defaulted or given) is clamped to an explicit ``--context-length``
 #: before the prefill sizes are generated. SGLang 0.5.17 dropped the clamp (measured: 0.5.16
-#: ``--context-length 2048`` plans prefill max_bs 2048, 0.5.17 keeps the chunked size).
+#: ``--context-length 2048`` plans prefill max_bs 2048, 0.5.17 keeps the chunked size); 0.5.13
+#: added it (0.5.12's ``_handle_gpu_memory_settings`` has no such step).
 PREFILL_CONTEXT_LENGTH_CLAMP: tuple[ReleaseChange, ...] = (
-    ReleaseChange(None, "0.5.17", "an explicit --context-length caps the prefill max_bs",
+    ReleaseChange("0.5.13", "0.5.17", "an explicit --context-length caps the prefill max_bs",
                   "python/sglang/srt/server_args.py:ServerArgs._handle_gpu_memory_settings "
                   "('Clamp to context_length if explicitly set')"),
 )
@@ -99,12 +100,23 @@ PREFILL_CONTEXT_LENGTH_CLAMP: tuple[ReleaseChange, ...] = (
 #: config is parsed, so both phases are disabled and locked at the legacy layer (an explicit
 #: per-phase backend still wins), and a PD decode instance keeps its prefill graph. SGLang
 #: 0.5.16 replaced it with ``_apply_cuda_graph_disaggregation_roles`` (rules ``role.*``).
+#: SGLang 0.5.12 (value ``"when-piecewise-disabled"``) sets it only when the piecewise graph is
+#: already off as ``_handle_pd_disaggregation`` runs, which is before ``__post_init__`` reaches
+#: ``_handle_piecewise_cuda_graph``: so only for ``--disable-piecewise-cuda-graph``, and the
+#: decode graph only (its ``disable_cuda_graph`` is decode only: ``LEGACY_GRAPH_SWITCHES``; the
+#: prefill graph is the cascade's, rule ``piecewise.incompatible-before-0.5.13``).
 PD_PREFILL_LEGACY_DISABLE: tuple[ReleaseChange, ...] = (
-    ReleaseChange(None, "0.5.16", "a PD prefill instance sets disable_cuda_graph (both "
+    ReleaseChange(None, "0.5.13", "a PD prefill instance sets disable_cuda_graph (the decode "
+                  "graph) only when --disable-piecewise-cuda-graph is given",
+                  "python/sglang/srt/server_args.py:ServerArgs._handle_pd_disaggregation "
+                  "('if self.disable_piecewise_cuda_graph: self.disable_cuda_graph = True'), "
+                  "called by ServerArgs.__post_init__ before _handle_piecewise_cuda_graph",
+                  "when-piecewise-disabled"),
+    ReleaseChange("0.5.13", "0.5.16", "a PD prefill instance sets disable_cuda_graph (both "
                   "phases disabled at the legacy layer); a PD decode instance keeps prefill",
                   "python/sglang/srt/arg_groups/pd_disaggregation_hook.py:"
                   "handle_pd_disaggregation ('server_args.disable_cuda_graph = True'), read by "
-                  "server_args.py:ServerArgs._parse_cuda_graph_config"),
+                  "server_args.py:ServerArgs._parse_cuda_graph_config", "always"),
 )
 
 #: DeepEP with breakable prefill rounds the prefill sizes up to multiples of 8
