@@ -32,6 +32,7 @@ from cgconfig.engines.vllm.releases import (
     DRAFT_INHERITS_PP,
     DRAFT_MODEL_REFUSED,
     GLM4_MOE_LITE_MTP,
+    MAX_MODEL_LEN_AUTO,
     MTP_DRAFTS_SUPPORT_PP,
 )
 from cgconfig.errors import InputError, did_you_mean
@@ -130,8 +131,11 @@ def read_engine_args(args: list[tuple[str, str, list[str]]], release: str) -> En
         elif dest == "async_scheduling":
             out.async_scheduling = not name.startswith("--no-")
         elif dest == "max_model_len" and values:
-            out.max_model_len = parse_human_int(value, name) if looks_human_int(value) \
-                else parse_int(value, name)
+            if value.strip().lower() in ("-1", "auto") and holds_in(MAX_MODEL_LEN_AUTO, release):
+                out.max_model_len = None  # fitted to the GPU at start-up: no length asked for
+            else:
+                out.max_model_len = parse_human_int(value, name) if looks_human_int(value) \
+                    else parse_int(value, name)
     return out
 
 

@@ -71,6 +71,13 @@ V2_STOCK_TORCH_COMPILE: tuple[ReleaseChange, ...] = (
                   "CUDA graphs off", f"{_VLLM_CONFIG}:VllmConfig."
                   "_disable_cudagraphs_for_v2_stock_torch_compile"),
 )
+#: ``--max-model-len -1`` / ``auto`` asks for the longest length that fits the GPU (its parser
+#: type ``human_readable_int_or_auto``); before, the type is ``human_readable_int``.
+MAX_MODEL_LEN_AUTO: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.14.1", None, "--max-model-len takes -1 or auto (fit to the GPU)",
+                  "vllm/engine/arg_utils.py:EngineArgs.get_kwargs, "
+                  "vllm/utils/argparse_utils.py:human_readable_int_or_auto"),
+)
 #: Model Runner V2 runs hybrid/mamba models (before, it lists them as unsupported, so
 #: ``VLLM_USE_V2_MODEL_RUNNER=1`` is refused for them).
 V2_RUNS_HYBRID: tuple[ReleaseChange, ...] = (
@@ -242,6 +249,7 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "kv_cache_bf16": KV_CACHE_BF16,
     # vLLM 0.13.0 (v013)
     "mtp_drafts_support_pp": MTP_DRAFTS_SUPPORT_PP,
+    "max_model_len_auto": MAX_MODEL_LEN_AUTO,
 }
 
 
