@@ -23,12 +23,15 @@ Standard library only: this module sits on the CLI's start-up path.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from cgconfig.engines.release_change import holds_in, value_at
 from cgconfig.engines.vllm.releases import (
     ASYNC_PP_REFUSED,
     ASYNC_SPEC_METHOD_CHECK,
+    DENSE_EFFECTIVE_DP_ONE,
     DRAFT_INHERITS_PP,
     DRAFT_MODEL_REFUSED,
     GLM4_MOE_LITE_MTP,
@@ -74,16 +77,28 @@ class EngineArgs:
     release: str
     """The vLLM release the line is answered for (``line.versions.SUPPORTED["vllm"]``)."""
 
-    @property
-    def deepep_high_throughput_off(self) -> bool:
-        """``set_splitting_ops_for_v1``: DeepEP high-throughput with DP > 1 has no graphs."""
-        return self.all2all_backend == "deepep_high_throughput" and self.data_parallel_size > 1
+    def deepep_high_throughput_off(self, facts: Mapping[str, Any]) -> bool:
+        """``set_splitting_ops_for_v1``: DeepEP high-throughput with an effective DP size above 1
+        has no graphs. From 0.14.1 a dense model's effective size is 1 (:func:`model_is_moe`
+        False); when the model's config is unread the line's DP size stands."""
+        dense = model_is_moe(facts) is False and holds_in(DENSE_EFFECTIVE_DP_ONE, self.release)
+        return self.all2all_backend == "deepep_high_throughput" and \
+            self.data_parallel_size > 1 and not dense
 
     @property
     def batched_dp_moe(self) -> bool:
         """``ParallelConfig.use_batched_dp_moe``."""
         return (self.all2all_backend in BATCHED_DP_BACKENDS and self.enable_expert_parallel
                 and self.data_parallel_size > 1)
+
+
+def model_is_moe(facts: Mapping[str, Any]) -> bool | None:
+    """vLLM's ``ModelConfig.is_moe`` (``get_num_experts() > 0``) from the facts: an expert count
+    read from the config; ``None`` when no config was read (``no_vision_config`` is set for
+    every config read, ``model_archs.shape``)."""
+    if facts.get("model_num_experts"):
+        return True
+    return False if "no_vision_config" in facts else None
 
 
 def _level(text: str, name: str, release: str) -> int:

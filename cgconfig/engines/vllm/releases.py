@@ -71,6 +71,12 @@ V2_STOCK_TORCH_COMPILE: tuple[ReleaseChange, ...] = (
                   "CUDA graphs off", f"{_VLLM_CONFIG}:VllmConfig."
                   "_disable_cudagraphs_for_v2_stock_torch_compile"),
 )
+#: The DP size ``set_splitting_ops_for_v1`` sees is 1 for a dense model (``effective_dp_size``,
+#: from ``model_config.is_moe``); before, the line's DP size whatever the model.
+DENSE_EFFECTIVE_DP_ONE: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.14.1", None, "a dense model's effective DP size is 1 for the DeepEP "
+                  "high-throughput graph check", f"{_VLLM_CONFIG}:VllmConfig.__post_init__"),
+)
 #: ``--max-model-len -1`` / ``auto`` asks for the longest length that fits the GPU (its parser
 #: type ``human_readable_int_or_auto``); before, the type is ``human_readable_int``.
 MAX_MODEL_LEN_AUTO: tuple[ReleaseChange, ...] = (
@@ -250,6 +256,7 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     # vLLM 0.13.0 (v013)
     "mtp_drafts_support_pp": MTP_DRAFTS_SUPPORT_PP,
     "max_model_len_auto": MAX_MODEL_LEN_AUTO,
+    "dense_effective_dp_one": DENSE_EFFECTIVE_DP_ONE,
 }
 
 

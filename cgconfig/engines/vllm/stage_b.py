@@ -41,7 +41,7 @@ class CapturePlan:
 
 def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile: bool,
                  splitting_ops: list[str] | None, capture: CapturePlan, *,
-                 graphs_off: list[tuple[str, str, str]] | None = None,
+                 graphs_off: Callable[[dict[str, Any]], list[tuple[str, str, str]]] | None = None,
                  v2_runner: bool | Callable[[Draft], bool] = False,
                  fuse_attn_quant: bool = False,
                  attention: Callable[[Draft], tuple[str, str]] | None = None,
@@ -52,7 +52,8 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
     ``support`` is the attention capability (a level name) or None when unknown: then no
     Stage-B downgrade is assumed, but B7 still rounds the sizes. ``backend`` names it in
     messages ("" reads "the attention backend"). ``release``: the vLLM release the line is
-    answered for; ``v2_runner`` may be a function of the model's facts.
+    answered for; ``v2_runner`` may be a function of the model's facts, and ``graphs_off``
+    is one (vLLM's steps that turn every graph off, some of which read the model's config).
     """
 
     def hook(draft: Draft) -> None:
@@ -85,7 +86,7 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
             _apply(draft, f"vllm.{fixup.rule}", mode, fixup.mode, fixup.message,
                    "CompilationConfig.set_splitting_ops_for_v1", release)
         mode = fixup.mode
-        for rule, message, function in graphs_off or []:
+        for rule, message, function in graphs_off(draft.facts) if graphs_off else []:
             if mode is not modes.CudaGraphMode.NONE:
                 _apply(draft, rule, mode, modes.CudaGraphMode.NONE, message, function, release)
                 mode = modes.CudaGraphMode.NONE

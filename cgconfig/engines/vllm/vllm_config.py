@@ -163,8 +163,8 @@ def post_init(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs,
                          DialectDefault("prefill.backend", prefill, "vLLM default", why_mode)]
     out.steps.append(stage_b_step(_support(vin), vin.attention_backend or "",
                                   vin.num_speculative_tokens, vllm_compile, vin.splitting_ops(),
-                                  capture, graphs_off=_graphs_off(vin, engine, level_mode,
-                                                                  v2_runner),
+                                  capture, graphs_off=lambda known: _graphs_off(
+                                      vin, engine, level_mode, v2_runner, known),
                                   v2_runner=_runner(vin, engine, level_mode) if v2_runner
                                   else False, release=engine.release,
                                   fuse_attn_quant=vin.pass_config.get("fuse_attn_quant") is True,
@@ -206,8 +206,8 @@ def _runner(vin: VllmInput, engine: EngineArgs, level_mode: str) -> Callable[[Dr
     return pick
 
 
-def _graphs_off(vin: VllmInput, engine: EngineArgs, level_mode: str,
-                v2_runner: bool) -> list[tuple[str, str, str]]:
+def _graphs_off(vin: VllmInput, engine: EngineArgs, level_mode: str, v2_runner: bool,
+                facts: dict[str, Any]) -> list[tuple[str, str, str]]:
     """vLLM's steps that turn every graph off after the mode is chosen: (rule, message,
     function)."""
     off = []
@@ -216,7 +216,7 @@ def _graphs_off(vin: VllmInput, engine: EngineArgs, level_mode: str,
         off.append(("vllm.v2-stock-torch-compile",
                     "CUDA graphs are not supported with stock torch.compile in Model Runner V2.",
                     "VllmConfig._disable_cudagraphs_for_v2_stock_torch_compile"))
-    if engine.deepep_high_throughput_off and vin.compilation_mode(level_mode) == \
+    if engine.deepep_high_throughput_off(facts) and vin.compilation_mode(level_mode) == \
             COMPILATION_MODES["VLLM_COMPILE"]:  # set_splitting_ops_for_v1 runs only then
         off.append(("vllm.deepep-high-throughput",
                     "DeepEP: Disabling CUDA Graphs since DeepEP high-throughput kernels are "
