@@ -30,6 +30,7 @@ from cgconfig.engines.vllm.engine_args import (
     check_draft_model,
     check_draft_pipeline_parallel,
     check_speculative,
+    model_is_moe,
 )
 from cgconfig.engines.vllm.sizes import default_capture_sizes
 from cgconfig.engines.vllm.stage_b import CapturePlan, stage_b_step
@@ -191,15 +192,14 @@ def _runner(vin: VllmInput, engine: EngineArgs, level_mode: str) -> Callable[[Dr
                 spec_method=method if isinstance(method, str) else None,
                 stock_torch_compile=stock)
             if unsupported:
-                raise InputError(f"vLLM {engine.release}: VLLM_USE_V2_MODEL_RUNNER does not "
-                                 f"yet support: {', '.join(unsupported)}",
-                                 where="VLLM_USE_V2_MODEL_RUNNER")
+                raise InputError(f"vLLM {engine.release}: VLLM_USE_V2_MODEL_RUNNER does not yet support: "
+                                 f"{', '.join(unsupported)}", where="VLLM_USE_V2_MODEL_RUNNER")
             return True
         if forced is False:  # VLLM_USE_V2_MODEL_RUNNER=0: the V1 runner
             return False
         return releases.uses_v2_runner(
             engine.release, model_arch=arch if isinstance(arch, str) else None,
-            moe=draft.facts.get("model_num_experts") is not None, hybrid=arch in vllm_attention.HYBRID_ARCHS,
+            moe=model_is_moe(draft.facts) is True, hybrid=arch in vllm_attention.HYBRID_ARCHS,
             spec_method=method if isinstance(method, str) else None,
             stock_torch_compile=stock)
 
