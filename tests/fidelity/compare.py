@@ -252,7 +252,7 @@ def corpus_file(kind: str) -> Path:
 #: heldout (seed 6100), fresh (seed 7300), fresh2 (seed 8400, the oracle's start-up stage:
 #: recorded first and measured before the fixes for it), fresh3 (seed 8600, recorded after),
 #: fresh4 (seed 8800, recorded after the fresh3 fixes).
-HELDOUT_BATCHES = ("heldout", "fresh", "fresh2", "fresh3", "fresh4")
+HELDOUT_BATCHES = ("heldout", "heldout2", "fresh", "fresh2", "fresh3", "fresh4")
 
 
 def version_kinds() -> list[str]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cgconfig.engines.release_change import holds_in
+from cgconfig.engines.sglang import deterministic as det
 from cgconfig.engines.sglang import engine_settings as se
 from cgconfig.engines.sglang.releases import FA4_PAGE_PREFILL_FLAG_ONLY
 
@@ -34,17 +35,19 @@ def gpu_sm(facts: Facts) -> int:
     return sm
 
 
-def attention_choice(facts: Facts, model: se.ModelShape, gpu_memory_gib: float | None, *,
-                     with_fallback: bool = True) -> se.AttentionChoice:
+def attention_choice(facts: Facts, model: se.ModelShape, gpu_memory_gib: float | None,
+                     release: str, *, with_fallback: bool = True) -> se.AttentionChoice:
     """SGLang 0.5.23's attention backends for these facts: the one call into the one port of
     its choice (:func:`cgconfig.engines.sglang.engine_settings.resolve_attention_backends`). An unknown
-    SM is taken as Hopper's (:data:`ASSUMED_GPU_SM`)."""
+    SM is taken as Hopper's (:data:`ASSUMED_GPU_SM`). ``release``: the deterministic
+    fallback's place and architectures (:mod:`.deterministic`)."""
     return se.resolve_attention_backends(
         se.Platform(facts.device, gpu_sm(facts)), model, tp_size=facts.tp_size,
         attention_backend=facts.attention_backend,
         prefill_backend=facts.prefill_attention_backend,
         decode_backend=facts.decode_attention_backend,
-        deterministic=facts.enable_deterministic_inference,
+        deterministic=facts.enable_deterministic_inference and det.fallback_first(release),
+        deterministic_mla=det.absorbed_mla(facts.model_arch, release),
         speculative_algorithm=facts.speculative_algorithm,
         eagle_topk=facts.speculative_eagle_topk, page_size=facts.page_size,
         gpu_memory_mib=None if gpu_memory_gib is None else gpu_memory_gib * 1024,
@@ -63,10 +66,11 @@ def model_shape(facts: Facts) -> se.ModelShape:
         is_multimodal=facts.is_multimodal)
 
 
-def resolved_attention_backend(facts: Facts, gpu_memory_gib: float | None) -> str:
+def resolved_attention_backend(facts: Facts, gpu_memory_gib: float | None, release: str) -> str:
     """``ServerArgs.attention_backend`` after SGLang's defaults, before the platform fallbacks
     (the refusals read the backend as the overrides leave it)."""
-    choice = attention_choice(facts, model_shape(facts), gpu_memory_gib, with_fallback=False)
+    choice = attention_choice(facts, model_shape(facts), gpu_memory_gib, release,
+                              with_fallback=False)
     return str(choice.attention_backend.value)
 
 

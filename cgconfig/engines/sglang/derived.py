@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from cgconfig.derived import common_derived
 from cgconfig.engines.release_change import ReleaseChange, holds_in
 from cgconfig.engines.sglang import attention as sa
+from cgconfig.engines.sglang import deterministic as det
 from cgconfig.engines.sglang import grid as sz
 from cgconfig.engines.sglang import sizes as ss
 from cgconfig.engines.sglang.cp_layout import attn_cp_layout_valid
@@ -138,7 +139,8 @@ def derive_facts(facts: Facts, memory_gib: float | None,
     # Tokens per request in a captured decode step: the resolved draft width, 1 without
     # speculative decoding.
     width = (speculative.num_draft_tokens or 1) if facts.speculative_algorithm else 1
-    engine_attention = sa.resolved_attention_backend(facts, memory_gib)
+    release = engine_version or newest("sglang")
+    engine_attention = sa.resolved_attention_backend(facts, memory_gib, release)
     page_size = sa.resolved_page_size(facts, engine_attention, engine_version or None)
     return {
         **common_derived(facts, memory_gib, memory_source, "sglang"),
@@ -147,7 +149,7 @@ def derive_facts(facts: Facts, memory_gib: float | None,
         "chunked_prefill_source": chunked_source,
         "effective_chunked_prefill_size": effective,
         "request_width": width,
-        "attn_cp_layout_valid": attn_cp_layout_valid(facts, engine_version or newest("sglang")),
+        "attn_cp_layout_valid": attn_cp_layout_valid(facts, release),
         # With no prefill backend given, SGLang's own pick (trtllm_mha on SM100) decides from
         # 0.5.23 (PREFILL_CP_BCG_RESOLVED_BACKEND); before, the line's backend only.
         "prefill_cp_breakable_supported": prefill_cp_breakable_supported(
@@ -160,6 +162,11 @@ def derive_facts(facts: Facts, memory_gib: float | None,
         "sglang_prefill_attention_backend": facts.prefill_attention_backend or engine_attention,
         "sglang_decode_attention_backend": facts.decode_attention_backend or engine_attention,
         "sglang_page_size": page_size,
+        # The release's deterministic-inference check of that backend (rule
+        # refuse.deterministic-attention-backend) and the backends it accepts.
+        "sglang_deterministic_backend_supported": det.backend_supported(
+            engine_attention, facts.model_arch, facts.gpu_sm, release),
+        "sglang_deterministic_backends": ", ".join(det.allowed(facts.model_arch, release)),
         # validation_hook.check_server_args: the per-rank chunked-prefill size (after the DP
         # split) is a multiple of the page size, unless chunked prefill is off.
         "chunked_prefill_page_aligned": effective <= 0 or effective % page_size == 0,

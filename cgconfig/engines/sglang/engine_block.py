@@ -19,6 +19,7 @@ from cgconfig.engines.sglang import memory as sm
 from cgconfig.engines.sglang import sizes as ss
 from cgconfig.engines.sglang.derived import prefill_cp_breakable_supported, speculative_block_size
 from cgconfig.facts import Facts
+from cgconfig.line.versions import newest
 
 #: SGLang 0.5.23 ``fields/schedule.py``: ``--max-prefill-tokens`` default.
 DEFAULT_MAX_PREFILL_TOKENS = 16384
@@ -137,7 +138,8 @@ def engine_block(draft: Draft, facts: Facts, memory_draft: Draft) -> dict[str, d
         return {}
     platform = se.Platform(facts.device, sa.gpu_sm(facts))
     model = sa.model_shape(facts)
-    attention = sa.attention_choice(facts, model, derived["gpu_memory_gib"])
+    attention = sa.attention_choice(facts, model, derived["gpu_memory_gib"],
+                                    draft.engine_version or newest("sglang"))
     attn_dp_size = facts.dp_size if derived["attn_dp_enabled"] else 1
     memory = memory_inputs(memory_draft, facts, attn_dp_size)
     fraction_value = _mem_fraction(facts, memory, model, str(attention.attention_backend.value))

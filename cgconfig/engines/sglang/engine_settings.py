@@ -209,6 +209,7 @@ def platform_fallback(platform: Platform, backend: str) -> EngineValue | None:
 def resolve_attention_backends(platform: Platform, model: ModelShape, *, tp_size: int,
                                attention_backend: str | None, prefill_backend: str | None,
                                decode_backend: str | None, deterministic: bool,
+                               deterministic_mla: bool,
                                speculative_algorithm: str | None, eagle_topk: int | None,
                                page_size: int | None, gpu_memory_mib: float | None,
                                radix_cache_off: bool = False,
@@ -218,8 +219,10 @@ def resolve_attention_backends(platform: Platform, model: ModelShape, *, tp_size
     ``platform_hook.handle_cpu_backends`` (CPU: intel_amx, on an x86 host), the model's own
     defaults (:func:`model_attention_override`), ``overrides._deterministic_attention_backend``
     (deterministic inference: fa3, or on Blackwell flashinfer / triton for DeepSeek-style
-    models), ``overrides._attention_backend_default`` (equal prefill and decode backends
-    override the base one; otherwise an unset base takes :func:`default_attention_backend`),
+    models, ``deterministic_mla``; the caller passes ``deterministic`` only for a release that
+    runs this fallback before the default, :mod:`.deterministic`),
+    ``overrides._attention_backend_default`` (equal prefill and decode backends override the
+    base one; otherwise an unset base takes :func:`default_attention_backend`),
     ``overrides._cutedsl_prefill_backend_fill`` (decode-only cutedsl_mla prefills with
     trtllm_mla), then :func:`platform_fallback`.
     """
@@ -242,7 +245,7 @@ def resolve_attention_backends(platform: Platform, model: ModelShape, *, tp_size
         decode = override[1]
     if base is None and deterministic:
         if platform.is_sm100 or platform.is_sm120:
-            name = "triton" if model.arch in ma.DETERMINISTIC_MLA_ARCHS else "flashinfer"
+            name = "triton" if deterministic_mla else "flashinfer"
         else:
             name = "fa3"
         base = EngineValue(name, SOURCE_DETERMINISTIC_BACKEND,

@@ -5,12 +5,6 @@ multimodal, shape, context length) are :mod:`cgconfig.model_archs`'.
 
 from __future__ import annotations
 
-#: ``attention_hook.handle_deterministic_inference``'s DeepSeek-style (absorbed-MLA)
-#: architectures.
-DETERMINISTIC_MLA_ARCHS = (
-    "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM",
-    "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM",
-    "Glm4MoeLiteForCausalLM", "Glm5NextForConditionalGeneration")
 #: Architectures whose model defaults pick trtllm_mla on Blackwell (non-DSA DeepSeek-V3,
 #: ``model_overrides/deepseek_v2.py``).
 DEEPSEEK_TRTLLM_MLA_ARCHS = ("DeepseekV3ForCausalLM",)
