@@ -277,7 +277,9 @@ def _apply_overlay(engine: str, rows: list[dict[str, Any]]) -> list[str]:
     import yaml
 
     overlay = yaml.safe_load((ENGINES_DIR / engine / "overlay.yaml").read_text()) or {}
-    modelled: dict[str, dict[str, Any]] = overlay.get("modelled") or {}
+    # modelled_older: flags only older releases have (no newest table has to carry them)
+    older_only: dict[str, dict[str, Any]] = overlay.get("modelled_older") or {}
+    modelled: dict[str, dict[str, Any]] = {**(overlay.get("modelled") or {}), **older_only}
     graph: dict[str, str] = overlay.get("graph_effect_unmodelled") or {}
     seen: set[str] = set()
     for row in rows:
@@ -301,7 +303,7 @@ def _apply_overlay(engine: str, rows: list[dict[str, Any]]) -> list[str]:
             row["note"] = graph[hit]
         row.setdefault("cgconfig", None)
         del key
-    return sorted((set(modelled) | set(graph)) - seen)
+    return sorted((set(modelled) | set(graph)) - seen - set(older_only))
 
 
 def main() -> None:

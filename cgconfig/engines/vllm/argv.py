@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cgconfig.docio import loads_bounded
+from cgconfig.engines.release_change import holds_in
 from cgconfig.engines.vllm.flags import DIALECT_FLAGS as VLLM_FLAGS
+from cgconfig.engines.vllm.releases import COMPILATION_CONFIG_FORBIDS_EXTRA, CUDA_GRAPH_SIZES
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.values import looks_human_int, parse_human_int, parse_int
 from cgconfig.limits import quote, quote_key
@@ -121,9 +123,9 @@ def _parse_value(text: str, where: str) -> Any:
         return parse_human_int(text, where) if looks_human_int(text) else text
 
 
-def _pass_config(out: VllmInput, key: str, value: Any, source: str) -> None:
+def _pass_config(out: VllmInput, key: str, value: Any, source: str, release: str) -> None:
     """``pass_config`` (a document) or ``pass_config.KEY`` (a dotted key), as pydantic
-    validates it when vLLM builds ``CompilationConfig``."""
+    validates it when vLLM ``release`` builds ``CompilationConfig``."""
     from cgconfig.line.versions import release_label
 
     items = value.items() if key == "pass_config" and isinstance(value, dict) else \
@@ -132,6 +134,9 @@ def _pass_config(out: VllmInput, key: str, value: Any, source: str) -> None:
         raise InputError(f"1 validation error for CompilationConfig: pass_config must be a "
                          f"mapping, got {quote(value)} ({release_label('vllm')})", where=source)
     for name, item in items:
+        if name not in PASS_CONFIG_KEYS and not holds_in(COMPILATION_CONFIG_FORBIDS_EXTRA,
+                                                         release):
+            continue  # 0.12.0's PassConfig ignores a key it does not have
         if name not in PASS_CONFIG_KEYS:
             raise InputError(f"1 validation error for CompilationConfig: pass_config.{name}: "
                              f"Unexpected keyword argument ({release_label('vllm')} PassConfig)",
@@ -140,13 +145,16 @@ def _pass_config(out: VllmInput, key: str, value: Any, source: str) -> None:
         out.pass_config[name] = item
 
 
-def _record(out: VllmInput, key: str, value: Any, source: str, at: str, position: int) -> None:
+def _record(out: VllmInput, key: str, value: Any, source: str, at: str, position: int,
+            release: str) -> None:
     if key.split(".", 1)[0] == "pass_config":
-        _pass_config(out, key, value, source)
+        _pass_config(out, key, value, source, release)
         return
     allowed = MODELLED_KEYS + PASSTHROUGH_KEYS
     if "." in key and key.split(".", 1)[0] in PASSTHROUGH_KEYS:
         return  # a nested key of a block without graph effect (-cc.pass_config.fuse_x=true)
+    if key not in allowed and not holds_in(COMPILATION_CONFIG_FORBIDS_EXTRA, release):
+        return  # 0.12.0's CompilationConfig ignores a key it does not have (no extra="forbid")
     if key not in allowed:
         raise InputError(f"unknown compilation-config key {quote_key(key)}", where=f"{source} at {at}",
                          suggestion=did_you_mean(key, allowed),
@@ -154,6 +162,23 @@ def _record(out: VllmInput, key: str, value: Any, source: str, at: str, position
     if key in PASSTHROUGH_KEYS:
         return
     out.cc.setdefault(key, []).append(CcValue(value, source, at, position))
+
+
+def _cuda_graph_sizes(out: VllmInput, given: list[str], name: str, position: int,
+                      release: str) -> None:
+    """``--cuda-graph-sizes``: ``EngineArgs.create_engine_config`` of the releases that have it
+    sets ``compilation_config.cudagraph_capture_sizes`` from it before
+    ``--cudagraph-capture-sizes`` (which then finds the list set: mutually exclusive)."""
+    if not holds_in(CUDA_GRAPH_SIZES, release):
+        # the newest release's line was split with its own table, which lacks the flag (older
+        # ones are refused by version_flags.check_vllm_spellings, with the release's source)
+        from cgconfig.engines.vllm.version_flags import release_history
+        from cgconfig.line.versions import label
+
+        raise InputError(f"{release_history(name, release)}: {label('vllm', release)} refuses "
+                         f"it (unrecognized arguments: {name})", where=name)
+    _record(out, "cudagraph_capture_sizes", [_int(s, name) for s in given], name, "", position,
+            release)
 
 
 def _int(text: str, where: str, *, allow_zero: bool = False) -> int:
@@ -164,8 +189,9 @@ def _int(text: str, where: str, *, allow_zero: bool = False) -> int:
 
 
 def parse_vllm_argv(argv: list[str], positions: list[int] | None = None,
-                    args: list[Arg] | None = None) -> VllmInput:
-    """Parse the vLLM dialect's tokens (the splitter gave them); ``positions`` are their
+                    args: list[Arg] | None = None, *, release: str) -> VllmInput:
+    """Parse the vLLM dialect's tokens (the splitter gave them) as vLLM ``release`` reads
+    them; ``positions`` are their
     indices in the whole command line, which order values across sources; ``args`` are the
     splitter's runs of them (flag and values), regrouped with the same table when absent."""
     out = VllmInput()
@@ -202,11 +228,11 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None,
             if not isinstance(doc, dict):
                 raise InputError(f"must be a JSON object, got {type(doc).__name__}", where=name)
             for key, item in doc.items():
-                _record(out, key, item, name, f"/{key}", after(i))
+                _record(out, key, item, name, f"/{key}", after(i), release)
         elif name.startswith(("-cc.", "--compilation-config.")):
             key = name.split(".", 1)[1]
             _record(out, key, _parse_value(value or "", name), name, f"/{key}",
-                    dotted_base + after(i))
+                    dotted_base + after(i), release)
         elif name.startswith("--speculative-config."):
             key = name.split(".", 1)[1]
             if key == "num_speculative_tokens":
@@ -239,10 +265,12 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None,
                 raise InputError("cudagraph_capture_sizes and compilation_config."
                                  "cudagraph_capture_sizes are mutually exclusive", where=name)
             _record(out, "cudagraph_capture_sizes", [_int(s, name) for s in sizes], name, "",
-                    dotted_base * 2 + after(i))
+                    dotted_base * 2 + after(i), release)
+        elif name == "--cuda-graph-sizes":
+            _cuda_graph_sizes(out, given, name, dotted_base * 2 + after(i), release)
         elif name == "--max-cudagraph-capture-size":
             _record(out, "max_cudagraph_capture_size", _int(value or "", name), name, "",
-                    dotted_base * 2 + after(i))
+                    dotted_base * 2 + after(i), release)
         elif name == "--cudagraph-support":
             from cgconfig.engines.vllm.modes import parse_level
 
@@ -258,6 +286,11 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None,
                            "num_speculative_tokens" in spec)
     for key in ("cudagraph_capture_sizes", "max_cudagraph_capture_size"):
         sources = {c.source for c in out.cc.get(key, [])}
+        if "--cuda-graph-sizes" in sources and sources - {"--cuda-graph-sizes",
+                                                           "--cudagraph-capture-sizes"}:
+            # 0.12.0 applies --cuda-graph-sizes first, against the compilation config's list
+            raise InputError("cuda_graph_sizes and compilation_config.cudagraph_capture_sizes "
+                             "are mutually exclusive", where="--cuda-graph-sizes")
         engine_flag = "--" + key.replace("_", "-")
         if engine_flag in sources and len(sources) > 1:
             raise InputError(f"{key} and compilation_config.{key} are mutually exclusive",

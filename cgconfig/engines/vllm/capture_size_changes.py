@@ -47,6 +47,22 @@ SPEC_ROUNDING_PLAIN_FULL: tuple[ReleaseChange, ...] = (
                   "cudagraph_mode)"),
 )
 
+# --- vLLM 0.12.0 (issue #37, helper v012): read in the 0.12.0 and 0.13.0 wheels ---
+#: The default ceiling counts the speculative tokens, ``min(max_num_seqs · (1 + k) · 2, 512)``;
+#: 0.12.0's is ``min(max_num_seqs · 2, 512)`` whatever the speculation.
+CEILING_COUNTS_SPEC_TOKENS: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.13.0", None,
+                  "the default capture ceiling is min(max_num_seqs·(1 + num_speculative_tokens)"
+                  "·2, 512) (before: min(max_num_seqs·2, 512))",
+                  "config/vllm.py VllmConfig._set_cudagraph_sizes (decode_query_len)"),
+)
+# --- end vLLM 0.12.0 ---
+
+
+def ceiling_query_len(release: str, q: int) -> int:
+    """The decode query length ``release``'s default ceiling multiplies ``max_num_seqs`` by."""
+    return q if holds_in(CEILING_COUNTS_SPEC_TOKENS, release) else 1
+
 
 def rounds_plain_full(release: str) -> bool:
     """Whether ``release`` rounds the sizes for speculative decoding under plain FULL."""

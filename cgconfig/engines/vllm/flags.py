@@ -12,6 +12,7 @@ DIALECT_FLAGS = DialectFlags("vllm", {
     "--max-num-seqs": 1, "--max-num-batched-tokens": 1,
     "--num-speculative-tokens": 1, "--speculative-config": 1,
     "--cudagraph-capture-sizes": "+", "--max-cudagraph-capture-size": 1,
+    "--cuda-graph-sizes": "+",  # vLLM 0.12.0's deprecated spelling (releases.CUDA_GRAPH_SIZES)
     "--cudagraph-support": 1, "--vllm-attention-backend": 1,
 }, prefixes=("-cc.", "--compilation-config.", "--speculative-config."))
 #: None beyond the dialect's own: a `vllm serve` line's other flags are the engine table's.

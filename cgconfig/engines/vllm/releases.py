@@ -231,6 +231,29 @@ MTP_DRAFTS_SUPPORT_PP: tuple[ReleaseChange, ...] = (
 )
 # --- end vLLM 0.13.0 ---
 
+# --- vLLM 0.12.0 (issue #37, helper v012): behaviours read in the 0.12.0 and 0.13.0 wheels ---
+#: Without VLLM_COMPILE a mode of full graphs only (FULL, FULL_DECODE_ONLY) keeps them: 0.13.0
+#: overrides only a mode that ``requires_piecewise_compilation()``; 0.12.0 turns every mode
+#: other than NONE to NONE ("Cudagraph mode %s is not compatible with compilation mode %s").
+FULL_KEPT_WITHOUT_COMPILE: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.13.0", None, "a full-only cudagraph mode without VLLM_COMPILE keeps its "
+                  "graphs", f"{_VLLM_CONFIG}:VllmConfig.__post_init__"),
+)
+#: ``CompilationConfig`` and ``PassConfig`` refuse a key they do not have (pydantic
+#: ``extra="forbid"``); 0.12.0's plain pydantic dataclasses ignore it.
+COMPILATION_CONFIG_FORBIDS_EXTRA: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.13.0", None, "--compilation-config refuses an unknown key (before: "
+                  "ignored)", "vllm/config/compilation.py:CompilationConfig, PassConfig "
+                  "(@dataclass(config=ConfigDict(extra=\"forbid\")))"),
+)
+#: ``--cuda-graph-sizes`` (deprecated, vllm#26016) sets ``cudagraph_capture_sizes``; 0.13.0's
+#: parser no longer has it.
+CUDA_GRAPH_SIZES: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.13.0", "--cuda-graph-sizes sets cudagraph_capture_sizes",
+                  "vllm/engine/arg_utils.py:EngineArgs.create_engine_config"),
+)
+# --- end vLLM 0.12.0 ---
+
 #: Every behaviour above by name (what the tests walk).
 BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "v2_manager_spec_rounding": V2_MANAGER_SPEC_ROUNDING,
@@ -257,12 +280,27 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "mtp_drafts_support_pp": MTP_DRAFTS_SUPPORT_PP,
     "max_model_len_auto": MAX_MODEL_LEN_AUTO,
     "dense_effective_dp_one": DENSE_EFFECTIVE_DP_ONE,
+    # vLLM 0.12.0 (v012)
+    "full_kept_without_compile": FULL_KEPT_WITHOUT_COMPILE,
+    "compilation_config_forbids_extra": COMPILATION_CONFIG_FORBIDS_EXTRA,
+    "cuda_graph_sizes": CUDA_GRAPH_SIZES,
 }
+
+
+def overridden_without_compile(mode: CudaGraphMode, release: str) -> bool:
+    """Whether ``release`` changes ``mode`` when the compilation mode is not VLLM_COMPILE
+    (:func:`piecewise_fallback` says to what)."""
+    if mode is CudaGraphMode.NONE:
+        return False
+    return mode.requires_piecewise() or not holds_in(FULL_KEPT_WITHOUT_COMPILE, release)
 
 
 def piecewise_fallback(mode: CudaGraphMode, release: str) -> CudaGraphMode:
     """A8: what a mode becomes without VLLM_COMPILE in ``release``: its full graphs from 0.30
-    (``without_piecewise``), no graphs at all before when it has piecewise ones."""
+    (``without_piecewise``), no graphs at all before when it has piecewise ones, and before 0.13
+    no graphs whatever the mode (:data:`FULL_KEPT_WITHOUT_COMPILE`)."""
+    if not holds_in(FULL_KEPT_WITHOUT_COMPILE, release):
+        return CudaGraphMode.NONE
     if not mode.requires_piecewise() or holds_in(PIECEWISE_FALLBACK, release):
         return mode.without_piecewise()
     return CudaGraphMode.NONE

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from cgconfig.engines.release_change import holds_in
-from cgconfig.engines.vllm.capture_size_changes import captures_token_budget
+from cgconfig.engines.vllm.capture_size_changes import captures_token_budget, ceiling_query_len
 from cgconfig.engines.vllm.releases import BLACKWELL_CEILING, MAX_NUM_SEQS_SIZE, SPEC_DECODE_SIZES
 from cgconfig.limits import check_decode_batch, check_prefill_tokens
 
@@ -87,7 +87,8 @@ def default_capture_sizes(
 
     ``max_capture_size`` / ``capture_sizes`` are the user's ``max_cudagraph_capture_size`` /
     ``cudagraph_capture_sizes`` (None = unset). Without a user maximum, the ceiling is
-    ``min(2 · max_num_seqs · q, 512 | 1024 on Blackwell)`` with q = 1 + num_speculative_tokens,
+    ``min(2 · max_num_seqs · q, 512 | 1024 on Blackwell)`` with q = 1 + num_speculative_tokens
+    (q = 1 before 0.13: ``CEILING_COUNTS_SPEC_TOKENS``),
     and uniform-decode sizes (request counts × q, or ``max_num_seqs`` itself when q = 1) are
     added to the grid. Everything is capped at ``max_num_batched_tokens``, which is added when it
     falls under the ceiling.
@@ -128,7 +129,7 @@ def default_capture_sizes(
     if max_capture_size is None:
         # Twice the widest decode batch leaves headroom for padding; decode sizes are only
         # added here, never when the user chose the maximum.
-        max_size = min(max_num_seqs * q * 2, ceiling)
+        max_size = min(max_num_seqs * ceiling_query_len(release, q) * 2, ceiling)
         if q > 1 and spec_decode_sizes:
             uniform_decode_sizes = sorted(n * q for n in _request_counts(max_num_seqs, ceiling)
                                           if n * q <= max_size)

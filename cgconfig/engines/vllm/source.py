@@ -29,8 +29,9 @@ class VllmArgv:
 
     def contribute(self, so_far: ResolveRequest) -> Contribution:
         """Parse the tokens once; map them onto cgconfig's keys, vLLM's grid and Stage B."""
-        engine = read_engine_args(so_far.engine_args, answered_release(so_far))
-        vin = parse_vllm_argv(self.tokens, self.positions, self.args)
+        release = answered_release(so_far)
+        engine = read_engine_args(so_far.engine_args, release)
+        vin = parse_vllm_argv(self.tokens, self.positions, self.args, release=release)
         if vin.attention_backend is None:
             vin.attention_backend = engine.attention_backend
         speculative(vin, engine, whole_engine=self.whole_engine, facts=so_far.facts)

@@ -67,8 +67,9 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
         mode = modes.phases_to_mode(draft.get("decode.backend"),
                                     draft.get("prefill.backend")).mode
         original = mode
-        if not vllm_compile and mode.requires_piecewise():
-            # A8: piecewise graphs need the VLLM_COMPILE compilation mode.
+        if not vllm_compile and releases.overridden_without_compile(mode, release):
+            # A8: piecewise graphs (before 0.13 any graphs) need the VLLM_COMPILE compilation
+            # mode.
             mode = releases.piecewise_fallback(mode, release)
             _apply(draft, "vllm.A8", original, mode,
                    f"Cudagraph mode {original.name} is not compatible with compilation mode "

@@ -16,10 +16,27 @@ from cgconfig.line.table import load_table
 from cgconfig.line.versions import SUPPORTED, EngineVersion, label, newest
 
 
-def _first_release(name: str) -> str | None:
-    """The oldest supported vLLM release whose parser has ``name``."""
-    return next((v for v in SUPPORTED["vllm"] if load_table("vllm", v).lookup(name) is not None),
-                None)
+def release_history(name: str, release: str) -> str:
+    """``is new in vLLM 0.14.1`` / ``was removed in vLLM 0.13.0`` for a flag ``release``'s
+    parser lacks and another supported release's has; ``""`` when none has it."""
+    releases = SUPPORTED["vllm"]
+    having = [v for v in releases if load_table("vllm", v).lookup(name) is not None]
+    if not having or release in having:
+        return ""
+    older = [v for v in having if releases.index(v) < releases.index(release)]
+    if older:
+        return f"was removed in {label('vllm', releases[releases.index(older[-1]) + 1])}"
+    return f"is new in {label('vllm', having[0])}"
+
+
+def refuse_flag(name: str, version: EngineVersion) -> InputError:
+    """The release's own parser's "unrecognized arguments" for ``name``."""
+    table = load_table("vllm", version.version)
+    history = release_history(name, version.version) or f"not a flag of {table.label}"
+    source = ("the newest supported; --engine-version names another"
+              if version.source.startswith("default") else version.source)
+    return InputError(f"{history}: {table.label} ({source}) refuses it "
+                      f"(unrecognized arguments: {name})", where=name)
 
 
 def check_vllm_spellings(names: Iterable[str], version: EngineVersion) -> None:
@@ -34,12 +51,7 @@ def check_vllm_spellings(names: Iterable[str], version: EngineVersion) -> None:
             continue
         if table.allow_abbrev and len(table.prefix_matches(name)) == 1:
             continue
-        added = _first_release(name)
-        history = f"is new in {label('vllm', added)}" if added else f"not a flag of {table.label}"
-        source = ("the newest supported; --engine-version names another"
-                  if version.source.startswith("default") else version.source)
-        raise InputError(f"{history}: {table.label} ({source}) refuses it "
-                         f"(unrecognized arguments: {name})", where=name)
+        raise refuse_flag(name, version)
 
 
 def check_spellings(split: ArgvSplit, version: EngineVersion, *, entry_point: bool) -> None:

@@ -1,0 +1,82 @@
+"""vLLM 0.12.0 (issue #37): the behaviours only it has among the supported releases, each a row
+of ``cgconfig/engines/vllm/releases.py`` or ``capture_size_changes.py`` read in its wheel
+(``engine/arg_utils.py``, ``config/vllm.py``, ``config/compilation.py``). Each expected answer
+is the oracle's (vLLM 0.12.0's and 0.13.0's own engine path, ``vllm_engine_oracle.py`` with
+``ORACLE_VLLM_VERSION``, SM 90, 80 GiB, Llama-3-8B); the corpus tests of
+``test_vllm_versions_fidelity.py`` cover the whole engine path."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cgconfig.api import resolve_args
+from cgconfig.errors import CgConfigError
+
+_DEFAULT_GRID = [1, 2, 4, *range(8, 256, 8), *range(256, 513, 16)]
+
+
+def _line(release: str, *argv: str) -> list[str]:
+    return ["--engine-version", f"vllm=={release}", "--model-arch", "LlamaForCausalLM",
+            "--gpu-sm", "90", "--gpu-memory-gib", "80", "vllm", "serve", "m", *argv]
+
+
+def _sizes(release: str, *argv: str) -> tuple[str, list[int]]:
+    plan = resolve_args(_line(release, *argv)).to_dict()
+    mode = f"{plan['capture']['decode']['backend']}/{plan['capture']['prefill']['backend']}"
+    return mode, sorted(set(plan["capture"]["decode"]["sizes"])
+                        | set(plan["capture"]["prefill"]["sizes"]))
+
+
+def test_cuda_graph_sizes_is_the_capture_list_in_0_12_only() -> None:
+    """0.12.0's ``EngineArgs.create_engine_config`` sets ``cudagraph_capture_sizes`` from the
+    deprecated ``--cuda-graph-sizes`` (oracle: [8, 16]), before ``--cudagraph-capture-sizes``
+    and against the compilation config's list (both refused: "mutually exclusive"); 0.13.0's
+    parser does not have it (oracle: "unrecognized arguments")."""
+    assert _sizes("0.12.0", "--cuda-graph-sizes", "8", "16")[1] == [8, 16]
+    assert _sizes("0.12.0", "--cuda-graph-sizes", "8", "16", "--max-cudagraph-capture-size",
+                  "16")[1] == [8, 16]
+    with pytest.raises(CgConfigError, match=r"^--cudagraph-capture-sizes: cudagraph_capture_"
+                                            r"sizes and compilation_config"):
+        resolve_args(_line("0.12.0", "--cuda-graph-sizes", "8", "16",
+                           "--cudagraph-capture-sizes", "4"))
+    with pytest.raises(CgConfigError, match=r"^--cuda-graph-sizes: cuda_graph_sizes and "
+                                            r"compilation_config\.cudagraph_capture_sizes"):
+        resolve_args(_line("0.12.0", "--cuda-graph-sizes", "8", "16",
+                           "-cc.cudagraph_capture_sizes=[4]"))
+    for release in ("0.13.0", "0.33.0"):
+        with pytest.raises(CgConfigError, match=r"was removed in vLLM 0\.13\.0.*unrecognized "
+                                                r"arguments: --cuda-graph-sizes"):
+            resolve_args(_line(release, "--cuda-graph-sizes", "8", "16"))
+
+
+def test_full_modes_without_vllm_compile_have_no_graphs_in_0_12() -> None:
+    """0.12.0's ``VllmConfig.__post_init__`` turns any mode but NONE to NONE without
+    VLLM_COMPILE; 0.13.0 only a mode that needs piecewise compilation (oracle: FULL with
+    ``-cc.mode=0``, FULL_DECODE_ONLY with ``-O0``: NONE in 0.12.0, kept in 0.13.0)."""
+    for argv in (("-cc.cudagraph_mode=FULL", "-cc.mode=0"),
+                 ("-cc.cudagraph_mode=FULL_DECODE_ONLY", "-O0")):
+        assert _sizes("0.12.0", *argv) == ("disabled/disabled", [])
+        assert _sizes("0.13.0", *argv)[1] == _DEFAULT_GRID
+
+
+def test_default_ceiling_ignores_speculative_tokens_in_0_12() -> None:
+    """0.12.0's ``VllmConfig._set_cudagraph_sizes`` caps the default grid at
+    ``min(max_num_seqs·2, 512)``, 0.13.0 at ``min(max_num_seqs·(1 + k)·2, 512)``: n-gram with
+    k = 3 and 64 sequences, the oracle's sizes end at 128 in 0.12.0 and 512 in 0.13.0 (both
+    rounded to multiples of 4 by the V1 runner)."""
+    spec = json.dumps({"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4})
+    argv = ("--speculative-config", spec, "--max-num-seqs", "64")
+    assert _sizes("0.12.0", *argv)[1] == list(range(4, 8, 4)) + list(range(8, 129, 8))
+    assert _sizes("0.13.0", *argv)[1][-1] == 512
+
+
+def test_unknown_compilation_config_keys_are_ignored_in_0_12() -> None:
+    """0.12.0's ``CompilationConfig`` and ``PassConfig`` are pydantic dataclasses without
+    ``extra="forbid"`` (0.13.0 adds it): an unknown key is ignored (oracle: the default plan),
+    where 0.13.0 refuses it ("Unexpected keyword argument")."""
+    doc = json.dumps({"pass_config": {"no_such_key": True}, "no_such_field": 1})
+    assert _sizes("0.12.0", "--compilation-config", doc) == ("full/breakable", _DEFAULT_GRID)
+    with pytest.raises(CgConfigError, match="no_such"):
+        resolve_args(_line("0.13.0", "--compilation-config", doc))
