@@ -15,8 +15,11 @@ LINE = ["python", "-m", "sglang.launch_server", "--model-path", "m",
 
 
 def _deprecations(release: str) -> list[str]:
+    # a release without --enable-breakable-cuda-graph (0.5.10) refuses it: the rest of the line
+    table = load_table("sglang", release)
+    line = [w for w in LINE if not w.startswith("--") or table.lookup(w) is not None]
     plan = resolve_request(request_from_argv(
-        LINE, environ={}, engine_version=EngineVersion("sglang", release, "--engine-version")))
+        line, environ={}, engine_version=EngineVersion("sglang", release, "--engine-version")))
     return [d for d in plan.deprecations if "is deprecated" in d]
 
 

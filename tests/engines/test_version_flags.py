@@ -279,3 +279,52 @@ def test_0_5_11_refuses_what_its_parser_refuses(args: list[str]) -> None:
     with pytest.raises(CgConfigError) as raised:
         resolve_args(["--engine-version", "0.5.11", "--gpu-memory-gib", "80", *args])
     assert "SGLang 0.5.11's argument parser rejects" in str(raised.value)
+
+
+@pytest.mark.parametrize(("args", "decode", "prefill"), [
+    # measured with the oracle on SGLang 0.5.10's own code (docs/fidelity.md, "SGLang 0.5.10")
+    (["--model-arch", "DeepseekV3ForCausalLM", "--use-mla", "--gpu-sm", "100"], "full",
+     "disabled"),
+    (["--speculative-algorithm", "NGRAM"], "full", "disabled"),
+    (["--speculative-algorithm", "NGRAM", "--enforce-piecewise-cuda-graph"], "full",
+     "tc_piecewise"),
+    (_PD, "disabled", "disabled"),
+    ([*_PD, "--enforce-piecewise-cuda-graph"], "full", "tc_piecewise"),
+    (["--disable-cuda-graph"], "disabled", "tc_piecewise"),
+    (["--disable-cuda-graph-padding", "--enable-torch-compile"], "full", "disabled"),
+    # no intel_xpu MLA-prefill refusal yet (0.5.11 adds it)
+    (["--model-arch", "DeepseekV3ForCausalLM", "--use-mla", "--device", "xpu",
+      "--attention-backend", "intel_xpu"], "full", "disabled")])
+def test_0_5_10_speculative_deepseek_and_pd_prefill(args: list[str], decode: str,
+                                                    prefill: str) -> None:
+    plan = resolve_args(["--engine-version", "0.5.10", "--gpu-memory-gib", "80", *args])
+    assert (plan.config["decode"]["backend"], plan.config["prefill"]["backend"]) == \
+        (decode, prefill)
+
+
+@pytest.mark.parametrize("args", [
+    # measured: SGLang 0.5.10's argparse has neither choice
+    ["--speculative-algorithm", "DFLASH", "--speculative-draft-model-path", "d"],
+    ["--moe-runner-backend", "aiter"]])
+def test_0_5_10_refuses_what_its_parser_refuses(args: list[str]) -> None:
+    with pytest.raises(CgConfigError) as raised:
+        resolve_args(["--engine-version", "0.5.10", "--gpu-memory-gib", "80", *args])
+    assert "SGLang 0.5.10's argument parser rejects" in str(raised.value)
+
+
+def test_0_5_10_has_no_per_phase_decode_flag() -> None:
+    # measured: 0.5.10's argparse: unrecognized arguments: --cuda-graph-max-bs-decode 64
+    with pytest.raises(CgConfigError) as raised:
+        resolve_args(["--engine-version", "0.5.10", "--cuda-graph-max-bs-decode", "64"])
+    assert "refuses it" in str(raised.value)
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    # measured: the held-out batch's cases 18 and 38 (docs/fidelity.md, "SGLang 0.5.10")
+    (["--enable-deterministic-inference", "--attention-backend", "ascend"],
+     "DETERMINISTIC_ATTENTION_BACKEND_CHOICES are flashinfer, fa3 and triton"),
+    (["--speculative-algorithm", "NGRAM", "--device", "cpu"], "it supports CUDA devices only")])
+def test_0_5_10_refuses_what_its_checks_refuse(args: list[str], said: str) -> None:
+    with pytest.raises(CgConfigError) as raised:
+        resolve_args(["--engine-version", "0.5.10", "--gpu-memory-gib", "80", *args])
+    assert said in str(raised.value)

@@ -50,7 +50,7 @@ def test_dumps_are_near_their_release_and_far_from_the_others() -> None:
 
 
 def test_an_unmodelled_release_is_not_judged_by_its_nearest() -> None:
-    """SGLang 0.5.10's dump prints the legacy ``ServerArgs(...)`` repr and fits none of the
+    """SGLang 0.5.8's dump prints the legacy ``ServerArgs(...)`` repr and fits none of the
     modelled tables: it cannot be judged, with the nearest named, instead of taking 0.5.23's
     (or the nearest's) rules."""
     for dump in UNMODELLED:

@@ -105,8 +105,18 @@ PREFILL_CONTEXT_LENGTH_CLAMP: tuple[ReleaseChange, ...] = (
 #: ``_handle_piecewise_cuda_graph``: so only for ``--disable-piecewise-cuda-graph``, and the
 #: decode graph only (its ``disable_cuda_graph`` is decode only: ``LEGACY_GRAPH_SWITCHES``; the
 #: prefill graph is the cascade's, rule ``piecewise.incompatible-before-0.5.13``).
+#: SGLang 0.5.10 (value ``"unless-piecewise-enforced"``) runs ``_handle_pd_disaggregation`` after
+#: ``_handle_piecewise_cuda_graph``, whose cascade has already turned the piecewise graph off for
+#: every PD instance, so a PD prefill instance loses its decode graph unless
+#: ``--enforce-piecewise-cuda-graph`` kept the piecewise graph on.
 PD_PREFILL_LEGACY_DISABLE: tuple[ReleaseChange, ...] = (
-    ReleaseChange(None, "0.5.13", "a PD prefill instance sets disable_cuda_graph (the decode "
+    ReleaseChange(None, "0.5.11", "a PD prefill instance sets disable_cuda_graph (the decode "
+                  "graph) unless --enforce-piecewise-cuda-graph is given",
+                  "python/sglang/srt/server_args.py:ServerArgs._handle_pd_disaggregation "
+                  "('if self.disable_piecewise_cuda_graph: self.disable_cuda_graph = True'), "
+                  "called by ServerArgs.__post_init__ after _handle_piecewise_cuda_graph "
+                  "('14. PD disaggregation')", "unless-piecewise-enforced"),
+    ReleaseChange("0.5.11", "0.5.13", "a PD prefill instance sets disable_cuda_graph (the decode "
                   "graph) only when --disable-piecewise-cuda-graph is given",
                   "python/sglang/srt/server_args.py:ServerArgs._handle_pd_disaggregation "
                   "('if self.disable_piecewise_cuda_graph: self.disable_cuda_graph = True'), "

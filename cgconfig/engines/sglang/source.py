@@ -95,14 +95,16 @@ class SglangArgv:
         defaults: list[DialectDefault] = []
         # SGLang 0.5.12's PD prefill step reads --disable-piecewise-cuda-graph as given, before
         # the legacy switches are folded (--enforce-piecewise-cuda-graph drops that leaf)
+        # (0.5.10's reads the cascade's result: off unless --enforce-piecewise-cuda-graph)
         piecewise_off = any(leaf.key == "prefill.backend"
                             and leaf.origin.source == "--disable-piecewise-cuda-graph"
                             for leaf in leaves)
+        enforced = any(leaf.origin.source == "--enforce-piecewise-cuda-graph" for leaf in leaves)
         if self.engine == "sglang":
             leaves, defaults = _fold_legacy_graph_switches(leaves, _release("sglang", so_far))
         leaves += _fold_dwdp_size(facts, where)
         leaves += _fold_pd_prefill_disable(facts, where, _release("sglang", so_far),
-                                           piecewise_off)
+                                           piecewise_off, enforced)
         said = release_label('sglang', so_far.engine_version)
         _fold_attn_dp_size(facts, where, said)
         deprecations = list(parsed.deprecations)
@@ -248,23 +250,25 @@ def _fold_legacy_graph_switches(leaves: list[Leaf], release: str
 
 
 def _fold_pd_prefill_disable(facts: dict[str, Any], where: dict[str, str],
-                             release: str, piecewise_off: bool) -> list[Leaf]:
+                             release: str, piecewise_off: bool, enforced: bool) -> list[Leaf]:
     """A PD prefill instance before SGLang 0.5.16 (``releases.PD_PREFILL_LEGACY_DISABLE``):
     ``pd_disaggregation_hook.handle_pd_disaggregation`` sets the legacy ``disable_cuda_graph``
     switch, which ``ServerArgs._parse_cuda_graph_config`` reads at the legacy layer (both
     phases disabled and locked; an explicit phase backend still wins). SGLang 0.5.12 sets it
-    only when ``piecewise_off`` (``--disable-piecewise-cuda-graph`` given), decode only."""
+    only when ``piecewise_off`` (``--disable-piecewise-cuda-graph`` given), decode only; 0.5.10
+    unless ``enforced`` (``--enforce-piecewise-cuda-graph`` given), decode only."""
     if facts.get("disaggregation_mode") != "prefill":
         return []  # before the imports: every line passes here, few are PD prefill lines
     from cgconfig.engines.release_change import value_at
     from cgconfig.engines.sglang.releases import PD_PREFILL_LEGACY_DISABLE
 
     when = value_at(PD_PREFILL_LEGACY_DISABLE, release)
-    if when is None or (when == "when-piecewise-disabled" and not piecewise_off):
+    if when is None or (when == "when-piecewise-disabled" and not piecewise_off) or (
+            when == "unless-piecewise-enforced" and enforced):
         return []
     said = (f"{where.get('disaggregation_mode', '--disaggregation-mode')} prefill "
             f"(SGLang {release} sets disable_cuda_graph)")
-    keys = ("decode.backend",) if when == "when-piecewise-disabled" else (
+    keys = ("decode.backend",) if when != "always" else (
         "decode.backend", "prefill.backend")
     return [Leaf(key, "disabled", Origin(Layer.LEGACY, said)) for key in keys]
 
