@@ -162,10 +162,10 @@ def derive_facts(facts: Facts, memory_gib: float | None,
         "sglang_prefill_attention_backend": facts.prefill_attention_backend or engine_attention,
         "sglang_decode_attention_backend": facts.decode_attention_backend or engine_attention,
         "sglang_page_size": page_size,
-        # The release's deterministic-inference check of that backend (rule
-        # refuse.deterministic-attention-backend) and the backends it accepts.
-        "sglang_deterministic_backend_supported": det.backend_supported(
-            engine_attention, facts.model_arch, facts.gpu_sm, release),
+        # The release's deterministic-inference check refuses that backend (rule
+        # refuse.deterministic-attention-backend); the backends it accepts.
+        "sglang_deterministic_backend_refused": facts.enable_deterministic_inference
+        and not det.backend_supported(engine_attention, facts.model_arch, facts.gpu_sm, release),
         "sglang_deterministic_backends": ", ".join(det.allowed(facts.model_arch, release)),
         # validation_hook.check_server_args: the per-rank chunked-prefill size (after the DP
         # split) is a multiple of the page size, unless chunked prefill is off.

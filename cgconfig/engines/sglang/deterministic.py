@@ -8,7 +8,7 @@ read from each release's ``server_args.py`` (``DETERMINISTIC_ATTENTION_BACKEND_C
 ``RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND``, ``ServerArgs._handle_deterministic_inference``;
 from 0.5.19 ``arg_groups/attention_hook.py:handle_deterministic_inference``). The rule
 ``refuse.deterministic-attention-backend`` reads :func:`backend_supported` through the derived
-values. Standard library only.
+value ``sglang_deterministic_backend_refused``. Standard library only.
 """
 
 from __future__ import annotations

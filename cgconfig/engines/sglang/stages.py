@@ -75,7 +75,7 @@ DERIVED_TYPES: dict[str, Any] = {
     "sglang_prefill_attention_backend": str,
     "sglang_decode_attention_backend": str,
     "sglang_page_size": int,
-    "sglang_deterministic_backend_supported": bool,
+    "sglang_deterministic_backend_refused": bool,
     "sglang_deterministic_backends": str,
     "speculative_eagle_topk": Optional[int],  # noqa: UP045
     "sglang_moe_a2a_backend": str,
