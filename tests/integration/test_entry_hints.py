@@ -42,10 +42,11 @@ def test_an_unknown_python_module_names_the_entry_points() -> None:
 
 
 def test_a_near_miss_on_a_vllm_line_is_a_vllm_flag() -> None:
-    """``--cuda-graph-sizes`` is close to vLLM's ``--cudagraph-capture-sizes``, not SGLang's
-    ``--cuda-graph-bs``."""
+    """``--cuda-graph-capture-sizes`` is close to vLLM's ``--cudagraph-capture-sizes``, not
+    SGLang's ``--cuda-graph-bs`` (``--cuda-graph-sizes`` itself is 0.12.0's flag: such a line
+    is answered for 0.12.0)."""
     with pytest.raises(CgConfigError) as raised:
-        resolve_args(["vllm", "serve", "m", "--cuda-graph-sizes", "8"])
+        resolve_args(["vllm", "serve", "m", "--cuda-graph-capture-sizes", "8"])
     assert "--cudagraph-capture-sizes" in str(raised.value)
     assert "--cuda-graph-bs" not in str(raised.value)
 

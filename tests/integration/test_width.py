@@ -82,8 +82,9 @@ def test_help_groups_flags_by_engine_and_accepts_every_engines_line() -> None:
     assert "vllm serve MODEL" in out and "trtllm-serve MODEL" in out
     assert "sglang.launch_server" in out
     vllm_part = out.split("vLLM flags", 1)[1].split("trtllm-serve flags", 1)[0]
-    for spelling in VLLM_FLAGS.flags:
-        assert spelling in vllm_part, spelling
+    newest = {o for f in load_table("vllm").flags for o in f.options}
+    for spelling in VLLM_FLAGS.flags:  # the help is the newest release's; older-only flags aside
+        assert spelling in vllm_part or spelling not in newest, spelling
     modelled = [o for f in load_table("vllm").flags if f.modelled for o in f.options]
     assert all(o in vllm_part for o in modelled)
     trt_part = out.split("trtllm-serve flags", 1)[1]
