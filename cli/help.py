@@ -6,11 +6,15 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cgconfig.cli.options import CLI_FLAGS
 from cgconfig.cli.width import width, wrap
 from cgconfig.fields.flags import CONFIG_FLAGS, FACT_FLAGS, OPTION_FLAGS, SETTING_FLAGS, Flag
 from cgconfig.line.versions import release_label
+
+if TYPE_CHECKING:
+    from cgconfig.line.table import EngineFlag
 
 #: The width help is laid out for when stdout is not a terminal and ``COLUMNS`` is unset.
 PIPED_WIDTH = 80
@@ -87,6 +91,38 @@ def _flag_row(flag: Flag, limit: int) -> list[str]:
     return _row(", ".join([flag.name, *flag.aliases]) + _arg(flag), text, limit)
 
 
+def _vllm_arg(flag: EngineFlag) -> str:
+    """The argument placeholder of a vLLM flag's help row."""
+    if not flag.takes_value:
+        return ""
+    if flag.nargs == "+":
+        return " N [N ...]"
+    return " JSON" if flag.type == "json" or "config" in flag.options[0] else " N"
+
+
+def _older_vllm_rows(newest_spellings: set[str], limit: int) -> list[str]:
+    """A row for each flag cgconfig models in an older vLLM release's table but that the
+    newest release no longer has (``--cuda-graph-sizes``), naming the releases that read it."""
+    from cgconfig.line.table import load_table
+    from cgconfig.line.versions import SUPPORTED, label
+
+    releases: dict[tuple[str, ...], list[str]] = {}
+    flags: dict[tuple[str, ...], EngineFlag] = {}
+    for release in SUPPORTED["vllm"][:-1]:
+        for flag in load_table("vllm", release).flags:
+            if flag.modelled and flag.options and not newest_spellings & set(flag.options):
+                key = tuple(flag.options)
+                releases.setdefault(key, []).append(release)
+                flags.setdefault(key, flag)
+    rows: list[str] = []
+    for key, found in releases.items():
+        span = label("vllm", found[0]) + ("" if len(found) == 1 else f" to {found[-1]}")
+        flag = flags[key]
+        rows += _row(", ".join(key) + _vllm_arg(flag),
+                     f"{span} only: {flag.cgconfig or flag.help}.", limit)
+    return rows
+
+
 def _engine_rows(limit: int) -> tuple[list[str], list[str], dict[str, str]]:
     """The vLLM rows, the trtllm-serve rows and the engines' versions."""
     from cgconfig.engines.trtllm.flags import DIALECT_FLAGS as TRTLLM_FLAGS
@@ -98,11 +134,8 @@ def _engine_rows(limit: int) -> tuple[list[str], list[str], dict[str, str]]:
     seen: set[str] = set()
     for flag in vllm.flags:
         if flag.modelled and flag.options:
-            arg = "" if not flag.takes_value else (
-                " N [N ...]" if flag.nargs == "+" else
-                " JSON" if flag.type == "json" or "config" in flag.options[0] else " N")
-            rows += _row(", ".join(flag.options) + arg, VLLM_HELP.get(flag.options[0], ""),
-                         limit)
+            rows += _row(", ".join(flag.options) + _vllm_arg(flag),
+                         VLLM_HELP.get(flag.options[0], ""), limit)
             seen.update(flag.options)
     for name, arity in VLLM_FLAGS.flags.items():
         if name not in seen and name in VLLM_HELP:
@@ -111,6 +144,7 @@ def _engine_rows(limit: int) -> tuple[list[str], list[str], dict[str, str]]:
                          VLLM_HELP[name], limit)
     rows += _row("-cc.KEY=VALUE", "One compilation-config key (vLLM's dotted form; wins over "
                  "the JSON).", limit)
+    rows += _older_vllm_rows(seen, limit)
     spellings = sorted({*TRTLLM_FLAGS.flags, *(o for f in trtllm.flags if f.modelled
                                                 for o in f.options)})
     trt_rows = _row(", ".join(spellings) + " FILE", TRTLLM_HELP, limit)

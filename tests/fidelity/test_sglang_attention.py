@@ -64,4 +64,13 @@ def _facts(**given: object) -> Facts:
     ({"gpu_sm": 100, "use_mla": True}, "fa4", 1),
 ])
 def test_resolved_page_size(given: dict[str, object], backend: str, page: int) -> None:
-    assert resolved_page_size(_facts(**given), backend) == page
+    assert resolved_page_size(_facts(**given), backend, "0.5.23") == page
+
+
+def test_fa4_page_size_before_0_5_15_reads_the_prefill_flag_only() -> None:
+    # sglang 0.5.14 ServerArgs._handle_attention_backend_compatibility: page 128 only when
+    # --prefill-attention-backend fa4 is given.
+    facts = _facts(gpu_sm=100)
+    assert resolved_page_size(facts, "fa4", "0.5.14") == 1
+    assert resolved_page_size(_facts(gpu_sm=100, prefill_attention_backend="fa4"), "fa4",
+                              "0.5.14") == 128

@@ -74,10 +74,9 @@ def resolved_attention_backend(facts: Facts, gpu_memory_gib: float | None, relea
     return str(choice.attention_backend.value)
 
 
-def resolved_page_size(facts: Facts, attention_backend: str, engine_version: str | None = None
-                       ) -> int:
-    """``ServerArgs.page_size`` after the backend page constraints (1 when nothing forces one);
-    ``engine_version``: the release (``releases.FA4_PAGE_PREFILL_FLAG_ONLY``), None the newest."""
+def resolved_page_size(facts: Facts, attention_backend: str, release: str) -> int:
+    """``ServerArgs.page_size`` after the backend page constraints (1 when nothing forces one)
+    at ``release`` (its fa4 condition: ``releases.FA4_PAGE_PREFILL_FLAG_ONLY``)."""
     page = facts.page_size or 1
     decode = facts.decode_attention_backend
     prefill = facts.prefill_attention_backend
@@ -92,7 +91,7 @@ def resolved_page_size(facts: Facts, attention_backend: str, engine_version: str
         page = 64
     if "trtllm_mha" in uses and page not in (16, 32, 64, 128):
         page = 64
-    if engine_version is not None and holds_in(FA4_PAGE_PREFILL_FLAG_ONLY, engine_version):
+    if holds_in(FA4_PAGE_PREFILL_FLAG_ONLY, release):
         fa4 = prefill == "fa4"
     else:
         fa4 = "fa4" in uses and (facts.speculative_eagle_topk or 0) <= 1

@@ -20,7 +20,6 @@ from cgconfig.engines.sglang import deterministic as det
 from cgconfig.engines.sglang import grid as sz
 from cgconfig.engines.sglang import sizes as ss
 from cgconfig.engines.sglang.cp_layout import attn_cp_layout_valid
-from cgconfig.line.versions import newest
 
 if TYPE_CHECKING:
     from cgconfig.facts import Facts
@@ -121,12 +120,12 @@ KV_CACHE_SHARDING_FLAG = "--enable-kv-cache-sharding"
 
 
 def derive_facts(facts: Facts, memory_gib: float | None,
-                 memory_source: str, engine_version: str,
+                 memory_source: str, release: str,
                  ignored: Iterable[str] = ()) -> dict[str, Any]:
     """Every ``derived.*`` value of an SGLang line (the engine-neutral ones and SGLang's own);
-    ``engine_version`` is the release the line is answered for, ``ignored`` the engine flags
+    ``release`` is the release the line is answered for, ``ignored`` the engine flags
     of the line cgconfig lists as ignored (``--enable-kv-cache-sharding``)."""
-    tier = sz.memory_tier(memory_gib, facts.device, engine_version)
+    tier = sz.memory_tier(memory_gib, facts.device, release)
     chunked = facts.chunked_prefill_size
     chunked_source = "--chunked-prefill-size"
     if chunked is None:
@@ -139,9 +138,8 @@ def derive_facts(facts: Facts, memory_gib: float | None,
     # Tokens per request in a captured decode step: the resolved draft width, 1 without
     # speculative decoding.
     width = (speculative.num_draft_tokens or 1) if facts.speculative_algorithm else 1
-    release = engine_version or newest("sglang")
     engine_attention = sa.resolved_attention_backend(facts, memory_gib, release)
-    page_size = sa.resolved_page_size(facts, engine_attention, engine_version or None)
+    page_size = sa.resolved_page_size(facts, engine_attention, release)
     return {
         **common_derived(facts, memory_gib, memory_source, "sglang"),
         "memory_tier": tier.label,
@@ -154,7 +152,7 @@ def derive_facts(facts: Facts, memory_gib: float | None,
         # 0.5.23 (PREFILL_CP_BCG_RESOLVED_BACKEND); before, the line's backend only.
         "prefill_cp_breakable_supported": prefill_cp_breakable_supported(
             facts, facts.prefill_attention_backend or (
-                engine_attention if holds_in(PREFILL_CP_BCG_RESOLVED_BACKEND, engine_version)
+                engine_attention if holds_in(PREFILL_CP_BCG_RESOLVED_BACKEND, release)
                 else facts.attention_backend)),
         # What SGLang 0.5.23 resolves when the line leaves them to the engine.
         "sglang_attention_backend": engine_attention,
