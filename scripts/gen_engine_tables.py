@@ -38,6 +38,7 @@ import contextlib
 import datetime
 import io
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -272,13 +273,25 @@ def _trtllm(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, An
 
 # --------------------------------------------------------------------------- overlay + output
 
-def _apply_overlay(engine: str, rows: list[dict[str, Any]]) -> list[str]:
-    """Classify every row from <engine>/overlay.yaml; returns overlay names matching no flag."""
+def _release(text: str) -> tuple[int, ...]:
+    """``0.12.0`` as (0, 12, 0); a local or post suffix does not move a release's order."""
+    return tuple(int(part) for part in re.findall(r"\d+", text.split("+")[0])[:3])
+
+
+def _apply_overlay(engine: str, rows: list[dict[str, Any]], version: str) -> list[str]:
+    """Classify every row of release ``version`` from <engine>/overlay.yaml; returns overlay
+    names matching no flag."""
     import yaml
 
     overlay = yaml.safe_load((ENGINES_DIR / engine / "overlay.yaml").read_text()) or {}
     # modelled_older: flags only older releases have (no newest table has to carry them)
     older_only: dict[str, dict[str, Any]] = overlay.get("modelled_older") or {}
+    # modelled_before: {release: flags}: modelled in the releases before it only (later ones
+    # read them where cgconfig does not model it, so their graph_effect_unmodelled entry holds)
+    before: dict[str, dict[str, Any]] = {
+        name: entry for bound, flags in (overlay.get("modelled_before") or {}).items()
+        if _release(version) < _release(str(bound)) for name, entry in flags.items()}
+    older_only = {**older_only, **before}
     modelled: dict[str, dict[str, Any]] = {**(overlay.get("modelled") or {}), **older_only}
     graph: dict[str, str] = overlay.get("graph_effect_unmodelled") or {}
     seen: set[str] = set()
@@ -332,7 +345,7 @@ def main() -> None:
             for row in table["flags"]:
                 row.pop("note", None)
                 row["cgconfig"] = None
-            _apply_overlay(args.engine, table["flags"])
+            _apply_overlay(args.engine, table["flags"], table["version"])
             table["flags"] = [{k: row[k] for k in sorted(row, key=lambda k, o=keys: (
                 o.index(k) if k in o else len(o)))} for row, keys in zip(table["flags"], order, strict=True)]
             path.write_text(json.dumps(table, indent=1, sort_keys=False) + "\n")
@@ -342,7 +355,7 @@ def main() -> None:
         finder = prepare_imports(args.sys_path, args.stub_missing, args.stub)
     build = {"sglang": _sglang, "vllm": _vllm, "trtllm": _trtllm}[args.engine]
     meta, rows = import_with_stubs(lambda: build(args), args.engine, finder)
-    unmatched = _apply_overlay(args.engine, rows)
+    unmatched = _apply_overlay(args.engine, rows, meta["version"])
     if args.engine == "sglang":  # the keys' own flags: from their declarations, not the overlay
         sys.path.insert(0, str(ROOT))
         from cgconfig.fields.engine_flags import classify

@@ -124,3 +124,27 @@ def test_deprecations_come_from_the_engine() -> None:
     # ...and no longer has the old aliases cgconfig still accepts (argparse: ambiguous or unknown).
     for alias in ("--cuda-graph-max-bs", "--enable-breakable-cuda-graph", "--disable-piecewise-cuda-graph"):
         assert load_table("sglang").lookup(alias) is None
+
+
+def test_flags_modelled_before_a_release_are_modelled_only_below_it() -> None:
+    """``overlay.yaml``'s ``modelled_before`` (vLLM's context-parallel sizes, read by 0.12.0's
+    ``VllmConfig.__post_init__`` only): those flags are modelled in the tables below the bound
+    and keep their ``graph_effect_unmodelled`` note from it on."""
+    import yaml
+
+    from cgconfig.line.versions import parse_version
+
+    overlay = yaml.safe_load((Path(table_path("vllm", "0.33.0")).parent.parent
+                              / "overlay.yaml").read_text())
+    bounds = overlay["modelled_before"]
+    assert bounds
+    for bound, flags in bounds.items():
+        for release in SUPPORTED["vllm"]:
+            table = load_table("vllm", release)
+            this, limit = parse_version(release), parse_version(str(bound))
+            assert this is not None and limit is not None
+            below = this.order < limit.order
+            for name in flags:
+                flag = table.by_spelling[name]
+                assert flag.modelled is below, (release, name)
+                assert flag.graph_effect, (release, name)

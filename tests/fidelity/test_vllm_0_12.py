@@ -80,3 +80,53 @@ def test_unknown_compilation_config_keys_are_ignored_in_0_12() -> None:
     assert _sizes("0.12.0", "--compilation-config", doc) == ("full/breakable", _DEFAULT_GRID)
     with pytest.raises(CgConfigError, match="no_such"):
         resolve_args(_line("0.13.0", "--compilation-config", doc))
+
+
+def _modes(release: str, arch: str, *argv: str) -> tuple[str, str]:
+    line = ["--engine-version", f"vllm=={release}", "--model-arch", arch, "--gpu-sm", "90",
+            "--gpu-memory-gib", "80", "vllm", "serve", "m", *argv]
+    capture = resolve_args(line).to_dict()["capture"]
+    return capture["decode"]["backend"], capture["prefill"]["backend"]
+
+
+@pytest.mark.parametrize(("arch", "argv", "in_0_12", "in_0_13"), [
+    # oracle (vLLM 0.12.0 / 0.13.0 engine path, SM 90): PIECEWISE / FULL_AND_PIECEWISE
+    ("DeepseekV3ForCausalLM", ("-dcp", "2", "-tp", "8"),
+     ("breakable", "breakable"), ("full", "breakable")),
+    # PIECEWISE / FULL_DECODE_ONLY
+    ("DeepseekV3ForCausalLM", ("-dcp", "2", "-tp", "8", "-cc.cudagraph_mode=FULL_DECODE_ONLY"),
+     ("breakable", "breakable"), ("full", "disabled")),
+    # NONE in both (-O0: no VLLM_COMPILE, A8 first)
+    ("DeepseekV3ForCausalLM", ("-dcp", "2", "-tp", "8", "-O0"),
+     ("disabled", "disabled"), ("disabled", "disabled")),
+    # a GQA model with tp above its 8 KV heads (16 GPUs): PIECEWISE / FULL_AND_PIECEWISE
+    ("LlamaForCausalLM", ("-dcp", "2", "-tp", "16"),
+     ("breakable", "breakable"), ("full", "breakable")),
+])
+def test_decode_context_parallel_turns_full_graphs_piecewise_in_0_12_only(
+        arch: str, argv: tuple[str, ...], in_0_12: tuple[str, str],
+        in_0_13: tuple[str, str]) -> None:
+    """0.12.0's ``VllmConfig.__post_init__``: "Decode context parallel (DCP) is enabled, which
+    is incompatible with full CUDA graphs. Overriding cudagraph_mode to PIECEWISE."; 0.13.0 has
+    no such check (releases.CONTEXT_PARALLEL_PIECEWISE)."""
+    assert _modes("0.12.0", arch, *argv) == in_0_12
+    assert _modes("0.13.0", arch, *argv) == in_0_13
+
+
+def test_prefill_context_parallel_is_refused_in_0_12_only() -> None:
+    """0.12.0's ``ParallelConfig`` refuses ``-pcp 2`` (oracle: "Prefill context parallelism is
+    not fully supported"); 0.13.0 answers FULL_AND_PIECEWISE."""
+    with pytest.raises(CgConfigError, match=r"^--prefill-context-parallel-size: Prefill "
+                                            r"context parallelism is not fully supported"):
+        _modes("0.12.0", "LlamaForCausalLM", "-pcp", "2", "-tp", "2")
+    assert _modes("0.13.0", "LlamaForCausalLM", "-pcp", "2", "-tp", "2") == ("full", "breakable")
+
+
+def test_decode_context_parallel_on_a_gqa_model_warns_of_the_unchecked_kv_head_rules() -> None:
+    """vLLM's ``ModelConfig.verify_with_parallel_config`` asserts on a GQA model's KV heads with
+    DCP (oracle 0.12.0: ``-dcp 2 -tp 2`` on Llama-3-8B is refused); cgconfig does not model
+    those asserts and says so."""
+    line = ["--engine-version", "vllm==0.12.0", "--model-arch", "LlamaForCausalLM",
+            "vllm", "serve", "m", "-dcp", "2", "-tp", "2"]
+    warnings = resolve_args(line).to_dict()["warnings"]
+    assert any("verify_with_parallel_config" in w and "may refuse" in w for w in warnings)

@@ -37,6 +37,7 @@ from cgconfig.engines.vllm.releases import (
     GLM4_MOE_LITE_MTP,
     MAX_MODEL_LEN_AUTO,
     MTP_DRAFTS_SUPPORT_PP,
+    PREFILL_CONTEXT_PARALLEL_REFUSED,
 )
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.fields.values import looks_human_int, parse_human_int, parse_int
@@ -74,6 +75,10 @@ class EngineArgs:
     max_model_len: int | None = None
     async_scheduling: bool | None = None
     """``--async-scheduling`` / ``--no-async-scheduling`` (None: vLLM decides)."""
+    decode_context_parallel_size: int = 1
+    """``--decode-context-parallel-size`` (read where the release's table models it)."""
+    prefill_context_parallel_size: int = 1
+    """``--prefill-context-parallel-size`` (read where the release's table models it)."""
     release: str
     """The vLLM release the line is answered for (``line.versions.SUPPORTED["vllm"]``)."""
 
@@ -84,6 +89,11 @@ class EngineArgs:
         dense = model_is_moe(facts) is False and holds_in(DENSE_EFFECTIVE_DP_ONE, self.release)
         return self.all2all_backend == "deepep_high_throughput" and \
             self.data_parallel_size > 1 and not dense
+
+    @property
+    def context_parallel(self) -> tuple[int, int]:
+        """The decode and prefill context-parallel sizes."""
+        return self.decode_context_parallel_size, self.prefill_context_parallel_size
 
     @property
     def batched_dp_moe(self) -> bool:
@@ -131,6 +141,10 @@ def read_engine_args(args: list[tuple[str, str, list[str]]], release: str) -> En
             out.all2all_backend = value
         elif dest == "data_parallel_size" and values:
             out.data_parallel_size = parse_int(value, name)
+        elif dest == "decode_context_parallel_size" and values:
+            out.decode_context_parallel_size = parse_int(value, name)
+        elif dest == "prefill_context_parallel_size" and values:
+            out.prefill_context_parallel_size = parse_int(value, name)
         elif dest == "enable_expert_parallel":
             out.enable_expert_parallel = name not in _FALSE_SPELLINGS
         elif dest == "spec_method" and values:
@@ -151,6 +165,12 @@ def read_engine_args(args: list[tuple[str, str, list[str]]], release: str) -> En
             else:
                 out.max_model_len = parse_human_int(value, name) if looks_human_int(value) \
                     else parse_int(value, name)
+    if out.prefill_context_parallel_size > 1 and holds_in(PREFILL_CONTEXT_PARALLEL_REFUSED,
+                                                          release):
+        raise InputError("Prefill context parallelism is not fully supported. Please set "
+                         f"prefill_context_parallel_size to 1 ({label('vllm', release)} "
+                         "ParallelConfig)", where="--prefill-context-parallel-size",
+                         allowed="1")
     return out
 
 

@@ -252,6 +252,19 @@ CUDA_GRAPH_SIZES: tuple[ReleaseChange, ...] = (
     ReleaseChange(None, "0.13.0", "--cuda-graph-sizes sets cudagraph_capture_sizes",
                   "vllm/engine/arg_utils.py:EngineArgs.create_engine_config"),
 )
+#: Decode or prefill context parallelism above 1 turns a mode with full graphs into PIECEWISE
+#: ("Decode context parallel (DCP) is enabled, which is incompatible with full CUDA graphs.
+#: Overriding cudagraph_mode to PIECEWISE."); 0.13.0's ``VllmConfig`` no longer checks it.
+CONTEXT_PARALLEL_PIECEWISE: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.12.0", "0.13.0", "decode/prefill context parallelism > 1 turns full "
+                  "graphs into PIECEWISE", f"{_VLLM_CONFIG}:VllmConfig.__post_init__"),
+)
+#: ``ParallelConfig`` refuses a prefill context-parallel size above 1 ("Prefill context
+#: parallelism is not fully supported"); 0.13.0 accepts it.
+PREFILL_CONTEXT_PARALLEL_REFUSED: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.12.0", "0.13.0", "--prefill-context-parallel-size above 1 is refused",
+                  "vllm/config/parallel.py:ParallelConfig._validate_parallel_config"),
+)
 # --- end vLLM 0.12.0 ---
 
 #: Every behaviour above by name (what the tests walk).
@@ -284,6 +297,8 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "full_kept_without_compile": FULL_KEPT_WITHOUT_COMPILE,
     "compilation_config_forbids_extra": COMPILATION_CONFIG_FORBIDS_EXTRA,
     "cuda_graph_sizes": CUDA_GRAPH_SIZES,
+    "context_parallel_piecewise": CONTEXT_PARALLEL_PIECEWISE,
+    "prefill_context_parallel_refused": PREFILL_CONTEXT_PARALLEL_REFUSED,
 }
 
 

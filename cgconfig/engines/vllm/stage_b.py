@@ -46,6 +46,7 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                  fuse_attn_quant: bool = False,
                  attention: Callable[[Draft], tuple[str, str]] | None = None,
                  replan: Callable[[dict[str, Any]], CapturePlan] | None = None,
+                 context_parallel: tuple[int, int] = (1, 1),
                  release: str) -> DraftStep:
     """vLLM's mode resolution after the user's input: A8, the sizes, A19-A22, Stage B, B7.
 
@@ -54,6 +55,7 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
     messages ("" reads "the attention backend"). ``release``: the vLLM release the line is
     answered for; ``v2_runner`` may be a function of the model's facts, and ``graphs_off``
     is one (vLLM's steps that turn every graph off, some of which read the model's config).
+    ``context_parallel``: the line's decode and prefill context-parallel sizes.
     """
 
     def hook(draft: Draft) -> None:
@@ -77,6 +79,23 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                    "VllmConfig._normalize_piecewise_cudagraph_mode"
                    if holds_in(releases.PIECEWISE_FALLBACK, release) else "VllmConfig.__post_init__",
                    release)
+        if context_parallel[0] > 1 and draft.facts.get("use_mla") is not True:
+            draft.warnings.append(
+                f"--decode-context-parallel-size {context_parallel[0]} on a model that is not "
+                f"known to use MLA: vLLM {release} ModelConfig.verify_with_parallel_config "
+                "then asserts that the tensor-parallel size exceeds the model's KV heads, that "
+                "the size is at most tp // KV heads and divides the query heads per KV head; "
+                "cgconfig does not check these, so the engine may refuse this line")
+        cp_sizes = dict(zip(("decode", "prefill"), context_parallel, strict=True))
+        cp = next((phase for phase, size in cp_sizes.items() if size > 1), None)
+        if cp is not None and mode.has_full_cudagraphs() \
+                and holds_in(releases.CONTEXT_PARALLEL_PIECEWISE, release):
+            short = "DCP" if cp == "decode" else "PCP"
+            _apply(draft, "vllm.context-parallel", mode, modes.CudaGraphMode.PIECEWISE,
+                   f"{cp.capitalize()} context parallel ({short}) is enabled, which is "
+                   "incompatible with full CUDA graphs. Overriding cudagraph_mode to PIECEWISE.",
+                   "VllmConfig.__post_init__", release)
+            mode = modes.CudaGraphMode.PIECEWISE
         _set_sizes(draft, capture.sizes, "vllm.sizes", capture.why,
                    f"vLLM's capture sizes: {capture.why}",
                    f"vLLM {release} VllmConfig._set_cudagraph_sizes",

@@ -170,7 +170,7 @@ def post_init(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs,
                                   else False, release=engine.release,
                                   fuse_attn_quant=vin.pass_config.get("fuse_attn_quant") is True,
                                   attention=_attention(vin, engine) if v2_runner else None,
-                                  replan=replan))
+                                  replan=replan, context_parallel=engine.context_parallel))
     return out
 
 
