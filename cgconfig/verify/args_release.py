@@ -29,8 +29,8 @@ tables (``tests/verify/test_args_release.py`` keeps that gap)."""
 
 MIN_COVERAGE = 0.75
 """The share of the nearest release's flags a dump must print to be read as a whole one. The
-printing release's own dump prints all but 2-5; SGLang 0.5.8's prints 89 % of 0.5.10's flags
-(its nearest supported release); a hand-shortened line in a bug report, far fewer."""
+printing release's own dump prints all but 2-5; SGLang 0.5.8's printed 89 % of 0.5.10's flags
+(when 0.5.10 was the oldest supported release); a hand-shortened line in a bug report, far fewer."""
 
 
 class ArgsMatch(NamedTuple):

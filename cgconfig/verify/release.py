@@ -49,7 +49,7 @@ def _outside(engine: str, hint: ReleaseHint) -> bool:
 
 def _partly_older(engine: str, hint: ReleaseHint) -> bool:
     """Whether ``hint``'s range ends among the supported releases but starts before them (SGLang
-    0.5.6-0.5.13's formats, when 0.5.10 is the oldest supported): most of the releases that
+    0.5.6-0.5.13's formats, when 0.5.8 is the oldest supported): most of the releases that
     print it are not modelled, and the log does not say which one ran."""
     keys = [k for v in SUPPORTED[engine] if (k := version_key(v)) is not None]
     low = version_key(hint.oldest)

@@ -78,12 +78,17 @@ def test_cgconfig_own_flags_are_not_the_releases() -> None:
 
 
 def test_every_release_change_is_a_supported_release() -> None:
-    """Each row begins or ends at a supported release, and no two rows of one behaviour hold
-    at one release (``value_at`` raises)."""
+    """Each row begins or ends at a supported release, or at a release inside the supported
+    range whose wheel placed the boundary (SGLang 0.5.9: the 576 prefill size), and no two rows
+    of one behaviour hold at one release (``value_at`` raises)."""
     releases = versions.SUPPORTED["sglang"]
+    low, high = versions.version_key(releases[0]), versions.version_key(releases[-1])
     for name, rows in BEHAVIOURS.items():
         for row in rows:
-            assert {row.since, row.until} - {None} <= set(releases), (name, row)
+            for bound in {row.since, row.until} - {None} - set(releases):
+                key = versions.version_key(bound)
+                assert key is not None and low is not None and high is not None
+                assert low < key < high, (name, row)
             assert row.what and row.cites.startswith("python/sglang/"), (name, row)
         for release in releases:
             value_at(rows, release)
@@ -328,3 +333,33 @@ def test_0_5_10_refuses_what_its_checks_refuse(args: list[str], said: str) -> No
     with pytest.raises(CgConfigError) as raised:
         resolve_args(["--engine-version", "0.5.10", "--gpu-memory-gib", "80", *args])
     assert said in str(raised.value)
+
+
+@pytest.mark.parametrize(("args", "decode", "prefill"), [
+    # measured with the oracle on SGLang 0.5.8's own code (docs/fidelity.md, "SGLang 0.5.8")
+    ([], "full", "disabled"),
+    (["--enable-piecewise-cuda-graph"], "full", "tc_piecewise"),
+    (["--enable-piecewise-cuda-graph", "--enable-torch-compile"], "full", "disabled"),
+    (["--enable-piecewise-cuda-graph", "--moe-a2a-backend", "deepep"], "full", "disabled"),
+    (["--enable-piecewise-cuda-graph", "--enable-dp-attention", "--dp-size", "2", "--tp-size",
+      "2"], "full", "tc_piecewise"),
+    (_PD, "disabled", "disabled"),
+    ([*_PD, "--enable-piecewise-cuda-graph"], "full", "tc_piecewise")])
+def test_0_5_8_prefill_graph_is_opt_in(args: list[str], decode: str, prefill: str) -> None:
+    plan = resolve_args(["--engine-version", "0.5.8", "--gpu-memory-gib", "80", *args])
+    assert (plan.config["decode"]["backend"], plan.config["prefill"]["backend"]) == \
+        (decode, prefill)
+
+
+def test_0_5_8_sizes() -> None:
+    # measured: 0.5.8 does not append an off-grid max_bs, its prefill grid has no 576, and
+    # --max-total-tokens does not cap its prefill max_bs
+    plan = resolve_args(["--engine-version", "0.5.8", "--gpu-memory-gib", "80",
+                         "--cuda-graph-max-bs", "300", "--enable-piecewise-cuda-graph",
+                         "--max-total-tokens", "1000"])
+    assert plan.config["decode"]["bs"][-2:] == [272, 288]
+    assert plan.config["prefill"]["max_bs"] == 8192
+    assert 576 not in plan.config["prefill"]["bs"] and 640 in plan.config["prefill"]["bs"]
+    newer = resolve_args(["--engine-version", "0.5.10", "--gpu-memory-gib", "80",
+                          "--cuda-graph-max-bs", "300", "--max-total-tokens", "1000"])
+    assert newer.config["decode"]["bs"][-1] == 300 and newer.config["prefill"]["max_bs"] == 1000

@@ -145,11 +145,11 @@ def test_newest_release_differs_is_opt_in(check: Run) -> None:
 
 
 def test_unsupported_pinned_release_is_a_note(check: Run) -> None:
-    code, out, _ = check("-o", "json", "--engine-version", "sglang==0.5.9", "run.sh",
+    code, out, _ = check("-o", "json", "--engine-version", "sglang==0.5.7", "run.sh",
                          files={"run.sh": f"{SGLANG}\n"})
     (found,) = findings(out)
     assert (found["id"], found["severity"], code) == ("CG008", "note", 0)
-    assert "SGLang 0.5.10 to 0.5.23" in found["message"]
+    assert "SGLang 0.5.8 to 0.5.23" in found["message"]
 
 
 def test_engine_version_names_one_engine_only(check: Run) -> None:

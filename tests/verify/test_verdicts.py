@@ -32,14 +32,14 @@ def test_sglang_04_logs_cannot_be_judged_not_prefill_captured_nothing() -> None:
 def test_a_log_older_releases_print_too_is_judged_by_the_release_named() -> None:
     """https://github.com/sgl-project/sglang/pull/20758 (MUSA, 0.5.6-0.5.13's formats): most
     releases that print it are not modelled, so the log alone cannot be judged; named SGLang
-    0.5.10 (the oldest supported) it is judged by 0.5.10's rules, and 0.5.9 is refused."""
+    0.5.8 (the oldest supported) it is judged by 0.5.8's rules, and 0.5.7 is refused."""
     verdict = _judge("sglang_musa_pr20758.log")
-    assert verdict.level == "cannot judge" and "models only 0.5.10 on" in verdict.reasons[0]
-    named = _judge("sglang_musa_pr20758.log", engine_version="sglang==0.5.10")
+    assert verdict.level == "cannot judge" and "models only 0.5.8 on" in verdict.reasons[0]
+    named = _judge("sglang_musa_pr20758.log", engine_version="sglang==0.5.8")
     assert named.comparison is not None
-    assert named.comparison.plan.engine_version["version"] == "0.5.10"
-    older = _judge("sglang_musa_pr20758.log", engine_version="sglang==0.5.9")
-    assert older.level == "cannot judge" and "SGLang 0.5.10 to" in older.reasons[0]
+    assert named.comparison.plan.engine_version["version"] == "0.5.8"
+    older = _judge("sglang_musa_pr20758.log", engine_version="sglang==0.5.7")
+    assert older.level == "cannot judge" and "SGLang 0.5.8 to" in older.reasons[0]
 
 
 def test_vllm_v0_cannot_be_judged_not_mixed_captured_nothing() -> None:

@@ -11,6 +11,7 @@ from typing import Any, cast
 from cgconfig.draft import Draft
 from cgconfig.engines.release_change import ReleaseChange, holds_in, value_at
 from cgconfig.engines.sglang import grid as sz
+from cgconfig.engines.sglang.releases import RUNNER_POOL_ALIGNED
 from cgconfig.errors import InputError
 from cgconfig.facts import Facts
 from cgconfig.fields.values import round_up
@@ -60,7 +61,9 @@ def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
     # captured (rule platform.cpu-decode-needs-torch-compile says why).
     no_runner = facts.device == "cpu" and not draft.get("options.enable_torch_compile")
     runs = dec_backend != "disabled" and not no_runner
-    sizes = sz.filter_capture_sizes(configured, alignment) if runs else []
+    pool_aligned = holds_in(RUNNER_POOL_ALIGNED, draft.engine_version or newest("sglang"))
+    sizes = sz.filter_capture_sizes(configured, alignment, pool_aligned=pool_aligned) \
+        if runs else []
     if runs:
         _refuse_unusable_sizes(draft, configured, sizes, alignment)
         _record_filter(draft, configured, sizes, alignment)

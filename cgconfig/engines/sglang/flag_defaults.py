@@ -11,6 +11,7 @@ from cgconfig.engines.sglang import model_archs as ma
 from cgconfig.engines.sglang.releases import (
     MUSE_GLIMMER_PREFILL_DEFAULT,
     PREFILL_DEFAULT_TC_PIECEWISE,
+    PREFILL_OPT_IN,
 )
 from cgconfig.facts import Facts
 from cgconfig.line.versions import label
@@ -23,7 +24,12 @@ PREFILL_GRAPH_PLATFORMS = ("cuda",)
 def platform_defaults(facts: Facts, release: str) -> dict[str, tuple[Any, str]]:
     """Defaults SGLang gives by platform: prefill graphs off where they are not validated;
     on CUDA, the releases whose default prefill backend is ``tc_piecewise``
-    (``releases.PREFILL_DEFAULT_TC_PIECEWISE``)."""
+    (``releases.PREFILL_DEFAULT_TC_PIECEWISE``); everywhere, in the releases whose prefill
+    graph is opt-in (``releases.PREFILL_OPT_IN``), disabled unless
+    ``--enable-piecewise-cuda-graph``."""
+    if holds_in(PREFILL_OPT_IN, release):
+        return {"prefill.backend": ("disabled", f"{label('sglang', release)} captures prefill "
+                                    "graphs only with --enable-piecewise-cuda-graph")}
     if facts.device in PREFILL_GRAPH_PLATFORMS:
         if holds_in(PREFILL_DEFAULT_TC_PIECEWISE, release):
             return {"prefill.backend": ("tc_piecewise", f"{label('sglang', release)}'s default "

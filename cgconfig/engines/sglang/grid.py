@@ -31,6 +31,11 @@ PREFILL_GRID: Grid = ((4, 32, 4), (48, 256, 16), (288, 512, 32), (576, 1024, 64)
                       (1280, 4096, 256), (4608, None, 512))
 """Prefill token counts; max_bs itself is not appended (100 ends at 96; below 4 is empty)."""
 
+PREFILL_GRID_WITHOUT_576: Grid = ((4, 32, 4), (48, 256, 16), (288, 512, 32), (640, 1024, 64),
+                                  (1280, 4096, 256), (4608, None, 512))
+"""SGLang 0.5.8's prefill token counts: its 64-step range starts at 640
+(``releases.PREFILL_GRID_HAS_576``)."""
+
 CPU_GRID: Grid = ((1, 16, 1), (18, 30, 2), (32, 80, 4), (84, None, 8))
 """CPU (torch.compile) sizes up to torch_compile_max_bs, which is appended."""
 
@@ -98,23 +103,26 @@ def expand_grid(grid: Grid, limit: int) -> list[int]:
     return sorted(sizes)
 
 
-def decode_sizes(max_bs: int, *, speculative: bool = False, padding: bool = True) -> list[int]:
-    """SGLang's default decode list: the grid up to ``max_bs``, then ``max_bs`` itself."""
+def decode_sizes(max_bs: int, *, speculative: bool = False, padding: bool = True,
+                 append_max_bs: bool = True) -> list[int]:
+    """SGLang's default decode list: the grid up to ``max_bs``, then ``max_bs`` itself (not in
+    the releases without ``append_max_bs``: ``releases.DECODE_MAX_BS_APPENDED``)."""
     check_decode_batch(max_bs, "decode.max_bs")
     if not padding:
         sizes = list(range(1, max_bs + 1))
     else:
         sizes = expand_grid(SPECULATIVE_DECODE_GRID if speculative else DECODE_GRID, max_bs)
-    if max_bs not in sizes:  # also without padding: max_bs 0 gives [0], as SGLang's does
+    if append_max_bs and max_bs not in sizes:  # also without padding: max_bs 0 gives [0]
         # Without it a batch of exactly max_running_requests ran eagerly (SGLang PR #21005).
         sizes.append(max_bs)
     return sizes
 
 
-def prefill_sizes(max_bs: int) -> list[int]:
-    """SGLang's default prefill token list up to ``max_bs`` (not appended; may be empty)."""
+def prefill_sizes(max_bs: int, *, with_576: bool = True) -> list[int]:
+    """SGLang's default prefill token list up to ``max_bs`` (not appended; may be empty);
+    without ``with_576``, SGLang 0.5.8's grid (:data:`PREFILL_GRID_WITHOUT_576`)."""
     check_prefill_tokens(max_bs, "prefill.max_bs")
-    return expand_grid(PREFILL_GRID, max_bs)
+    return expand_grid(PREFILL_GRID if with_576 else PREFILL_GRID_WITHOUT_576, max_bs)
 
 
 def cpu_sizes(torch_compile_max_bs: int, *, padding: bool = True) -> list[int]:
@@ -170,16 +178,20 @@ def capture_alignment(*, tp_size: int, dp_size: int, enable_dp_attention: bool,
     return CaptureAlignment(multiple, width, pool_size, tuple(reasons))
 
 
-def filter_capture_sizes(sizes: list[int], alignment: CaptureAlignment) -> list[int]:
+def filter_capture_sizes(sizes: list[int], alignment: CaptureAlignment, *,
+                         pool_aligned: bool = True) -> list[int]:
     """What will actually be captured from a configured decode list (SGLang's filter).
 
-    The pool size is rounded up to the alignment; if the largest size exceeds it, the pool
-    size joins the list; misaligned sizes and sizes over the pool are dropped; the result is
-    de-duplicated and sorted.
+    The pool size is rounded up to the alignment (where ``pool_aligned``:
+    ``releases.RUNNER_POOL_ALIGNED``); if the largest size exceeds it, the pool size joins the
+    list; misaligned sizes and sizes over the pool are dropped; the result is de-duplicated and
+    sorted.
     """
     captured = list(sizes)
     if alignment.pool_size is not None:
-        pool = round_up(alignment.pool_size, alignment.multiple)
+        pool = alignment.pool_size
+        if pool_aligned:
+            pool = round_up(pool, alignment.multiple)
         if captured and max(captured) > pool:
             captured.append(pool)
         captured = [s for s in captured if s <= pool]

@@ -12,8 +12,12 @@ from cgconfig.engines.sglang import grid as sz
 from cgconfig.engines.sglang import model_archs as ma
 from cgconfig.engines.sglang import sizes as ss
 from cgconfig.engines.sglang.releases import (
+    CPU_DECODE_FROM_TORCH_COMPILE,
+    DECODE_MAX_BS_APPENDED,
     DECODE_MAX_BS_RUNNING_CLAMP,
     PREFILL_CONTEXT_LENGTH_CLAMP,
+    PREFILL_GRID_HAS_576,
+    PREFILL_TOKEN_CAPS,
     QWEN3_VL_RUNNING_LIMIT,
 )
 from cgconfig.facts import Facts
@@ -29,14 +33,19 @@ def answered_release(draft: Draft) -> str:
 
 
 def size_generator(draft: Draft) -> SizeGenerator:
-    """SGLang 0.5.23's grids, as the draft regenerates a derived list when its max_bs moves."""
+    """SGLang's grids (the answered release's: ``releases.PREFILL_GRID_HAS_576``,
+    ``DECODE_MAX_BS_APPENDED``, ``CPU_DECODE_FROM_TORCH_COMPILE``), as the draft regenerates a
+    derived list when its max_bs moves."""
+    release = answered_release(draft)
+
     def generate(phase: str, max_bs: int) -> list[int]:
         padding = not draft.values["options.disable_padding"]
         if phase == "prefill":
-            return sz.prefill_sizes(max_bs)
-        if draft.facts["device"] == "cpu":
+            return sz.prefill_sizes(max_bs, with_576=holds_in(PREFILL_GRID_HAS_576, release))
+        if draft.facts["device"] == "cpu" and holds_in(CPU_DECODE_FROM_TORCH_COMPILE, release):
             return sz.cpu_sizes(max_bs, padding=padding)
-        return sz.decode_sizes(max_bs, speculative=draft.derived["speculative"], padding=padding)
+        return sz.decode_sizes(max_bs, speculative=draft.derived["speculative"], padding=padding,
+                               append_max_bs=holds_in(DECODE_MAX_BS_APPENDED, release))
 
     return generate
 
@@ -70,7 +79,7 @@ def fill_decode_sizes(draft: Draft, facts: Facts) -> None:
 
     # --- decode -------------------------------------------------------------------------
     bs = draft.get("decode.bs")
-    if facts.device == "cpu":
+    if facts.device == "cpu" and holds_in(CPU_DECODE_FROM_TORCH_COMPILE, release):
         bound = max(bs) if bs else draft.get("options.torch_compile_max_bs")
         why = ("CPU graphs come from torch.compile: decode.max_bs is "
                + ("max(decode.bs)" if bs else "--torch-compile-max-bs"))
@@ -102,7 +111,8 @@ def fill_decode_sizes(draft: Draft, facts: Facts) -> None:
     if not bs:
         draft.derived_sizes.add("decode")
         generated = draft.size_generator("decode", draft.get("decode.max_bs"))
-        grid = ("the CPU grid" if facts.device == "cpu" else
+        cpu_grid = facts.device == "cpu" and holds_in(CPU_DECODE_FROM_TORCH_COMPILE, release)
+        grid = ("the CPU grid" if cpu_grid else
                 "every size (padding disabled)" if draft.get("options.disable_padding") else
                 f"the speculative-decoding grid ({facts.speculative_algorithm})"
                 if d["speculative"] else "the decode grid")
@@ -125,11 +135,12 @@ def fill_prefill_sizes(draft: Draft, facts: Facts) -> None:
     breakable = draft.get("prefill.backend") == "breakable"
     if draft.get("prefill.max_bs") is None:
         chunked = derived["chunked_prefill_size"]
+        caps = holds_in(PREFILL_TOKEN_CAPS, answered_release(draft))
         value = ss.default_prefill_max_bs(
             chunked, use_mla=facts.use_mla, pp_size=1, prefill_breakable=breakable,
             prefill_bs_locked="prefill.bs" in draft.locked,
-            max_total_tokens=facts.max_total_tokens, model_path=facts.model_path,
-            release=answered_release(draft))
+            max_total_tokens=facts.max_total_tokens if caps else None,
+            model_path=facts.model_path if caps else None, release=answered_release(draft))
         why = (f"prefill max_bs from the chunked-prefill size {chunked} "
                f"({derived['chunked_prefill_source']}): {value}")
         change = draft.record("prefill.max_bs", value, source="default (derived)",
@@ -148,5 +159,6 @@ def fill_prefill_sizes(draft: Draft, facts: Facts) -> None:
     if not pbs:
         draft.derived_sizes.add("prefill")
         max_bs = draft.get("prefill.max_bs")
-        draft.record("prefill.bs", sz.prefill_sizes(max_bs), source="default (derived)",
+        draft.record("prefill.bs", size_generator(draft)("prefill", max_bs),
+                     source="default (derived)",
                      layer="default", why=f"generated from prefill.max_bs={max_bs}")

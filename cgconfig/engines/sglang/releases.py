@@ -105,12 +105,20 @@ PREFILL_CONTEXT_LENGTH_CLAMP: tuple[ReleaseChange, ...] = (
 #: ``_handle_piecewise_cuda_graph``: so only for ``--disable-piecewise-cuda-graph``, and the
 #: decode graph only (its ``disable_cuda_graph`` is decode only: ``LEGACY_GRAPH_SWITCHES``; the
 #: prefill graph is the cascade's, rule ``piecewise.incompatible-before-0.5.13``).
+#: SGLang 0.5.8 and 0.5.9 (value ``"unless-piecewise-enabled"``) read the opt-in switch as given
+#: (:data:`PREFILL_OPT_IN`): a PD prefill instance loses its decode graph unless
+#: ``--enable-piecewise-cuda-graph``.
 #: SGLang 0.5.10 (value ``"unless-piecewise-enforced"``) runs ``_handle_pd_disaggregation`` after
 #: ``_handle_piecewise_cuda_graph``, whose cascade has already turned the piecewise graph off for
 #: every PD instance, so a PD prefill instance loses its decode graph unless
 #: ``--enforce-piecewise-cuda-graph`` kept the piecewise graph on.
 PD_PREFILL_LEGACY_DISABLE: tuple[ReleaseChange, ...] = (
-    ReleaseChange(None, "0.5.11", "a PD prefill instance sets disable_cuda_graph (the decode "
+    ReleaseChange(None, "0.5.10", "a PD prefill instance sets disable_cuda_graph (the decode "
+                  "graph) unless --enable-piecewise-cuda-graph is given",
+                  "python/sglang/srt/server_args.py:ServerArgs._handle_pd_disaggregation ('if "
+                  "not self.enable_piecewise_cuda_graph: self.disable_cuda_graph = True')",
+                  "unless-piecewise-enabled"),
+    ReleaseChange("0.5.10", "0.5.11", "a PD prefill instance sets disable_cuda_graph (the decode "
                   "graph) unless --enforce-piecewise-cuda-graph is given",
                   "python/sglang/srt/server_args.py:ServerArgs._handle_pd_disaggregation "
                   "('if self.disable_piecewise_cuda_graph: self.disable_cuda_graph = True'), "
@@ -142,9 +150,72 @@ DEEPEP_PREFILL_ALIGN: tuple[ReleaseChange, ...] = (
 #: ``_disable_tc_piecewise_cudagraph_if_incompatible``'s rules (rule
 #: ``piecewise.tc-piecewise-incompatible-before-0.5.15``); SGLang 0.5.15 defaults to breakable.
 PREFILL_DEFAULT_TC_PIECEWISE: tuple[ReleaseChange, ...] = (
-    ReleaseChange(None, "0.5.15", "the default prefill backend is tc_piecewise",
+    ReleaseChange("0.5.10", "0.5.15", "the default prefill backend is tc_piecewise",
                   "python/sglang/srt/model_executor/cuda_graph_config.py:CudaGraphConfig "
                   "(prefill PhaseConfig(backend=Backend.TC_PIECEWISE))"),
+)
+
+#: The piecewise prefill graph is opt-in: ``ServerArgs.enable_piecewise_cuda_graph`` (default
+#: False, ``--enable-piecewise-cuda-graph``) is the only switch, and no ``ServerArgs`` step turns
+#: it off; the scheduler's ``ModelRunner.init_piecewise_cuda_graphs`` captures only when it is
+#: set and ``ModelRunner.can_run_piecewise_cuda_graph`` holds (rule
+#: ``piecewise.runner-incompatible-before-0.5.10``). SGLang 0.5.9 keeps it (the same field, no
+#: ``disable_piecewise_cuda_graph``); 0.5.10 turns it on by default
+#: (:data:`PREFILL_DEFAULT_TC_PIECEWISE`, ``--disable-piecewise-cuda-graph``).
+PREFILL_OPT_IN: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.5.10", "the piecewise prefill graph is captured only with "
+                  "--enable-piecewise-cuda-graph",
+                  "python/sglang/srt/server_args.py:ServerArgs.enable_piecewise_cuda_graph "
+                  "(default False); model_executor/model_runner.py:"
+                  "ModelRunner.init_piecewise_cuda_graphs ('if not "
+                  "self.server_args.enable_piecewise_cuda_graph or not "
+                  "self.can_run_piecewise_cuda_graph(): return')"),
+)
+
+#: ``_generate_cuda_graph_batch_sizes`` appends an off-grid decode max_bs to the generated list
+#: (``if self.cuda_graph_max_bs not in capture_bs: capture_bs.append(...)``). SGLang 0.5.8 and
+#: 0.5.9 have no such step: ``--cuda-graph-max-bs 300`` ends at 288.
+DECODE_MAX_BS_APPENDED: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.5.10", None, "an off-grid decode max_bs is appended to the generated list",
+                  "python/sglang/srt/server_args.py:ServerArgs._generate_cuda_graph_batch_sizes "
+                  "('if self.cuda_graph_max_bs not in capture_bs')"),
+)
+
+#: ``_generate_piecewise_cuda_graph_tokens``' 64-step range starts at 576
+#: (``range(576, 1024 + 1, 64)``); SGLang 0.5.8's starts at 640 (``range(640, 1024 + 1, 64)``).
+PREFILL_GRID_HAS_576: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.5.9", None, "the prefill token grid's 64-step range starts at 576",
+                  "python/sglang/srt/server_args.py:"
+                  "ServerArgs._generate_piecewise_cuda_graph_tokens ('range(576, 1024 + 1, 64)')"),
+)
+
+#: A defaulted prefill max_bs is capped by ``--max-total-tokens`` and, for a model path
+#: containing ``llama-2``, at 4096 (``_handle_gpu_memory_settings``). SGLang 0.5.8 and 0.5.9
+#: have neither cap (their default is the chunked-prefill size, MLA 2048).
+PREFILL_TOKEN_CAPS: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.5.10", None, "a defaulted prefill max_bs is capped by --max-total-tokens "
+                  "and at 4096 for a llama-2 model path",
+                  "python/sglang/srt/server_args.py:ServerArgs._handle_gpu_memory_settings "
+                  "('If max_total_tokens is set, cap pcg tokens', 'For Llama2 series models')"),
+)
+
+#: On ``--device cpu`` the decode sizes come from ``torch_compile_max_bs`` (the CPU grid,
+#: ``_generate_cpu_graph_batch_sizes``). SGLang 0.5.8 and 0.5.9 have no CPU branch: the decode
+#: grid up to ``cuda_graph_max_bs``, as on a GPU.
+CPU_DECODE_FROM_TORCH_COMPILE: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.5.10", None, "on CPU the decode sizes come from torch_compile_max_bs",
+                  "python/sglang/srt/server_args.py:ServerArgs._handle_gpu_memory_settings "
+                  "('if self.device != \"cpu\"', _generate_cpu_graph_batch_sizes)"),
+)
+
+#: The decode runner's filter rounds the request pool up to the capture alignment before it
+#: appends and filters by it (``num_max_requests = (num_max_requests + mul_base - 1) //
+#: mul_base * mul_base``); SGLang 0.5.8 and 0.5.9 use ``req_to_token_pool.size`` as it is.
+RUNNER_POOL_ALIGNED: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.5.10", None, "the decode runner rounds the request pool up to the capture "
+                  "alignment", "python/sglang/srt/model_executor/cuda_graph_runner.py:"
+                  "get_batch_sizes_to_capture ('pad `num_max_requests` to avoid being filtered "
+                  "out')"),
 )
 
 #: SGLang 0.5.13, the last release before the unified ``cuda_graph_config``, reads its own graph
@@ -202,6 +273,19 @@ FA4_PAGE_PREFILL_FLAG_ONLY: tuple[ReleaseChange, ...] = (
                   "supports page size 128 for non-MLA model architectures')"),
 )
 
+#: Intel XPU's page size is forced only by ``--attention-backend intel_xpu`` (``if
+#: self.attention_backend == "intel_xpu": if self.page_size not in [32, 64, 128]``); SGLang 0.5.11
+#: reads the decode backend instead (MLA: 16, 32, 64, 128; else 64, 128). The same in 0.5.8, 0.5.9
+#: and 0.5.10 (measured on 0.5.8: ``--decode-attention-backend intel_xpu --chunked-prefill-size
+#: 2500`` keeps page size 1 and starts).
+INTEL_XPU_PAGE_ATTENTION_ONLY: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.5.11", "Intel XPU's page size 128 comes from --attention-backend "
+                  "intel_xpu only, for pages other than 32, 64, 128",
+                  "python/sglang/srt/server_args.py:"
+                  "ServerArgs._handle_attention_backend_compatibility ('Intel XPU attention "
+                  "backend only supports page_size of 32, 64 or 128')"),
+)
+
 #: Every behaviour above by name (what the tests walk, and docs/fidelity.md lists).
 BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     **{f"memory-tier-below-{bound:g}-gib": rows for bound, rows in GPU_MEMORY_TIERS.items()},
@@ -213,8 +297,15 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "pd-prefill-legacy-disable": PD_PREFILL_LEGACY_DISABLE,
     "deepep-prefill-align": DEEPEP_PREFILL_ALIGN,
     "prefill-default-tc-piecewise": PREFILL_DEFAULT_TC_PIECEWISE,
+    "prefill-opt-in": PREFILL_OPT_IN,
+    "decode-max-bs-appended": DECODE_MAX_BS_APPENDED,
+    "prefill-grid-has-576": PREFILL_GRID_HAS_576,
+    "prefill-token-caps": PREFILL_TOKEN_CAPS,
+    "cpu-decode-from-torch-compile": CPU_DECODE_FROM_TORCH_COMPILE,
+    "runner-pool-aligned": RUNNER_POOL_ALIGNED,
     "legacy-graph-switches": LEGACY_GRAPH_SWITCHES,
     "cuda-graph-config-locks": CUDA_GRAPH_CONFIG_LOCKS,
     "mamba-auto-no-buffer": MAMBA_AUTO_NO_BUFFER,
     "fa4-page-prefill-flag-only": FA4_PAGE_PREFILL_FLAG_ONLY,
+    "intel-xpu-page-attention-only": INTEL_XPU_PAGE_ATTENTION_ONLY,
 }

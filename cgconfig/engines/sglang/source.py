@@ -100,11 +100,14 @@ class SglangArgv:
                             and leaf.origin.source == "--disable-piecewise-cuda-graph"
                             for leaf in leaves)
         enforced = any(leaf.origin.source == "--enforce-piecewise-cuda-graph" for leaf in leaves)
+        # SGLang 0.5.8's PD prefill step reads its opt-in switch as given
+        enabled = "--enable-piecewise-cuda-graph" in parsed.ignored
         if self.engine == "sglang":
             leaves, defaults = _fold_legacy_graph_switches(leaves, _release("sglang", so_far))
+            leaves += _fold_piecewise_opt_in(enabled, _release("sglang", so_far))
         leaves += _fold_dwdp_size(facts, where)
         leaves += _fold_pd_prefill_disable(facts, where, _release("sglang", so_far),
-                                           piecewise_off, enforced)
+                                           piecewise_off, enforced, enabled)
         said = release_label('sglang', so_far.engine_version)
         _fold_attn_dp_size(facts, where, said)
         deprecations = list(parsed.deprecations)
@@ -249,14 +252,32 @@ def _fold_legacy_graph_switches(leaves: list[Leaf], release: str
     return kept, []  # --disable-cuda-graph alone: the prefill graph keeps its default
 
 
+def _fold_piecewise_opt_in(enabled: bool, release: str) -> list[Leaf]:
+    """``--enable-piecewise-cuda-graph`` in the releases whose piecewise prefill graph is
+    opt-in (``releases.PREFILL_OPT_IN``: SGLang 0.5.8): the prefill graph is ``tc_piecewise``
+    (``ModelRunner.init_piecewise_cuda_graphs``' torch.compile ``PiecewiseCudaGraphRunner``, the
+    only prefill runner of that release), as given; without it the platform default
+    (``flag_defaults.platform_defaults``) keeps prefill disabled. Other releases: nothing (0.5.13
+    reads the flag as a ``DeprecatedAction`` that only warns)."""
+    from cgconfig.engines.release_change import holds_in
+    from cgconfig.engines.sglang.releases import PREFILL_OPT_IN
+
+    if not enabled or not holds_in(PREFILL_OPT_IN, release):
+        return []
+    return [Leaf("prefill.backend", "tc_piecewise",
+                 Origin(Layer.CONVENIENCE, "--enable-piecewise-cuda-graph"))]
+
+
 def _fold_pd_prefill_disable(facts: dict[str, Any], where: dict[str, str],
-                             release: str, piecewise_off: bool, enforced: bool) -> list[Leaf]:
+                             release: str, piecewise_off: bool, enforced: bool,
+                             enabled: bool = False) -> list[Leaf]:
     """A PD prefill instance before SGLang 0.5.16 (``releases.PD_PREFILL_LEGACY_DISABLE``):
     ``pd_disaggregation_hook.handle_pd_disaggregation`` sets the legacy ``disable_cuda_graph``
     switch, which ``ServerArgs._parse_cuda_graph_config`` reads at the legacy layer (both
     phases disabled and locked; an explicit phase backend still wins). SGLang 0.5.12 sets it
     only when ``piecewise_off`` (``--disable-piecewise-cuda-graph`` given), decode only; 0.5.10
-    unless ``enforced`` (``--enforce-piecewise-cuda-graph`` given), decode only."""
+    unless ``enforced`` (``--enforce-piecewise-cuda-graph`` given), decode only; 0.5.8 unless
+    ``enabled`` (``--enable-piecewise-cuda-graph`` given), decode only."""
     if facts.get("disaggregation_mode") != "prefill":
         return []  # before the imports: every line passes here, few are PD prefill lines
     from cgconfig.engines.release_change import value_at
@@ -264,7 +285,8 @@ def _fold_pd_prefill_disable(facts: dict[str, Any], where: dict[str, str],
 
     when = value_at(PD_PREFILL_LEGACY_DISABLE, release)
     if when is None or (when == "when-piecewise-disabled" and not piecewise_off) or (
-            when == "unless-piecewise-enforced" and enforced):
+            when == "unless-piecewise-enforced" and enforced) or (
+            when == "unless-piecewise-enabled" and enabled):
         return []
     said = (f"{where.get('disaggregation_mode', '--disaggregation-mode')} prefill "
             f"(SGLang {release} sets disable_cuda_graph)")
