@@ -100,7 +100,7 @@ def resolved_page_size(facts: Facts, attention_backend: str, release: str) -> in
         fa4 = "fa4" in uses and (facts.speculative_eagle_topk or 0) <= 1
     if fa4 and not facts.use_mla and facts.device == "cuda" and facts.gpu_sm in (100, 103):
         page = 128
-    if engine_version is not None and holds_in(INTEL_XPU_PAGE_ATTENTION_ONLY, engine_version):
+    if holds_in(INTEL_XPU_PAGE_ATTENTION_ONLY, release):
         if attention_backend == "intel_xpu" and page not in (32, 64, 128):
             page = 128
     elif "intel_xpu" in uses and page not in ((64, 128, 16, 32) if facts.use_mla else (64, 128)):
