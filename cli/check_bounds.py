@@ -27,9 +27,18 @@ def running_bound(plan: Plan, argv: Sequence[str]) -> Bound | None:
     engine = plan.engine_version.get("engine") or plan.facts.get("derived", {}).get("dialect")
     if engine == "sglang":
         value = plan.facts.get("max_running_requests")
-        if isinstance(value, int) and not isinstance(value, bool):
-            return Bound(value, "--max-running-requests")
-        return None
+        if not isinstance(value, int) or isinstance(value, bool):
+            return None
+        dp = plan.facts.get("dp_size")
+        if plan.facts.get("derived", {}).get("attn_dp_enabled") and isinstance(dp, int) and dp > 1:
+            # Under DP attention each rank's scheduler runs its share (SGLang 0.5.8's
+            # ModelRunner.initialize, 0.5.10's _resolve_max_num_reqs: max_running_requests //
+            # dp_size), and the plan's decode graphs are one rank's; srt-slurm #168 checks
+            # max-running-requests <= cuda-graph-max-bs × dp-size by hand.
+            share = max(1, value // dp)
+            return Bound(share, "--max-running-requests",
+                         shown=f"--max-running-requests {value} // attention-DP size {dp} =")
+        return Bound(value, "--max-running-requests")
     if engine == "vllm":
         seqs = _max_num_seqs(plan, list(argv))
         if seqs is None:

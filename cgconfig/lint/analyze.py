@@ -103,19 +103,10 @@ def _depends_on_unknown_memory(ctx: Context) -> bool:
                for entry in ctx.plan.provenance.get("decode.max_bs", []))
 
 
-def _per_rank_pool(ctx: Context) -> bool:
-    """SGLang under DP attention: each rank runs its share of ``--max-running-requests`` while
-    the plan's coverage compares the whole pool with one rank's graphs, so no eager range is
-    claimed there (srt-slurm #168 checks ``max-running-requests <= cuda-graph-max-bs ×
-    dp-size`` by hand)."""
-    return ctx.engine == "sglang" and bool(ctx.plan.facts.get("derived", {})
-                                           .get("attn_dp_enabled"))
-
-
 def _eager_findings(ctx: Context, bound: Bound | None) -> list[Finding]:
     covered = _covered_requests(ctx)
     if bound is None or bound.flag is None or covered is None or \
-            _depends_on_unknown_memory(ctx) or _per_rank_pool(ctx):
+            _depends_on_unknown_memory(ctx):
         return []  # the engine's own default bound: not the file's choice
     largest, width, requests = covered
     if bound.requests <= requests:
@@ -161,7 +152,10 @@ def _unit_findings(ctx: Context, bound: Bound | None) -> list[Finding]:
                    f"{requests} requests, not {bound.requests}; batches of {requests + 1}.."
                    f"{bound.requests} requests run eagerly")
         fix = f"set {graph_flag} to {bound.requests * width} ({bound.requests} × {width})"
-    elif unit == "requests" and largest >= bound.requests * width > bound.requests:
+    elif unit == "requests" and bound.requests * (width + 1) > largest >= \
+            bound.requests * width > bound.requests:
+        # the largest size is the bound's token count (a larger one is not a unit mix-up: under
+        # DP attention a rank runs its share of the bound, far below every rank's graphs)
         message = (f"{graph_flag} counts requests in {ctx.label}, not tokens: {largest} is "
                    f"{bound.requests} requests × {width} tokens, but at most {bound.requests} "
                    f"requests run, so graphs above {bound.requests} are captured and never "

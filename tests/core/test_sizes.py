@@ -461,12 +461,14 @@ def test_capture_attn_cp_end_to_end() -> None:
 
 
 def test_capture_pool_cap_end_to_end_mrr_100_alignment_8() -> None:
+    # Each attention-DP worker's pool is its share, 100 // 2 = 50 (SGLang 0.5.23
+    # KVCacheConfigurator.resolve_max_num_reqs), rounded up to the alignment 8: 56.
     plan = resolve_plain(["--tp-size", "8", "--dp-size", "2", "--enable-dp-attention",
                           "--enable-two-batch-overlap", "--max-running-requests", "100",
                           "--cuda-graph-bs-decode", "8", "16", "64", "128", "256"])
     assert plan.capture["decode"]["alignment"] == {"multiple": 8, "request_width": 1,
-                                                   "pool_size": 100}
-    assert plan.capture["decode"]["sizes"] == [8, 16, 64, 104]
+                                                   "pool_size": 50}
+    assert plan.capture["decode"]["sizes"] == [8, 16, 56]
     assert plan.config["decode"]["bs"] == [8, 16, 64, 128, 256]  # configured list untouched
     # The pool cap is a decision of its own (issue #10), the alignment's stays separate.
     assert any(d.rule == "sizes.max-running-requests-cap" for d in plan.decisions)
@@ -578,3 +580,39 @@ def test_muse_glimmer_prefill_max_bs_is_an_engine_flag() -> None:
     given = resolve_args(["--model-arch", "MuseGlimmerForCausalLM",
                           "--cuda-graph-max-bs-prefill", "1024"])
     assert given.config["prefill"]["max_bs"] == 1024
+
+
+def _resolve_at(release: str, argv: list[str]) -> Plan:
+    request = request_from_argv(["--engine-version", f"sglang=={release}", *argv])
+    request.use_rules = False
+    return resolve(request)
+
+
+def test_request_pool_per_attention_dp_worker_by_release() -> None:
+    """From SGLang 0.5.10 a DP-attention worker's request pool is its share of
+    --max-running-requests (ModelRunner._resolve_max_num_reqs: max_running_requests //
+    dp_size); 0.5.8 sizes it from the whole value (init_memory_pool), so the filter keeps the
+    graphs above the share there. Read in the 0.5.8, 0.5.9, 0.5.10 and 0.5.23 wheels."""
+    line = ["--tp-size", "8", "--dp-size", "8", "--enable-dp-attention",
+            "--max-running-requests", "128", "--cuda-graph-bs", "8", "16", "32", "64"]
+    new = _resolve_at("0.5.10", line)
+    assert new.capture["decode"]["alignment"]["pool_size"] == 16
+    assert new.capture["decode"]["sizes"] == [8, 16]
+    assert any("each attention-DP worker's request pool (128 // 8 → 16)" in (d.why or "")
+               for d in new.decisions if d.rule == "sizes.max-running-requests-cap")
+    old = _resolve_at("0.5.8", line)
+    assert old.capture["decode"]["alignment"]["pool_size"] == 128
+    assert old.capture["decode"]["sizes"] == [8, 16, 32, 64]
+
+
+def test_eager_range_counts_one_attention_dp_ranks_share() -> None:
+    """Each rank's scheduler runs max_running_requests // dp_size requests (every release), so
+    the eager range is measured against the share, and the hint names the release's flag."""
+    line = ["--tp-size", "8", "--dp-size", "8", "--enable-dp-attention",
+            "--max-running-requests", "512", "--cuda-graph-max-bs", "32"]
+    plan = _resolve_at("0.5.8", line)
+    (warned,) = [d for d in plan.decisions if d.rule == "coverage.decode-eager-range"]
+    assert "(512 // 8 = 64) exceeds the largest decode graph (32); batches of 33..64" in warned.why
+    assert warned.hint == "raise --cuda-graph-max-bs to 64 to cover every batch"
+    covered = _resolve_at("0.5.8", [*line[:-2], "--cuda-graph-max-bs", "64"])
+    assert not [d for d in covered.decisions if d.rule == "coverage.decode-eager-range"]

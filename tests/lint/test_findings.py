@@ -190,8 +190,16 @@ def test_sizes_the_engine_never_captures(check: Run) -> None:
     assert ids(out) == [("CG013", 1)]
 
 
-def test_dp_attention_pool_is_not_compared_with_one_ranks_graphs(check: Run) -> None:
+def test_dp_attention_compares_one_ranks_share_with_its_graphs(check: Run) -> None:
     # srt-slurm #168's hand rule: max-running-requests <= cuda-graph-max-bs × dp-size
     script = (f"{SGLANG} --tp 8 --dp 8 --enable-dp-attention --cuda-graph-max-bs-decode 128 "
               "--max-running-requests 1024 --gpu-memory-gib 141\n")
     assert ids(check("-o", "json", "run.sh", files={"run.sh": script})[1]) == []
+    # each rank's scheduler runs 2048 // 8 = 256 requests, twice its largest graph
+    _code, out, _ = check("-o", "json", "run.sh",
+                          files={"run.sh": script.replace("1024", "2048")})
+    (found,) = findings(out)
+    assert found["id"] == "CG001"
+    assert found["message"].startswith("--max-running-requests 2048 // attention-DP size 8 = 256 "
+                                       "is above the largest decode CUDA graph")
+    assert "batches of 129..256 requests run eagerly" in found["message"]

@@ -11,10 +11,11 @@ from typing import Any, cast
 from cgconfig.draft import Draft
 from cgconfig.engines.release_change import ReleaseChange, holds_in, value_at
 from cgconfig.engines.sglang import grid as sz
-from cgconfig.engines.sglang.releases import RUNNER_POOL_ALIGNED
+from cgconfig.engines.sglang.releases import REQUEST_POOL_PER_ATTN_DP_WORKER, RUNNER_POOL_ALIGNED
 from cgconfig.errors import InputError
 from cgconfig.facts import Facts
 from cgconfig.fields.values import round_up
+from cgconfig.line.table import load_table
 from cgconfig.line.versions import label, newest
 from cgconfig.plan import Change, Decision
 
@@ -53,7 +54,7 @@ def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
         enable_dp_attention=facts.enable_dp_attention, attn_cp_size=facts.attn_cp_size,
         moe_a2a_backend=facts.moe_a2a_backend,
         enable_two_batch_overlap=facts.enable_two_batch_overlap,
-        request_width=d["request_width"], pool_size=facts.max_running_requests,
+        request_width=d["request_width"], pool_size=_request_pool(draft, facts),
         cp_aligned=not (facts.device == "hip" and holds_in(
             HIP_SKIPS_CP_ALIGNMENT, draft.engine_version or newest("sglang"))))
     configured = list(draft.get("decode.bs") or [])
@@ -66,7 +67,7 @@ def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
         if runs else []
     if runs:
         _refuse_unusable_sizes(draft, configured, sizes, alignment)
-        _record_filter(draft, configured, sizes, alignment)
+        _record_filter(draft, configured, sizes, alignment, _pool_text(draft, facts))
     compile_list = sz.compile_sizes(
         sizes, enable_torch_compile=draft.get("options.enable_torch_compile"),
         torch_compile_max_bs=draft.get("options.torch_compile_max_bs"))
@@ -86,6 +87,23 @@ def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
     capture["prefill"] = {"backend": pre_backend if psizes else "disabled", "sizes": psizes}
     _coverage(draft, facts, sizes, dec_backend)
     return capture
+
+
+def _attn_dp_size(draft: Draft, facts: Facts) -> int:
+    return facts.dp_size if draft.derived["attn_dp_enabled"] else 1
+
+
+def _request_pool(draft: Draft, facts: Facts) -> int | None:
+    """The request pool a worker's decode filter caps the sizes at: ``--max-running-requests``,
+    or under DP attention the worker's share of it where the release sizes the pool per worker
+    (``releases.REQUEST_POOL_PER_ATTN_DP_WORKER``); ``None`` when the line does not set it (the
+    pool then comes from the KV cache at start-up). A share below 1 is taken as 1, as 0.5.23
+    does (``max(1, ...)``; earlier releases stop at start-up on it, which is not modelled)."""
+    mrr = facts.max_running_requests
+    if mrr is None or not holds_in(REQUEST_POOL_PER_ATTN_DP_WORKER,
+                                   draft.engine_version or newest("sglang")):
+        return mrr
+    return max(1, mrr // _attn_dp_size(draft, facts))
 
 
 #: SGLang 0.5.23's capture filter, cited by its decisions.
@@ -123,8 +141,20 @@ def _refuse_unusable_sizes(draft: Draft, configured: list[int], sizes: list[int]
               f"{off} ({shown} {path}:get_batch_sizes_to_capture)"))
 
 
+def _pool_text(draft: Draft, facts: Facts) -> str:
+    """How the cap's decision names the request pool (``{bound}``: the pool as the filter uses
+    it, rounded up to the alignment where the release does)."""
+    mrr = facts.max_running_requests
+    pool = _request_pool(draft, facts)
+    if pool == mrr:
+        return (f"--max-running-requests {mrr} caps the captured decode sizes at the request pool "
+                "({bound})")
+    return (f"--max-running-requests {mrr} caps the captured decode sizes at each attention-DP "
+            f"worker's request pool ({mrr} // {_attn_dp_size(draft, facts)} → {{bound}})")
+
+
 def _record_filter(draft: Draft, configured: list[int], sizes: list[int],
-                   alignment: sz.CaptureAlignment) -> None:
+                   alignment: sz.CaptureAlignment, pool_text: str) -> None:
     """Record what the capture filter changed: the request-pool cap
     (``--max-running-requests``) as its own decision, then the alignment."""
     pooled = sorted(set(configured))
@@ -137,8 +167,7 @@ def _record_filter(draft: Draft, configured: list[int], sizes: list[int],
         added = " and adds the pool size" if bound not in pooled else ""
         draft.decisions.append(Decision(
             rule="sizes.max-running-requests-cap", kind="resolver", outcome="applied",
-            why=(f"--max-running-requests {pool} caps the captured decode sizes at the request "
-                 f"pool ({bound}): the filter drops {_short(dropped)}{added}"),
+            why=f"{pool_text.format(bound=bound)}: the filter drops {_short(dropped)}{added}",
             changes=[Change("capture.decode.sizes", configured, capped)], source=FILTER_SOURCE))
         pooled = before = capped
     if sizes == pooled:
@@ -152,16 +181,33 @@ def _record_filter(draft: Draft, configured: list[int], sizes: list[int],
 
 
 def _coverage(draft: Draft, facts: Facts, sizes: list[int], backend: str) -> None:
+    """The batches a worker runs eagerly: its scheduler runs up to its share of
+    ``--max-running-requests`` (``max_running_requests // dp_size`` under DP attention, in
+    every release: 0.5.8's ``ModelRunner.initialize``, 0.5.10's ``_resolve_max_num_reqs``)."""
     mrr = facts.max_running_requests
-    if backend == "disabled" or not sizes or mrr is None or mrr <= sizes[-1]:
+    if backend == "disabled" or not sizes or mrr is None:
         return
-    message = (f"coverage: --max-running-requests {mrr} exceeds the largest decode graph "
-               f"({sizes[-1]}); batches of {sizes[-1] + 1}..{mrr} requests run eagerly, "
-               "without CUDA graphs")
+    dp = _attn_dp_size(draft, facts)
+    running = max(1, mrr // dp)
+    if running <= sizes[-1]:
+        return
+    bound = (f"--max-running-requests {mrr}" if dp == 1 else
+             f"each attention-DP rank's share of --max-running-requests {mrr} ({mrr} // {dp} = "
+             f"{running})")
+    message = (f"coverage: {bound} exceeds the largest decode graph ({sizes[-1]}); batches of "
+               f"{sizes[-1] + 1}..{running} requests run eagerly, without CUDA graphs")
     draft.warnings.append(message)
     draft.decisions.append(Decision(
         rule="coverage.decode-eager-range", kind="resolver", outcome="warned", why=message,
-        hint=f"raise --cuda-graph-max-bs-decode to {mrr} to cover every batch"))
+        hint=f"raise {_decode_max_bs_flag(draft)} to {running} to cover every batch"))
+
+
+def _decode_max_bs_flag(draft: Draft) -> str:
+    """The release's flag for the decode max_bs: ``--cuda-graph-max-bs-decode`` where its parser
+    has it, else ``--cuda-graph-max-bs`` (SGLang 0.5.8 and 0.5.10 lack the former)."""
+    table = load_table("sglang", draft.engine_version or newest("sglang"))
+    return "--cuda-graph-max-bs-decode" if table.lookup("--cuda-graph-max-bs-decode") \
+        is not None else "--cuda-graph-max-bs"
 
 
 def _short(values: list[int]) -> str:

@@ -218,6 +218,21 @@ RUNNER_POOL_ALIGNED: tuple[ReleaseChange, ...] = (
                   "out')"),
 )
 
+#: The request pool (``req_to_token_pool.size``) the decode runner's filter caps the capture
+#: list at, under DP attention: from 0.5.10 each attention-DP worker sizes its pool from its
+#: share of ``--max-running-requests`` (``max_running_requests // dp_size``, the attention-DP
+#: size; 0.5.16 on in ``KVCacheConfigurator.resolve_max_num_reqs``); SGLang 0.5.8 and 0.5.9 size
+#: every worker's pool from the whole ``--max-running-requests``
+#: (``ModelRunnerKVCacheMixin.init_memory_pool``: ``max_num_reqs =
+#: server_args.max_running_requests``). Every release's scheduler runs only the worker's share
+#: (0.5.8/0.5.9: ``ModelRunner.initialize``, ``max_running_requests // dp_size``).
+REQUEST_POOL_PER_ATTN_DP_WORKER: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.5.10", None, "under DP attention each worker's request pool is its share of "
+                  "--max-running-requests", "python/sglang/srt/model_executor/"
+                  "model_runner_kv_cache_mixin.py:ModelRunnerKVCacheMixin._resolve_max_num_reqs "
+                  "('max_num_reqs // self.dp_size')"),
+)
+
 #: SGLang 0.5.13, the last release before the unified ``cuda_graph_config``, reads its own graph
 #: switches in ``ServerArgs.__post_init__`` (source ``_fold_legacy_graph_switches``):
 #: ``--disable-cuda-graph`` turns the decode graph off only (the piecewise prefill graph is
@@ -303,6 +318,7 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "prefill-token-caps": PREFILL_TOKEN_CAPS,
     "cpu-decode-from-torch-compile": CPU_DECODE_FROM_TORCH_COMPILE,
     "runner-pool-aligned": RUNNER_POOL_ALIGNED,
+    "request-pool-per-attn-dp-worker": REQUEST_POOL_PER_ATTN_DP_WORKER,
     "legacy-graph-switches": LEGACY_GRAPH_SWITCHES,
     "cuda-graph-config-locks": CUDA_GRAPH_CONFIG_LOCKS,
     "mamba-auto-no-buffer": MAMBA_AUTO_NO_BUFFER,
