@@ -127,6 +127,21 @@ def _successor(engine: str, flag: EngineFlag, target: EngineTable) -> tuple[list
     return None
 
 
+def spelled_for(engine: str, name: str, release: str | None) -> str:
+    """``name`` as ``release``'s parser spells it, for a message that tells the user which flag
+    to set: itself where the release has it, else its spelling there (what ``migrate``
+    writes: ``--cuda-graph-max-bs-decode`` is ``--cuda-graph-max-bs`` in SGLang 0.5.8), else
+    ``name`` (no supported spelling: the message keeps the newest release's)."""
+    if not release or release not in SUPPORTED.get(engine, ()):
+        return name
+    target = load_table(engine, release)
+    if target.lookup(name) is not None:
+        return name
+    newest_flag = load_table(engine).lookup(name)
+    found = _successor(engine, newest_flag, target) if newest_flag is not None else None
+    return found[0][0] if found else name
+
+
 def _removed_note(name: str) -> str | None:
     from cgconfig.fields.flags import REMOVED_FLAGS
 

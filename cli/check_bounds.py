@@ -37,7 +37,8 @@ def running_bound(plan: Plan, argv: Sequence[str]) -> Bound | None:
             # max-running-requests <= cuda-graph-max-bs × dp-size by hand.
             share = max(1, value // dp)
             return Bound(share, "--max-running-requests",
-                         shown=f"--max-running-requests {value} // attention-DP size {dp} =")
+                         shown=f"--max-running-requests {value} // attention-DP size {dp} =",
+                         ranks=dp)
         return Bound(value, "--max-running-requests")
     if engine == "vllm":
         seqs = _max_num_seqs(plan, list(argv))

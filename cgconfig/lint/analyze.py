@@ -12,6 +12,7 @@ from cgconfig.constants import BACKEND_RANK
 from cgconfig.line.plugins import part
 from cgconfig.lint.finding import Finding
 from cgconfig.lint.locate import flag_name, line_of
+from cgconfig.migrate import spelled_for
 
 if TYPE_CHECKING:
     from cgconfig.files.launch import Launch
@@ -31,6 +32,9 @@ class Bound:
     graph_setting: str | None = None
     """The setting that raises the largest decode graph, when the engine has no such flag
     (TensorRT-LLM: ``cuda_graph_config.max_batch_size``)."""
+    ranks: int = 1
+    """How many ranks the flag's value is split over (SGLang's DP attention: each rank runs
+    ``value // ranks``): a fix that lowers the flag multiplies by it."""
 
 
 #: (plan, argv) → the running-request bound, per engine (the command line wires the engines').
@@ -73,8 +77,10 @@ def findings(ctx: Context, bound: Bound | None) -> list[Finding]:
 
 
 def _graph_flag(ctx: Context, phase: str = "decode") -> str | None:
+    """The flag that raises the phase's largest graph, as the plan's release spells it."""
     flags: dict[str, str] = part(ctx.engine, "eager_flags")
-    return flags.get(phase) or next(iter(flags.values()), None)
+    name = flags.get(phase) or next(iter(flags.values()), None)
+    return spelled_for(ctx.engine, name, ctx.plan.engine_version.get("version")) if name else None
 
 
 def _covered_requests(ctx: Context) -> tuple[int, int, int] | None:
@@ -124,8 +130,10 @@ def _eager_findings(ctx: Context, bound: Bound | None) -> list[Finding]:
                f"{share:.0%} of the range 1..{bound.requests}")
     need = bound.requests * width if unit == "tokens" else bound.requests
     fix = (f"raise {graph_flag} to {need}" if graph_flag else "capture larger decode graphs") + \
-        (f", or lower {bound.flag if not bound.shown else 'the bound'} to {requests}"
-         if bound.flag else "")
+        (f", or lower {bound.flag} to {requests * bound.ranks}"
+         + (f" ({requests} × {bound.ranks} ranks)" if bound.ranks > 1 else "")
+         if bound.flag and (not bound.shown or bound.ranks > 1) else
+         f", or lower the bound to {requests}" if bound.flag else "")
     return [ctx.finding("CG001", (bound.flag, graph_flag), message, fix,
                         subject=bound.shown or bound.flag or "decode",
                         extra={"eager_requests": [requests + 1, bound.requests],

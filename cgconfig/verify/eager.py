@@ -16,6 +16,7 @@ from typing import Any
 from cgconfig.errors import InputError
 from cgconfig.line.plugins import part
 from cgconfig.line.registry import host
+from cgconfig.migrate import spelled_for
 from cgconfig.plan import Plan
 from cgconfig.verify.record import LogRecord
 from cgconfig.verify.text import decimal, open_log
@@ -74,6 +75,8 @@ def eager_steps(record: LogRecord, plan: Plan) -> list[EagerReport]:
         above = sum(c for s, c in steps.total().items() if s > largest)
         over = [s for s in eager if s > largest]
         flag_name = part(engine, "eager_flags").get(phase)
+        if flag_name:  # as the plan's release spells it (SGLang 0.5.8: --cuda-graph-max-bs)
+            flag_name = spelled_for(engine, flag_name, plan.engine_version.get("version"))
         flag = f"{flag_name} {max(over)}" if over and flag_name else None
         replayed = {s: c for s, c in steps.graph.items() if s > largest}
         out.append(EagerReport(

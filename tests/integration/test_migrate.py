@@ -119,3 +119,13 @@ def test_from_a_file_migrates_each_launch(tmp_path: Path, capsys: pytest.Capture
 def test_help_names_the_forms(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, _ = run(["--help"], capsys)
     assert rc == 0 and "--to ENGINE==VERSION" in out and "--from FILE" in out
+
+
+def test_a_flag_as_each_release_spells_it() -> None:
+    from cgconfig.migrate import spelled_for
+
+    assert spelled_for("sglang", "--cuda-graph-max-bs-decode", "0.5.8") == "--cuda-graph-max-bs"
+    assert spelled_for("sglang", "--cuda-graph-max-bs-decode", "0.5.23") == \
+        "--cuda-graph-max-bs-decode"
+    assert spelled_for("sglang", "--cuda-graph-max-bs-decode", None) == \
+        "--cuda-graph-max-bs-decode"

@@ -203,3 +203,15 @@ def test_dp_attention_compares_one_ranks_share_with_its_graphs(check: Run) -> No
     assert found["message"].startswith("--max-running-requests 2048 // attention-DP size 8 = 256 "
                                        "is above the largest decode CUDA graph")
     assert "batches of 129..256 requests run eagerly" in found["message"]
+
+
+def test_fix_names_the_flags_of_the_files_release(check: Run) -> None:
+    # SGLang 0.5.8 has no --cuda-graph-max-bs-decode; under DP attention lowering the bound
+    # means the whole --max-running-requests, the share times the ranks
+    script = (f"{SGLANG} --engine-version sglang==0.5.8 --tp 8 --dp 8 --enable-dp-attention "
+              "--cuda-graph-max-bs 32 --max-running-requests 512 --gpu-memory-gib 141\n")
+    _code, out, _ = check("-o", "json", "run.sh", files={"run.sh": script})
+    (found,) = findings(out)
+    assert found["id"] == "CG001"
+    assert found["fix"] == ("raise --cuda-graph-max-bs to 64, or lower --max-running-requests "
+                            "to 256 (32 × 8 ranks)")
