@@ -195,6 +195,10 @@ class DeploymentFacts(BaseModel):
     """``--disable-overlap-schedule``: the scheduler stops overlapping CPU work with the GPU
     step; SGLang 0.5.23's PD-multiplexing needs it."""
 
+    enable_mixed_chunk: bool = False
+    """``--enable-mixed-chunk``: prefill chunks and decode requests share a batch. The older
+    releases refuse it with pipeline parallelism (``ServerArgs.check_server_args``)."""
+
     msprobe_dump_config: str | None = None
     """``--msprobe-dump-config``: an msProbe tensor-dump config; SGLang 0.5.23 then runs
     decode and prefill eagerly (msProbe dumps only in eager mode)."""

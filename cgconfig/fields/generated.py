@@ -161,6 +161,8 @@ SPECS: tuple[FieldSpec, ...] = (
               doc='PD-multiplexing (--enable-pdmux): prefill and decode share the GPU on green-context streams. ' + _NEWEST['sglang'] + ' accepts it only with chunked prefill off (--chunked-prefill-size -1), --disable-overlap-schedule, pp_size 1 and no PD disaggregation.'),
     FieldSpec('facts.disable_overlap_schedule', 'bool', False,
               doc='--disable-overlap-schedule: the scheduler stops overlapping CPU work with the GPU step; ' + _NEWEST['sglang'] + "'s PD-multiplexing needs it."),
+    FieldSpec('facts.enable_mixed_chunk', 'bool', False,
+              doc='--enable-mixed-chunk: prefill chunks and decode requests share a batch. The older releases refuse it with pipeline parallelism (ServerArgs.check_server_args).'),
     FieldSpec('facts.msprobe_dump_config', 'str', None, optional=True,
               doc='--msprobe-dump-config: an msProbe tensor-dump config; ' + _NEWEST['sglang'] + ' then runs decode and prefill eagerly (msProbe dumps only in eager mode).'),
     FieldSpec('facts.chunked_prefill_size', 'int', None, optional=True,

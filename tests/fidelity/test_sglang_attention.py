@@ -58,7 +58,11 @@ def _facts(**given: object) -> Facts:
     ({}, "flashmla", 64),
     ({"page_size": 32}, "trtllm_mla", 32),
     ({"page_size": 8}, "trtllm_mha", 64),
-    ({"device": "xpu"}, "intel_xpu", 128),
+    # XMX taken as absent: --attention-backend intel_xpu is triton before the page check
+    # (measured on 0.5.10-0.5.12, 0.5.17, 0.5.19, 0.5.20, 0.5.23); an explicit decode backend is not
+    ({"device": "xpu"}, "intel_xpu", 1),
+    ({"device": "xpu", "decode_attention_backend": "intel_xpu"}, "intel_xpu", 128),
+    ({"device": "cuda"}, "intel_xpu", 128),
     ({"device": "xpu", "page_size": 64}, "intel_xpu", 64),
     ({"gpu_sm": 100}, "fa4", 128),
     ({"gpu_sm": 100, "use_mla": True}, "fa4", 1),

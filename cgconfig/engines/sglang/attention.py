@@ -20,6 +20,8 @@ from cgconfig.engines.sglang import engine_settings as se
 from cgconfig.engines.sglang.releases import (
     FA4_PAGE_PREFILL_FLAG_ONLY,
     INTEL_XPU_PAGE_ATTENTION_ONLY,
+    INTEL_XPU_PAGE_DECODE_ONLY,
+    TRTLLM_MHA_PAGE_128,
 )
 
 if TYPE_CHECKING:
@@ -92,7 +94,8 @@ def resolved_page_size(facts: Facts, attention_backend: str, release: str) -> in
         page = 64
     if "cutedsl_mla" in uses and page not in (32, 64):
         page = 64
-    if "trtllm_mha" in uses and page not in (16, 32, 64, 128):
+    trtllm_pages = (16, 32, 64, 128) if holds_in(TRTLLM_MHA_PAGE_128, release) else (16, 32, 64)
+    if "trtllm_mha" in uses and page not in trtllm_pages:
         page = 64
     if holds_in(FA4_PAGE_PREFILL_FLAG_ONLY, release):
         fa4 = prefill == "fa4"
@@ -100,9 +103,23 @@ def resolved_page_size(facts: Facts, attention_backend: str, release: str) -> in
         fa4 = "fa4" in uses and (facts.speculative_eagle_topk or 0) <= 1
     if fa4 and not facts.use_mla and facts.device == "cuda" and facts.gpu_sm in (100, 103):
         page = 128
+    xpu_pages = (64, 128, 16, 32) if facts.use_mla else (64, 128)
+    # The XMX fallback runs first in every release (0.5.8-0.5.14 ServerArgs.
+    # _handle_attention_backend_compatibility, then overrides._attention_backend_platform_
+    # fallbacks before _intel_xpu_page_constraint): --attention-backend intel_xpu on an XPU
+    # without XMX (taken as absent: engine_settings.platform_fallback) is triton by then and
+    # forces no page size (measured on 0.5.10-0.5.12, 0.5.17, 0.5.19, 0.5.20: --device xpu --attention-backend
+    # intel_xpu --chunked-prefill-size 2500 starts with page size 1).
+    fallback = se.platform_fallback(se.Platform(facts.device, gpu_sm(facts)), attention_backend)
+    if fallback is not None and attention_backend == "intel_xpu":
+        attention_backend = str(fallback.value)
     if holds_in(INTEL_XPU_PAGE_ATTENTION_ONLY, release):
         if attention_backend == "intel_xpu" and page not in (32, 64, 128):
             page = 128
-    elif "intel_xpu" in uses and page not in ((64, 128, 16, 32) if facts.use_mla else (64, 128)):
+    elif holds_in(INTEL_XPU_PAGE_DECODE_ONLY, release):
+        if (decode or attention_backend) == "intel_xpu" and page not in xpu_pages:
+            page = 128
+    elif "intel_xpu" in (prefill or attention_backend, decode or attention_backend) \
+            and page not in xpu_pages:
         page = 128
     return page

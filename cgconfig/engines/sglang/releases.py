@@ -301,6 +301,35 @@ INTEL_XPU_PAGE_ATTENTION_ONLY: tuple[ReleaseChange, ...] = (
                   "backend only supports page_size of 32, 64 or 128')"),
 )
 
+#: From SGLang 0.5.11 to 0.5.19 Intel XPU's page size is forced by the decode backend only
+#: (``ServerArgs._handle_attention_backend_compatibility``, from 0.5.15
+#: ``arg_groups/overrides.py:_intel_xpu_page_constraint``: ``_, decode_backend =
+#: get_attention_backends(); if decode_backend == "intel_xpu"``; MLA 16, 32, 64, 128, else 64,
+#: 128); 0.5.20 reads both phases (``if "intel_xpu" in (prefill_backend, decode_backend)``).
+#: Found by the third held-out batch of 0.5.11 (case 220: ``--prefill-attention-backend
+#: intel_xpu --chunked-prefill-size 2500`` keeps page size 1 and starts; measured on 0.5.11,
+#: 0.5.12 and 0.5.19, where ``--decode-attention-backend intel_xpu`` gives page size 128 and
+#: refuses 2500; 0.5.20 refuses both).
+INTEL_XPU_PAGE_DECODE_ONLY: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.5.11", "0.5.20", "Intel XPU's page size 128 comes from the decode backend "
+                  "intel_xpu only (--decode-attention-backend, else --attention-backend)",
+                  "python/sglang/srt/server_args.py:"
+                  "ServerArgs._handle_attention_backend_compatibility ('if decode_backend == "
+                  "\"intel_xpu\"')"),
+)
+
+#: Before SGLang 0.5.17 TensorRT-LLM MHA keeps only the page sizes 16, 32 and 64 (``if
+#: self.page_size not in [16, 32, 64]``: 128 becomes 64 too); 0.5.17's
+#: ``arg_groups/overrides.py`` adds 128 (trtllm-gen's dynamic tokens-per-page kernels). Read in
+#: 0.5.8 and 0.5.10-0.5.16; measured on 0.5.10, 0.5.11 and 0.5.12 (``--attention-backend
+#: trtllm_mha --page-size 128 --chunked-prefill-size 8256`` on SM100 runs with page size 64)
+#: and on 0.5.17 and 0.5.19 (page size 128 kept: 8256 tokens refused).
+TRTLLM_MHA_PAGE_128: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.5.17", None, "TensorRT-LLM MHA keeps a page size of 128",
+                  "python/sglang/srt/arg_groups/overrides.py ('TensorRT-LLM MHA only supports "
+                  "page_size of 16, 32, 64 or 128')"),
+)
+
 #: Every behaviour above by name (what the tests walk, and docs/fidelity.md lists).
 BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     **{f"memory-tier-below-{bound:g}-gib": rows for bound, rows in GPU_MEMORY_TIERS.items()},
@@ -323,5 +352,7 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "cuda-graph-config-locks": CUDA_GRAPH_CONFIG_LOCKS,
     "mamba-auto-no-buffer": MAMBA_AUTO_NO_BUFFER,
     "fa4-page-prefill-flag-only": FA4_PAGE_PREFILL_FLAG_ONLY,
+    "intel-xpu-page-decode-only": INTEL_XPU_PAGE_DECODE_ONLY,
+    "trtllm-mha-page-128": TRTLLM_MHA_PAGE_128,
     "intel-xpu-page-attention-only": INTEL_XPU_PAGE_ATTENTION_ONLY,
 }
