@@ -363,3 +363,54 @@ def test_0_5_8_sizes() -> None:
     newer = resolve_args(["--engine-version", "0.5.10", "--gpu-memory-gib", "80",
                           "--cuda-graph-max-bs", "300", "--max-total-tokens", "1000"])
     assert newer.config["decode"]["bs"][-1] == 300 and newer.config["prefill"]["max_bs"] == 1000
+
+
+def test_0_5_9_sizes_and_prefill() -> None:
+    # measured with the oracle on SGLang 0.5.9's own code (docs/fidelity.md, "SGLang 0.5.9"):
+    # its prefill grid has 576 (0.5.8's has not), it appends no off-grid decode max_bs and
+    # --max-total-tokens does not cap its prefill max_bs (as 0.5.8); the prefill graph is opt-in
+    plan = resolve_args(["--engine-version", "0.5.9", "--gpu-memory-gib", "80",
+                         "--cuda-graph-max-bs", "300", "--enable-piecewise-cuda-graph",
+                         "--max-total-tokens", "1000"])
+    assert plan.engine_version["version"] == "0.5.9"
+    assert plan.config["decode"]["bs"][-2:] == [272, 288]
+    assert plan.config["prefill"]["backend"] == "tc_piecewise"
+    assert plan.config["prefill"]["max_bs"] == 8192 and 576 in plan.config["prefill"]["bs"]
+    default = resolve_args(["--engine-version", "0.5.9", "--gpu-memory-gib", "80"])
+    assert default.config["prefill"]["backend"] == "disabled"
+
+
+@pytest.mark.parametrize(("args", "decode", "prefill"), [
+    # measured with the oracle on SGLang 0.5.9's own code
+    (_PD, "disabled", "disabled"),
+    ([*_PD, "--enable-piecewise-cuda-graph"], "full", "tc_piecewise"),
+    (["--enable-piecewise-cuda-graph", "--enable-torch-compile"], "full", "disabled"),
+    (["--tp-size", "2", "--attn-cp-size", "2"], "full", "disabled"),
+    # 0.5.9's _handle_mamba_radix_cache turns the radix cache off here; 0.5.10 refuses it
+    (["--model-arch", "Qwen3NextForCausalLM", "--speculative-algorithm", "NGRAM"], "full",
+     "disabled")])
+def test_0_5_9_plans(args: list[str], decode: str, prefill: str) -> None:
+    plan = resolve_args(["--engine-version", "0.5.9", "--gpu-memory-gib", "80", *args])
+    assert (plan.config["decode"]["backend"], plan.config["prefill"]["backend"]) == \
+        (decode, prefill)
+
+
+@pytest.mark.parametrize(("version", "args", "said"), [
+    # measured: 0.5.9's AssertionError "PP is not supported with context parallelism";
+    # its argparse lacks nixl; 0.5.10 refuses speculative decoding beside the mamba radix cache
+    ("0.5.9", ["--tp-size", "2", "--attn-cp-size", "2", "--pp-size", "2"],
+     "PP is not supported with context parallelism"),
+    ("0.5.9", ["--moe-a2a-backend", "nixl"], "argument parser rejects"),
+    ("0.5.10", ["--model-arch", "Qwen3NextForCausalLM", "--speculative-algorithm", "NGRAM"],
+     "refuses speculative decoding")])
+def test_0_5_9_and_0_5_10_refusals(version: str, args: list[str], said: str) -> None:
+    with pytest.raises(CgConfigError) as raised:
+        resolve_args(["--engine-version", version, "--gpu-memory-gib", "80", *args])
+    assert said in str(raised.value)
+
+
+def test_0_5_10_plans_pp_with_attn_cp() -> None:
+    # measured: 0.5.10's _handle_context_parallelism no longer asserts PP 1 for attention CP
+    plan = resolve_args(["--engine-version", "0.5.10", "--gpu-memory-gib", "80",
+                         "--tp-size", "2", "--attn-cp-size", "2", "--pp-size", "2"])
+    assert plan.config["decode"]["backend"] == "full"
