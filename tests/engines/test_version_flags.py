@@ -79,7 +79,8 @@ def test_cgconfig_own_flags_are_not_the_releases() -> None:
 
 def test_every_release_change_is_a_supported_release() -> None:
     """Each row begins or ends at a supported release, or at a release inside the supported
-    range whose wheel placed the boundary (SGLang 0.5.9: the 576 prefill size), and no two rows
+    range whose wheel placed the boundary (SGLang 0.5.9's 576 prefill size was one until 0.5.9's
+    table was shipped), and no two rows
     of one behaviour hold at one release (``value_at`` raises)."""
     releases = versions.SUPPORTED["sglang"]
     low, high = versions.version_key(releases[0]), versions.version_key(releases[-1])
