@@ -415,3 +415,35 @@ def test_0_5_10_plans_pp_with_attn_cp() -> None:
     plan = resolve_args(["--engine-version", "0.5.10", "--gpu-memory-gib", "80",
                          "--tp-size", "2", "--attn-cp-size", "2", "--pp-size", "2"])
     assert plan.config["decode"]["backend"] == "full"
+
+
+_MAMBA_SPECULATIVE = {
+    # measured with the oracle on each release's own code (speculative decoding NGRAM, the
+    # mamba no_buffer strategy, the radix cache on): True = refused by _handle_mamba_radix_cache
+    "NemotronHForCausalLM": {"0.5.9": False, "0.5.10": True, "0.5.11": True, "0.5.12": True,
+                             "0.5.13": True},
+    "BailingMoeV2_5ForCausalLM": {"0.5.9": False, "0.5.10": False, "0.5.11": False,
+                                  "0.5.12": False, "0.5.13": True},
+    "MiniCPMV4_6ForConditionalGeneration": {"0.5.10": False, "0.5.11": False, "0.5.12": True,
+                                            "0.5.13": True},
+    "InternS2PreviewForConditionalGeneration": {"0.5.10": False, "0.5.11": False,
+                                                "0.5.12": True, "0.5.13": True},
+    "Qwen3NextForCausalLM": {"0.5.8": False, "0.5.9": False, "0.5.10": True, "0.5.11": True,
+                             "0.5.12": True, "0.5.13": True},
+    "Lfm2ForCausalLM": {"0.5.9": False, "0.5.10": True, "0.5.11": True, "0.5.12": True,
+                        "0.5.13": True},
+}
+
+
+@pytest.mark.parametrize(("arch", "version", "refused"), [
+    (arch, version, refused) for arch, by in _MAMBA_SPECULATIVE.items()
+    for version, refused in by.items()])
+def test_mamba_speculative_radix_cache_by_release(arch: str, version: str, refused: bool) -> None:
+    args = ["--engine-version", version, "--gpu-memory-gib", "80", "--model-arch", arch,
+            "--speculative-algorithm", "NGRAM"]
+    if not refused:
+        assert resolve_args(args).config["decode"]["backend"] == "full"
+        return
+    with pytest.raises(CgConfigError) as raised:
+        resolve_args(args)
+    assert "refuses speculative decoding" in str(raised.value)
