@@ -5,8 +5,11 @@ SGLang logs every ``ServerArgs`` field at start-up (``server_args=ServerArgs(...
 release adds, renames or removes a few of those fields, so the set of names printed says which
 release ran. The score of a release is how many of its flags print under none of their names
 plus how many printed names are another release's flags and not its own; measured on the dumps
-of SGLang 0.5.11-0.5.14 and 0.5.18-0.5.23 from each release's own code (one plain line each),
-the release that printed the dump scores 2-5 and every other supported release 13 or more.
+of SGLang 0.5.8-0.5.14 and 0.5.18-0.5.23 from each release's own code (one plain line each),
+the release that printed the dump scores 2-5 and every other supported release 13 or more, but
+for the adjacent 0.5.8 and 0.5.9, whose tables differ by 5 flags: each one's dump scores 3 on
+its own table and 8 on the other's (what is no flag prints alike under both, so the nearer
+decides).
 
 Only a reader that knows its dump holds every field sets ``LogRecord.args_complete``; a partial
 dump (vLLM's ``non-default args``) says nothing about the fields it leaves out.
@@ -24,8 +27,9 @@ from cgconfig.line.versions import SUPPORTED
 ARGS_MATCH_SLACK = 8
 """The largest score a dump may have against the release it is said to be of. Above the 2-5 the
 printing release scores (fields that are no flag, such as ``custom_sigquit_handler``; flags that
-are no field, such as ``--config``) and below the 11 that separate the closest two supported
-tables (``tests/verify/test_args_release.py`` keeps that gap)."""
+are no field, such as ``--config``) and below the 11 that separate any two supported tables but
+the adjacent SGLang 0.5.8 and 0.5.9 (5 apart; between them the nearer decides, ``accepted``).
+``tests/verify/test_args_release.py`` keeps that gap and lists the adjacent pairs inside it."""
 
 MIN_COVERAGE = 0.75
 """The share of the nearest release's flags a dump must print to be read as a whole one. The

@@ -79,7 +79,8 @@ def test_cgconfig_own_flags_are_not_the_releases() -> None:
 
 def test_every_release_change_is_a_supported_release() -> None:
     """Each row begins or ends at a supported release, or at a release inside the supported
-    range whose wheel placed the boundary (SGLang 0.5.9: the 576 prefill size), and no two rows
+    range whose wheel placed the boundary (SGLang 0.5.9's 576 prefill size was one until 0.5.9's
+    table was shipped), and no two rows
     of one behaviour hold at one release (``value_at`` raises)."""
     releases = versions.SUPPORTED["sglang"]
     low, high = versions.version_key(releases[0]), versions.version_key(releases[-1])
@@ -363,3 +364,86 @@ def test_0_5_8_sizes() -> None:
     newer = resolve_args(["--engine-version", "0.5.10", "--gpu-memory-gib", "80",
                           "--cuda-graph-max-bs", "300", "--max-total-tokens", "1000"])
     assert newer.config["decode"]["bs"][-1] == 300 and newer.config["prefill"]["max_bs"] == 1000
+
+
+def test_0_5_9_sizes_and_prefill() -> None:
+    # measured with the oracle on SGLang 0.5.9's own code (docs/fidelity.md, "SGLang 0.5.9"):
+    # its prefill grid has 576 (0.5.8's has not), it appends no off-grid decode max_bs and
+    # --max-total-tokens does not cap its prefill max_bs (as 0.5.8); the prefill graph is opt-in
+    plan = resolve_args(["--engine-version", "0.5.9", "--gpu-memory-gib", "80",
+                         "--cuda-graph-max-bs", "300", "--enable-piecewise-cuda-graph",
+                         "--max-total-tokens", "1000"])
+    assert plan.engine_version["version"] == "0.5.9"
+    assert plan.config["decode"]["bs"][-2:] == [272, 288]
+    assert plan.config["prefill"]["backend"] == "tc_piecewise"
+    assert plan.config["prefill"]["max_bs"] == 8192 and 576 in plan.config["prefill"]["bs"]
+    default = resolve_args(["--engine-version", "0.5.9", "--gpu-memory-gib", "80"])
+    assert default.config["prefill"]["backend"] == "disabled"
+
+
+@pytest.mark.parametrize(("args", "decode", "prefill"), [
+    # measured with the oracle on SGLang 0.5.9's own code
+    (_PD, "disabled", "disabled"),
+    ([*_PD, "--enable-piecewise-cuda-graph"], "full", "tc_piecewise"),
+    (["--enable-piecewise-cuda-graph", "--enable-torch-compile"], "full", "disabled"),
+    (["--tp-size", "2", "--attn-cp-size", "2"], "full", "disabled"),
+    # 0.5.9's _handle_mamba_radix_cache turns the radix cache off here; 0.5.10 refuses it
+    (["--model-arch", "Qwen3NextForCausalLM", "--speculative-algorithm", "NGRAM"], "full",
+     "disabled")])
+def test_0_5_9_plans(args: list[str], decode: str, prefill: str) -> None:
+    plan = resolve_args(["--engine-version", "0.5.9", "--gpu-memory-gib", "80", *args])
+    assert (plan.config["decode"]["backend"], plan.config["prefill"]["backend"]) == \
+        (decode, prefill)
+
+
+@pytest.mark.parametrize(("version", "args", "said"), [
+    # measured: 0.5.9's AssertionError "PP is not supported with context parallelism";
+    # its argparse lacks nixl; 0.5.10 refuses speculative decoding beside the mamba radix cache
+    ("0.5.9", ["--tp-size", "2", "--attn-cp-size", "2", "--pp-size", "2"],
+     "PP is not supported with context parallelism"),
+    ("0.5.9", ["--moe-a2a-backend", "nixl"], "argument parser rejects"),
+    ("0.5.10", ["--model-arch", "Qwen3NextForCausalLM", "--speculative-algorithm", "NGRAM"],
+     "refuses speculative decoding")])
+def test_0_5_9_and_0_5_10_refusals(version: str, args: list[str], said: str) -> None:
+    with pytest.raises(CgConfigError) as raised:
+        resolve_args(["--engine-version", version, "--gpu-memory-gib", "80", *args])
+    assert said in str(raised.value)
+
+
+def test_0_5_10_plans_pp_with_attn_cp() -> None:
+    # measured: 0.5.10's _handle_context_parallelism no longer asserts PP 1 for attention CP
+    plan = resolve_args(["--engine-version", "0.5.10", "--gpu-memory-gib", "80",
+                         "--tp-size", "2", "--attn-cp-size", "2", "--pp-size", "2"])
+    assert plan.config["decode"]["backend"] == "full"
+
+
+_MAMBA_SPECULATIVE = {
+    # measured with the oracle on each release's own code (speculative decoding NGRAM, the
+    # mamba no_buffer strategy, the radix cache on): True = refused by _handle_mamba_radix_cache
+    "NemotronHForCausalLM": {"0.5.9": False, "0.5.10": True, "0.5.11": True, "0.5.12": True,
+                             "0.5.13": True},
+    "BailingMoeV2_5ForCausalLM": {"0.5.9": False, "0.5.10": False, "0.5.11": False,
+                                  "0.5.12": False, "0.5.13": True},
+    "MiniCPMV4_6ForConditionalGeneration": {"0.5.10": False, "0.5.11": False, "0.5.12": True,
+                                            "0.5.13": True},
+    "InternS2PreviewForConditionalGeneration": {"0.5.10": False, "0.5.11": False,
+                                                "0.5.12": True, "0.5.13": True},
+    "Qwen3NextForCausalLM": {"0.5.8": False, "0.5.9": False, "0.5.10": True, "0.5.11": True,
+                             "0.5.12": True, "0.5.13": True},
+    "Lfm2ForCausalLM": {"0.5.9": False, "0.5.10": True, "0.5.11": True, "0.5.12": True,
+                        "0.5.13": True},
+}
+
+
+@pytest.mark.parametrize(("arch", "version", "refused"), [
+    (arch, version, refused) for arch, by in _MAMBA_SPECULATIVE.items()
+    for version, refused in by.items()])
+def test_mamba_speculative_radix_cache_by_release(arch: str, version: str, refused: bool) -> None:
+    args = ["--engine-version", version, "--gpu-memory-gib", "80", "--model-arch", arch,
+            "--speculative-algorithm", "NGRAM"]
+    if not refused:
+        assert resolve_args(args).config["decode"]["backend"] == "full"
+        return
+    with pytest.raises(CgConfigError) as raised:
+        resolve_args(args)
+    assert "refuses speculative decoding" in str(raised.value)

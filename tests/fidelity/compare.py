@@ -252,8 +252,9 @@ def corpus_file(kind: str) -> Path:
 #: heldout (seed 6100), fresh (seed 7300), fresh2 (seed 8400, the oracle's start-up stage:
 #: recorded first and measured before the fixes for it), fresh3 (seed 8600, recorded after),
 #: fresh4 (seed 8800, recorded after the fresh3 fixes); for the older releases heldout2 (seeds
-#: 9610-9612, the start-up stage) and heldout3 (0.5.11 seed 9711, 0.5.12 seed 9712, recorded
-#: after the heldout2 fixes).
+#: 9610-9612 and 9709, the start-up stage) and heldout3 (0.5.11 seed 9711, 0.5.12 seed 9712,
+#: recorded after the heldout2 fixes; SGLang 0.5.9 seed 9809: the batch no one had seen when its
+#: rules were written, docs/fidelity.md).
 HELDOUT_BATCHES = ("heldout", "heldout2", "heldout3", "fresh", "fresh2", "fresh3", "fresh4")
 
 

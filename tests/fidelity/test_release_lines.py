@@ -23,7 +23,7 @@ def test_a_flag_the_release_lacks_is_dropped_or_respelled() -> None:
                                                 "64"]
 
 
-@pytest.mark.parametrize("release", ["0.5.8", "0.5.10", "0.5.11", "0.5.12", "0.5.13", "0.5.14",
+@pytest.mark.parametrize("release", ["0.5.8", "0.5.9", "0.5.10", "0.5.11", "0.5.12", "0.5.13", "0.5.14",
                                      "0.5.15", "0.5.16",
                                      "0.5.17", "0.5.18"])
 def test_a_pre_0_5_19_heldout_batch_uses_only_its_release_flags(release: str) -> None:

@@ -99,7 +99,7 @@ def _request_pool(draft: Draft, facts: Facts) -> int | None:
     (``releases.REQUEST_POOL_PER_ATTN_DP_WORKER``); ``None`` when the line does not set it (the
     pool then comes from the KV cache at start-up). A share below 1 is taken as 1, as 0.5.23
     does (``max(1, ...)``; earlier releases stop at start-up on it, which is not modelled)."""
-    mrr = facts.max_running_requests
+    mrr: int | None = facts.max_running_requests
     if mrr is None or not holds_in(REQUEST_POOL_PER_ATTN_DP_WORKER,
                                    draft.engine_version or newest("sglang")):
         return mrr
