@@ -137,3 +137,19 @@ def test_v2_model_runner_variable_is_not_read_by_0_11() -> None:
     capture = plan["capture"]
     assert capture["decode"]["backend"] == "full" and capture["prefill"]["backend"] == "breakable"
     assert any("VLLM_USE_V2_MODEL_RUNNER is not read" in w for w in plan["warnings"])
+
+
+def test_migrate_rewrites_short_o_between_0_11_and_0_12() -> None:
+    """``cgconfig migrate``: 0.11.2's ``-O3`` / ``-O.KEY`` / ``-O JSON`` are ``-cc.mode=3`` /
+    ``-cc.KEY`` / ``-cc JSON`` in 0.12.0 (whose ``-O3`` is an optimization level); back,
+    ``-cc`` is ``-O``, and a level other than 0 is dropped (0.11.2 would read it as a
+    compilation mode)."""
+    from cgconfig.migrate import migrate
+
+    up = migrate(["--engine-version", "vllm==0.11.2", "vllm", "serve", "m", "-O3",
+                  "-O.cudagraph_mode=FULL", "-O", "{}"], "vllm==0.12.0")
+    assert up.argv[-5:] == ["m", "-cc.mode=3", "-cc.cudagraph_mode=FULL", "-cc", "{}"]
+    down = migrate(["--engine-version", "vllm==0.12.0", "vllm", "serve", "m", "-O1",
+                    "-cc.cudagraph_mode=FULL"], "vllm==0.11.2")
+    assert down.argv[-2:] == ["m", "-O.cudagraph_mode=FULL"]
+    assert [c.before for c in down.dropped] == [["-O1"]]
