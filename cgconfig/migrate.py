@@ -323,7 +323,7 @@ def _short_o(words: Sequence[str], source: EngineVersion,
         spaced = word == "-O" and at + 1 < len(words) and words[at + 1] in _LEVELS
         level = words[at + 1] if spaced else word[3:] if word.startswith("-O=") else \
             word[2:] if word.startswith("-O") and word[2:3] not in (".", "") else None
-        written = words[at:at + 2] if spaced else [word]
+        written = list(words[at:at + 2]) if spaced else [word]
         at += len(written)
         if up and level is not None:
             after = [f"-cc.mode={level}"]
