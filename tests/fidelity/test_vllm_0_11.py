@@ -153,3 +153,14 @@ def test_migrate_rewrites_short_o_between_0_11_and_0_12() -> None:
                     "-cc.cudagraph_mode=FULL"], "vllm==0.11.2")
     assert down.argv[-2:] == ["m", "-O.cudagraph_mode=FULL"]
     assert [c.before for c in down.dropped] == [["-O1"]]
+
+
+def test_a_line_with_an_o_document_is_answered_for_0_11() -> None:
+    """``-O JSON`` parses on 0.11.2 only (0.12.0 and later: "unrecognized arguments: -O"), so a
+    line that names no release is answered for 0.11.2, with a note; ``-O3`` parses on every
+    release (a mode or a level) and names none."""
+    doc = json.dumps({"cudagraph_mode": "FULL"})
+    plan = resolve_args(["--model-arch", "LlamaForCausalLM", "vllm", "serve", "m", "-O", doc])
+    assert plan.to_dict()["engine_version"]["version"] == "0.11.2"
+    plan = resolve_args(["--model-arch", "LlamaForCausalLM", "vllm", "serve", "m", "-O3"])
+    assert plan.to_dict()["engine_version"]["version"] != "0.11.2"
