@@ -50,13 +50,17 @@ def known_options(version: str) -> set[str]:
     return {o for flag in table["flags"] for o in flag["options"]}
 
 
-def flag_name(word: str) -> str | None:
-    """The option a command-line word spells (``-O1`` → ``-O``, ``-cc.x=1`` → ``-cc``), or
-    None for a value or the model."""
+def flag_name(word: str, options: set[str] | None = None) -> str | None:
+    """The option a command-line word spells (``-O1`` → ``--optimization-level``, ``-cc.x=1``
+    → ``-cc``), or None for a value or the model. Where the release's parser has ``-O`` itself
+    (``options``: before 0.12.0 a spelling of ``--compilation-config``, whose
+    FlexibleArgumentParser rewrites ``-O3`` to ``-O.mode=3``), ``-O<n>`` spells ``-O``."""
     if not word.startswith("-") or word[1:2].isdigit():
         return None
     name = word.split("=", 1)[0]
     if name.startswith("-O") and not name.startswith("--"):
+        if options is not None and "-O" in options:
+            return "-O"
         return "--optimization-level"  # FlexibleArgumentParser's -O<n> / -O <n>
     return name.split(".", 1)[0]
 
@@ -66,7 +70,7 @@ def fits(case: dict[str, Any], options: set[str]) -> bool:
     only flags the release knows."""
     if case["platform"] != "cuda" or case["sm"] not in SMS or case["env"]:
         return False
-    names = {flag_name(w) for w in case["argv"][3:]}
+    names = {flag_name(w, options) for w in case["argv"][3:]}
     return all(name in options for name in names if name is not None)
 
 
