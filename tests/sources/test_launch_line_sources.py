@@ -84,7 +84,7 @@ def test_a_flag_the_engine_lacks_is_an_error_with_the_engines_suggestion(
 
 def test_an_sglang_only_flag_on_a_vllm_line_is_unknown() -> None:
     with pytest.raises(CgConfigError, match=r"vLLM 0\.33\.0"):
-        resolve_args(tokenize("vllm serve M --enable-mixed-chunk"), environ={})
+        resolve_args(tokenize("vllm serve M --enable-hierarchical-cache"), environ={})
 
 
 def test_a_value_the_engine_rejects_names_the_engine() -> None:
