@@ -266,8 +266,11 @@ def migrate(argv: Sequence[str], spec: str, *, environ: dict[str, str] | None = 
     target = target_version(spec, source.engine)
     entry = find_entry_point(words)
     start = entry.args_at if entry is not None else 0
-    body, changes, dropped = rewrite_words(words[start:], source, target,
-                                           dotted=source.engine == "vllm")
+    engine_words, changes, dropped = (_short_o(words[start:], source, target)
+                                      if source.engine == "vllm" else (words[start:], [], []))
+    body, more, gone = rewrite_words(engine_words, source, target,
+                                     dotted=source.engine == "vllm")
+    changes, dropped = changes + more, dropped + gone
     head = list(words[:start])
     image = image_version(head, source.engine)
     if image is not None and image[0] in head:
@@ -292,3 +295,55 @@ def _moved_engine_version(words: list[str], target: EngineVersion, flag: str,
             changes.append(Change([word], [f"{flag}={spec}"], "the release migrated to"))
             out[at] = f"{flag}={spec}"
     return out
+
+
+_LEVELS = ("0", "1", "2", "3")
+
+
+def _short_o(words: Sequence[str], source: EngineVersion,
+             target: EngineVersion) -> tuple[list[str], list[Change], list[Change]]:
+    """vLLM's ``-O`` between a release where it is ``--compilation-config``'s short spelling
+    (0.11.2: ``-O3`` is ``-O.mode=3``) and one where it is the optimization level and the short
+    spelling is ``-cc`` (each release's own table says which): ``-O<n>`` / ``-O.KEY`` / ``-O
+    JSON`` become ``-cc.mode=<n>`` / ``-cc.KEY`` / ``-cc JSON``, and back ``-cc`` becomes
+    ``-O``; a level has no spelling in 0.11.2 but ``-O0`` (compilation mode NONE, no graphs,
+    as level 0): the others are dropped, saying what 0.11.2 does instead."""
+    def short(release: str) -> str | None:
+        flag = load_table("vllm", release).lookup("-O")
+        return flag.dest if flag is not None else None
+
+    up = short(source.version) == "compilation_config" != short(target.version)
+    down = short(target.version) == "compilation_config" != short(source.version)
+    out: list[str] = []
+    changes: list[Change] = []
+    dropped: list[Change] = []
+    at = 0
+    while (up or down) and at < len(words):
+        word = words[at]
+        spaced = word == "-O" and at + 1 < len(words) and words[at + 1] in _LEVELS
+        level = words[at + 1] if spaced else word[3:] if word.startswith("-O=") else \
+            word[2:] if word.startswith("-O") and word[2:3] not in (".", "") else None
+        written = list(words[at:at + 2]) if spaced else [word]
+        at += len(written)
+        if up and level is not None:
+            after = [f"-cc.mode={level}"]
+        elif up and (word == "-O" or word.startswith("-O.")):
+            after = ["-cc" + word[2:]]
+        elif down and (word == "-cc" or word.startswith("-cc.")):
+            after = ["-O" + word[3:]]
+        elif down and level is not None and level != "0":
+            dropped.append(Change(written, [], f"{target.label} reads {' '.join(written)} as "
+                                  f"compilation mode {level}, not an optimization level: "
+                                  "dropped (its default is VLLM_COMPILE with "
+                                  "FULL_AND_PIECEWISE; level 1's PIECEWISE is "
+                                  "-O.cudagraph_mode=PIECEWISE there)"))
+            continue
+        else:
+            out += written
+            continue
+        out += after
+        changes.append(Change(written, after, f"-O is --compilation-config's short spelling in "
+                              f"{(source if up else target).label}, -cc in "
+                              f"{(target if up else source).label}"))
+    return (out, changes, dropped) if up or down else (list(words), [], [])
+

@@ -110,16 +110,21 @@ def _older_vllm_rows(newest_spellings: set[str], limit: int) -> list[str]:
     flags: dict[tuple[str, ...], EngineFlag] = {}
     for release in SUPPORTED["vllm"][:-1]:
         for flag in load_table("vllm", release).flags:
-            if flag.modelled and flag.options and not newest_spellings & set(flag.options):
-                key = tuple(flag.options)
-                releases.setdefault(key, []).append(release)
-                flags.setdefault(key, flag)
+            # a flag the newest lacks, or spellings of one it has (vLLM 0.11.2's -O)
+            missing = tuple(o for o in flag.options if o not in newest_spellings)
+            if flag.modelled and missing:
+                releases.setdefault(missing, []).append(release)
+                flags.setdefault(missing, flag)
     rows: list[str] = []
     for key, found in releases.items():
         span = label("vllm", found[0]) + ("" if len(found) == 1 else f" to {found[-1]}")
         flag = flags[key]
-        rows += _row(", ".join(key) + _vllm_arg(flag),
-                     f"{span} only: {flag.cgconfig or flag.help}.", limit)
+        what = flag.cgconfig or flag.help
+        if key != tuple(flag.options):  # only some spellings: name the flag they spell
+            what = f"{', '.join(key)} spells {flag.options[0]} ({what})"
+            if "-O" in key:
+                what += "; -O<n> is -O.mode=<n>, the compilation mode"
+        rows += _row(", ".join(key) + _vllm_arg(flag), f"{span} only: {what}.", limit)
     return rows
 
 

@@ -103,9 +103,13 @@ def _close(value: str, pool: Sequence[str]) -> str | None:
     return found[0] if found else None
 
 
-def normalize_vllm_argv(argv: Sequence[str], origins: list[int] | None = None) -> list[str]:
+def normalize_vllm_argv(argv: Sequence[str], origins: list[int] | None = None, *,
+                        short_o: str = "optimization_level") -> list[str]:
     """FlexibleArgumentParser.parse_args' token rewrites (underscores, ``-O``), dotted forms kept;
-    ``origins``, when given, receives for each token out the index of the word it came from."""
+    ``origins``, when given, receives for each token out the index of the word it came from.
+    ``short_o``: what the release's ``-O`` is (its table's dest): ``optimization_level``
+    (``-O3`` → ``--optimization-level 3``) or ``compilation_config`` (vLLM 0.11.2: ``-O3`` →
+    ``-O.mode=3``, ``-O 3`` → ``-O.mode 3``)."""
     out: list[str] = []
     for i, token in enumerate(argv):
         if origins is not None:
@@ -114,6 +118,13 @@ def normalize_vllm_argv(argv: Sequence[str], origins: list[int] | None = None) -
             key, eq, value = token.partition("=")
             head, dot, tail = key[2:].partition(".")
             out.append("--" + head.replace("_", "-") + dot + tail + eq + value)
+        elif short_o == "compilation_config" and token.startswith("-O"):
+            if token != "-O" and token[2] != ".":
+                out.append(f"-O.mode={token[3:] if token[2] == '=' else token[2:]}")
+            elif token == "-O" and i + 1 < len(argv) and argv[i + 1] in _VLLM_OPT_LEVELS:
+                out.append("-O.mode")
+            else:
+                out.append(token)
         elif token.startswith("-O") and token != "-O":
             out += ["--optimization-level", token[3:] if token[2] == "=" else token[2:]]
         elif token == "-O" and i + 1 < len(argv) and argv[i + 1] in _VLLM_OPT_LEVELS:

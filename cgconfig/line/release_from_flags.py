@@ -43,9 +43,18 @@ def option_names(words: Sequence[str], *, dotted: bool = False) -> tuple[str, ..
     ``dotted`` (vLLM) ``--compilation-config.mode`` is ``--compilation-config`` and
     underscores are dashes."""
     names: list[str] = []
-    for word in words:
+    for at, word in enumerate(words):
         if word == "--":
             break
+        if dotted and word.startswith(("-cc", "-O")):
+            # the compilation config's short spelling: -cc from vLLM 0.12.0, -O JSON before
+            # (-O3, -O 3 parse on both, as a mode or a level; 0.12.0 also reads -O.KEY)
+            root = word.split("=", 1)[0].split(".", 1)[0]
+            document = word == "-O" and not (at + 1 < len(words) and words[at + 1] in (
+                "0", "1", "2", "3"))
+            if root == "-cc" or document:
+                names.append(root)
+            continue
         if not word.startswith("--") or len(word) < 3:
             continue
         name = word.split("=", 1)[0]

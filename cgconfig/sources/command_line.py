@@ -178,12 +178,16 @@ def _split_entry_line(argv: list[str], host: DialectFlags | None, entry: EntryPo
         moved = list(range(len(engine_argv)))
         from cgconfig.line.table import load_table
 
-        if load_table(entry.dialect, chosen.version).parser.get("underscore_dashes"):
+        table = load_table(entry.dialect, chosen.version)
+        if table.parser.get("underscore_dashes"):
             # underscores, -O3: as vLLM's FlexibleArgumentParser reads them
             from cgconfig.line.flag_values import normalize_vllm_argv
 
             moved = []
-            engine_argv = normalize_vllm_argv(engine_argv, moved)
+            short_o = table.lookup("-O")  # vLLM 0.11.2: a spelling of --compilation-config
+            engine_argv = normalize_vllm_argv(
+                engine_argv, moved,
+                short_o=short_o.dest if short_o is not None else "optimization_level")
         split = split_argv(before + engine_argv, _entry_tables(entry.dialect, chosen.version),
                            host, dialect=entry.dialect, also_kept=(f"{entry.dialect}_engine",),
                            parser=ENGINE_PARSERS[entry.dialect], release=chosen.version,

@@ -32,6 +32,8 @@ SEEDS = {"vllm_heldout": 8100, "vllm_heldout2": 8300, "vllm_heldout3": 8500}
 #: Batch 2 of a release added after the batch was drawn for 0.20.1 ... 0.33.0, recorded after its
 #: code with a seed of its own (``record_vllm_heldout.py --batch 2 --seed S``).
 OWN_SEEDS = {("vllm_heldout2", "0.13.0"): 1313, ("vllm_heldout2", "0.12.0"): 1312,
+             # 0.11.2: batch 2 recorded after its rows, batch 3 after the TRITON_MLA FP8 row
+             ("vllm_heldout2", "0.11.2"): 1311, ("vllm_heldout3", "0.11.2"): 1411,
              # Batch 3 of 0.13.0 and 0.14.1: recorded after 0.13.0's rows (its batch 2 found
              # them; 0.14.1 shares the Blackwell MLA order), on batch 3's own seed.
              ("vllm_heldout3", "0.13.0"): 8500, ("vllm_heldout3", "0.14.1"): 8500}

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cgconfig.docio import loads_bounded
-from cgconfig.engines.release_change import holds_in
+from cgconfig.engines.release_change import holds_in, value_at
+from cgconfig.engines.vllm.compile_changes import ATTN_FUSION_KEY, OPTIMIZATION_LEVELS
 from cgconfig.engines.vllm.flags import DIALECT_FLAGS as VLLM_FLAGS
 from cgconfig.engines.vllm.releases import COMPILATION_CONFIG_FORBIDS_EXTRA, CUDA_GRAPH_SIZES
 from cgconfig.errors import InputError, did_you_mean
@@ -24,7 +25,8 @@ from cgconfig.fields.values import looks_human_int, parse_human_int, parse_int
 from cgconfig.limits import quote, quote_key
 from cgconfig.line.split import Arg, claimed_args
 
-CC_FLAGS = ("--compilation-config", "-cc")
+CC_FLAGS = ("--compilation-config", "-cc", "-O")  # -O: vLLM 0.11.2 (OPTIMIZATION_LEVELS)
+CC_PREFIXES = ("-cc.", "--compilation-config.", "-O.")
 #: CompilationConfig keys that matter here.
 MODELLED_KEYS = ("cudagraph_mode", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "mode",
                  "splitting_ops")
@@ -72,6 +74,9 @@ class VllmInput:
     """``--speculative-config``'s method, model and whether it gave num_speculative_tokens."""
     pass_config: dict[str, Any] = field(default_factory=dict)
     """``compilation_config.pass_config``, validated against vLLM's ``PassConfig``."""
+    notes: list[str] = field(default_factory=list)
+    """What vLLM's parser dropped (vLLM 0.11.2: every compilation-config document but the
+    last)."""
 
     def final(self, key: str) -> CcValue | None:
         """The winning value of a compilation-config key, if any input set it."""
@@ -133,10 +138,14 @@ def _pass_config(out: VllmInput, key: str, value: Any, source: str, release: str
     if items is None:
         raise InputError(f"1 validation error for CompilationConfig: pass_config must be a "
                          f"mapping, got {quote(value)} ({release_label('vllm')})", where=source)
+    fusion = str(value_at(ATTN_FUSION_KEY, release))  # 0.11.2: enable_attn_fusion
     for name, item in items:
+        if name == fusion:
+            out.pass_config[name] = item
+            continue
         if name not in PASS_CONFIG_KEYS and not holds_in(COMPILATION_CONFIG_FORBIDS_EXTRA,
                                                          release):
-            continue  # 0.12.0's PassConfig ignores a key it does not have
+            continue  # 0.11.2's and 0.12.0's PassConfig ignore a key they do not have
         if name not in PASS_CONFIG_KEYS:
             raise InputError(f"1 validation error for CompilationConfig: pass_config.{name}: "
                              f"Unexpected keyword argument ({release_label('vllm')} PassConfig)",
@@ -181,6 +190,35 @@ def _cuda_graph_sizes(out: VllmInput, given: list[str], name: str, position: int
             release)
 
 
+def _one_document(out: VllmInput, documents: dict[tuple[int, int, str],
+                  list[tuple[str, Any, str, str, int]]], release: str) -> None:
+    """vLLM 0.11.2's argparse keeps the last compilation-config document: record its keys;
+    the others are still validated (``TypeAdapter(CompilationConfig).validate_json`` parses
+    each value) and named in a note."""
+    from cgconfig.engines.vllm.modes import mode_from_value
+
+    order = sorted(documents)
+    for document in order[:-1]:
+        scratch = VllmInput()
+        for key, item, source, at, position in documents[document]:
+            _record(scratch, key, item, source, at, position, release)
+            if key == "cudagraph_mode" and item is not None:
+                try:
+                    mode_from_value(item)
+                except ValueError as exc:
+                    raise InputError(str(exc), where=f"{source} at {at}") from None
+        if "mode" in scratch.cc:
+            scratch.compilation_mode()
+        shown = "a -O<n> / -O.KEY document" if document[2] == "-O" else \
+            f"{document[2]}.KEY keys" if document[0] == 1 else f"the {document[2]} document"
+        out.notes.append(f"vLLM {release} keeps one compilation-config document, the last its "
+                         f"parser passes ({order[-1][2]}): {shown} dropped "
+                         "(FlexibleArgumentParser.parse_args appends the dotted keys as one "
+                         "more document after the others)")
+    for key, item, source, at, position in documents[order[-1]]:
+        _record(out, key, item, source, at, position, release)
+
+
 def _int(text: str, where: str, *, allow_zero: bool = False) -> int:
     value = parse_int(text, where, allow_negative=allow_zero)
     if value < 0:
@@ -199,6 +237,20 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None,
     if args is None:
         args = claimed_args(argv, where_is, VLLM_FLAGS)
     dotted_base = 10_000  # dotted keys win over JSON documents wherever they appear
+    # vLLM 0.11.2 (-O is --compilation-config: releases.OPTIMIZATION_LEVELS): the line's
+    # compilation config is one argparse document, the last one its parser passes: the JSON
+    # values in line order, then one document per dotted spelling (-O., --compilation-config.)
+    # in the order each first appears (FlexibleArgumentParser.parse_args appends them)
+    one_document = not holds_in(OPTIMIZATION_LEVELS, release)
+    documents: dict[tuple[int, int, str], list[tuple[str, Any, str, str, int]]] = {}
+    dotted_first: dict[str, int] = {}
+
+    def record(key: str, item: Any, source: str, at: str, position: int, *,
+               document: tuple[int, int, str] | None = None) -> None:
+        if not one_document or document is None:
+            _record(out, key, item, source, at, position, release)
+        else:
+            documents.setdefault(document, []).append((key, item, source, at, position))
     json_spec: dict[str, Any] | None = None  # --speculative-config as a JSON document
     dotted_spec: dict[str, Any] = {}  # --speculative-config.KEY, merged over it
 
@@ -227,12 +279,15 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None,
             doc = load_json_text(value or "", name)
             if not isinstance(doc, dict):
                 raise InputError(f"must be a JSON object, got {type(doc).__name__}", where=name)
+            if one_document:
+                documents.setdefault((0, after(i), name), [])
             for key, item in doc.items():
-                _record(out, key, item, name, f"/{key}", after(i), release)
-        elif name.startswith(("-cc.", "--compilation-config.")):
-            key = name.split(".", 1)[1]
-            _record(out, key, _parse_value(value or "", name), name, f"/{key}",
-                    dotted_base + after(i), release)
+                record(key, item, name, f"/{key}", after(i), document=(0, after(i), name))
+        elif name.startswith(CC_PREFIXES):
+            root, key = name.split(".", 1)
+            first = dotted_first.setdefault(root, after(i))
+            record(key, _parse_value(value or "", name), name, f"/{key}",
+                   dotted_base + after(i), document=(1, first, root))
         elif name.startswith("--speculative-config."):
             key = name.split(".", 1)[1]
             if key == "num_speculative_tokens":
@@ -280,6 +335,8 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None,
                 raise InputError(str(exc), where=name) from None
         elif name == "--vllm-attention-backend":
             out.attention_backend = value
+    if documents:
+        _one_document(out, documents, release)
     if json_spec is not None or dotted_spec:
         spec = {**(json_spec or {}), **dotted_spec}
         out.speculative = (spec.get("method"), spec.get("model"),

@@ -72,30 +72,30 @@ _FLASHINFER_SUPPORT = "v1/attention/backends/flashinfer.py:FlashInferMetadataBui
 #: Where a release's builder declared another level than 0.33.0's (each row's value an
 #: :class:`OlderLevel`; the first row that holds for the backend, GPU and release wins).
 OLDER_LEVELS: tuple[ReleaseChange, ...] = (
-    ReleaseChange("0.12.0", "0.22.0", "TRITON_MLA: no _cudagraph_support, the builder default",
+    ReleaseChange(None, "0.22.0", "TRITON_MLA: no _cudagraph_support, the builder default",
                   "v1/attention/backends/mla/triton_mla.py",
                   OlderLevel("TRITON_MLA", None, _S.NEVER)),
     ReleaseChange("0.26.0", "0.31.0", "TRITON_MLA declares UNIFORM_SINGLE_TOKEN_DECODE",
                   "v1/attention/backends/mla/triton_mla.py:TritonMLAMetadataBuilder."
                   "_cudagraph_support", OlderLevel("TRITON_MLA", None,
                                                    _S.UNIFORM_SINGLE_TOKEN_DECODE)),
-    ReleaseChange("0.12.0", "0.31.0", "FLASHINFER_MLA declares UNIFORM_BATCH",
+    ReleaseChange(None, "0.31.0", "FLASHINFER_MLA declares UNIFORM_BATCH",
                   "v1/attention/backends/mla/flashinfer_mla.py:FlashInferMLAMetadataBuilder."
                   "_cudagraph_support", OlderLevel("FLASHINFER_MLA", None, _S.UNIFORM_BATCH)),
-    ReleaseChange("0.12.0", "0.33.0", "FLASH_ATTN on Blackwell: ALWAYS only if "
+    ReleaseChange(None, "0.33.0", "FLASH_ATTN on Blackwell: ALWAYS only if "
                   "get_flash_attn_version() == 3; Blackwell runs FlashAttention 2 or 4 (ALWAYS "
                   "for 4 from 0.33)", "v1/attention/backends/flash_attn.py:"
                   "FlashAttentionMetadataBuilder._cudagraph_support",
                   OlderLevel("FLASH_ATTN", (100, 103), _S.UNIFORM_BATCH)),
-    ReleaseChange("0.12.0", "0.33.0", "FLASHINFER on Ampere/Ada: UNIFORM_BATCH only with TRTLLM "
+    ReleaseChange(None, "0.33.0", "FLASHINFER on Ampere/Ada: UNIFORM_BATCH only with TRTLLM "
                   "attention (before 0.33's FA2-native decode)",
                   f"{_FLASHINFER_SUPPORT}get_cudagraph_support",
                   OlderLevel("FLASHINFER", (80, 86, 89), _S.UNIFORM_SINGLE_TOKEN_DECODE)),
-    ReleaseChange("0.12.0", "0.30.0", "FLASHINFER on Hopper and SM12x: UNIFORM_SINGLE_TOKEN_"
+    ReleaseChange(None, "0.30.0", "FLASHINFER on Hopper and SM12x: UNIFORM_SINGLE_TOKEN_"
                   "DECODE (XQA architectures from 0.30)",
                   f"{_FLASHINFER_SUPPORT}get_cudagraph_support",
                   OlderLevel("FLASHINFER", (90, 120, 121), _S.UNIFORM_SINGLE_TOKEN_DECODE)),
-    ReleaseChange("0.12.0", "0.20.0", "FLEX_ATTENTION: no _cudagraph_support before 0.20, the "
+    ReleaseChange(None, "0.20.0", "FLEX_ATTENTION: no _cudagraph_support before 0.20, the "
                   "builder default", "v1/attention/backends/flex_attention.py",
                   OlderLevel("FLEX_ATTENTION", None, _S.NEVER)),
 )
@@ -123,7 +123,7 @@ def _level(backend: str, sm: int) -> SupportLevel:
 #: Blackwell's MLA priority list starts with CUTLASS_MLA (UNIFORM_SINGLE_TOKEN_DECODE), before
 #: FLASHINFER_MLA (from 0.15.1 FLASHINFER_MLA comes first).
 BLACKWELL_MLA_CUTLASS_FIRST: tuple[ReleaseChange, ...] = (
-    ReleaseChange("0.12.0", "0.15.1", "Blackwell's MLA default is CUTLASS_MLA (before "
+    ReleaseChange(None, "0.15.1", "Blackwell's MLA default is CUTLASS_MLA (before "
                   "FLASHINFER_MLA in the priority list)",
                   "platforms/cuda.py:_get_backend_priorities"),
 )
@@ -154,10 +154,23 @@ TRITON_FP8_BELOW_SM89_REFUSED: tuple[ReleaseChange, ...] = (
 )
 
 
+#: TRITON_MLA takes no FP8 KV cache (``TritonMLABackend.supported_kv_cache_dtypes``: ``auto``
+#: in 0.11.2-0.13.0, ``auto``/``bfloat16`` in 0.15.1-0.17.1; 0.18.1 adds ``fp8``/``fp8_e4m3``),
+#: read in the 0.11.2, 0.12.0, 0.13.0, 0.15.1, 0.16.0, 0.17.1 and 0.18.1 wheels (vLLM 0.11.2,
+#: issue #37, helper v011).
+TRITON_MLA_FP8_REFUSED: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.18.1", "TRITON_MLA refuses an FP8 KV cache (kv_cache_dtype not "
+                  "supported)", "v1/attention/backends/mla/triton_mla.py:TritonMLABackend."
+                  "supported_kv_cache_dtypes"),
+)
+
+
 def _fp8_refusal(backend: str, sm: int, release: str) -> str | None:
     """Where an FP8 KV cache is refused for the backend in ``release`` (``validate_configuration``
     and the Triton backend's own check)."""
     if backend == "FLEX_ATTENTION":
+        return "kv_cache_dtype not supported"
+    if backend == "TRITON_MLA" and holds_in(TRITON_MLA_FP8_REFUSED, release):
         return "kv_cache_dtype not supported"
     if backend == "FLASH_ATTN" and sm not in (90, 100, 103):
         return "kv_cache_dtype not supported"
@@ -171,7 +184,7 @@ def _fp8_refusal(backend: str, sm: int, release: str) -> str | None:
 #: value the compute capabilities, SM × 10). FlashInfer's sinks need TRTLLM attention:
 #: Blackwell only until 0.27, SM12x from 0.28, Hopper from 0.30.
 FLASHINFER_SINKS: tuple[ReleaseChange, ...] = (
-    ReleaseChange("0.12.0", "0.28.0", "FlashInfer takes attention sinks on Blackwell only",
+    ReleaseChange(None, "0.28.0", "FlashInfer takes attention sinks on Blackwell only",
                   "v1/attention/backends/flashinfer.py:FlashInferBackend.supports_sink",
                   (100, 103)),
     ReleaseChange("0.28.0", "0.30.0", "FlashInfer takes attention sinks on Blackwell and SM12x",

@@ -321,3 +321,33 @@ def check_draft_model(method: object, model: object, facts: dict[str, object], w
                             else "EngineArgs._check_feature_supported)"),
                          where=where, hint="use ngram, medusa, eagle or mtp, or a newer vLLM")
 # --- end vLLM 0.14.1 ---
+
+
+def _number_fact(facts: Mapping[str, Any], name: str) -> Any:
+    """A deployment fact when it is a number, else None (a badly typed fact is reported by the
+    resolver's fact validation, with its source)."""
+    value = facts.get(name)
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def check_max_model_len(facts: Mapping[str, Any], engine: EngineArgs) -> None:
+    """``ModelConfig``'s refusal: a ``--max-model-len`` above the model's context length."""
+    derived = _number_fact(facts, "model_context_length")
+    if engine.max_model_len is not None and derived is not None \
+            and engine.max_model_len > derived:
+        raise InputError(f"User-specified max_model_len ({engine.max_model_len}) is greater than "
+                         f"the derived max_model_len ({derived}) (vLLM {engine.release} ModelConfig)",
+                         where="--max-model-len")
+
+
+def check_world_size(facts: Mapping[str, Any], release: str) -> None:
+    """``ParallelConfig``'s refusal on CUDA: more ranks per node than GPUs (when the count is
+    known; the multiprocessing executor, one node)."""
+    if facts.get("device", "cuda") != "cuda":
+        return
+    gpus = _number_fact(facts, "gpu_count")
+    world = (_number_fact(facts, "tp_size") or 1) * (_number_fact(facts, "pp_size") or 1)
+    if gpus is not None and world > gpus:
+        raise InputError(f"World size ({world}) is larger than the number of available GPUs "
+                         f"({gpus}) in this node (vLLM {release} ParallelConfig)",
+                         where="--tensor-parallel-size × --pipeline-parallel-size")

@@ -14,7 +14,11 @@ DIALECT_FLAGS = DialectFlags("vllm", {
     "--cudagraph-capture-sizes": "+", "--max-cudagraph-capture-size": 1,
     "--cuda-graph-sizes": "+",  # vLLM 0.12.0's deprecated spelling (releases.CUDA_GRAPH_SIZES)
     "--cudagraph-support": 1, "--vllm-attention-backend": 1,
-}, prefixes=("-cc.", "--compilation-config.", "--speculative-config."))
+    "-O": 1,  # vLLM 0.11.2's short --compilation-config (releases.OPTIMIZATION_LEVELS)
+}, prefixes=("-cc.", "--compilation-config.", "--speculative-config.", "-O."))
+#: The compilation config's single-dash spellings: each release's own table says which it has
+#: (``-cc`` from 0.12.0, ``-O`` before), so the spelling check reads them in every release.
+SHORT_CC_FLAGS = ("-cc", "-O")
 #: None beyond the dialect's own: a `vllm serve` line's other flags are the engine table's.
 ENTRY_ONLY_FLAGS: dict[str, Arity] = {}
 

@@ -51,6 +51,8 @@ ERA_V0 = "vLLM V0 engine (0.10 and older)"
 #: ``entrypoints/openai/api_server.py: run_server``.
 ERA_RELEASES: dict[str, tuple[str, str | None]] = {
     ERA_V1: ("0.10.2", None), ERA_V1_EARLY: ("0.8.0", "0.10.1"), ERA_V0: ("0.1.0", "0.10.2")}
+#: The releases whose log has the ``args: Namespace(...)`` line (the first and the last).
+NAMESPACE_ARGS_RELEASES = ("0.6.0", "0.11.2")
 _MODES = ("FULL", "PIECEWISE", "NONE")
 TABLE_GAP = 8
 """Most lines in a row that are not table rows (blank, or another process's) inside a
@@ -123,7 +125,7 @@ class VllmReader:
                               "non-default args: {...}")
         if text.startswith("args: Namespace(") or " args: Namespace(" in text:
             body = text[after(text, "args: "):]
-            self.record.hint("args: Namespace(...) line", "0.6.0", "0.11.2", line)
+            self.record.hint("args: Namespace(...) line", *NAMESPACE_ARGS_RELEASES, line)
             return self._args(line, text, parse_call(body, "Namespace"), "args: Namespace(...)")
         for marker in _VERSION_MARKERS:
             if marker in text:

@@ -15,6 +15,13 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from cgconfig.engines.release_change import ReleaseChange, holds_in, value_at
+from cgconfig.engines.vllm.compile_changes import (
+    ATTN_FUSION_KEY,
+    MODEL_RUNNER_V2_EXISTS,
+    OPTIMIZATION_LEVELS,
+    PIECEWISE_WITHOUT_COMPILE_REFUSED,
+    SPEC_ROUNDING_EMPTY_HANDLED,
+)
 from cgconfig.engines.vllm.modes import CudaGraphMode
 
 _VLLM_CONFIG = "vllm/config/vllm.py"
@@ -236,6 +243,9 @@ MTP_DRAFTS_SUPPORT_PP: tuple[ReleaseChange, ...] = (
 #: overrides only a mode that ``requires_piecewise_compilation()``; 0.12.0 turns every mode
 #: other than NONE to NONE ("Cudagraph mode %s is not compatible with compilation mode %s").
 FULL_KEPT_WITHOUT_COMPILE: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.12.0", "no cudagraph_mode is overridden without VLLM_COMPILE: a "
+                  "full-only mode keeps its graphs (a piecewise one is refused: "
+                  "PIECEWISE_WITHOUT_COMPILE_REFUSED)", f"{_VLLM_CONFIG}:VllmConfig.__post_init__"),
     ReleaseChange("0.13.0", None, "a full-only cudagraph mode without VLLM_COMPILE keeps its "
                   "graphs", f"{_VLLM_CONFIG}:VllmConfig.__post_init__"),
 )
@@ -256,8 +266,9 @@ CUDA_GRAPH_SIZES: tuple[ReleaseChange, ...] = (
 #: ("Decode context parallel (DCP) is enabled, which is incompatible with full CUDA graphs.
 #: Overriding cudagraph_mode to PIECEWISE."); 0.13.0's ``VllmConfig`` no longer checks it.
 CONTEXT_PARALLEL_PIECEWISE: tuple[ReleaseChange, ...] = (
-    ReleaseChange("0.12.0", "0.13.0", "decode/prefill context parallelism > 1 turns full "
-                  "graphs into PIECEWISE", f"{_VLLM_CONFIG}:VllmConfig.__post_init__"),
+    ReleaseChange(None, "0.13.0", "decode/prefill context parallelism > 1 turns full "
+                  "graphs into PIECEWISE (the oldest has decode context parallelism only)",
+                  f"{_VLLM_CONFIG}:VllmConfig.__post_init__"),
 )
 #: ``ParallelConfig`` refuses a prefill context-parallel size above 1 ("Prefill context
 #: parallelism is not fully supported"); 0.13.0 accepts it.
@@ -299,21 +310,30 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "cuda_graph_sizes": CUDA_GRAPH_SIZES,
     "context_parallel_piecewise": CONTEXT_PARALLEL_PIECEWISE,
     "prefill_context_parallel_refused": PREFILL_CONTEXT_PARALLEL_REFUSED,
+    # vLLM 0.11.2 (v011): compile_changes.py
+    "optimization_levels": OPTIMIZATION_LEVELS,
+    "piecewise_without_compile_refused": PIECEWISE_WITHOUT_COMPILE_REFUSED,
+    "spec_rounding_empty_handled": SPEC_ROUNDING_EMPTY_HANDLED,
+    "model_runner_v2_exists": MODEL_RUNNER_V2_EXISTS,
+    "attn_fusion_key": ATTN_FUSION_KEY,
 }
 
 
 def overridden_without_compile(mode: CudaGraphMode, release: str) -> bool:
     """Whether ``release`` changes ``mode`` when the compilation mode is not VLLM_COMPILE
     (:func:`piecewise_fallback` says to what)."""
-    if mode is CudaGraphMode.NONE:
-        return False
+    if mode is CudaGraphMode.NONE or holds_in(PIECEWISE_WITHOUT_COMPILE_REFUSED, release):
+        return False  # 0.11.2: nothing overridden (a piecewise mode is refused later)
     return mode.requires_piecewise() or not holds_in(FULL_KEPT_WITHOUT_COMPILE, release)
 
 
 def piecewise_fallback(mode: CudaGraphMode, release: str) -> CudaGraphMode:
     """A8: what a mode becomes without VLLM_COMPILE in ``release``: its full graphs from 0.30
     (``without_piecewise``), no graphs at all before when it has piecewise ones, and before 0.13
-    no graphs whatever the mode (:data:`FULL_KEPT_WITHOUT_COMPILE`)."""
+    no graphs whatever the mode (:data:`FULL_KEPT_WITHOUT_COMPILE`); 0.11.2 keeps the mode
+    (:data:`PIECEWISE_WITHOUT_COMPILE_REFUSED`)."""
+    if holds_in(PIECEWISE_WITHOUT_COMPILE_REFUSED, release):
+        return mode
     if not holds_in(FULL_KEPT_WITHOUT_COMPILE, release):
         return CudaGraphMode.NONE
     if not mode.requires_piecewise() or holds_in(PIECEWISE_FALLBACK, release):

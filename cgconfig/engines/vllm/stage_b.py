@@ -17,8 +17,13 @@ from cgconfig.draft import Draft
 from cgconfig.engines.release_change import holds_in
 from cgconfig.engines.vllm import capture_size_changes, captured, modes, releases
 from cgconfig.engines.vllm import mode_resolution as resolution_rules
+from cgconfig.engines.vllm.compile_changes import (
+    PIECEWISE_WITHOUT_COMPILE_REFUSED,
+    SPEC_ROUNDING_EMPTY_HANDLED,
+)
 from cgconfig.engines.vllm.splitting_ops import splitting_fixup
 from cgconfig.errors import InputError, StrictConflictError
+from cgconfig.fields.values import round_up
 from cgconfig.locks import conflict_message
 from cgconfig.plan import Change, Decision, Outcome
 from cgconfig.resolve.request import DraftStep
@@ -110,6 +115,12 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
             if mode is not modes.CudaGraphMode.NONE:
                 _apply(draft, rule, mode, modes.CudaGraphMode.NONE, message, function, release)
                 mode = modes.CudaGraphMode.NONE
+        if not vllm_compile and mode.requires_piecewise() \
+                and holds_in(PIECEWISE_WITHOUT_COMPILE_REFUSED, release):
+            raise InputError("Compilation mode should be CompilationMode.VLLM_COMPILE when "
+                             "cudagraph_mode piecewise cudagraphs is used, "
+                             f"cudagraph_mode={mode.name} (vLLM {release} "
+                             "VllmConfig.__post_init__)", where="vLLM cudagraph_mode")
         v2 = v2_runner(draft) if callable(v2_runner) else v2_runner
         try:
             resolution = resolution_rules.resolve_mode(
@@ -192,6 +203,15 @@ def _round_for_spec(draft: Draft, capture: CapturePlan, q: int, num_spec: int,
                     release: str) -> None:
     """B7: full decode graphs with speculative tokens take sizes that are multiples of q."""
     if q <= 1 or not capture.sizes:
+        return
+    if not holds_in(SPEC_ROUNDING_EMPTY_HANDLED, release) and not any(
+            round_up(s, q) <= capture.max_size for s in capture.sizes):
+        # 0.11.2: no size is left after the rounding: a warning, the sizes kept unrounded
+        draft.warnings.append(
+            f"No valid cudagraph sizes after rounding to multiple of num_speculative_tokens + 1 "
+            f"({q}); please adjust num_speculative_tokens or max_cudagraph_capture_size (or "
+            f"cudagraph_capture_sizes): vLLM {release} "
+            "CompilationConfig.adjust_cudagraph_sizes_for_spec_decode keeps the sizes unrounded")
         return
     try:
         rounded = resolution_rules.round_sizes_for_spec(capture.sizes, capture.max_size, q)

@@ -42,11 +42,17 @@ def refuse_flag(name: str, version: EngineVersion) -> InputError:
 def check_vllm_spellings(names: Iterable[str], version: EngineVersion) -> None:
     """Raise :class:`InputError` for the first flag name (as the splitter read it: dashes,
     no ``=value``) that vLLM ``version`` does not know, as that release's parser would."""
-    if version.version == newest("vllm"):
-        return  # the line was split with this release's own table
+    from cgconfig.engines.vllm.flags import SHORT_CC_FLAGS
+
     table = load_table("vllm", version.version)
     for spelling in names:
         name = spelling.split(".", 1)[0] if table.parser.get("dotted_json") else spelling
+        if name in SHORT_CC_FLAGS:  # the dialect claims both in every release
+            if table.lookup(name) is None:
+                raise refuse_flag(name, version)
+            continue
+        if version.version == newest("vllm"):
+            continue  # the line was split with this release's own table
         if not name.startswith("--") or table.lookup(name) is not None:
             continue
         if table.allow_abbrev and len(table.prefix_matches(name)) == 1:

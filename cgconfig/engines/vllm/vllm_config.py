@@ -17,9 +17,9 @@ from collections.abc import Callable
 from typing import Any
 
 from cgconfig.draft import Draft
-from cgconfig.engines.release_change import holds_in
+from cgconfig.engines.release_change import holds_in, value_at
 from cgconfig.engines.vllm import attention as vllm_attention
-from cgconfig.engines.vllm import capture_size_changes, modes, releases
+from cgconfig.engines.vllm import capture_size_changes, compile_changes, modes, releases
 from cgconfig.engines.vllm.argv import COMPILATION_MODES, CcValue, VllmInput
 from cgconfig.engines.vllm.engine_args import (
     BATCHED_DP_MAX_NUM_BATCHED_TOKENS,
@@ -29,7 +29,9 @@ from cgconfig.engines.vllm.engine_args import (
     check_async_pipeline_parallel,
     check_draft_model,
     check_draft_pipeline_parallel,
+    check_max_model_len,
     check_speculative,
+    check_world_size,
     model_is_moe,
 )
 from cgconfig.engines.vllm.sizes import default_capture_sizes
@@ -103,6 +105,7 @@ def post_init(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs,
     ``set_splitting_ops_for_v1``) and the worker's ``resolve_cudagraph_mode_and_sizes``
     (Stage B, spec-decode rounding), the last ones as one dialect step."""
     out = Contribution(dialect="vllm")
+    out.notes += vin.notes
     level_mode, level_graphs = LEVEL_DEFAULTS[engine.optimization_level]
     mode_chain = vin.effective("cudagraph_mode")
     for cc in mode_chain:
@@ -132,7 +135,8 @@ def post_init(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs,
     # unset mode takes the -O2 default (vllm.A5); piecewise graphs need VLLM_COMPILE (vllm.A8).
     # Only then are the sizes computed, and only when graphs are still on (vllm.A12/A13).
     vllm_compile = vin.compilation_mode(level_mode) == COMPILATION_MODES["VLLM_COMPILE"]
-    default_mode = modes.CudaGraphMode[level_graphs]
+    default_mode = modes.CudaGraphMode[compile_changes.default_mode(engine.release, vllm_compile,
+                                                                    level_graphs)]
 
     requested = (modes.CudaGraphMode.NONE if vin.enforce_eager is not None
                  else _mode_of(mode_chain[-1]) if mode_chain
@@ -157,9 +161,10 @@ def post_init(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs,
         _check_scheduler(vin, facts, engine)
     if not mode_chain and vin.enforce_eager is None:
         decode, prefill = modes.mode_to_phases(default_mode)
-        why_mode = (f"vLLM default cudagraph_mode {default_mode.name} at optimization level "
-                    f"{engine.optimization_level} ({engine.level_source}) → decode {decode}, "
-                    f"prefill {prefill}")
+        why_mode = compile_changes.default_mode_why(
+            engine.release, default_mode.name, vllm_compile,
+            f"{engine.optimization_level} ({engine.level_source})") + \
+            f" → decode {decode}, prefill {prefill}"
         out.defaults += [DialectDefault("decode.backend", decode, "vLLM default", why_mode),
                          DialectDefault("prefill.backend", prefill, "vLLM default", why_mode)]
     out.steps.append(stage_b_step(_support(vin), vin.attention_backend or "",
@@ -168,7 +173,8 @@ def post_init(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs,
                                       vin, engine, level_mode, v2_runner, known),
                                   v2_runner=_runner(vin, engine, level_mode) if v2_runner
                                   else False, release=engine.release,
-                                  fuse_attn_quant=vin.pass_config.get("fuse_attn_quant") is True,
+                                  fuse_attn_quant=vin.pass_config.get(str(value_at(
+                                      compile_changes.ATTN_FUSION_KEY, engine.release))) is True,
                                   attention=_attention(vin, engine) if v2_runner else None,
                                   replan=replan, context_parallel=engine.context_parallel))
     return out
@@ -186,6 +192,10 @@ def _runner(vin: VllmInput, engine: EngineArgs, level_mode: str) -> Callable[[Dr
         # the draft's PP check again: a local folder's config.json is read after the line
         check_draft_pipeline_parallel(method, draft_model, draft.facts, spec_flag, engine.release)
         forced = draft.facts.get("vllm_use_v2_model_runner")
+        ignored = compile_changes.v2_variable_ignored(engine.release) if forced is not None else None
+        if ignored:
+            draft.warnings.append(ignored)
+            return False
         if forced is True:  # VLLM_USE_V2_MODEL_RUNNER=1: V2, or a refusal for what it lacks
             unsupported = releases.v2_unsupported(
                 engine.release, hybrid=arch in vllm_attention.HYBRID_ARCHS,
@@ -298,8 +308,8 @@ def _attention(vin: VllmInput, engine: EngineArgs) -> Callable[[Draft], tuple[st
 
     def pick(draft: Draft) -> tuple[str, str]:
         facts = draft.facts
-        _check_world_size(facts, engine.release)
-        _check_max_model_len(facts, engine)
+        check_world_size(facts, engine.release)
+        check_max_model_len(facts, engine)
         if facts.get("model_arch") is None and facts.get("model_path") and given is None \
                 and not facts.get("use_mla"):
             draft.warnings.append(
@@ -325,29 +335,6 @@ def _attention(vin: VllmInput, engine: EngineArgs) -> Callable[[Draft], tuple[st
         return choice.level.name, choice.backend
 
     return pick
-
-
-def _check_max_model_len(facts: dict[str, Any], engine: EngineArgs) -> None:
-    """``ModelConfig``'s refusal: a ``--max-model-len`` above the model's context length."""
-    derived = _number_fact(facts, "model_context_length")
-    if engine.max_model_len is not None and derived is not None \
-            and engine.max_model_len > derived:
-        raise InputError(f"User-specified max_model_len ({engine.max_model_len}) is greater than "
-                         f"the derived max_model_len ({derived}) (vLLM {engine.release} ModelConfig)",
-                         where="--max-model-len")
-
-
-def _check_world_size(facts: dict[str, Any], release: str) -> None:
-    """``ParallelConfig``'s refusal on CUDA: more ranks per node than GPUs (when the count is
-    known; the multiprocessing executor, one node)."""
-    if facts.get("device", "cuda") != "cuda":
-        return
-    gpus = _number_fact(facts, "gpu_count")
-    world = (_number_fact(facts, "tp_size") or 1) * (_number_fact(facts, "pp_size") or 1)
-    if gpus is not None and world > gpus:
-        raise InputError(f"World size ({world}) is larger than the number of available GPUs "
-                         f"({gpus}) in this node (vLLM {release} ParallelConfig)",
-                         where="--tensor-parallel-size × --pipeline-parallel-size")
 
 
 def _support(vin: VllmInput) -> str | None:
