@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from record_vllm_engine import _trim, _zygote_key, run_batch
+from record_vllm_engine import _zygote_key, run_batch
 
 HERE = Path(__file__).parent
 
@@ -66,7 +66,8 @@ def differences(asked: list[dict[str, Any]],
     """(line, what differs) for each asked line whose answer is not its recorded one."""
     out = []
     for row in asked:
-        new = _trim(answers.get(row["id"], {"error": "no answer"}))
+        # every field the line recorded (a 0.10 corpus also keeps v0_decode_graphs)
+        new = answers.get(row["id"], {"error": "no answer"})
         diff = {k: (v, new.get(k)) for k, v in row["answer"].items()
                 if k != "model" and _unpath(new.get(k)) != _unpath(v)}
         if diff:

@@ -17,6 +17,13 @@ to the CUDA machines of four compute capabilities (one oracle start-up each) and
 release's own parser knows (its table ``cgconfig/engines/vllm/tables/vllm-<version>.json``), so that every
 corpus measures the release's CUDA-graph decisions rather than its flag list. Output:
 ``vllm_cases_<version>.jsonl`` beside this file.
+
+A 0.10 release takes its lines from ``vllm_engine_generate_0_10`` (its own spellings: the
+attention and all2all backends as ``VLLM_ATTENTION_BACKEND`` / ``VLLM_ALL2ALL_BACKEND``, the only
+way 0.10 has to choose them, ``-O`` / ``level`` / ``full_cuda_graph``, ``--cuda-graph-sizes``);
+those two variables are the environment its cases may carry. ``--table`` reads the release's
+flag list from another file (a table not shipped under ``engines/vllm/tables``, where a table
+would make the release supported).
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 from record_vllm_engine import _trim, _zygote_key, run_batch
 from vllm_engine_generate import generate
+from vllm_engine_generate_0_10 import generate as generate_0_10
 
 HERE = Path(__file__).parent
 TABLES = HERE.parent.parent / "cgconfig" / "engines" / "vllm" / "tables"
@@ -44,9 +52,17 @@ def corpus_path(version: str) -> Path:
     return HERE / f"vllm_cases_{version}.jsonl"
 
 
-def known_options(version: str) -> set[str]:
+#: The environment a 0.10 case may carry: the variables that choose what later releases' flags do.
+ENV_0_10 = frozenset({"VLLM_ATTENTION_BACKEND", "VLLM_ALL2ALL_BACKEND"})
+
+
+def _is_0_10(version: str) -> bool:
+    return version.split(".")[:2] == ["0", "10"]
+
+
+def known_options(version: str, table_path: Path | None = None) -> set[str]:
     """Every option string of the release's `vllm serve` parser (its generated table)."""
-    table = json.loads((TABLES / f"vllm-{version}.json").read_text())
+    table = json.loads((table_path or TABLES / f"vllm-{version}.json").read_text())
     return {o for flag in table["flags"] for o in flag["options"]}
 
 
@@ -65,25 +81,37 @@ def flag_name(word: str, options: set[str] | None = None) -> str | None:
     return name.split(".", 1)[0]
 
 
-def fits(case: dict[str, Any], options: set[str]) -> bool:
-    """A case of the per-release corpus: a CUDA machine of :data:`SMS`, no environment, and
-    only flags the release knows."""
-    if case["platform"] != "cuda" or case["sm"] not in SMS or case["env"]:
+def fits(case: dict[str, Any], options: set[str], env_ok: frozenset[str] = frozenset()) -> bool:
+    """A case of the per-release corpus: a CUDA machine of :data:`SMS`, no environment but
+    ``env_ok``'s variables, and only flags the release knows."""
+    if case["platform"] != "cuda" or case["sm"] not in SMS or set(case["env"]) - env_ok:
         return False
     names = {flag_name(w, options) for w in case["argv"][3:]}
     return all(name in options for name in names if name is not None)
 
 
-def cases_for(version: str, n: int, seed: int) -> list[dict[str, Any]]:
+def cases_for(version: str, n: int, seed: int,
+              table_path: Path | None = None) -> list[dict[str, Any]]:
     """``n`` generated cases that fit the release, renumbered from 0."""
-    options = known_options(version)
+    options = known_options(version, table_path)
+    old = _is_0_10(version)
+    gen, env_ok = (generate_0_10, ENV_0_10) if old else (generate, frozenset())
     chosen: list[dict[str, Any]] = []
     batch = 0
     while len(chosen) < n:
-        pool = generate(4 * n, seed + batch, 0)
-        chosen += [c for c in pool if fits(c, options)][: n - len(chosen)]
+        pool = gen(4 * n, seed + batch, 0)
+        chosen += [c for c in pool if fits(c, options, env_ok)][: n - len(chosen)]
         batch += 1
     return [dict(c, id=i) for i, c in enumerate(chosen)]
+
+
+def _trim_for(version: str, answer: dict[str, Any]) -> dict[str, Any]:
+    """The recorded fields of an answer; a 0.10 answer also keeps ``v0_decode_graphs`` (the
+    V0 engine's decode graphs, for a line 0.10 runs on V0)."""
+    kept = _trim(answer)
+    if _is_0_10(version):
+        kept["v0_decode_graphs"] = answer.get("v0_decode_graphs")
+    return kept
 
 
 def _retry(oracle: Path, version: str, error: str) -> int:
@@ -93,7 +121,7 @@ def _retry(oracle: Path, version: str, error: str) -> int:
     answers: dict[int, dict[str, Any]] = {}
     run_batch(oracle, sorted(again, key=_zygote_key), answers, threading.Lock(), version)
     for row in again:
-        row["answer"] = _trim(answers[row["id"]])
+        row["answer"] = _trim_for(version, answers[row["id"]])
     path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
     print(f"{len(again)} cases asked again in {path.name}", file=sys.stderr)
     return 0
@@ -106,6 +134,8 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--seed", type=int, default=2020)
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--table", type=Path,
+                        help="the release's flag table (default: engines/vllm/tables)")
     parser.add_argument("--append", action="store_true",
                         help="add the new cases (ids after the recorded ones) to the corpus")
     parser.add_argument("--retry", metavar="ERROR",
@@ -121,7 +151,8 @@ def main() -> int:
            if args.append else [])
     start = max((r["id"] for r in old), default=-1) + 1
     cases = sorted((dict(c, id=start + c["id"])
-                    for c in cases_for(args.version, args.cases, args.seed)), key=_zygote_key)
+                    for c in cases_for(args.version, args.cases, args.seed, args.table)),
+                   key=_zygote_key)
     shares: list[list[dict[str, Any]]] = [[] for _ in range(args.jobs)]
     groups: dict[str, list[dict[str, Any]]] = {}
     for c in cases:
@@ -136,7 +167,7 @@ def main() -> int:
         t.start()
     for t in threads:
         t.join()
-    rows = [dict(c, answer=_trim(answers[c["id"]]), vllm_version=args.version)
+    rows = [dict(c, answer=_trim_for(args.version, answers[c["id"]]), vllm_version=args.version)
             for c in sorted(cases, key=lambda c: c["id"]) if c["id"] in answers]
     broken = [r["id"] for r in rows if (r["answer"]["error_stage"] or "") == "oracle"]
     if broken:
