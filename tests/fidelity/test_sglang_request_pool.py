@@ -27,6 +27,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 import compare
 
 CORPUS = Path(__file__).parent / "sglang_request_pool.jsonl"
+#: The second grid, recorded after the fix (record_request_pool.py --heldout).
+HELDOUT = Path(__file__).parent / "sglang_request_pool_heldout.jsonl"
 RELEASES = ("0.5.8", "0.5.10", "0.5.11", "0.5.12", "0.5.17", "0.5.19", "0.5.23")
 
 #: The differences left (docs/fidelity.md, the request-pool row): case id -> why.
@@ -36,11 +38,21 @@ ESTIMATE_CAP = ("0.5.10 to 0.5.15 cap a given --max-running-requests share at th
                 "capacity is not known before start-up, so cgconfig keeps the share (only a "
                 "share above 2048 with a decode max_bs above 2048 can differ)")
 KNOWN = {57: ESTIMATE_CAP, 88: ESTIMATE_CAP, 119: ESTIMATE_CAP}
+HELDOUT_KNOWN: dict[int, str] = {}
+
+
+def _load(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 @lru_cache(maxsize=1)
 def cases() -> list[dict[str, Any]]:
-    return [json.loads(line) for line in CORPUS.read_text().splitlines() if line.strip()]
+    return _load(CORPUS)
+
+
+@lru_cache(maxsize=1)
+def heldout() -> list[dict[str, Any]]:
+    return _load(HELDOUT)
 
 
 def engine_answer(case: dict[str, Any]) -> tuple[str, Any]:
@@ -64,23 +76,24 @@ def cgconfig_answer(case: dict[str, Any]) -> tuple[str, Any]:
     return "captures", plan["capture"]["decode"]["sizes"]
 
 
-def test_corpus_covers_the_releases_and_the_pool_functions() -> None:
-    seen = {c["engine_version"] for c in cases()}
+@pytest.mark.parametrize("corpus", [cases, heldout], ids=["dev", "heldout"])
+def test_corpus_covers_the_releases_and_the_pool_functions(corpus: Any) -> None:
+    seen = {c["engine_version"] for c in corpus()}
     assert seen == set(RELEASES)
-    sources = {c["answer"]["runtime"]["req_pool_from"] for c in cases()
+    sources = {c["answer"]["runtime"]["req_pool_from"] for c in corpus()
                if c["answer"]["runtime"] and "req_pool_from" in c["answer"]["runtime"]}
     assert sources == {"ModelRunnerKVCacheMixin.init_memory_pool",
                        "ModelRunnerKVCacheMixin._resolve_max_num_reqs",
                        "KVCacheConfigurator.resolve_max_num_reqs"}
     # the grid exercises a share below the whole value (DP attention from 0.5.10)
-    assert any(c["answer"]["runtime"]["req_pool"] < 64 for c in cases()
+    assert any(c["answer"]["runtime"]["req_pool"] < 64 for c in corpus()
                if c["answer"]["runtime"] and "req_pool" in c["answer"]["runtime"])
 
 
-def _param(case: dict[str, Any]) -> Any:
-    marks = [pytest.mark.xfail(reason=KNOWN[case["id"]], strict=True)] \
-        if case["id"] in KNOWN else []
-    return pytest.param(case, marks=marks, id=f"{case['engine_version']}-{case['id']}")
+def _param(case: dict[str, Any], known: dict[int, str], tag: str) -> Any:
+    marks = [pytest.mark.xfail(reason=known[case["id"]], strict=True)] \
+        if case["id"] in known else []
+    return pytest.param(case, marks=marks, id=f"{tag}-{case['engine_version']}-{case['id']}")
 
 
 def test_known_differences_are_the_estimate_cap_lines() -> None:
@@ -91,7 +104,8 @@ def test_known_differences_are_the_estimate_cap_lines() -> None:
             case["argv"][case["argv"].index("--max-running-requests") + 1])
 
 
-@pytest.mark.parametrize("case", [_param(c) for c in cases()])
+@pytest.mark.parametrize("case", [_param(c, KNOWN, "dev") for c in cases()]
+                         + [_param(c, HELDOUT_KNOWN, "heldout") for c in heldout()])
 def test_captured_decode_list_is_the_releases(case: dict[str, Any]) -> None:
     want, got = engine_answer(case), cgconfig_answer(case)
     if want[0] == "refused":

@@ -104,7 +104,7 @@ def _running_limit(draft: Draft, facts: Facts) -> int | None:
     request-pool corpus measured it in 0.5.8 to 0.5.23 for EAGLE); ``None`` otherwise."""
     spec = speculative_max_running_requests(facts.max_running_requests,
                                             bool(draft.derived["speculative"]))
-    return spec.value if spec is not None else facts.max_running_requests
+    return cast("int", spec.value) if spec is not None else facts.max_running_requests
 
 
 def _request_pool(draft: Draft, facts: Facts) -> int | None:
