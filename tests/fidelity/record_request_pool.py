@@ -35,7 +35,7 @@ HELDOUT = HERE / "sglang_request_pool_heldout.jsonl"
 VERSIONS = ("0.5.8", "0.5.10", "0.5.11", "0.5.12", "0.5.17", "0.5.19", "0.5.23")
 #: 0.5.20 removed the deprecated --cuda-graph-max-bs alias (0.5.23 finds it ambiguous).
 DECODE_MAX_BS_FLAG = {"0.5.23": "--cuda-graph-max-bs-decode"}
-SPEC = ["--speculative-algorithm", "EAGLE", "--speculative-draft-model-path", "@llama",
+EAGLE_ARGS = ["--speculative-algorithm", "EAGLE", "--speculative-draft-model-path", "@llama",
         "--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
         "--speculative-num-draft-tokens", "4"]
 
@@ -69,8 +69,8 @@ def grid(version: str) -> list[list[str]]:
     lines.append([*par(8, None, False), flag, "8192", *mrr(9000)])  # whole value above 4096
     # speculative decoding (request width 4)
     for n in (None, 64, 1024):
-        lines.append([*par(8, 4, True), flag, "64", *mrr(n), *SPEC])
-    lines.append([*par(8, None, False), flag, "64", *mrr(24), *SPEC])
+        lines.append([*par(8, 4, True), flag, "64", *mrr(n), *EAGLE_ARGS])
+    lines.append([*par(8, None, False), flag, "64", *mrr(24), *EAGLE_ARGS])
     return lines
 
 
@@ -88,13 +88,13 @@ def heldout_grid(version: str) -> list[list[str]]:
         return [] if n is None else ["--max-running-requests", str(n)]
 
     lines = [[*par(4, None, False), flag, "96", *mrr(n)] for n in (None, 20, 300)]
-    lines.append([*par(4, None, False), flag, "80", *SPEC])           # speculative's 48
+    lines.append([*par(4, None, False), flag, "80", *EAGLE_ARGS])           # speculative's 48
     for tp, dp in ((2, 2), (8, 8), (16, 4), (4, 2)):
         for n in (None, 100, 1000):
             lines.append([*par(tp, dp, True), flag, "48", *mrr(n)])
     lines.append([*par(8, 4, True), flag, "48", *mrr(3)])             # a share of 0
     lines.append([*par(8, 8, True), flag, "48", *mrr(8)])             # a share of 1
-    lines.append([*par(4, 2, True), flag, "32", *SPEC])               # speculative's 48 // 2
+    lines.append([*par(4, 2, True), flag, "32", *EAGLE_ARGS])               # speculative's 48 // 2
     lines.append([*par(4, 4, True), *mrr(64)])                        # default max_bs
     return lines
 
