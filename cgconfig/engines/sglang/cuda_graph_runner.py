@@ -11,7 +11,12 @@ from typing import Any, cast
 from cgconfig.draft import Draft
 from cgconfig.engines.release_change import ReleaseChange, holds_in, value_at
 from cgconfig.engines.sglang import grid as sz
-from cgconfig.engines.sglang.releases import REQUEST_POOL_PER_ATTN_DP_WORKER, RUNNER_POOL_ALIGNED
+from cgconfig.engines.sglang.engine_settings import speculative_max_running_requests
+from cgconfig.engines.sglang.releases import (
+    REQUEST_POOL_PER_ATTN_DP_WORKER,
+    REQUEST_POOL_SHARE_AT_LEAST_ONE,
+    RUNNER_POOL_ALIGNED,
+)
 from cgconfig.errors import InputError
 from cgconfig.facts import Facts
 from cgconfig.fields.values import round_up
@@ -66,7 +71,7 @@ def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
     sizes = sz.filter_capture_sizes(configured, alignment, pool_aligned=pool_aligned) \
         if runs else []
     if runs:
-        _refuse_unusable_sizes(draft, configured, sizes, alignment)
+        _refuse_unusable_sizes(draft, facts, configured, sizes, alignment)
         _record_filter(draft, configured, sizes, alignment, _pool_text(draft, facts))
     compile_list = sz.compile_sizes(
         sizes, enable_torch_compile=draft.get("options.enable_torch_compile"),
@@ -93,17 +98,29 @@ def _attn_dp_size(draft: Draft, facts: Facts) -> int:
     return facts.dp_size if draft.derived["attn_dp_enabled"] else 1
 
 
+def _running_limit(draft: Draft, facts: Facts) -> int | None:
+    """The resolved ``max_running_requests``: ``--max-running-requests``, or speculative
+    decoding's 48 when it is unset (``engine_settings.speculative_max_running_requests``; the
+    request-pool corpus measured it in 0.5.8 to 0.5.23 for EAGLE); ``None`` otherwise."""
+    spec = speculative_max_running_requests(facts.max_running_requests,
+                                            bool(draft.derived["speculative"]))
+    return cast("int", spec.value) if spec is not None else facts.max_running_requests
+
+
 def _request_pool(draft: Draft, facts: Facts) -> int | None:
-    """The request pool a worker's decode filter caps the sizes at: ``--max-running-requests``,
-    or under DP attention the worker's share of it where the release sizes the pool per worker
-    (``releases.REQUEST_POOL_PER_ATTN_DP_WORKER``); ``None`` when the line does not set it (the
-    pool then comes from the KV cache at start-up). A share below 1 is taken as 1, as 0.5.23
-    does (``max(1, ...)``; earlier releases stop at start-up on it, which is not modelled)."""
-    mrr: int | None = facts.max_running_requests
-    if mrr is None or not holds_in(REQUEST_POOL_PER_ATTN_DP_WORKER,
-                                   draft.engine_version or newest("sglang")):
+    """The request pool a worker's decode filter caps the sizes at: the resolved
+    ``max_running_requests`` (:func:`_running_limit`), or under DP attention the worker's share
+    of it where the release sizes the pool per worker
+    (``releases.REQUEST_POOL_PER_ATTN_DP_WORKER``); ``None`` when it is unset (the pool then
+    comes from the KV cache at start-up). A share below 1 is taken as 1 where the release does
+    (``releases.REQUEST_POOL_SHARE_AT_LEAST_ONE``, 0.5.23); before it the pool is 0 and the
+    filter's start-up check refuses the line (:func:`_refuse_unusable_sizes`)."""
+    mrr = _running_limit(draft, facts)
+    release = draft.engine_version or newest("sglang")
+    if mrr is None or not holds_in(REQUEST_POOL_PER_ATTN_DP_WORKER, release):
         return mrr
-    return max(1, mrr // _attn_dp_size(draft, facts))
+    share = mrr // _attn_dp_size(draft, facts)
+    return max(1, share) if holds_in(REQUEST_POOL_SHARE_AT_LEAST_ONE, release) else share
 
 
 #: SGLang 0.5.23's capture filter, cited by its decisions.
@@ -111,7 +128,7 @@ FILTER_SOURCE = (f"sglang {newest('sglang')} python/sglang/srt/model_executor/ru
                  "base_cuda_graph_runner.py:get_batch_sizes_to_capture")
 
 
-def _refuse_unusable_sizes(draft: Draft, configured: list[int], sizes: list[int],
+def _refuse_unusable_sizes(draft: Draft, facts: Facts, configured: list[int], sizes: list[int],
                            alignment: sz.CaptureAlignment) -> None:
     """SGLang's decode runner stops at start-up unless the filtered list is non-empty and its
     smallest size is above 0 (``get_batch_sizes_to_capture``: ``assert len(capture_bs) > 0 and
@@ -119,12 +136,7 @@ def _refuse_unusable_sizes(draft: Draft, configured: list[int], sizes: list[int]
     decode max_bs of 0 plans ``[0]``), so the plan is SGLang's and the start-up refuses it."""
     if sizes and sizes[0] > 0:
         return
-    if not sizes and any(r.startswith("attention-TP gather") for r in alignment.reasons) \
-            and any(s > 0 for s in configured):
-        # (Every configured size 0 or below is refused with the gather or without it: the
-        # filter keeps no size above 0 either way, and appends the pool only to a list whose
-        # largest size exceeds it. SGLang 0.5.11 held-out batch 3, case 193: decode max_bs -4
-        # under DeepEP with TP 8, refused at start-up.)
+    if not sizes and any(r.startswith("attention-TP gather") for r in alignment.reasons):
         # The MoE all-to-all's attention-TP gather without DP attention is not proven against
         # SGLang's filter (the oracle's start-up stage kept a size this alignment drops).
         draft.warnings.append(
@@ -134,14 +146,19 @@ def _refuse_unusable_sizes(draft: Draft, configured: list[int], sizes: list[int]
     release = draft.engine_version or newest("sglang")
     shown = label("sglang", release)
     path, off = cast("tuple[str, str]", value_at(RUNNER_FILTER_FILE, release))
-    said = (f"the smallest is {sizes[0]}" if sizes else
-            f"none survives the capture filter (alignment {alignment.multiple}, "
-            f"width {alignment.request_width})")
+    if alignment.pool_size == 0:
+        said = (f"each attention-DP worker's request pool is {_running_limit(draft, facts)} // "
+                f"{_attn_dp_size(draft, facts)} = 0 requests, so the smallest is 0")
+    else:
+        said = (f"the smallest is {sizes[0]}" if sizes else
+                f"none survives the capture filter (alignment {alignment.multiple}, "
+                f"width {alignment.request_width})")
     raise InputError(
         f"{shown} plans the decode sizes {_short(configured)} and stops at start-up: {said}, "
         "and the decode graph runner asserts capture_bs is non-empty with capture_bs[0] > 0",
-        where=", ".join(draft.user_inputs("decode.bs") or draft.user_inputs("decode.max_bs"))
-        or "decode.bs",
+        where=("--max-running-requests" if alignment.pool_size == 0 else
+               ", ".join(draft.user_inputs("decode.bs") or draft.user_inputs("decode.max_bs"))
+               or "decode.bs"),
         hint=("give decode sizes of 1 or more that the alignment keeps, or "
               f"{off} ({shown} {path}:get_batch_sizes_to_capture)"))
 
@@ -149,12 +166,13 @@ def _refuse_unusable_sizes(draft: Draft, configured: list[int], sizes: list[int]
 def _pool_text(draft: Draft, facts: Facts) -> str:
     """How the cap's decision names the request pool (``{bound}``: the pool as the filter uses
     it, rounded up to the alignment where the release does)."""
-    mrr = facts.max_running_requests
+    mrr = _running_limit(draft, facts)
     pool = _request_pool(draft, facts)
+    named = (f"--max-running-requests {mrr}" if facts.max_running_requests is not None else
+             f"speculative decoding's max_running_requests {mrr} (--max-running-requests unset)")
     if pool == mrr:
-        return (f"--max-running-requests {mrr} caps the captured decode sizes at the request pool "
-                "({bound})")
-    return (f"--max-running-requests {mrr} caps the captured decode sizes at each attention-DP "
+        return f"{named} caps the captured decode sizes at the request pool ({{bound}})"
+    return (f"{named} caps the captured decode sizes at each attention-DP "
             f"worker's request pool ({mrr} // {_attn_dp_size(draft, facts)} → {{bound}})")
 
 

@@ -225,12 +225,26 @@ RUNNER_POOL_ALIGNED: tuple[ReleaseChange, ...] = (
 #: every worker's pool from the whole ``--max-running-requests``
 #: (``ModelRunnerKVCacheMixin.init_memory_pool``: ``max_num_reqs =
 #: server_args.max_running_requests``). Every release's scheduler runs only the worker's share
-#: (0.5.8/0.5.9: ``ModelRunner.initialize``, ``max_running_requests // dp_size``).
+#: (0.5.8/0.5.9: ``ModelRunner.initialize``, ``max_running_requests // dp_size``). Measured with
+#: each release's own function (oracle extension ``request-pool.patch``, corpus
+#: ``tests/fidelity/sglang_request_pool.jsonl``: 0.5.8, 0.5.10-0.5.12, 0.5.17, 0.5.19, 0.5.23).
 REQUEST_POOL_PER_ATTN_DP_WORKER: tuple[ReleaseChange, ...] = (
     ReleaseChange("0.5.10", None, "under DP attention each worker's request pool is its share of "
                   "--max-running-requests", "python/sglang/srt/model_executor/"
                   "model_runner_kv_cache_mixin.py:ModelRunnerKVCacheMixin._resolve_max_num_reqs "
                   "('max_num_reqs // self.dp_size')"),
+)
+
+#: A share below 1 (``--max-running-requests`` below the attention-DP size): SGLang 0.5.23 takes
+#: it as 1 (``KVCacheConfigurator.resolve_max_num_reqs``: ``max(1, max_num_reqs //
+#: self.attn_dp_size)``); 0.5.10 to 0.5.22 size the pool 0 (``max_num_reqs // dp_size``, read in
+#: the 0.5.10-0.5.22 wheels), and the decode runner's filter stops at start-up on it
+#: (``get_batch_sizes_to_capture``: ``capture_bs=[0]``; measured on 0.5.10-0.5.12, 0.5.17, 0.5.19).
+REQUEST_POOL_SHARE_AT_LEAST_ONE: tuple[ReleaseChange, ...] = (
+    ReleaseChange("0.5.23", None, "a worker's request-pool share below 1 is taken as 1",
+                  "python/sglang/srt/mem_cache/kv_cache_configurator.py:"
+                  "KVCacheConfigurator.resolve_max_num_reqs ('max(1, max_num_reqs // "
+                  "self.attn_dp_size)')"),
 )
 
 #: SGLang 0.5.13, the last release before the unified ``cuda_graph_config``, reads its own graph
@@ -348,6 +362,7 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "cpu-decode-from-torch-compile": CPU_DECODE_FROM_TORCH_COMPILE,
     "runner-pool-aligned": RUNNER_POOL_ALIGNED,
     "request-pool-per-attn-dp-worker": REQUEST_POOL_PER_ATTN_DP_WORKER,
+    "request-pool-share-at-least-one": REQUEST_POOL_SHARE_AT_LEAST_ONE,
     "legacy-graph-switches": LEGACY_GRAPH_SWITCHES,
     "cuda-graph-config-locks": CUDA_GRAPH_CONFIG_LOCKS,
     "mamba-auto-no-buffer": MAMBA_AUTO_NO_BUFFER,
