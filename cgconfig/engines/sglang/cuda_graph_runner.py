@@ -136,7 +136,12 @@ def _refuse_unusable_sizes(draft: Draft, facts: Facts, configured: list[int], si
     decode max_bs of 0 plans ``[0]``), so the plan is SGLang's and the start-up refuses it."""
     if sizes and sizes[0] > 0:
         return
-    if not sizes and any(r.startswith("attention-TP gather") for r in alignment.reasons):
+    if not sizes and any(r.startswith("attention-TP gather") for r in alignment.reasons) \
+            and any(s > 0 for s in configured):
+        # (Every configured size 0 or below is refused with the gather or without it: the
+        # filter keeps no size above 0 either way, and appends the pool only to a list whose
+        # largest size exceeds it. SGLang 0.5.11 held-out batch 3, case 193: decode max_bs -4
+        # under DeepEP with TP 8, refused at start-up.)
         # The MoE all-to-all's attention-TP gather without DP attention is not proven against
         # SGLang's filter (the oracle's start-up stage kept a size this alignment drops).
         draft.warnings.append(
