@@ -43,10 +43,12 @@ def test_json_is_the_resolve_document_with_a_tune_key(capsys) -> None:
 DEPLOYMENTS = [
     pytest.param([*H200, "--tp-size", "8", "--dp-size", "2", "--enable-dp-attention"], id="dp"),
     pytest.param([*H200, "--tp-size", "8", "--moe-a2a-backend", "deepep"], id="a2a"),
-    # SGLang 0.5.23 refuses draft tokens without steps and topk (speculative_hook).
+    # SGLang 0.5.23 refuses draft tokens without steps and topk (speculative_hook); without
+    # --max-running-requests speculative decoding runs 48 requests, which caps the request pool.
     pytest.param([*H200, "--speculative-algorithm", "EAGLE", "--speculative-num-draft-tokens",
                   "4", "--speculative-num-steps", "3", "--speculative-eagle-topk", "2",
-                  "--tp-size", "8", "--moe-a2a-backend", "deepep"], id="spec"),
+                  "--tp-size", "8", "--moe-a2a-backend", "deepep",
+                  "--max-running-requests", "512"], id="spec"),
     pytest.param([*H200, "--max-running-requests", "100"], id="pool"),
     pytest.param([*H200, "--cuda-graph-max-bs-decode", "96"], id="locked-max"),
 ]
