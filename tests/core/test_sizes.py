@@ -620,3 +620,17 @@ def test_eager_range_counts_one_attention_dp_ranks_share() -> None:
     assert warned.hint == "raise --cuda-graph-max-bs to 64 to cover every batch"
     covered = _resolve_at("0.5.8", [*line[:-2], "--cuda-graph-max-bs", "64"])
     assert not [d for d in covered.decisions if d.rule == "coverage.decode-eager-range"]
+
+
+def test_eager_range_under_speculative_decodings_running_limit() -> None:
+    """Speculative decoding without --max-running-requests runs 48 requests (measured on SGLang
+    0.5.8-0.5.23, tests/fidelity/sglang_request_pool.jsonl): a decode max_bs below it leaves
+    the larger batches eager."""
+    line = ["--model-arch", "LlamaForCausalLM", "--speculative-algorithm", "NGRAM"]
+    plan = resolve_plain([*line, "--cuda-graph-max-bs-decode", "16"])
+    (warned,) = [d for d in plan.decisions if d.rule == "coverage.decode-eager-range"]
+    assert warned.why.startswith("coverage: speculative decoding's running-request limit 48 "
+                                 "(--max-running-requests unset) exceeds the largest decode "
+                                 "graph (16); batches of 17..48")
+    covered = resolve_plain([*line, "--cuda-graph-max-bs-decode", "48"])
+    assert not [d for d in covered.decisions if d.rule == "coverage.decode-eager-range"]

@@ -211,17 +211,20 @@ def _record_filter(draft: Draft, configured: list[int], sizes: list[int],
 def _coverage(draft: Draft, facts: Facts, sizes: list[int], backend: str) -> None:
     """The batches a worker runs eagerly: its scheduler runs up to its share of
     ``--max-running-requests`` (``max_running_requests // dp_size`` under DP attention, in
-    every release: 0.5.8's ``ModelRunner.initialize``, 0.5.10's ``_resolve_max_num_reqs``)."""
-    mrr = facts.max_running_requests
+    every release: 0.5.8's ``ModelRunner.initialize``, 0.5.10's ``_resolve_max_num_reqs``), of
+    the resolved limit (:func:`_running_limit`: speculative decoding's 48 when it is unset)."""
+    mrr = _running_limit(draft, facts)
     if backend == "disabled" or not sizes or mrr is None:
         return
     dp = _attn_dp_size(draft, facts)
     running = max(1, mrr // dp)
     if running <= sizes[-1]:
         return
-    bound = (f"--max-running-requests {mrr}" if dp == 1 else
-             f"each attention-DP rank's share of --max-running-requests {mrr} ({mrr} // {dp} = "
-             f"{running})")
+    given = (f"--max-running-requests {mrr}" if facts.max_running_requests is not None else
+             f"speculative decoding's running-request limit {mrr} (--max-running-requests "
+             "unset)")
+    bound = given if dp == 1 else \
+        f"each attention-DP rank's share of {given} ({mrr} // {dp} = {running})"
     message = (f"coverage: {bound} exceeds the largest decode graph ({sizes[-1]}); batches of "
                f"{sizes[-1] + 1}..{running} requests run eagerly, without CUDA graphs")
     draft.warnings.append(message)
