@@ -130,3 +130,35 @@ def test_decode_context_parallel_on_a_gqa_model_warns_of_the_unchecked_kv_head_r
             "vllm", "serve", "m", "-dcp", "2", "-tp", "2"]
     warnings = resolve_args(line).to_dict()["warnings"]
     assert any("verify_with_parallel_config" in w and "may refuse" in w for w in warnings)
+
+
+@pytest.mark.parametrize(("argv", "mode", "sizes"), [
+    # oracle (vLLM 0.12.0 engine path, SM 90, 80 GiB, Llama-3-8B): cudagraph_mode, sizes
+    (("-O.cudagraph_mode=PIECEWISE",), "breakable/breakable", _DEFAULT_GRID),  # PIECEWISE
+    (("-O.cudagraph_mode", "PIECEWISE"), "breakable/breakable", _DEFAULT_GRID),
+    (("-O.mode=0",), "disabled/disabled", []),  # NONE (compilation mode NONE)
+    (("-O.cudagraph_capture_sizes=[1,2,4]",), "full/breakable", [1, 2, 4]),  # FULL_AND_PIECEWISE
+    (("-O.level=3",), "full/breakable", _DEFAULT_GRID),  # FULL_AND_PIECEWISE
+    (("-O", "2", "-O.cudagraph_mode=FULL"), "full/full", _DEFAULT_GRID),  # FULL at level 2
+    (("-O.cudagraph_mode=PIECEWISE", "--enforce-eager"), "disabled/disabled", []),
+    (("-O.cudagraph_capture_sizes=[1,2,4]", "--enforce-eager"), "disabled/disabled", []),
+    (("-O", "2", "-O.cudagraph_mode=FULL", "--enforce-eager"), "disabled/disabled", []),
+    (("-O.max_cudagraph_capture_size=64",), "full/breakable", [1, 2, 4, *range(8, 65, 8)]),
+    (("-O2", "-O.cudagraph_capture_sizes=[8,16]"), "full/breakable", [8, 16]),
+    (("-O.cudagraph_mode=FULL_DECODE_ONLY", "-cc.cudagraph_capture_sizes=[2,4]"),
+     "full/disabled", [2, 4]),  # FULL_DECODE_ONLY
+])
+def test_dotted_o_is_a_compilation_config_key_in_0_12_only(
+        argv: tuple[str, ...], mode: str, sizes: list[int]) -> None:
+    """0.12.0's ``FlexibleArgumentParser.parse_args`` (``utils/argparse_utils.py``) reads
+    ``-O<n>`` as the optimization level but rewrites ``-O.KEY`` to ``-cc.KEY``
+    (compile_changes.DOTTED_O_IS_COMPILATION_CONFIG); from 0.13.0 ``-O.KEY=V`` is
+    ``--optimization-level .KEY=V`` (oracle 0.13.0 and 0.33.0, the same 12 lines: all refused,
+    ``VllmConfig`` "Input should be 0, 1, 2 or 3", the spaced form "unrecognized arguments")."""
+    assert _sizes("0.12.0", *argv) == (mode, sizes)
+    spaced = argv[:2] == ("-O.cudagraph_mode", "PIECEWISE")
+    for release in ("0.13.0", "0.33.0"):
+        with pytest.raises(CgConfigError, match=r"unrecognized arguments: PIECEWISE" if spaced
+                           else r"^--optimization-level: optimization level must be one of "
+                                r"0, 1, 2, 3, got '\.[a-z_]+="):
+            resolve_args(_line(release, *argv))

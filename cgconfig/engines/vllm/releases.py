@@ -17,6 +17,7 @@ from typing import NamedTuple
 from cgconfig.engines.release_change import ReleaseChange, holds_in, value_at
 from cgconfig.engines.vllm.compile_changes import (
     ATTN_FUSION_KEY,
+    DOTTED_O_IS_COMPILATION_CONFIG,
     MODEL_RUNNER_V2_EXISTS,
     OPTIMIZATION_LEVELS,
     PIECEWISE_WITHOUT_COMPILE_REFUSED,
@@ -316,6 +317,8 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "spec_rounding_empty_handled": SPEC_ROUNDING_EMPTY_HANDLED,
     "model_runner_v2_exists": MODEL_RUNNER_V2_EXISTS,
     "attn_fusion_key": ATTN_FUSION_KEY,
+    # vLLM 0.12.0 -O.KEY (v012o)
+    "dotted_o_is_compilation_config": DOTTED_O_IS_COMPILATION_CONFIG,
 }
 
 
