@@ -162,3 +162,48 @@ def test_dotted_o_is_a_compilation_config_key_in_0_12_only(
                            else r"^--optimization-level: optimization level must be one of "
                                 r"0, 1, 2, 3, got '\.[a-z_]+="):
             resolve_args(_line(release, *argv))
+
+
+@pytest.mark.parametrize(("argv", "mode"), [
+    # oracle (vLLM 0.12.0, 0.13.0 and 0.14.1 engine path, SM 90, 80 GiB, Llama-3-8B)
+    (("--compilation-config.level=0",), "disabled/disabled"),  # NONE
+    (("--compilation-config", '{"level": 0}'), "disabled/disabled"),  # NONE
+    (("-cc.level=0",), "disabled/disabled"),  # NONE
+    (("--compilation-config.level=1",), "disabled/disabled"),  # NONE (STOCK_TORCH_COMPILE)
+    (("--compilation-config.level=2",), "disabled/disabled"),  # NONE (DYNAMO_TRACE_ONCE)
+    (("--compilation-config.level=3", "--compilation-config.cudagraph_mode=PIECEWISE"),
+     "breakable/breakable"),  # PIECEWISE
+    (("--compilation-config.level=0", "--compilation-config.mode=3"),
+     "full/breakable"),  # FULL_AND_PIECEWISE: mode wins
+    (("-O0", "-cc.level=3"), "disabled/disabled"),  # NONE (level 0's cudagraph_mode)
+    (("--compilation-config.level=0", "--enforce-eager"), "disabled/disabled"),  # NONE
+])
+def test_compilation_config_level_is_the_mode_until_0_18(argv: tuple[str, ...],
+                                                         mode: str) -> None:
+    """``CompilationConfig.__post_init__`` (``config/compilation.py``, 0.11.2 … 0.17.1) sets
+    ``mode = level`` when ``mode`` is unset (compile_changes.COMPILATION_LEVEL_KEY); 0.18.1 has
+    no such field and 0.33.0 refuses the key (oracle: "validation error"). 0.11.2 (oracle, the
+    same lines with ``-O.`` for ``-cc.``): ``-O.level=0`` is NONE."""
+    for release in ("0.12.0", "0.13.0", "0.14.1"):
+        assert _sizes(release, *argv) == (mode, [] if mode == "disabled/disabled"
+                                          else _DEFAULT_GRID)
+    assert _sizes("0.11.2", "-O.level=0") == ("disabled/disabled", [])
+    assert _sizes("0.11.2", "-O.level=3", "-O.cudagraph_mode=FULL") == ("full/full",
+                                                                        _DEFAULT_GRID)
+    for release in ("0.18.1", "0.33.0"):
+        with pytest.raises(CgConfigError, match=r"unknown compilation-config key 'level'"):
+            resolve_args(_line(release, *argv))
+
+
+def test_migrate_rewrites_dotted_o_from_0_12() -> None:
+    """``cgconfig migrate``: 0.12.0's ``-O.KEY`` is ``-cc.KEY`` from 0.13.0 (which would read it
+    as the optimization level '.KEY' and refuse it); ``-O <n>`` is the level in both, kept."""
+    from cgconfig.migrate import migrate
+
+    for target in ("vllm==0.13.0", "vllm==0.33.0"):
+        moved = migrate(["--engine-version", "vllm==0.12.0", "vllm", "serve", "m",
+                         "-O.cudagraph_mode=PIECEWISE", "-O", "2", "-O.cudagraph_capture_sizes",
+                         "[1,2,4]"], target)
+        assert moved.argv[-6:] == ["m", "-cc.cudagraph_mode=PIECEWISE", "-O", "2",
+                                   "-cc.cudagraph_capture_sizes", "[1,2,4]"]
+        assert not moved.dropped
