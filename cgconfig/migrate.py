@@ -322,18 +322,26 @@ def _short_o(words: Sequence[str], source: EngineVersion,
     spelling is ``-cc`` (each release's own table says which): ``-O<n>`` / ``-O.KEY`` / ``-O
     JSON`` become ``-cc.mode=<n>`` / ``-cc.KEY`` / ``-cc JSON``, and back ``-cc`` becomes
     ``-O``; a level has no spelling in 0.11.2 but ``-O0`` (compilation mode NONE, no graphs,
-    as level 0): the others are dropped, saying what 0.11.2 does instead."""
+    as level 0): the others are dropped, saying what 0.11.2 does instead. From 0.12.0 (which
+    reads ``-O.KEY`` as ``-cc.KEY``, plug-in part ``dotted_o_is_cc``) to a later release,
+    ``-O.KEY`` becomes ``-cc.KEY``."""
     def short(release: str) -> str | None:
         flag = load_table("vllm", release).lookup("-O")
         return flag.dest if flag is not None else None
 
+    from cgconfig.line.plugins import part
+
+    reads_dotted = part(source.engine, "dotted_o_is_cc")  # vLLM 0.12.0: -O.KEY is -cc.KEY
     up = short(source.version) == "compilation_config" != short(target.version)
     down = short(target.version) == "compilation_config" != short(source.version)
+    # 0.12.0 reads -O.KEY as -cc.KEY, 0.13.0 on as the optimization level '.KEY'
+    dotted = bool(not (up or down) and reads_dotted and reads_dotted(source.version)
+                  and not reads_dotted(target.version))
     out: list[str] = []
     changes: list[Change] = []
     dropped: list[Change] = []
     at = 0
-    while (up or down) and at < len(words):
+    while (up or down or dotted) and at < len(words):
         word = words[at]
         spaced = word == "-O" and at + 1 < len(words) and words[at + 1] in _LEVELS
         level = words[at + 1] if spaced else word[3:] if word.startswith("-O=") else \
@@ -344,6 +352,13 @@ def _short_o(words: Sequence[str], source: EngineVersion,
             after = [f"-cc.mode={level}"]
         elif up and (word == "-O" or word.startswith("-O.")):
             after = ["-cc" + word[2:]]
+        elif dotted and word.startswith("-O."):
+            after = ["-cc" + word[2:]]
+            out += after
+            changes.append(Change(written, after, f"{source.label} reads -O.KEY as -cc.KEY "
+                                  f"(FlexibleArgumentParser.parse_args), {target.label} as "
+                                  "the optimization level '.KEY'"))
+            continue
         elif down and (word == "-cc" or word.startswith("-cc.")):
             after = ["-O" + word[3:]]
         elif down and level is not None and level != "0":
@@ -360,5 +375,5 @@ def _short_o(words: Sequence[str], source: EngineVersion,
         changes.append(Change(written, after, f"-O is --compilation-config's short spelling in "
                               f"{(source if up else target).label}, -cc in "
                               f"{(target if up else source).label}"))
-    return (out, changes, dropped) if up or down else (list(words), [], [])
+    return (out, changes, dropped) if up or down or dotted else (list(words), [], [])
 

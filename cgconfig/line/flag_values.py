@@ -104,12 +104,15 @@ def _close(value: str, pool: Sequence[str]) -> str | None:
 
 
 def normalize_vllm_argv(argv: Sequence[str], origins: list[int] | None = None, *,
-                        short_o: str = "optimization_level") -> list[str]:
+                        short_o: str = "optimization_level",
+                        dotted_o: bool = False) -> list[str]:
     """FlexibleArgumentParser.parse_args' token rewrites (underscores, ``-O``), dotted forms kept;
     ``origins``, when given, receives for each token out the index of the word it came from.
     ``short_o``: what the release's ``-O`` is (its table's dest): ``optimization_level``
     (``-O3`` → ``--optimization-level 3``) or ``compilation_config`` (vLLM 0.11.2: ``-O3`` →
-    ``-O.mode=3``, ``-O 3`` → ``-O.mode 3``)."""
+    ``-O.mode=3``, ``-O 3`` → ``-O.mode 3``). ``dotted_o``: the release reads ``-O.KEY`` as
+    ``-cc.KEY`` (vLLM 0.12.0: ``arg.replace("-O", "-cc", 1)``; from 0.13.0 it is
+    ``--optimization-level .KEY``)."""
     out: list[str] = []
     for i, token in enumerate(argv):
         if origins is not None:
@@ -125,6 +128,8 @@ def normalize_vllm_argv(argv: Sequence[str], origins: list[int] | None = None, *
                 out.append("-O.mode")
             else:
                 out.append(token)
+        elif dotted_o and token.startswith("-O."):
+            out.append("-cc" + token[2:])
         elif token.startswith("-O") and token != "-O":
             out += ["--optimization-level", token[3:] if token[2] == "=" else token[2:]]
         elif token == "-O" and i + 1 < len(argv) and argv[i + 1] in _VLLM_OPT_LEVELS:

@@ -43,6 +43,9 @@ PARTS: dict[str, tuple[str, str]] = {
     # sources.machine (data only, read for every line): attention backends that run on one
     # platform only, and that platform (the host dialect's, whose words carry the backends)
     "backend_platforms": ("flags", "BACKEND_PLATFORMS"),
+    # sources.command_line (stdlib only): whether a release reads ``-O.KEY`` as ``-cc.KEY``
+    # (``dotted_o_is_cc(release)``), or ``None`` when the dialect has no ``-O``
+    "dotted_o_is_cc": ("flags", "dotted_o_is_cc"),
     # sources.command_line: the source made from the engine's words of a line
     "line_source": ("source", "line_source"),
     # sources.command_line: the chosen release's own parser check of the line's spellings

@@ -184,10 +184,12 @@ def _split_entry_line(argv: list[str], host: DialectFlags | None, entry: EntryPo
             from cgconfig.line.flag_values import normalize_vllm_argv
 
             moved = []
+            dotted = engine_part(entry.dialect, "dotted_o_is_cc")  # vLLM 0.12.0: -O.KEY is -cc.KEY
             short_o = table.lookup("-O")  # vLLM 0.11.2: a spelling of --compilation-config
             engine_argv = normalize_vllm_argv(
                 engine_argv, moved,
-                short_o=short_o.dest if short_o is not None else "optimization_level")
+                short_o=short_o.dest if short_o is not None else "optimization_level",
+                dotted_o=bool(dotted and dotted(chosen.version)))
         split = split_argv(before + engine_argv, _entry_tables(entry.dialect, chosen.version),
                            host, dialect=entry.dialect, also_kept=(f"{entry.dialect}_engine",),
                            parser=ENGINE_PARSERS[entry.dialect], release=chosen.version,

@@ -130,3 +130,80 @@ def test_decode_context_parallel_on_a_gqa_model_warns_of_the_unchecked_kv_head_r
             "vllm", "serve", "m", "-dcp", "2", "-tp", "2"]
     warnings = resolve_args(line).to_dict()["warnings"]
     assert any("verify_with_parallel_config" in w and "may refuse" in w for w in warnings)
+
+
+@pytest.mark.parametrize(("argv", "mode", "sizes"), [
+    # oracle (vLLM 0.12.0 engine path, SM 90, 80 GiB, Llama-3-8B): cudagraph_mode, sizes
+    (("-O.cudagraph_mode=PIECEWISE",), "breakable/breakable", _DEFAULT_GRID),  # PIECEWISE
+    (("-O.cudagraph_mode", "PIECEWISE"), "breakable/breakable", _DEFAULT_GRID),
+    (("-O.mode=0",), "disabled/disabled", []),  # NONE (compilation mode NONE)
+    (("-O.cudagraph_capture_sizes=[1,2,4]",), "full/breakable", [1, 2, 4]),  # FULL_AND_PIECEWISE
+    (("-O.level=3",), "full/breakable", _DEFAULT_GRID),  # FULL_AND_PIECEWISE
+    (("-O", "2", "-O.cudagraph_mode=FULL"), "full/full", _DEFAULT_GRID),  # FULL at level 2
+    (("-O.cudagraph_mode=PIECEWISE", "--enforce-eager"), "disabled/disabled", []),
+    (("-O.cudagraph_capture_sizes=[1,2,4]", "--enforce-eager"), "disabled/disabled", []),
+    (("-O", "2", "-O.cudagraph_mode=FULL", "--enforce-eager"), "disabled/disabled", []),
+    (("-O.max_cudagraph_capture_size=64",), "full/breakable", [1, 2, 4, *range(8, 65, 8)]),
+    (("-O2", "-O.cudagraph_capture_sizes=[8,16]"), "full/breakable", [8, 16]),
+    (("-O.cudagraph_mode=FULL_DECODE_ONLY", "-cc.cudagraph_capture_sizes=[2,4]"),
+     "full/disabled", [2, 4]),  # FULL_DECODE_ONLY
+])
+def test_dotted_o_is_a_compilation_config_key_in_0_12_only(
+        argv: tuple[str, ...], mode: str, sizes: list[int]) -> None:
+    """0.12.0's ``FlexibleArgumentParser.parse_args`` (``utils/argparse_utils.py``) reads
+    ``-O<n>`` as the optimization level but rewrites ``-O.KEY`` to ``-cc.KEY``
+    (compile_changes.DOTTED_O_IS_COMPILATION_CONFIG); from 0.13.0 ``-O.KEY=V`` is
+    ``--optimization-level .KEY=V`` (oracle 0.13.0 and 0.33.0, the same 12 lines: all refused,
+    ``VllmConfig`` "Input should be 0, 1, 2 or 3", the spaced form "unrecognized arguments")."""
+    assert _sizes("0.12.0", *argv) == (mode, sizes)
+    spaced = argv[:2] == ("-O.cudagraph_mode", "PIECEWISE")
+    for release in ("0.13.0", "0.33.0"):
+        with pytest.raises(CgConfigError, match=r"unrecognized arguments: PIECEWISE" if spaced
+                           else r"^--optimization-level: optimization level must be one of "
+                                r"0, 1, 2, 3, got '\.[a-z_]+="):
+            resolve_args(_line(release, *argv))
+
+
+@pytest.mark.parametrize(("argv", "mode"), [
+    # oracle (vLLM 0.12.0, 0.13.0 and 0.14.1 engine path, SM 90, 80 GiB, Llama-3-8B)
+    (("--compilation-config.level=0",), "disabled/disabled"),  # NONE
+    (("--compilation-config", '{"level": 0}'), "disabled/disabled"),  # NONE
+    (("-cc.level=0",), "disabled/disabled"),  # NONE
+    (("--compilation-config.level=1",), "disabled/disabled"),  # NONE (STOCK_TORCH_COMPILE)
+    (("--compilation-config.level=2",), "disabled/disabled"),  # NONE (DYNAMO_TRACE_ONCE)
+    (("--compilation-config.level=3", "--compilation-config.cudagraph_mode=PIECEWISE"),
+     "breakable/breakable"),  # PIECEWISE
+    (("--compilation-config.level=0", "--compilation-config.mode=3"),
+     "full/breakable"),  # FULL_AND_PIECEWISE: mode wins
+    (("-O0", "-cc.level=3"), "disabled/disabled"),  # NONE (level 0's cudagraph_mode)
+    (("--compilation-config.level=0", "--enforce-eager"), "disabled/disabled"),  # NONE
+])
+def test_compilation_config_level_is_the_mode_until_0_18(argv: tuple[str, ...],
+                                                         mode: str) -> None:
+    """``CompilationConfig.__post_init__`` (``config/compilation.py``, 0.11.2 … 0.17.1) sets
+    ``mode = level`` when ``mode`` is unset (compile_changes.COMPILATION_LEVEL_KEY); 0.18.1 has
+    no such field and 0.33.0 refuses the key (oracle: "validation error"). 0.11.2 (oracle, the
+    same lines with ``-O.`` for ``-cc.``): ``-O.level=0`` is NONE."""
+    for release in ("0.12.0", "0.13.0", "0.14.1"):
+        assert _sizes(release, *argv) == (mode, [] if mode == "disabled/disabled"
+                                          else _DEFAULT_GRID)
+    assert _sizes("0.11.2", "-O.level=0") == ("disabled/disabled", [])
+    assert _sizes("0.11.2", "-O.level=3", "-O.cudagraph_mode=FULL") == ("full/full",
+                                                                        _DEFAULT_GRID)
+    for release in ("0.18.1", "0.33.0"):
+        with pytest.raises(CgConfigError, match=r"unknown compilation-config key 'level'"):
+            resolve_args(_line(release, *argv))
+
+
+def test_migrate_rewrites_dotted_o_from_0_12() -> None:
+    """``cgconfig migrate``: 0.12.0's ``-O.KEY`` is ``-cc.KEY`` from 0.13.0 (which would read it
+    as the optimization level '.KEY' and refuse it); ``-O <n>`` is the level in both, kept."""
+    from cgconfig.migrate import migrate
+
+    for target in ("vllm==0.13.0", "vllm==0.33.0"):
+        moved = migrate(["--engine-version", "vllm==0.12.0", "vllm", "serve", "m",
+                         "-O.cudagraph_mode=PIECEWISE", "-O", "2", "-O.cudagraph_capture_sizes",
+                         "[1,2,4]"], target)
+        assert moved.argv[-6:] == ["m", "-cc.cudagraph_mode=PIECEWISE", "-O", "2",
+                                   "-cc.cudagraph_capture_sizes", "[1,2,4]"]
+        assert not moved.dropped

@@ -16,3 +16,5 @@ ENTRY_ONLY_FLAGS: dict[str, int] = {}
 BACKEND_PLATFORMS: dict[str, str] = {
     "aiter": "hip", "wave": "hip", "ascend": "npu", "intel_xpu": "xpu",
 }
+#: No ``-O.KEY`` spelling of a compilation config (``plugins.PARTS``).
+dotted_o_is_cc = None

@@ -18,3 +18,5 @@ ENTRY_ONLY_FLAGS: dict[str, Arity] = {
 
 #: No attention backend of this dialect names a platform (``plugins.PARTS``).
 BACKEND_PLATFORMS = None
+#: No ``-O.KEY`` spelling of a compilation config (``plugins.PARTS``).
+dotted_o_is_cc = None

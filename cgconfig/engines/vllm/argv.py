@@ -17,7 +17,11 @@ from typing import Any
 
 from cgconfig.docio import loads_bounded
 from cgconfig.engines.release_change import holds_in, value_at
-from cgconfig.engines.vllm.compile_changes import ATTN_FUSION_KEY, OPTIMIZATION_LEVELS
+from cgconfig.engines.vllm.compile_changes import (
+    ATTN_FUSION_KEY,
+    COMPILATION_LEVEL_KEY,
+    OPTIMIZATION_LEVELS,
+)
 from cgconfig.engines.vllm.flags import DIALECT_FLAGS as VLLM_FLAGS
 from cgconfig.engines.vllm.releases import COMPILATION_CONFIG_FORBIDS_EXTRA, CUDA_GRAPH_SIZES
 from cgconfig.errors import InputError, did_you_mean
@@ -98,6 +102,13 @@ class VllmInput:
         if self.enforce_eager is not None:
             return COMPILATION_MODES["NONE"]
         cc = self.final("mode")
+        level = self.final("level")  # compile_changes.COMPILATION_LEVEL_KEY: mode unset only
+        if cc is None and level is not None:
+            if isinstance(level.value, bool) or not isinstance(level.value, int):
+                raise InputError(f"1 validation error for CompilationConfig: level: Input should "
+                                 f"be a valid integer, got {quote(level.value)}",
+                                 where=f"{level.source} at {level.at}")
+            cc = level
         if cc is None:
             return COMPILATION_MODES[default]
         name = str(cc.value).upper()
@@ -159,7 +170,9 @@ def _record(out: VllmInput, key: str, value: Any, source: str, at: str, position
     if key.split(".", 1)[0] == "pass_config":
         _pass_config(out, key, value, source, release)
         return
-    allowed = MODELLED_KEYS + PASSTHROUGH_KEYS
+    allowed: tuple[str, ...] = MODELLED_KEYS + PASSTHROUGH_KEYS
+    if holds_in(COMPILATION_LEVEL_KEY, release):
+        allowed += ("level",)  # mode's deprecated spelling, kept in out.cc
     if "." in key and key.split(".", 1)[0] in PASSTHROUGH_KEYS:
         return  # a nested key of a block without graph effect (-cc.pass_config.fuse_x=true)
     if key not in allowed and not holds_in(COMPILATION_CONFIG_FORBIDS_EXTRA, release):
@@ -207,7 +220,7 @@ def _one_document(out: VllmInput, documents: dict[tuple[int, int, str],
                     mode_from_value(item)
                 except ValueError as exc:
                     raise InputError(str(exc), where=f"{source} at {at}") from None
-        if "mode" in scratch.cc:
+        if "mode" in scratch.cc or "level" in scratch.cc:
             scratch.compilation_mode()
         shown = "a -O<n> / -O.KEY document" if document[2] == "-O" else \
             f"{document[2]}.KEY keys" if document[0] == 1 else f"the {document[2]} document"

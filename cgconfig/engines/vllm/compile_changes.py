@@ -25,6 +25,27 @@ OPTIMIZATION_LEVELS: tuple[ReleaseChange, ...] = (
                   "vllm/utils/argparse_utils.py:FlexibleArgumentParser.parse_args, "
                   f"{_VLLM_CONFIG}:VllmConfig.optimization_level"),
 )
+#: ``-O.KEY=VALUE`` / ``-O.KEY VALUE`` is a compilation-config key: in 0.12.0
+#: ``FlexibleArgumentParser.parse_args`` skips ``-O`` followed by ``.`` when it reads
+#: ``-O<n>`` as the level and rewrites ``-O.KEY`` to ``-cc.KEY`` (with a deprecation warning,
+#: "will be removed in v0.13.0"); in 0.11.2 ``-O`` is ``--compilation-config`` itself. From
+#: 0.13.0 every ``-O<rest>`` is ``--optimization-level <rest>`` (``-O.mode=0`` is refused by
+#: ``VllmConfig``: "Input should be 0, 1, 2 or 3"; oracle-measured, tests/fidelity/
+#: test_vllm_0_12.py).
+DOTTED_O_IS_COMPILATION_CONFIG: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.13.0", "-O.KEY is the compilation-config key KEY (rewritten to "
+                  "-cc.KEY; after: -O.KEY is the optimization level '.KEY', refused)",
+                  "vllm/utils/argparse_utils.py:FlexibleArgumentParser.parse_args"),
+)
+#: ``compilation_config.level`` is the deprecated spelling of ``mode``:
+#: ``CompilationConfig.__post_init__`` sets ``mode = level`` when ``mode`` is unset (``mode``
+#: wins when both are given). The field is in the 0.11.2 … 0.17.1 wheels and gone from 0.18.1
+#: (whose ``extra="forbid"`` then refuses the key: "Unexpected keyword argument").
+COMPILATION_LEVEL_KEY: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.18.1", "compilation_config.level is mode's deprecated spelling "
+                  "(mode = level when mode is unset)",
+                  "vllm/config/compilation.py:CompilationConfig.__post_init__"),
+)
 #: A cudagraph_mode with piecewise graphs without VLLM_COMPILE is refused by the final check
 #: of ``VllmConfig.__post_init__`` ("Compilation mode should be CompilationMode.VLLM_COMPILE
 #: when cudagraph_mode piecewise cudagraphs is used"); from 0.12.0 it is overridden to NONE.

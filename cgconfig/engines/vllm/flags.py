@@ -24,3 +24,12 @@ ENTRY_ONLY_FLAGS: dict[str, Arity] = {}
 
 #: No attention backend of this dialect names a platform (``plugins.PARTS``).
 BACKEND_PLATFORMS = None
+
+
+def dotted_o_is_cc(release: str) -> bool:
+    """Whether vLLM ``release``'s parser rewrites ``-O.KEY`` to ``-cc.KEY``
+    (compile_changes.DOTTED_O_IS_COMPILATION_CONFIG; the plug-in part ``dotted_o_is_cc``)."""
+    from cgconfig.engines.release_change import holds_in
+    from cgconfig.engines.vllm.compile_changes import DOTTED_O_IS_COMPILATION_CONFIG
+
+    return holds_in(DOTTED_O_IS_COMPILATION_CONFIG, release)

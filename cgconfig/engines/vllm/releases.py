@@ -7,8 +7,7 @@ The vLLM dialect asks ``holds_in(<behaviour>, release)`` (or ``value_at``) with 
 line is answered for instead of comparing versions itself, and :func:`uses_v2_runner` for the
 model runner a whole `vllm serve` line gets; there is no default release. A new release that
 changes a behaviour closes the open row (``until``) and adds one. Releases are those of
-``line.versions.SUPPORTED["vllm"]``. Standard library only (the start-up path imports it).
-"""
+``line.versions.SUPPORTED["vllm"]``. Standard library only (the start-up path imports it)."""
 
 from __future__ import annotations
 
@@ -17,6 +16,8 @@ from typing import NamedTuple
 from cgconfig.engines.release_change import ReleaseChange, holds_in, value_at
 from cgconfig.engines.vllm.compile_changes import (
     ATTN_FUSION_KEY,
+    COMPILATION_LEVEL_KEY,
+    DOTTED_O_IS_COMPILATION_CONFIG,
     MODEL_RUNNER_V2_EXISTS,
     OPTIMIZATION_LEVELS,
     PIECEWISE_WITHOUT_COMPILE_REFUSED,
@@ -316,6 +317,8 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "spec_rounding_empty_handled": SPEC_ROUNDING_EMPTY_HANDLED,
     "model_runner_v2_exists": MODEL_RUNNER_V2_EXISTS,
     "attn_fusion_key": ATTN_FUSION_KEY,
+    "dotted_o_is_compilation_config": DOTTED_O_IS_COMPILATION_CONFIG,
+    "compilation_level_key": COMPILATION_LEVEL_KEY,
 }
 
 
