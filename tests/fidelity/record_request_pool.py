@@ -40,19 +40,23 @@ EAGLE_ARGS = ["--speculative-algorithm", "EAGLE", "--speculative-draft-model-pat
         "--speculative-num-draft-tokens", "4"]
 
 
+def par(tp: int, dp: int | None, attn: bool) -> list[str]:
+    """The parallel flags of a line (TP above 8 spans two nodes)."""
+    out = ["--tp-size", str(tp)] + (["--nnodes", "2"] if tp > 8 else [])
+    if dp is not None:
+        out += ["--dp-size", str(dp)]
+    return out + (["--enable-dp-attention"] if attn else [])
+
+
+def mrr(n: int | None) -> list[str]:
+    """``--max-running-requests N``, or nothing for ``None``."""
+    return [] if n is None else ["--max-running-requests", str(n)]
+
+
 def grid(version: str) -> list[list[str]]:
     """The launch lines of one release (its own decode max_bs flag)."""
     flag = DECODE_MAX_BS_FLAG.get(version, "--cuda-graph-max-bs")
     lines: list[list[str]] = []
-
-    def par(tp: int, dp: int | None, attn: bool) -> list[str]:
-        out = ["--tp-size", str(tp)] + (["--nnodes", "2"] if tp > 8 else [])
-        if dp is not None:
-            out += ["--dp-size", str(dp)]
-        return out + (["--enable-dp-attention"] if attn else [])
-
-    def mrr(n: int | None) -> list[str]:
-        return [] if n is None else ["--max-running-requests", str(n)]
 
     # no DP attention: the pool is the whole value
     for n in (None, 48, 1000):
@@ -77,15 +81,6 @@ def grid(version: str) -> list[list[str]]:
 def heldout_grid(version: str) -> list[list[str]]:
     """A second fixed grid with other values, recorded after cgconfig's fix (``--heldout``)."""
     flag = DECODE_MAX_BS_FLAG.get(version, "--cuda-graph-max-bs")
-
-    def par(tp: int, dp: int | None, attn: bool) -> list[str]:
-        out = ["--tp-size", str(tp)] + (["--nnodes", "2"] if tp > 8 else [])
-        if dp is not None:
-            out += ["--dp-size", str(dp)]
-        return out + (["--enable-dp-attention"] if attn else [])
-
-    def mrr(n: int | None) -> list[str]:
-        return [] if n is None else ["--max-running-requests", str(n)]
 
     lines = [[*par(4, None, False), flag, "96", *mrr(n)] for n in (None, 20, 300)]
     lines.append([*par(4, None, False), flag, "80", *EAGLE_ARGS])           # speculative's 48
