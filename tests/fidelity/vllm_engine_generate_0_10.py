@@ -19,7 +19,16 @@ import json
 import random
 from typing import Any
 
-from vllm_engine_generate import MACHINES, MLA_ATTENTION, MODELS, MODES, MOE_MODELS, SEQS, TOKENS
+from vllm_engine_generate import (
+    MACHINES,
+    MLA_ATTENTION,
+    MODELS,
+    MODES,
+    MOE_MODELS,
+    SEQS,
+    TOKENS,
+    _pick,
+)
 
 #: ``VLLM_ATTENTION_BACKEND`` values: 0.10.2's V1 names (``engine/arg_utils.py``
 #: ``_is_v1_supported_oracle`` V1_BACKENDS) and two that only V0 serves (XFORMERS, TRITON_ATTN).
@@ -29,10 +38,6 @@ ATTENTION_0_10 = ("FLASH_ATTN", "FLASHINFER", "TRITON_ATTN_VLLM_V1", "FLEX_ATTEN
 A2A_0_10 = ("naive", "pplx", "deepep_high_throughput", "deepep_low_latency",
             "allgather_reducescatter")
 LEVELS = (0, 1, 2, 3)
-
-
-def _pick(rng: random.Random, weighted: tuple[tuple[str, int], ...]) -> str:
-    return rng.choices([n for n, _ in weighted], [w for _, w in weighted])[0]
 
 
 def _cc(rng: random.Random) -> list[str]:
