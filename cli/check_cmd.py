@@ -53,7 +53,7 @@ def _ids(items: list[str], where: str) -> set[str]:
     for item in (piece for text in items for piece in text.split(",") if piece.strip()):
         kind = lookup(item)
         if kind is None:
-            raise InputError(f"unknown finding {item!r}", where=where, allowed="CG001..CG013",
+            raise InputError(f"unknown finding {item!r}", where=where, allowed="CG001..CG014",
                              suggestion=did_you_mean(item, names()))
         out.add(kind.id)
     return out

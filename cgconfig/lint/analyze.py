@@ -70,7 +70,7 @@ def findings(ctx: Context, bound: Bound | None) -> list[Finding]:
     """Every finding the plan itself shows."""
     out = _unit_findings(ctx, bound)
     if not out:  # a wrong unit is the cause of the eager range: one finding, not two
-        out += _eager_findings(ctx, bound)
+        out += _eager_findings(ctx, bound) + _unreplayed_findings(ctx, bound)
     for decision in ctx.plan.decisions:
         out += _decision_findings(ctx, decision)
     return out
@@ -138,6 +138,42 @@ def _eager_findings(ctx: Context, bound: Bound | None) -> list[Finding]:
                         subject=bound.shown or bound.flag or "decode",
                         extra={"eager_requests": [requests + 1, bound.requests],
                                "eager_share": round(share, 4), "largest_captured": largest})]
+
+
+def _unreplayed_findings(ctx: Context, bound: Bound | None) -> list[Finding]:
+    """CG014: decode graphs the plan captures for more requests than one decode step holds
+    (the running-request bound the file sets): they cost capture time and graph memory and
+    are never replayed. The plan's captured list is the engine's capture filter's result, so
+    this shows only where the filter's limit (the plan's request pool) is above the bound:
+    SGLang 0.5.8 and 0.5.9 under DP attention, whose rank's pool is the whole
+    ``--max-running-requests`` while its scheduler runs its share. Graphs keyed by tokens
+    (vLLM) are not reported: a mixed prefill-and-decode step replays them too."""
+    covered = _covered_requests(ctx)
+    if bound is None or bound.flag is None or covered is None or \
+            ctx.plan.size_unit("decode") != "requests" or _depends_on_unknown_memory(ctx):
+        return []
+    sizes: list[int] = part(ctx.engine, "step_sizes")(ctx.plan, "decode")
+    above = sorted(s for s in sizes if s > bound.requests)
+    if not above:
+        return []
+    pool = ctx.plan.capture.get("decode", {}).get("alignment", {}).get("pool_size")
+    kept = (f" (its capture filter keeps sizes up to the request pool {pool})"
+            if isinstance(pool, int) and pool >= above[-1] else "")
+    graph_flag = _graph_flag(ctx) or bound.graph_setting
+    bound_text = f"{bound.shown or bound.flag} {bound.requests}"
+    per_rank = " per attention-DP rank" if bound.ranks > 1 else ""
+    message = (f"{ctx.label} captures decode graphs up to {above[-1]} requests{kept}, but "
+               f"at most {bound_text} requests run in one decode step{per_rank}: the "
+               f"{len(above)} graphs {above[0]}..{above[-1]} are captured and never replayed")
+    fix = (f"lower {graph_flag} to {bound.requests}" if graph_flag else
+           f"capture decode graphs up to {bound.requests}") + \
+        (f", or raise {bound.flag} to {above[-1] * bound.ranks}"
+         + (f" ({above[-1]} × {bound.ranks} ranks)" if bound.ranks > 1 else "")
+         + " if larger batches are meant to run")
+    return [ctx.finding("CG014", (graph_flag, bound.flag), message, fix,
+                        subject=graph_flag or bound.flag,
+                        extra={"never_replayed": [above[0], above[-1]],
+                               "graphs": len(above), "running_bound": bound.requests})]
 
 
 def _unit_findings(ctx: Context, bound: Bound | None) -> list[Finding]:

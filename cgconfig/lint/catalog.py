@@ -69,6 +69,9 @@ KINDS: tuple[Kind, ...] = (
     Kind("CG013", "sizes-never-captured", "note",
          "configured decode graph sizes above the running-request bound: the engine drops them "
          "(they are never captured)"),
+    Kind("CG014", "graphs-never-replayed", "warning",
+         "decode graphs captured for more requests than one decode step runs: they cost "
+         "capture time and graph memory and are never replayed"),
 )
 
 BY_ID: dict[str, Kind] = {k.id: k for k in KINDS}

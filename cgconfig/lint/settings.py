@@ -132,7 +132,7 @@ def _strings(value: Any, where: str) -> list[str]:
 def _kind(text: str, where: str) -> str:
     kind = lookup(text)
     if kind is None:
-        raise InputError(f"unknown finding {text!r}", where=where, allowed="CG001..CG013",
+        raise InputError(f"unknown finding {text!r}", where=where, allowed="CG001..CG014",
                          suggestion=did_you_mean(text, names()))
     return kind.id
 

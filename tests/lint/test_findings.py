@@ -205,6 +205,45 @@ def test_dp_attention_compares_one_ranks_share_with_its_graphs(check: Run) -> No
     assert "batches of 129..256 requests run eagerly" in found["message"]
 
 
+def test_graphs_captured_above_one_ranks_share_are_never_replayed(check: Run) -> None:
+    # SGLang 0.5.8: under DP attention a rank's request pool is the whole
+    # --max-running-requests (its capture filter keeps 1..256), while its scheduler runs
+    # 1024 // 8 = 128 requests (ModelRunner.initialize): the graphs above 128 never replay
+    line = (f"{SGLANG} --tp 8 --dp 8 --enable-dp-attention --cuda-graph-max-bs 256 "
+            "--max-running-requests 1024 --gpu-memory-gib 80")
+    _code, out, _ = check("-o", "json", "run.sh", files={
+        "run.sh": f"{line} --engine-version sglang==0.5.8\n"})
+    (found,) = findings(out)
+    assert (found["id"], found["severity"], found["subject"]) == ("CG014", "warning",
+                                                                  "--cuda-graph-max-bs")
+    assert "the 16 graphs 136..256 are captured and never replayed" in found["message"]
+    assert "request pool 1024" in found["message"]
+    assert found["fix"].startswith("lower --cuda-graph-max-bs to 128, or raise "
+                                   "--max-running-requests to 2048 (256 × 8 ranks)")
+    assert found["extra"] == {"never_replayed": [136, 256], "graphs": 16, "running_bound": 128}
+    # 0.5.10 sizes each rank's pool from its share, so its filter drops them (CG013 instead)
+    _code, out, _ = check("-o", "json", "run.sh", files={
+        "run.sh": f"{line} --engine-version sglang==0.5.10\n"})
+    assert ids(out) == [("CG013", 1)]
+    # graphs within the share, and a line with no running-request bound, are clean
+    for clean in (line.replace("--cuda-graph-max-bs 256", "--cuda-graph-max-bs 128"),
+                  line.replace("--max-running-requests 1024", "")):
+        _code, out, _ = check("-o", "json", "run.sh", files={
+            "run.sh": f"{clean} --engine-version sglang==0.5.8\n"})
+        assert ids(out) == [], clean
+
+
+def test_never_replayed_is_a_kind_check_accepts(check: Run) -> None:
+    line = (f"{SGLANG} --tp 8 --dp 8 --enable-dp-attention --max-running-requests 512 "
+            "--gpu-memory-gib 80 --engine-version sglang==0.5.8")
+    _code, out, _ = check("-o", "json", "run.sh", "--select", "graphs-never-replayed",
+                          files={"run.sh": f"{line}\n"})
+    assert [f["id"] for f in findings(out)] == ["CG014"]  # the default sizes too
+    _code, out, _ = check("-o", "json", "run.sh", files={
+        "run.sh": f"{line}  # cgconfig: ignore[CG014]\n"})
+    assert findings(out) == []
+
+
 def test_fix_names_the_flags_of_the_files_release(check: Run) -> None:
     # SGLang 0.5.8 has no --cuda-graph-max-bs-decode; under DP attention lowering the bound
     # means the whole --max-running-requests, the share times the ranks
