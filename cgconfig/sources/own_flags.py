@@ -1,11 +1,19 @@
-"""cgconfig's own flags are never abbreviated: the check the splitter runs on each ``--`` flag
-no table claims (``line.split.split_argv``'s ``unclaimed``)."""
+"""cgconfig's own flags: which of cgconfig's flags are its own (read on every line) rather
+than SGLang's spellings (read on an SGLang line, or a line of cgconfig's flags alone), and the
+check the splitter runs on each ``--`` flag no table claims (``line.split.split_argv``'s
+``unclaimed``): cgconfig's own flags are never abbreviated."""
 
 from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from cgconfig.errors import InputError
 from cgconfig.limits import short
 from cgconfig.line.split import DialectFlags
+
+if TYPE_CHECKING:
+    from cgconfig.fields.flags import Flag
 
 
 def refuse_own_abbreviation(name: str, host: DialectFlags | None, engine: str,
@@ -44,3 +52,25 @@ def refuse_own_abbreviation(name: str, host: DialectFlags | None, engine: str,
                                                                   else "")
     raise InputError(what, where="command line",
                      hint="write the flag in full (cgconfig's own flags are never abbreviated)")
+
+
+@lru_cache(maxsize=1)
+def own_facts() -> frozenset[str]:
+    """The facts whose flags are cgconfig's own rather than SGLang's: those that stand in for
+    what cgconfig would otherwise probe or read (the GPUs, the model's ``config.json``, an
+    engine environment variable). Every other fact flag is an SGLang server argument."""
+    from cgconfig.line.env import engine_env_vars
+    from cgconfig.sources.machine import PROBED_FACTS
+    from cgconfig.sources.model_config import MODEL_FACTS
+
+    return frozenset((*PROBED_FACTS, *MODEL_FACTS,
+                      *(v.fact for v in engine_env_vars() if v.fact is not None)))
+
+
+def is_own_flag(flag: Flag) -> bool:
+    """Whether ``flag`` is cgconfig's own, read on every line (``--strict``, ``--gpu-sm``),
+    rather than an SGLang spelling (a graph key's flag, an SGLang fact such as ``--tp-size``),
+    which only an SGLang line (or a line of cgconfig's own flags) takes."""
+    if flag.kind == "setting":
+        return True
+    return flag.kind == "fact" and flag.writes[0][0].split(".", 1)[1] in own_facts()

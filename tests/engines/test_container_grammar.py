@@ -93,7 +93,7 @@ def test_an_image_cgconfig_cannot_read_is_one_clear_error(line: str) -> None:
 
 
 def test_an_engine_command_after_any_image_is_read() -> None:
-    got = request("docker run --gpus all myregistry/custom:latest vllm serve m --tp 2")
+    got = request("docker run --gpus all myregistry/custom:latest vllm serve m -tp 2")
     assert got.facts["tp_size"] == 2
 
 

@@ -31,6 +31,7 @@ from cgconfig.line.split import Arg
 from cgconfig.line.tokens import END_OF_OPTIONS, ENGINE_PARSERS, ParserKind, is_option
 from cgconfig.provenance import Layer, Leaf, Origin
 from cgconfig.sources.contribution import Settings
+from cgconfig.sources.own_flags import is_own_flag
 
 if TYPE_CHECKING:
     from cgconfig.engines.sglang.engine_flags import EngineOption
@@ -49,7 +50,7 @@ def _removed(name: str, token: str, engine: str, release: str) -> bool:
     """Whether ``name`` is a removed flag the line's release refuses too: a release whose table
     still has it reads it (the ``tc_piecewise`` compilers, :data:`TC_COMPILER_FLAGS`; SGLang
     0.5.13's ``--enable-piecewise-cuda-graph``, a ``DeprecatedAction`` that only warns)."""
-    if name not in REMOVED_FLAGS:
+    if name not in REMOVED_FLAGS or engine != "sglang":  # another engine's line lacks it
         return False
     from cgconfig.engines.sglang.engine_flags import engine_option
 
@@ -257,6 +258,12 @@ def parse_argv(argv: list[str], *, release: str, ignore_unknown: bool | None = N
             if not name.startswith(tuple(known[0].options)):  # an abbreviation, not an alias
                 out.notes.append(f"{short(name)} read as {flag.name} ({engine_label(engine, release)} "
                                  f"takes a unique prefix of a flag)")
+        elif engine != "sglang" and not is_own_flag(flag):
+            # an SGLang spelling on another engine's line: refused as that engine's parser
+            # refuses any flag it lacks (cgconfig's own flags are read on every line)
+            from cgconfig.engines.sglang.engine_flags import sglang_flag_error
+
+            raise sglang_flag_error(name, flag, engine, release)
         if not flag.takes_value:
             if inline is not None:
                 raise InputError(f"{name} is a switch and takes no value (got {quote(inline)})",

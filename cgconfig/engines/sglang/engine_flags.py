@@ -105,6 +105,8 @@ def unknown_flag_error(name: str, engine: str, release: str) -> InputError:
             hint=f"{short(spelling)} {history}: {table.label} does not have it (pass "
                  f"--ignore-unknown-args to skip such flags, or --engine-version to name "
                  f"another release)")
+    if engine != "sglang" and spelling in known_spellings():  # cgconfig's SGLang spellings
+        return sglang_flag_error(name, flag_index().get(spelling), engine, release)
     other = next((e for e in _ENTRY_EXAMPLES if e != engine and load_table(e).lookup(spelling)),
                  None)
     if other is not None:
@@ -128,6 +130,22 @@ def unknown_flag_error(name: str, engine: str, release: str) -> InputError:
         suggestion=suggestion or did_you_mean(name, [*known_spellings(), *table.by_spelling]),
         hint=f"neither {table.label} nor cgconfig has it (pass --ignore-unknown-args to skip "
              f"such flags)")
+
+
+def sglang_flag_error(name: str, flag: Flag | None, engine: str, release: str) -> InputError:
+    """The one-line error for one of cgconfig's SGLang spellings (a graph key's flag, an SGLang
+    fact, a removed SGLang flag) on a line of ``engine`` at ``release``, whose parser lacks it:
+    the same refusal as any other SGLang flag there, with the engine's own spelling of the
+    same fact as the did-you-mean when it has one (``--tp-size`` → ``--tensor-parallel-size``)."""
+    table = load_table(engine, release)
+    spelling = name.split("=", 1)[0]
+    own = next((s for s in (flag.name, *flag.aliases) if table.lookup(s) is not None), None) \
+        if flag is not None else None
+    return InputError(
+        f"unknown flag {short(name)}", where="command line",
+        suggestion=own or table.did_you_mean(spelling),
+        hint=f"{short(spelling)} is a SGLang flag, not a {table.label} one: a line starting "
+             f"with `{_ENTRY_EXAMPLES['sglang']}` takes it")
 
 
 def release_history(engine: str, spelling: str, release: str) -> str:
