@@ -82,3 +82,16 @@ def test_own_facts_are_exactly_the_facts_no_sglang_flag_spells() -> None:
     table = load_table("sglang", newest("sglang"))
     for flag in FACT_FLAGS:
         assert is_own_flag(flag) == (table.lookup(flag.name) is None), flag.name
+
+
+def test_own_flags_on_another_engines_line_read_no_sglang_table() -> None:
+    # the refusal costs nothing on a line that carries none: only the line's own engine table
+    from cgconfig.api import resolve_args
+    from cgconfig.line import table as table_module
+
+    cache = table_module._load_table
+    for line in ([*LINES["vllm"], "--gpu-memory-gib", "80", "--model-arch", "LlamaForCausalLM"],
+                 [*LINES["trtllm"], "--gpu-memory-gib", "80", "--strict"]):
+        cache.cache_clear()
+        resolve_args(line, environ={})
+        assert cache.cache_info().currsize == 1, line
