@@ -95,3 +95,22 @@ def test_own_flags_on_another_engines_line_read_no_sglang_table() -> None:
         cache.cache_clear()
         resolve_args(line, environ={})
         assert cache.cache_info().currsize == 1, line
+
+
+def test_ignore_unknown_args_skips_a_graph_flag_and_dynamo_keeps_its_shared_spellings(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from cgconfig.api import resolve_args
+
+    # --ignore-unknown-args: an SGLang graph flag is skipped like any other (it crashed)
+    code, err = _run([*LINES["vllm"], "--ignore-unknown-args", "--cuda-graph-max-bs", "8"],
+                     capsys)
+    assert code == 0, err
+    plan = resolve_args([*LINES["vllm"], "--ignore-unknown-args", "--cuda-graph-max-bs", "8"],
+                        environ={})
+    assert "--cuda-graph-max-bs" in plan.ignored_args
+    # a Dynamo worker's own --model-path and --disaggregation-mode (Dynamo's argument groups)
+    # are SGLang's names with SGLang's meaning: read as before
+    plan = resolve_args(["python3", "-m", "dynamo.trtllm", "--model-path", "m",
+                         "--disaggregation-mode", "prefill", "--endpoint", "dyn://a.b.c"],
+                        environ={})
+    assert (plan.facts["model_path"], plan.facts["disaggregation_mode"]) == ("m", "prefill")

@@ -258,9 +258,16 @@ def parse_argv(argv: list[str], *, release: str, ignore_unknown: bool | None = N
             if not name.startswith(tuple(known[0].options)):  # an abbreviation, not an alias
                 out.notes.append(f"{short(name)} read as {flag.name} ({engine_label(engine, release)} "
                                  f"takes a unique prefix of a flag)")
-        elif engine != "sglang" and not is_own_flag(flag):
-            # an SGLang spelling on another engine's line: refused as that engine's parser
-            # refuses any flag it lacks (cgconfig's own flags are read on every line)
+        elif engine != "sglang" and not is_own_flag(flag) and not (
+                ignore_unknown and flag.kind == "fact"):
+            # An SGLang spelling on another engine's line: refused as that engine's parser
+            # refuses any flag it lacks (cgconfig's own flags are read on every line). Under
+            # --ignore-unknown-args, and on a Dynamo worker's line, whose own --model-path and
+            # --disaggregation-mode share SGLang's names and meaning, a fact is read as before;
+            # a graph flag is skipped.
+            if ignore_unknown:
+                out.ignored.append(name)
+                continue
             from cgconfig.engines.sglang.engine_flags import sglang_flag_error
 
             raise sglang_flag_error(name, flag, engine, release)
