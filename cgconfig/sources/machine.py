@@ -34,6 +34,10 @@ ATTENTION_FACTS = ("attention_backend", "prefill_attention_backend", "decode_att
 
 #: Facts the GPU probe fills when nobody gave them.
 PROBED_FACTS = ("gpu_memory_gib", "gpu_sm", "gpu_count")
+#: The machine's facts, given or found here: its platform (``--device``, which no engine reads
+#: from a flag: they detect it) and its GPUs. They describe the machine, not an engine's
+#: arguments, so every line takes them.
+MACHINE_FACTS = ("device", *PROBED_FACTS)
 
 
 def backend_platforms() -> dict[str, str]:

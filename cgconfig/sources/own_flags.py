@@ -57,13 +57,14 @@ def refuse_own_abbreviation(name: str, host: DialectFlags | None, engine: str,
 @lru_cache(maxsize=1)
 def own_facts() -> frozenset[str]:
     """The facts whose flags are cgconfig's own rather than SGLang's: those that stand in for
-    what cgconfig would otherwise probe or read (the GPUs, the model's ``config.json``, an
-    engine environment variable). Every other fact flag is an SGLang server argument."""
+    what cgconfig would otherwise probe, infer or read (the machine's platform and GPUs, the
+    model's ``config.json``, an engine environment variable). Every other fact flag is an
+    SGLang server argument only."""
     from cgconfig.line.env import engine_env_vars
-    from cgconfig.sources.machine import PROBED_FACTS
+    from cgconfig.sources.machine import MACHINE_FACTS
     from cgconfig.sources.model_config import MODEL_FACTS
 
-    return frozenset((*PROBED_FACTS, *MODEL_FACTS,
+    return frozenset((*MACHINE_FACTS, *MODEL_FACTS,
                       *(v.fact for v in engine_env_vars() if v.fact is not None)))
 
 

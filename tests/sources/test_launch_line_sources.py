@@ -219,6 +219,7 @@ def test_another_engines_flag_is_named_as_such() -> None:
     ("vllm serve M --attention-backend ROCM_AITER_FA", "hip"),
     ("vllm serve M --attention-backend=ROCM_AITER_UNIFIED_ATTN -tp 8", "hip"),
     ("vllm serve M --attention-backend FLASH_ATTN", "cuda"),
+    ("vllm serve M --attention-backend ROCM_AITER_FA --device cuda", "cuda"),
 ])
 def test_a_rocm_only_vllm_backend_names_the_platform(line: str, device: str) -> None:
     plan = resolve_request(request(line))
