@@ -447,3 +447,74 @@ def test_mamba_speculative_radix_cache_by_release(arch: str, version: str, refus
     with pytest.raises(CgConfigError) as raised:
         resolve_args(args)
     assert "refuses speculative decoding" in str(raised.value)
+
+
+#: --moe-dp-size (facts.moe_dp_size) measured with the oracle on each release's own code
+#: (``--gpu-memory-gib 80 --sm 90``, the Llama-3-8B template, and the flags below); True =
+#: refused by ServerArgs._handle_context_parallelism (0.5.19 on parallel_hook), False = planned.
+_MOE_DP_LINES = {
+    "pp": ["--tp-size", "4", "--moe-dp-size", "2", "--pp-size", "2"],
+    "indivisible": ["--tp-size", "4", "--moe-dp-size", "3"],
+    "alone": ["--tp-size", "4", "--moe-dp-size", "2"],
+    "with-attn-cp": ["--tp-size", "4", "--moe-dp-size", "2", "--attn-cp-size", "2"],
+    "with-attn-cp-pp": ["--tp-size", "4", "--moe-dp-size", "2", "--attn-cp-size", "2",
+                        "--pp-size", "2"],
+    "alias-pp": ["--tp-size", "4", "--moe-data-parallel-size", "2", "--pp-size", "2"],
+}
+_MOE_DP_REFUSED = {
+    # 0.5.9 and 0.5.10 have no attn_cp_size != moe_dp_size check ("alone" plans)
+    **{v: {"pp": True, "indivisible": True, "alone": False, "with-attn-cp": False,
+           "with-attn-cp-pp": True, "alias-pp": True} for v in ("0.5.9", "0.5.10")},
+    **{v: {"pp": True, "indivisible": True, "alone": True, "with-attn-cp": False,
+           "with-attn-cp-pp": True, "alias-pp": True}
+       for v in ("0.5.11", "0.5.13", "0.5.17", "0.5.19", "0.5.23")},
+}
+
+
+@pytest.mark.parametrize(("version", "line", "refused"), [
+    (version, line, refused) for version, by in _MOE_DP_REFUSED.items()
+    for line, refused in by.items()])
+def test_moe_dp_size_checks_by_release(version: str, line: str, refused: bool) -> None:
+    args = ["--engine-version", version, "--gpu-memory-gib", "80", "--gpu-sm", "90",
+            *_MOE_DP_LINES[line]]
+    if not refused:
+        assert resolve_args(args).config["decode"]["backend"] == "full"
+        return
+    # (0.5.9 asserts PP 1 for attention CP first: rule refuse.pp-with-attn-cp-0.5.9)
+    with pytest.raises(CgConfigError, match="refuses (--moe-dp-size|pp_size=2 with attn_cp)"):
+        resolve_args(args)
+
+
+def test_moe_dp_size_is_new_in_0_5_9() -> None:
+    with pytest.raises(CgConfigError, match="new in SGLang 0.5.9"):
+        resolve_args(["--engine-version", "0.5.8", "--tp-size", "4", "--moe-dp-size", "2"])
+
+
+#: Qwen3.5-MoE-VL on ROCm (the oracle's qwen3_5_moe_vl template, ``--platform hip``), measured on
+#: each release: 0.5.14 and 0.5.15 resolve the Mamba radix cache to extra_buffer while overlap
+#: scheduling is on or pages exceed one token, and ``_validate_mamba_extra_buffer`` refuses ROCm
+#: ('extra_buffer needs CUDA/MUSA/NPU (FLA).'); 0.5.13 (auto is no_buffer) and 0.5.16 (ROCm
+#: allowed) plan every line. Found by 0.5.14's held-out batch 4 (rule
+#: ``refuse.mamba-extra-buffer-hip-before-0.5.16``).
+_HIP_MAMBA_LINES = {"default": [], "no-overlap": ["--disable-overlap-schedule"],
+                    "no-overlap-paged": ["--disable-overlap-schedule", "--page-size", "16"]}
+_HIP_MAMBA_REFUSED = {
+    "0.5.13": {"default": False, "no-overlap": False, "no-overlap-paged": False},
+    "0.5.14": {"default": True, "no-overlap": False, "no-overlap-paged": True},
+    "0.5.15": {"default": True, "no-overlap": False, "no-overlap-paged": True},
+    "0.5.16": {"default": False, "no-overlap": False, "no-overlap-paged": False},
+}
+
+
+@pytest.mark.parametrize(("version", "line", "refused"), [
+    (version, line, refused) for version, by in _HIP_MAMBA_REFUSED.items()
+    for line, refused in by.items()])
+def test_mamba_extra_buffer_on_rocm_by_release(version: str, line: str, refused: bool) -> None:
+    args = ["--engine-version", version, "--gpu-memory-gib", "80", "--gpu-sm", "90",
+            "--device", "hip", "--model-arch", "Qwen3_5MoeForConditionalGeneration",
+            "--is-multimodal", *_HIP_MAMBA_LINES[line]]
+    if not refused:
+        resolve_args(args)
+        return
+    with pytest.raises(CgConfigError, match="extra_buffer strategy, which needs CUDA, MUSA or NPU"):
+        resolve_args(args)
