@@ -4,6 +4,7 @@ changes (engines/sglang/releases.py), and `cgconfig diff --a-version/--b-version
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -481,12 +482,12 @@ def test_moe_dp_size_checks_by_release(version: str, line: str, refused: bool) -
         assert resolve_args(args).config["decode"]["backend"] == "full"
         return
     # (0.5.9 asserts PP 1 for attention CP first: rule refuse.pp-with-attn-cp-0.5.9)
-    with pytest.raises(CgConfigError, match="refuses (--moe-dp-size|pp_size=2 with attn_cp)"):
+    with pytest.raises(CgConfigError, match=r"refuses (--moe-dp-size|pp_size=2 with attn_cp)"):
         resolve_args(args)
 
 
 def test_moe_dp_size_is_new_in_0_5_9() -> None:
-    with pytest.raises(CgConfigError, match="new in SGLang 0.5.9"):
+    with pytest.raises(CgConfigError, match=r"new in SGLang 0\.5\.9"):
         resolve_args(["--engine-version", "0.5.8", "--tp-size", "4", "--moe-dp-size", "2"])
 
 
@@ -514,6 +515,85 @@ def test_mamba_extra_buffer_on_rocm_by_release(version: str, line: str, refused:
             "--device", "hip", "--model-arch", "Qwen3_5MoeForConditionalGeneration",
             "--is-multimodal", *_HIP_MAMBA_LINES[line]]
     if not refused:
+        resolve_args(args)
+        return
+    with pytest.raises(CgConfigError, match="extra_buffer strategy, which needs CUDA, MUSA or NPU"):
+        resolve_args(args)
+
+
+#: GraniteMoeHybridForCausalLM with NGRAM speculative decoding, measured on each release (the
+#: oracle's llama-shaped template with that architecture; "mamba": its config.json's
+#: ``layer_types`` alternating mamba and attention over the 32 layers): its
+#: ``_handle_model_specific_adjustments`` branch calls ``_handle_mamba_radix_cache`` only when a
+#: layer is mamba; 0.5.10-0.5.13 then refuse speculative decoding beside the no_buffer radix
+#: cache, 0.5.9 turns the radix cache off, 0.5.14 and 0.5.15 resolve extra_buffer (planned on
+#: CUDA). Without a mamba layer every release plans it.
+_GRANITE_SPECULATIVE = {"0.5.9": False, "0.5.10": True, "0.5.11": True, "0.5.12": True,
+                        "0.5.13": True, "0.5.14": False, "0.5.15": False}
+
+
+@pytest.mark.parametrize(("version", "refused"), sorted(_GRANITE_SPECULATIVE.items()))
+@pytest.mark.parametrize("mamba", [True, False])
+def test_granite_hybrid_speculative_by_release(version: str, refused: bool, mamba: bool) -> None:
+    args = ["--engine-version", version, "--gpu-memory-gib", "80", "--gpu-sm", "90",
+            "--model-arch", "GraniteMoeHybridForCausalLM", "--speculative-algorithm", "NGRAM",
+            *(["--model-mamba-layers"] if mamba else [])]
+    if not (refused and mamba):
+        assert resolve_args(args).config["decode"]["backend"] == "full"
+        return
+    with pytest.raises(CgConfigError, match="refuses speculative decoding for GraniteMoeHybrid"):
+        resolve_args(args)
+
+
+def test_granite_mamba_layers_read_from_config_json(tmp_path: Path) -> None:
+    config = {"architectures": ["GraniteMoeHybridForCausalLM"], "model_type": "granitemoehybrid",
+              "layer_types": ["mamba", "attention"] * 16, "num_hidden_layers": 32}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    args = ["--engine-version", "0.5.12", "--gpu-memory-gib", "80", "--gpu-sm", "90",
+            "--model-path", str(tmp_path), "--speculative-algorithm", "NGRAM"]
+    with pytest.raises(CgConfigError, match="refuses speculative decoding for GraniteMoeHybrid"):
+        resolve_args(args)
+    config["layer_types"] = ["attention"] * 32
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    assert resolve_args(args).config["decode"]["backend"] == "full"
+
+
+#: SGLang 0.5.8 and 0.5.9 under DP attention (TP 8): each worker's request pool is the whole
+#: --max-running-requests, its running-request limit the share (ModelRunner.initialize), which
+#: TpModelWorker.__init__ asserts above 0 after the graphs (measured with the oracle extension
+#: worker-stage.patch; decode graph on or off).
+@pytest.mark.parametrize("version", ["0.5.8", "0.5.9"])
+@pytest.mark.parametrize(("extra", "refused"), [
+    (["--dp-size", "8", "--enable-dp-attention", "--max-running-requests", "4",
+      "--cuda-graph-max-bs", "64"], True),
+    (["--dp-size", "8", "--enable-dp-attention", "--max-running-requests", "4",
+      "--disable-cuda-graph"], True),
+    (["--dp-size", "4", "--enable-dp-attention", "--max-running-requests", "3",
+      "--cuda-graph-max-bs", "48"], True),
+    (["--dp-size", "8", "--enable-dp-attention", "--max-running-requests", "8",
+      "--cuda-graph-max-bs", "64"], False),
+    (["--dp-size", "8", "--max-running-requests", "4", "--cuda-graph-max-bs", "64"], False)])
+def test_0_5_8_and_0_5_9_worker_share_of_zero(version: str, extra: list[str],
+                                              refused: bool) -> None:
+    args = ["--engine-version", version, "--gpu-memory-gib", "80", "--gpu-sm", "90",
+            "--tp-size", "8", *extra]
+    if not refused:
+        resolve_args(args)
+        return
+    with pytest.raises(CgConfigError, match="the worker asserts max_running_requests > 0"):
+        resolve_args(args)
+
+
+@pytest.mark.parametrize(("version", "refused"), [("0.5.14", True), ("0.5.15", True),
+                                                  ("0.5.16", False)])
+@pytest.mark.parametrize("mamba", [True, False])
+def test_granite_hybrid_extra_buffer_on_rocm(version: str, refused: bool, mamba: bool) -> None:
+    # measured: GraniteMoeHybrid with mamba layers on ROCm (no speculative decoding); without
+    # a mamba layer its branch never reaches the Mamba radix cache
+    args = ["--engine-version", version, "--gpu-memory-gib", "80", "--gpu-sm", "90",
+            "--device", "hip", "--model-arch", "GraniteMoeHybridForCausalLM",
+            *(["--model-mamba-layers"] if mamba else [])]
+    if not (refused and mamba):
         resolve_args(args)
         return
     with pytest.raises(CgConfigError, match="extra_buffer strategy, which needs CUDA, MUSA or NPU"):

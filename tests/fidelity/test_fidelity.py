@@ -99,8 +99,8 @@ def test_older_sglang_releases_have_their_start_up_held_out_batches(batch: str,
     stage (``oracle_ext/sglang/startup-stage.patch``) in each release's own flags, after the
     code: heldout2 (seeds 9610-9612), heldout3 (seeds 9711, 9712; recorded after heldout2's
     fixes), heldout4 (0.5.11 seed 9911, 0.5.13-0.5.18 seeds 99131-99181: blind, recorded after
-    heldout3's fixes; docs/fidelity.md), 300 lines each, 100 drawing the start-up checks; at least 99.5 % agree (every
-    difference listed in known_differences.json, checked by
+    heldout3's fixes; docs/fidelity.md), 300 lines each, 100 drawing the start-up checks; at
+    least 99.5 % agree (every difference listed in known_differences.json, checked by
     test_corpus_matches_recorded_answers)."""
     cases = compare.load(f"{batch}@{version}")
     assert len(cases) == 300
