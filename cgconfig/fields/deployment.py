@@ -104,7 +104,7 @@ class DeploymentFacts(BaseModel):
 
     moe_dp_size: PositiveInt = 1
     """``--moe-dp-size`` (``--moe-data-parallel-size``): MoE data-parallel size. Above 1 the
-    releases that have it check it against the TP and PP sizes (and, from SGLang 0.5.11, the
+    releases that have it check it against the TP and PP sizes (and, in the newer ones, the
     attention context-parallel size) in ``ServerArgs._handle_context_parallelism``."""
 
     enable_prefill_cp: bool = False
@@ -279,8 +279,9 @@ class DeploymentFacts(BaseModel):
     model_mamba_layers: bool = False
     """The model's ``config.json`` lists a ``"mamba"`` layer in its ``layer_types``: SGLang
     runs ``GraniteMoeHybridForCausalLM`` as a hybrid Mamba model only then (its
-    ``_handle_model_specific_adjustments`` branch, from 0.5.15 the architecture's override, reads
-    ``hf_config.layer_types``). Unset: read with the model's config; no such layer without one."""
+    ``_handle_model_specific_adjustments`` branch, or the architecture's override in the newer
+    releases, reads ``hf_config.layer_types``). Unset: read with the model's config; no such
+    layer without one."""
 
     vision_num_layers: PositiveInt | None = None
     """Layers of the model's vision encoder (``vision_config.num_hidden_layers``); SGLang's
