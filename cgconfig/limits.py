@@ -73,7 +73,7 @@ FACT_BOUNDS: dict[str, Bound] = {
     "facts.vision_hidden_size": Bound(1 << 24, "hidden units"),
     "facts.model_num_experts": Bound(1 << 20, "experts"),
     "facts.tp_size": PARALLEL, "facts.pp_size": PARALLEL, "facts.dp_size": PARALLEL,
-    "facts.attn_cp_size": PARALLEL, "facts.dcp_size": PARALLEL,
+    "facts.attn_cp_size": PARALLEL, "facts.dcp_size": PARALLEL, "facts.moe_dp_size": PARALLEL,
     "facts.gpu_memory_gib": Bound(1 << 20, "GiB"),
 }
 

@@ -85,7 +85,7 @@ TEXT_SUBCONFIGS = ("thinker_config", "llm_config", "language_config", "text_conf
 
 #: The model-shape facts read from the config (:func:`shape`).
 SHAPE_KEYS = ("model_kv_heads", "no_vision_config", "vision_num_layers", "vision_hidden_size",
-              "model_num_experts")
+              "model_num_experts", "model_mamba_layers")
 #: Config keys that count a model's experts (vLLM's ``ModelArchConfig.num_experts``).
 EXPERT_KEYS = ("num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts")
 
@@ -116,8 +116,19 @@ def shape(config: Mapping[str, Any]) -> dict[str, tuple[str, int | bool]]:
                               _count(vision.get("num_hidden_layers"))),
         "vision_hidden_size": ("vision_config.hidden_size", _count(vision.get("hidden_size"))),
         "model_num_experts": _experts(config, text, text_key),
+        # SGLang reads the top-level hf_config.layer_types (GraniteMoeHybrid's branch); only a
+        # list naming a mamba layer says so (nothing is given otherwise)
+        "model_mamba_layers": ("layer_types", _mamba_layers(config.get("layer_types"))),
     }
     return {name: (place, value) for name, (place, value) in found.items() if value is not None}
+
+
+def _mamba_layers(layer_types: Any) -> bool | None:
+    """True when a ``layer_types`` list names a ``"mamba"`` layer (SGLang: ``any(layer_type ==
+    "mamba" for layer_type in getattr(hf_config, "layer_types", []))``), else nothing."""
+    if isinstance(layer_types, list) and "mamba" in layer_types:
+        return True
+    return None
 
 
 def _experts(config: Mapping[str, Any], text: Mapping[str, Any],

@@ -102,6 +102,11 @@ class DeploymentFacts(BaseModel):
     dcp_size: PositiveInt = 1
     """Decode context-parallel size."""
 
+    moe_dp_size: PositiveInt = 1
+    """``--moe-dp-size`` (``--moe-data-parallel-size``): MoE data-parallel size. Above 1 the
+    releases that have it check it against the TP and PP sizes (and, in the newer ones, the
+    attention context-parallel size) in ``ServerArgs._handle_context_parallelism``."""
+
     enable_prefill_cp: bool = False
     """Prefill context parallelism (``--enable-prefill-cp``); needs ``--cp-strategy``."""
 
@@ -270,6 +275,13 @@ class DeploymentFacts(BaseModel):
     ``num_local_experts``, ``n_routed_experts`` and ``moe_num_experts`` in the model's config or
     its text config (vLLM's ``ModelConfig.is_moe``: the releases that default to Model Runner V2
     for MoE models read it). Unset: read with the model's config; a dense model without one."""
+
+    model_mamba_layers: bool = False
+    """The model's ``config.json`` lists a ``"mamba"`` layer in its ``layer_types``: SGLang
+    runs ``GraniteMoeHybridForCausalLM`` as a hybrid Mamba model only then (its
+    ``_handle_model_specific_adjustments`` branch, or the architecture's override in the newer
+    releases, reads ``hf_config.layer_types``). Unset: read with the model's config; no such
+    layer without one."""
 
     vision_num_layers: PositiveInt | None = None
     """Layers of the model's vision encoder (``vision_config.num_hidden_layers``); SGLang's

@@ -4,6 +4,7 @@ changes (engines/sglang/releases.py), and `cgconfig diff --a-version/--b-version
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -447,3 +448,153 @@ def test_mamba_speculative_radix_cache_by_release(arch: str, version: str, refus
     with pytest.raises(CgConfigError) as raised:
         resolve_args(args)
     assert "refuses speculative decoding" in str(raised.value)
+
+
+#: --moe-dp-size (facts.moe_dp_size) measured with the oracle on each release's own code
+#: (``--gpu-memory-gib 80 --sm 90``, the Llama-3-8B template, and the flags below); True =
+#: refused by ServerArgs._handle_context_parallelism (0.5.19 on parallel_hook), False = planned.
+_MOE_DP_LINES = {
+    "pp": ["--tp-size", "4", "--moe-dp-size", "2", "--pp-size", "2"],
+    "indivisible": ["--tp-size", "4", "--moe-dp-size", "3"],
+    "alone": ["--tp-size", "4", "--moe-dp-size", "2"],
+    "with-attn-cp": ["--tp-size", "4", "--moe-dp-size", "2", "--attn-cp-size", "2"],
+    "with-attn-cp-pp": ["--tp-size", "4", "--moe-dp-size", "2", "--attn-cp-size", "2",
+                        "--pp-size", "2"],
+    "alias-pp": ["--tp-size", "4", "--moe-data-parallel-size", "2", "--pp-size", "2"],
+}
+_MOE_DP_REFUSED = {
+    # 0.5.9 and 0.5.10 have no attn_cp_size != moe_dp_size check ("alone" plans)
+    **{v: {"pp": True, "indivisible": True, "alone": False, "with-attn-cp": False,
+           "with-attn-cp-pp": True, "alias-pp": True} for v in ("0.5.9", "0.5.10")},
+    **{v: {"pp": True, "indivisible": True, "alone": True, "with-attn-cp": False,
+           "with-attn-cp-pp": True, "alias-pp": True}
+       for v in ("0.5.11", "0.5.13", "0.5.17", "0.5.19", "0.5.23")},
+}
+
+
+@pytest.mark.parametrize(("version", "line", "refused"), [
+    (version, line, refused) for version, by in _MOE_DP_REFUSED.items()
+    for line, refused in by.items()])
+def test_moe_dp_size_checks_by_release(version: str, line: str, refused: bool) -> None:
+    args = ["--engine-version", version, "--gpu-memory-gib", "80", "--gpu-sm", "90",
+            *_MOE_DP_LINES[line]]
+    if not refused:
+        assert resolve_args(args).config["decode"]["backend"] == "full"
+        return
+    # (0.5.9 asserts PP 1 for attention CP first: rule refuse.pp-with-attn-cp-0.5.9)
+    with pytest.raises(CgConfigError, match=r"refuses (--moe-dp-size|pp_size=2 with attn_cp)"):
+        resolve_args(args)
+
+
+def test_moe_dp_size_is_new_in_0_5_9() -> None:
+    with pytest.raises(CgConfigError, match=r"new in SGLang 0\.5\.9"):
+        resolve_args(["--engine-version", "0.5.8", "--tp-size", "4", "--moe-dp-size", "2"])
+
+
+#: Qwen3.5-MoE-VL on ROCm (the oracle's qwen3_5_moe_vl template, ``--platform hip``), measured on
+#: each release: 0.5.14 and 0.5.15 resolve the Mamba radix cache to extra_buffer while overlap
+#: scheduling is on or pages exceed one token, and ``_validate_mamba_extra_buffer`` refuses ROCm
+#: ('extra_buffer needs CUDA/MUSA/NPU (FLA).'); 0.5.13 (auto is no_buffer) and 0.5.16 (ROCm
+#: allowed) plan every line. Found by 0.5.14's held-out batch 4 (rule
+#: ``refuse.mamba-extra-buffer-hip-before-0.5.16``).
+_HIP_MAMBA_LINES = {"default": [], "no-overlap": ["--disable-overlap-schedule"],
+                    "no-overlap-paged": ["--disable-overlap-schedule", "--page-size", "16"]}
+_HIP_MAMBA_REFUSED = {
+    "0.5.13": {"default": False, "no-overlap": False, "no-overlap-paged": False},
+    "0.5.14": {"default": True, "no-overlap": False, "no-overlap-paged": True},
+    "0.5.15": {"default": True, "no-overlap": False, "no-overlap-paged": True},
+    "0.5.16": {"default": False, "no-overlap": False, "no-overlap-paged": False},
+}
+
+
+@pytest.mark.parametrize(("version", "line", "refused"), [
+    (version, line, refused) for version, by in _HIP_MAMBA_REFUSED.items()
+    for line, refused in by.items()])
+def test_mamba_extra_buffer_on_rocm_by_release(version: str, line: str, refused: bool) -> None:
+    args = ["--engine-version", version, "--gpu-memory-gib", "80", "--gpu-sm", "90",
+            "--device", "hip", "--model-arch", "Qwen3_5MoeForConditionalGeneration",
+            "--is-multimodal", *_HIP_MAMBA_LINES[line]]
+    if not refused:
+        resolve_args(args)
+        return
+    with pytest.raises(CgConfigError, match="extra_buffer strategy, which needs CUDA, MUSA or NPU"):
+        resolve_args(args)
+
+
+#: GraniteMoeHybridForCausalLM with NGRAM speculative decoding, measured on each release (the
+#: oracle's llama-shaped template with that architecture; "mamba": its config.json's
+#: ``layer_types`` alternating mamba and attention over the 32 layers): its
+#: ``_handle_model_specific_adjustments`` branch calls ``_handle_mamba_radix_cache`` only when a
+#: layer is mamba; 0.5.10-0.5.13 then refuse speculative decoding beside the no_buffer radix
+#: cache, 0.5.9 turns the radix cache off, 0.5.14 and 0.5.15 resolve extra_buffer (planned on
+#: CUDA). Without a mamba layer every release plans it.
+_GRANITE_SPECULATIVE = {"0.5.9": False, "0.5.10": True, "0.5.11": True, "0.5.12": True,
+                        "0.5.13": True, "0.5.14": False, "0.5.15": False}
+
+
+@pytest.mark.parametrize(("version", "refused"), sorted(_GRANITE_SPECULATIVE.items()))
+@pytest.mark.parametrize("mamba", [True, False])
+def test_granite_hybrid_speculative_by_release(version: str, refused: bool, mamba: bool) -> None:
+    args = ["--engine-version", version, "--gpu-memory-gib", "80", "--gpu-sm", "90",
+            "--model-arch", "GraniteMoeHybridForCausalLM", "--speculative-algorithm", "NGRAM",
+            *(["--model-mamba-layers"] if mamba else [])]
+    if not (refused and mamba):
+        assert resolve_args(args).config["decode"]["backend"] == "full"
+        return
+    with pytest.raises(CgConfigError, match="refuses speculative decoding for GraniteMoeHybrid"):
+        resolve_args(args)
+
+
+def test_granite_mamba_layers_read_from_config_json(tmp_path: Path) -> None:
+    config = {"architectures": ["GraniteMoeHybridForCausalLM"], "model_type": "granitemoehybrid",
+              "layer_types": ["mamba", "attention"] * 16, "num_hidden_layers": 32}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    args = ["--engine-version", "0.5.12", "--gpu-memory-gib", "80", "--gpu-sm", "90",
+            "--model-path", str(tmp_path), "--speculative-algorithm", "NGRAM"]
+    with pytest.raises(CgConfigError, match="refuses speculative decoding for GraniteMoeHybrid"):
+        resolve_args(args)
+    config["layer_types"] = ["attention"] * 32
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    assert resolve_args(args).config["decode"]["backend"] == "full"
+
+
+#: SGLang 0.5.8 and 0.5.9 under DP attention (TP 8): each worker's request pool is the whole
+#: --max-running-requests, its running-request limit the share (ModelRunner.initialize), which
+#: TpModelWorker.__init__ asserts above 0 after the graphs (measured with the oracle extension
+#: worker-stage.patch; decode graph on or off).
+@pytest.mark.parametrize("version", ["0.5.8", "0.5.9"])
+@pytest.mark.parametrize(("extra", "refused"), [
+    (["--dp-size", "8", "--enable-dp-attention", "--max-running-requests", "4",
+      "--cuda-graph-max-bs", "64"], True),
+    (["--dp-size", "8", "--enable-dp-attention", "--max-running-requests", "4",
+      "--disable-cuda-graph"], True),
+    (["--dp-size", "4", "--enable-dp-attention", "--max-running-requests", "3",
+      "--cuda-graph-max-bs", "48"], True),
+    (["--dp-size", "8", "--enable-dp-attention", "--max-running-requests", "8",
+      "--cuda-graph-max-bs", "64"], False),
+    (["--dp-size", "8", "--max-running-requests", "4", "--cuda-graph-max-bs", "64"], False)])
+def test_0_5_8_and_0_5_9_worker_share_of_zero(version: str, extra: list[str],
+                                              refused: bool) -> None:
+    args = ["--engine-version", version, "--gpu-memory-gib", "80", "--gpu-sm", "90",
+            "--tp-size", "8", *extra]
+    if not refused:
+        resolve_args(args)
+        return
+    with pytest.raises(CgConfigError, match="the worker asserts max_running_requests > 0"):
+        resolve_args(args)
+
+
+@pytest.mark.parametrize(("version", "refused"), [("0.5.14", True), ("0.5.15", True),
+                                                  ("0.5.16", False)])
+@pytest.mark.parametrize("mamba", [True, False])
+def test_granite_hybrid_extra_buffer_on_rocm(version: str, refused: bool, mamba: bool) -> None:
+    # measured: GraniteMoeHybrid with mamba layers on ROCm (no speculative decoding); without
+    # a mamba layer its branch never reaches the Mamba radix cache
+    args = ["--engine-version", version, "--gpu-memory-gib", "80", "--gpu-sm", "90",
+            "--device", "hip", "--model-arch", "GraniteMoeHybridForCausalLM",
+            *(["--model-mamba-layers"] if mamba else [])]
+    if not (refused and mamba):
+        resolve_args(args)
+        return
+    with pytest.raises(CgConfigError, match="extra_buffer strategy, which needs CUDA, MUSA or NPU"):
+        resolve_args(args)

@@ -254,8 +254,11 @@ def corpus_file(kind: str) -> Path:
 #: fresh4 (seed 8800, recorded after the fresh3 fixes); for the older releases heldout2 (seeds
 #: 9610-9612 and 9709, the start-up stage) and heldout3 (0.5.11 seed 9711, 0.5.12 seed 9712,
 #: recorded after the heldout2 fixes; SGLang 0.5.9 seed 9809: the batch no one had seen when its
-#: rules were written, docs/fidelity.md).
-HELDOUT_BATCHES = ("heldout", "heldout2", "heldout3", "fresh", "fresh2", "fresh3", "fresh4")
+#: rules were written, docs/fidelity.md); heldout4 (0.5.11 seed 9911, 0.5.13-0.5.18 seeds
+#: 99131-99181: blind batches with the start-up stage, recorded after heldout3's fixes);
+#: heldout5 (0.5.14-0.5.16, seeds 992141-992161, recorded after heldout4's fixes).
+HELDOUT_BATCHES = ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "fresh",
+                   "fresh2", "fresh3", "fresh4")
 
 
 def version_kinds() -> list[str]:

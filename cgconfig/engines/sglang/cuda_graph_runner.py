@@ -90,6 +90,7 @@ def capture(draft: Draft, facts: Facts) -> dict[str, dict[str, Any]]:
         draft.warnings.append("prefill: no capture sizes (prefill max_bs below 4 tokens or "
                               "chunked prefill disabled); prefill runs eagerly")
     capture["prefill"] = {"backend": pre_backend if psizes else "disabled", "sizes": psizes}
+    _refuse_zero_worker_limit(draft, facts)
     _coverage(draft, facts, sizes, dec_backend)
     return capture
 
@@ -166,6 +167,38 @@ def _refuse_unusable_sizes(draft: Draft, facts: Facts, configured: list[int], si
                or "decode.bs"),
         hint=("give decode sizes of 1 or more that the alignment keeps, or "
               f"{off} ({shown} {path}:get_batch_sizes_to_capture)"))
+
+
+#: Where the worker checks its running-request limit after the graphs are captured (SGLang
+#: 0.5.8 ``tp_worker.py:281``, 0.5.9 ``:282``), the limit from ``ModelRunner.initialize``.
+WORKER_LIMIT_SOURCE = ("python/sglang/srt/managers/tp_worker.py:TpModelWorker.__init__ "
+                       "('assert self.max_running_requests > 0'), the limit "
+                       "model_executor/model_runner.py:ModelRunner.initialize's "
+                       "min(max_running_requests // dp_size, req_to_token_pool.size)")
+
+
+def _refuse_zero_worker_limit(draft: Draft, facts: Facts) -> None:
+    """SGLang 0.5.8 and 0.5.9 size each worker's request pool from the whole
+    ``--max-running-requests`` (``releases.REQUEST_POOL_PER_ATTN_DP_WORKER`` does not hold), so a
+    share of 0 under DP attention passes the capture filter; the worker's limit is still the
+    share (``ModelRunner.initialize``: ``min(max_running_requests // dp_size, pool)``), and
+    ``TpModelWorker.__init__`` asserts it above 0 after the graphs are captured (with or
+    without any). From 0.5.10 the pool is the share, so the filter refuses first
+    (:func:`_refuse_unusable_sizes`); 0.5.23 takes the share as at least 1."""
+    release = draft.engine_version or newest("sglang")
+    if holds_in(REQUEST_POOL_PER_ATTN_DP_WORKER, release):
+        return
+    mrr = _running_limit(draft, facts)
+    dp = _attn_dp_size(draft, facts)
+    if mrr is None or mrr // dp > 0:
+        return
+    shown = label("sglang", release)
+    raise InputError(
+        f"{shown} stops at start-up: each attention-DP worker runs {mrr} // {dp} = 0 requests "
+        "(ModelRunner.initialize), and the worker asserts max_running_requests > 0",
+        where="--max-running-requests",
+        hint=(f"give --max-running-requests of at least --dp-size ({dp}) "
+              f"({shown} {WORKER_LIMIT_SOURCE.split(' (')[0]})"))
 
 
 def _pool_text(draft: Draft, facts: Facts) -> str:

@@ -180,6 +180,10 @@ def derive_facts(facts: Facts, memory_gib: float | None,
         or facts.tp_size % facts.dp_size == 0,
         # attention_hook._check_xpu_dcp: --dcp-size must divide --tp-size.
         "dcp_divides_tp": facts.tp_size % facts.dcp_size == 0,
+        # ServerArgs._handle_context_parallelism (0.5.9 on): --moe-dp-size must divide --tp-size.
+        "moe_dp_divides_tp": facts.tp_size % facts.moe_dp_size == 0,
+        # ... and from 0.5.11, above 1, equal --attn-cp-size.
+        "moe_dp_matches_attn_cp": facts.moe_dp_size == facts.attn_cp_size,
         # ModelConfig.context_len: --context-length when given, else the model's own.
         "sglang_context_length": facts.context_length or facts.model_context_length,
         "deepep_v2_prefill_tokens": _deepep_v2_prefill_tokens(facts, effective),

@@ -82,6 +82,8 @@ DERIVED_TYPES: dict[str, Any] = {
     "attn_dp_divides_tp": bool,
     "chunked_prefill_page_aligned": bool,
     "dcp_divides_tp": bool,
+    "moe_dp_divides_tp": bool,
+    "moe_dp_matches_attn_cp": bool,
     "sglang_context_length": Optional[int],  # noqa: UP045
     "deepep_v2_prefill_tokens": int,
     "deepep_v2_decode_max_bs": int,
