@@ -20,6 +20,9 @@ from cgconfig.engines.release_change import holds_in, value_at
 from cgconfig.engines.vllm.compile_changes import (
     ATTN_FUSION_KEY,
     COMPILATION_LEVEL_KEY,
+    COMPILATION_MODE_FIELD,
+    DEPRECATED_GRAPH_SWITCHES,
+    MAX_CAPTURE_SIZE_FIELD,
     OPTIMIZATION_LEVELS,
 )
 from cgconfig.engines.vllm.flags import DIALECT_FLAGS as VLLM_FLAGS
@@ -81,6 +84,10 @@ class VllmInput:
     notes: list[str] = field(default_factory=list)
     """What vLLM's parser dropped (vLLM 0.11.2: every compilation-config document but the
     last)."""
+    cuda_graph_sizes: CcValue | None = None
+    """vLLM 0.10.2's ``--cuda-graph-sizes`` (``SchedulerConfig.cuda_graph_sizes``), which the
+    default grid is built from (:mod:`.capture_size_changes`); later releases copy it into
+    ``cudagraph_capture_sizes``."""
 
     def final(self, key: str) -> CcValue | None:
         """The winning value of a compilation-config key, if any input set it."""
@@ -111,6 +118,9 @@ class VllmInput:
             cc = level
         if cc is None:
             return COMPILATION_MODES[default]
+        if cc is level and isinstance(cc.value, int) and cc.value not in \
+                COMPILATION_MODES.values() and self.level_is_any_int:
+            return int(cc.value)  # vLLM 0.10.2's level is a plain int: 7 is no level, no graphs
         name = str(cc.value).upper()
         number = COMPILATION_MODES.get(name, cc.value)
         if isinstance(number, bool) or number not in COMPILATION_MODES.values():
@@ -118,6 +128,10 @@ class VllmInput:
                              where=f"{cc.source} at {cc.at}", allowed=COMPILATION_MODES,
                              suggestion=did_you_mean(name, COMPILATION_MODES))
         return int(number)
+
+    level_is_any_int: bool = False
+    """vLLM 0.10.2: ``compilation_config.level`` is an ``int`` field that any integer passes
+    (:data:`~.compile_changes.COMPILATION_MODE_FIELD`)."""
 
     def splitting_ops(self) -> list[str] | None:
         """``compilation_config.splitting_ops`` as given; None when unset."""
@@ -171,6 +185,12 @@ def _record(out: VllmInput, key: str, value: Any, source: str, at: str, position
         _pass_config(out, key, value, source, release)
         return
     allowed: tuple[str, ...] = MODELLED_KEYS + PASSTHROUGH_KEYS
+    if not holds_in(COMPILATION_MODE_FIELD, release):
+        allowed = tuple(k for k in allowed if k != "mode")  # 0.10.2: no mode field (ignored)
+    if not holds_in(MAX_CAPTURE_SIZE_FIELD, release):
+        allowed = tuple(k for k in allowed if k != "max_cudagraph_capture_size")
+    if holds_in(DEPRECATED_GRAPH_SWITCHES, release):
+        allowed += ("use_cudagraph", "full_cuda_graph")
     if holds_in(COMPILATION_LEVEL_KEY, release):
         allowed += ("level",)  # mode's deprecated spelling, kept in out.cc
     if "." in key and key.split(".", 1)[0] in PASSTHROUGH_KEYS:
@@ -191,6 +211,11 @@ def _cuda_graph_sizes(out: VllmInput, given: list[str], name: str, position: int
     """``--cuda-graph-sizes``: ``EngineArgs.create_engine_config`` of the releases that have it
     sets ``compilation_config.cudagraph_capture_sizes`` from it before
     ``--cudagraph-capture-sizes`` (which then finds the list set: mutually exclusive)."""
+    if holds_in(DEPRECATED_GRAPH_SWITCHES, release):
+        # vLLM 0.10.2: SchedulerConfig.cuda_graph_sizes, the default grid's source (an
+        # explicit compilation_config.cudagraph_capture_sizes replaces that grid)
+        out.cuda_graph_sizes = CcValue([_int(s, name) for s in given], name, "", position)
+        return
     if not holds_in(CUDA_GRAPH_SIZES, release):
         # the newest release's line was split with its own table, which lacks the flag (older
         # ones are refused by version_flags.check_vllm_spellings, with the release's source)
@@ -230,6 +255,24 @@ def _one_document(out: VllmInput, documents: dict[tuple[int, int, str],
                          "more document after the others)")
     for key, item, source, at, position in documents[order[-1]]:
         _record(out, key, item, source, at, position, release)
+
+
+def _deprecated_switches(out: VllmInput) -> None:
+    """vLLM 0.10.2's ``CompilationConfig.__post_init__``: ``use_cudagraph=False`` sets
+    ``cudagraph_mode`` NONE, then ``full_cuda_graph=True`` sets FULL; each is refused when
+    ``cudagraph_mode`` is already set (:data:`~.compile_changes.DEPRECATED_GRAPH_SWITCHES`)."""
+    for key, wanted, mode in (("use_cudagraph", False, "NONE"), ("full_cuda_graph", True, "FULL")):
+        given = out.final(key)
+        if given is None or bool(given.value) is not wanted:
+            continue
+        if out.effective("cudagraph_mode"):
+            raise InputError(f"{key} and cudagraph_mode are mutually exclusive, prefer "
+                             f"cudagraph_mode since {key} is deprecated. (vLLM 0.10.2 "
+                             "CompilationConfig.__post_init__)", where=f"{given.source} at "
+                             f"{given.at}".strip())
+        out.cc.setdefault("cudagraph_mode", []).append(
+            CcValue(mode, given.source, f"{given.at} ({key}={str(wanted).lower()}: "
+                    f"cudagraph_mode {mode})", given.position))
 
 
 def _int(text: str, where: str, *, allow_zero: bool = False) -> int:
@@ -350,6 +393,9 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None,
             out.attention_backend = value
     if documents:
         _one_document(out, documents, release)
+    if holds_in(DEPRECATED_GRAPH_SWITCHES, release):
+        _deprecated_switches(out)
+        out.level_is_any_int = True
     if json_spec is not None or dotted_spec:
         spec = {**(json_spec or {}), **dotted_spec}
         out.speculative = (spec.get("method"), spec.get("model"),

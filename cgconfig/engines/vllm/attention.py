@@ -72,6 +72,16 @@ _FLASHINFER_SUPPORT = "v1/attention/backends/flashinfer.py:FlashInferMetadataBui
 #: Where a release's builder declared another level than 0.33.0's (each row's value an
 #: :class:`OlderLevel`; the first row that holds for the backend, GPU and release wins).
 OLDER_LEVELS: tuple[ReleaseChange, ...] = (
+    # vLLM 0.10.2 (v0102): the builders' class attribute ``cudagraph_support``
+    ReleaseChange(None, "0.11.2", "FLASHINFER: UNIFORM_SINGLE_TOKEN_DECODE whatever the GPU "
+                  "(a class attribute; TRT-LLM attention not read)",
+                  "v1/attention/backends/flashinfer.py:FlashInferMetadataBuilder.cudagraph_support",
+                  OlderLevel("FLASHINFER", None, _S.UNIFORM_SINGLE_TOKEN_DECODE)),
+    ReleaseChange(None, "0.11.2", "FLASHINFER_MLA: no cudagraph_support, the builder default",
+                  "v1/attention/backends/mla/flashinfer_mla.py",
+                  OlderLevel("FLASHINFER_MLA", None, _S.NEVER)),
+    ReleaseChange(None, "0.11.2", "TREE_ATTN: no cudagraph_support, the builder default",
+                  "v1/attention/backends/tree_attn.py", OlderLevel("TREE_ATTN", None, _S.NEVER)),
     ReleaseChange(None, "0.22.0", "TRITON_MLA: no _cudagraph_support, the builder default",
                   "v1/attention/backends/mla/triton_mla.py",
                   OlderLevel("TRITON_MLA", None, _S.NEVER)),
@@ -99,6 +109,26 @@ OLDER_LEVELS: tuple[ReleaseChange, ...] = (
                   "builder default", "v1/attention/backends/flex_attention.py",
                   OlderLevel("FLEX_ATTENTION", None, _S.NEVER)),
 )
+
+
+#: The Mamba-type layers' builders: Mamba1/2, MiniMax linear attention and short convolutions
+#: declare UNIFORM_SINGLE_TOKEN_DECODE, the GDN builder (Qwen3-Next) UNIFORM_BATCH; from 0.11.2
+#: every one UNIFORM_BATCH (:data:`MAMBA_LEVEL`).
+MAMBA_LEVELS_0_10: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.11.2", "Mamba1/2, linear-attention and short-conv builders declare "
+                  "UNIFORM_SINGLE_TOKEN_DECODE (GDN: UNIFORM_BATCH)",
+                  "v1/attention/backends/mamba_attn.py, mamba1_attn.py, linear_attn.py, "
+                  "short_conv_attn.py, gdn_attn.py (cudagraph_support)",
+                  {"Qwen3NextForCausalLM": _S.UNIFORM_BATCH}),
+)
+
+
+def mamba_level(model_arch: str | None, release: str) -> SupportLevel:
+    """The support level of a hybrid model's Mamba-type layers in ``release``."""
+    older = value_at(MAMBA_LEVELS_0_10, release)
+    if isinstance(older, dict):
+        return older.get(model_arch, _S.UNIFORM_SINGLE_TOKEN_DECODE)
+    return MAMBA_LEVEL
 
 
 def level_in(backend: str, sm: int, release: str) -> SupportLevel:
@@ -244,6 +274,107 @@ def choose(requested: str | None, *, rocm: bool, sm: int | None, mla: bool,
                                    f"valid for this configuration. Reason: {reasons}")
         why = "--attention-backend"
     level = level_in(backend, sm, release)
-    if model_arch in HYBRID_ARCHS and level > MAMBA_LEVEL:
-        level, why = MAMBA_LEVEL, f"{why}; the model's Mamba layers support {MAMBA_LEVEL.name}"
+    mamba = mamba_level(model_arch, release)
+    if model_arch in HYBRID_ARCHS and level > mamba:
+        level, why = mamba, f"{why}; the model's Mamba layers support {mamba.name}"
     return AttentionChoice(backend, level, why)
+
+
+# --- vLLM 0.10.2 (issue #37, helper v0102): the selector reads VLLM_ATTENTION_BACKEND ---
+_SELECTOR_0_10 = "platforms/cuda.py:CudaPlatform.get_attn_backend_cls"
+#: ``VLLM_ATTENTION_BACKEND`` values the V1 engine runs on CUDA (``EngineArgs.
+#: _is_v1_supported_oracle``'s list, less the other platforms' names; any other name sends the
+#: line to the V0 engine), each with the backend it selects.
+V1_BACKEND_NAMES: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.11.2", "VLLM_ATTENTION_BACKEND names the V1 engine runs (another "
+                  "name falls back to V0)", "engine/arg_utils.py:EngineArgs._is_v1_supported_oracle",
+                  {"FLASH_ATTN_VLLM_V1": "FLASH_ATTN", "FLASH_ATTN": "FLASH_ATTN",
+                   "TRITON_ATTN_VLLM_V1": "TRITON_ATTN", "FLASHINFER": "FLASHINFER",
+                   "FLASHINFER_VLLM_V1": "FLASHINFER", "FLEX_ATTENTION": "FLEX_ATTENTION",
+                   "TREE_ATTN": "TREE_ATTN", "TRITON_MLA": "TRITON_MLA",
+                   "CUTLASS_MLA": "CUTLASS_MLA", "FLASHMLA": "FLASHMLA",
+                   "FLASHMLA_VLLM_V1": "FLASHMLA", "FLASH_ATTN_MLA": "FLASH_ATTN_MLA",
+                   "FLASHINFER_MLA": "FLASHINFER_MLA"}),
+)
+#: The MLA default: CUTLASS MLA on SM 10.0, FlashMLA where it runs (SM 9.0), else Triton MLA
+#: (from 0.11.2 the priority lists of :func:`_default`).
+MLA_DEFAULT_0_10: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.11.2", "the MLA default is CUTLASS_MLA on SM 10.0, FLASHMLA on SM 9.0, "
+                  "else TRITON_MLA", _SELECTOR_0_10, {100: "CUTLASS_MLA", 90: "FLASHMLA"}),
+)
+#: The KV-cache dtypes the V1 engine takes (``CudaPlatform.is_kv_cache_dtype_supported``, read
+#: by ``_is_v1_supported_oracle`` for a ``--kv-cache-dtype`` other than auto): an FP8 cache on
+#: an MLA model with FlashMLA or CUTLASS MLA (the default on every GPU, as the platform names
+#: it), on SM 10.0, on FlashAttention with FA3 (SM 9.0), FlashInfer, or Triton from SM 8.9.
+FP8_KV_V1: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.11.2", "an FP8 KV cache runs on V1 only with FlashMLA/CUTLASS MLA, "
+                  "on SM 10.0, FA3, FlashInfer or Triton from SM 8.9 (else V0)",
+                  "platforms/cuda.py:CudaPlatform.is_kv_cache_dtype_supported"),
+)
+
+
+def v1_backend_0_10(name: str | None, release: str) -> str | None:
+    """The backend a ``VLLM_ATTENTION_BACKEND`` value selects on vLLM ``release``'s V1 engine;
+    ``None`` when the name sends the line to V0 (unset: the caller's default)."""
+    names = value_at(V1_BACKEND_NAMES, release)
+    assert isinstance(names, dict) and name is not None
+    return names.get(name.upper())
+
+
+def kv_dtype_on_v1(env_backend: str | None, kv_cache_dtype: str, *, sm: int, mla: bool) -> bool:
+    """``CudaPlatform.is_kv_cache_dtype_supported`` of vLLM 0.10.2 (:data:`FP8_KV_V1`) for the
+    backend ``VLLM_ATTENTION_BACKEND`` names (None: the platform's default), as written (the
+    platform compares the variable's value, not the backend it selects)."""
+    fp8 = kv_cache_dtype.startswith("fp8")
+    if mla:
+        name = env_backend or ("CUTLASS_MLA" if sm == 100 else "FLASHMLA")
+        return True if name in ("FLASHMLA", "CUTLASS_MLA") else not fp8
+    if sm == 100:
+        return True
+    name = env_backend or "FLASH_ATTN_VLLM_V1"
+    if name == "FLASH_ATTN_VLLM_V1":
+        return sm == 90 if fp8 else True  # flash_attn_supports_fp8: FlashAttention 3
+    if name == "FLASHINFER":
+        return True
+    if name == "TRITON_ATTN_VLLM_V1":
+        return sm >= 89  # CudaPlatform.supports_fp8
+    return False
+
+
+def choose_0_10(env_backend: str | None, *, sm: int | None, mla: bool, model_arch: str | None,
+                release: str) -> AttentionChoice:
+    """The V1 backend of vLLM ``release`` (0.10.2): ``VLLM_ATTENTION_BACKEND`` mapped through
+    :data:`V1_BACKEND_NAMES`, else the platform's default; GPT-OSS's sinks take FlashAttention
+    on SM 9.0, FlashInfer on SM 10.0, Triton elsewhere (a named non-MLA backend included); an
+    MLA model named a non-MLA backend, or FlashMLA off SM 9.0, runs FlexAttention; refusals
+    where the builders assert. Raises :class:`AttentionRefusal`."""
+    sm = sm if sm is not None else 90
+    sinks = model_arch in SINK_ARCHS
+    named = v1_backend_0_10(env_backend, release) if env_backend else None
+    why = f"VLLM_ATTENTION_BACKEND={env_backend}" if env_backend else \
+        f"vLLM {release}'s default for SM {sm}" + (", MLA" if mla else "")
+    if mla:
+        defaults = value_at(MLA_DEFAULT_0_10, release)
+        assert isinstance(defaults, dict)
+        backend = named or defaults.get(sm, "TRITON_MLA")
+        if backend == "FLASH_ATTN_MLA" and sm != 90:
+            raise AttentionRefusal("FlashAttnMLA is not supported on this device "
+                                   "(FlashAttnMLABackend)")
+        if backend == "TREE_ATTN":
+            raise AttentionRefusal("TreeAttentionImpl.__init__() got an unexpected keyword "
+                                   "argument 'q_lora_rank' (an MLA model on TREE_ATTN)")
+        if backend not in MLA_BACKENDS or (backend == "FLASHMLA" and sm != 90):
+            backend, why = "FLEX_ATTENTION", f"{why}: not an MLA backend that runs here, " \
+                "FlexAttention"
+    elif sinks:
+        backend = {90: "FLASH_ATTN", 100: "FLASHINFER"}.get(sm, "TRITON_ATTN")
+        if named and named != backend:
+            why += f"; GPT-OSS's attention sinks take {backend} on SM {sm}"
+    else:
+        backend = named or ("FLASHINFER" if sm == 100 else "FLASH_ATTN")
+    level = level_in(backend, sm, release)
+    mamba = mamba_level(model_arch, release)
+    if model_arch in HYBRID_ARCHS and level > mamba:
+        level, why = mamba, f"{why}; the model's Mamba layers support {mamba.name}"
+    return AttentionChoice(backend, level, why)
+# --- end vLLM 0.10.2 ---

@@ -33,3 +33,13 @@ def dotted_o_is_cc(release: str) -> bool:
     from cgconfig.engines.vllm.compile_changes import DOTTED_O_IS_COMPILATION_CONFIG
 
     return holds_in(DOTTED_O_IS_COMPILATION_CONFIG, release)
+
+
+def short_o_key(release: str) -> str:
+    """The compilation-config key vLLM ``release``'s parser rewrites ``-O<n>`` to where ``-O`` is
+    ``--compilation-config`` (``mode``; vLLM 0.10.2 ``level``:
+    compile_changes.COMPILATION_MODE_FIELD; the plug-in part ``short_o_key``)."""
+    from cgconfig.engines.release_change import holds_in
+    from cgconfig.engines.vllm.compile_changes import COMPILATION_MODE_FIELD
+
+    return "mode" if holds_in(COMPILATION_MODE_FIELD, release) else "level"

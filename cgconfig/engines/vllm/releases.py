@@ -15,12 +15,24 @@ from typing import NamedTuple
 
 from cgconfig.engines.release_change import ReleaseChange, holds_in, value_at
 from cgconfig.engines.vllm.compile_changes import (
+    ALL2ALL_FROM_ENV,
+    ASYNC_SPEC_REFUSED,
+    ATTENTION_BACKEND_FROM_ENV,
     ATTN_FUSION_KEY,
     COMPILATION_LEVEL_KEY,
+    COMPILATION_MODE_FIELD,
+    DEEPEP_HT_PIECEWISE,
+    DEFAULT_MODE_PIECEWISE,
+    DEPRECATED_GRAPH_SWITCHES,
     DOTTED_O_IS_COMPILATION_CONFIG,
+    EMPTY_SPLIT_PIECEWISE_IS_FULL,
+    FA3_FULL_GRAPH_CAP,
+    MAX_CAPTURE_SIZE_FIELD,
     MODEL_RUNNER_V2_EXISTS,
+    NEVER_DECODE_FALLBACK,
     OPTIMIZATION_LEVELS,
     PIECEWISE_WITHOUT_COMPILE_REFUSED,
+    SPEC_DECODE_ROUNDING,
     SPEC_ROUNDING_EMPTY_HANDLED,
 )
 from cgconfig.engines.vllm.modes import CudaGraphMode
@@ -267,8 +279,9 @@ CUDA_GRAPH_SIZES: tuple[ReleaseChange, ...] = (
 #: ("Decode context parallel (DCP) is enabled, which is incompatible with full CUDA graphs.
 #: Overriding cudagraph_mode to PIECEWISE."); 0.13.0's ``VllmConfig`` no longer checks it.
 CONTEXT_PARALLEL_PIECEWISE: tuple[ReleaseChange, ...] = (
-    ReleaseChange(None, "0.13.0", "decode/prefill context parallelism > 1 turns full "
-                  "graphs into PIECEWISE (the oldest has decode context parallelism only)",
+    ReleaseChange("0.11.2", "0.13.0", "decode/prefill context parallelism > 1 turns full "
+                  "graphs into PIECEWISE (0.11.2 has decode context parallelism only; 0.10.2's "
+                  "VllmConfig does not check it)",
                   f"{_VLLM_CONFIG}:VllmConfig.__post_init__"),
 )
 #: ``ParallelConfig`` refuses a prefill context-parallel size above 1 ("Prefill context
@@ -319,6 +332,19 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "attn_fusion_key": ATTN_FUSION_KEY,
     "dotted_o_is_compilation_config": DOTTED_O_IS_COMPILATION_CONFIG,
     "compilation_level_key": COMPILATION_LEVEL_KEY,
+    # vLLM 0.10.2 (v0102): compile_changes.py
+    "compilation_mode_field": COMPILATION_MODE_FIELD,
+    "deprecated_graph_switches": DEPRECATED_GRAPH_SWITCHES,
+    "default_mode_piecewise": DEFAULT_MODE_PIECEWISE,
+    "max_capture_size_field": MAX_CAPTURE_SIZE_FIELD,
+    "never_decode_fallback": NEVER_DECODE_FALLBACK,
+    "spec_decode_rounding": SPEC_DECODE_ROUNDING,
+    "empty_split_piecewise_is_full": EMPTY_SPLIT_PIECEWISE_IS_FULL,
+    "deepep_ht_piecewise": DEEPEP_HT_PIECEWISE,
+    "async_spec_refused": ASYNC_SPEC_REFUSED,
+    "all2all_from_env": ALL2ALL_FROM_ENV,
+    "attention_backend_from_env": ATTENTION_BACKEND_FROM_ENV,
+    "fa3_full_graph_cap": FA3_FULL_GRAPH_CAP,
 }
 
 

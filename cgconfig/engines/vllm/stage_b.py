@@ -14,14 +14,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cgconfig.draft import Draft
-from cgconfig.engines.release_change import holds_in
+from cgconfig.engines.release_change import holds_in, value_at
 from cgconfig.engines.vllm import capture_size_changes, captured, modes, releases
 from cgconfig.engines.vllm import mode_resolution as resolution_rules
 from cgconfig.engines.vllm.compile_changes import (
+    COMPILATION_MODE_FIELD,
+    EMPTY_SPLIT_PIECEWISE_IS_FULL,
+    FA3_FULL_GRAPH_CAP,
+    NEVER_DECODE_FALLBACK,
     PIECEWISE_WITHOUT_COMPILE_REFUSED,
+    SPEC_DECODE_ROUNDING,
     SPEC_ROUNDING_EMPTY_HANDLED,
 )
-from cgconfig.engines.vllm.splitting_ops import splitting_fixup
+from cgconfig.engines.vllm.splitting_ops import VLLM_ATTENTION_OPS, SplitFixup, splitting_fixup
 from cgconfig.errors import InputError, StrictConflictError
 from cgconfig.fields.values import round_up
 from cgconfig.locks import conflict_message
@@ -52,6 +57,8 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                  attention: Callable[[Draft], tuple[str, str]] | None = None,
                  replan: Callable[[dict[str, Any]], CapturePlan] | None = None,
                  context_parallel: tuple[int, int] = (1, 1),
+                 v0_engine: Callable[[Draft], bool] | None = None,
+                 deepep_piecewise: bool = False,
                  release: str) -> DraftStep:
     """vLLM's mode resolution after the user's input: A8, the sizes, A19-A22, Stage B, B7.
 
@@ -60,11 +67,16 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
     messages ("" reads "the attention backend"). ``release``: the vLLM release the line is
     answered for; ``v2_runner`` may be a function of the model's facts, and ``graphs_off``
     is one (vLLM's steps that turn every graph off, some of which read the model's config).
-    ``context_parallel``: the line's decode and prefill context-parallel sizes.
+    ``context_parallel``: the line's decode and prefill context-parallel sizes. ``v0_engine``
+    (vLLM 0.10.2): plans the line for the V0 engine and answers True when the release runs it
+    there (then nothing below applies); ``deepep_piecewise``: 0.10.2's DeepEP high-throughput
+    rule (DP > 1: full graphs become PIECEWISE).
     """
 
     def hook(draft: Draft) -> None:
         nonlocal support, backend, capture
+        if v0_engine is not None and v0_engine(draft):
+            return
         if replan is not None:  # the sizes again, now that the model's facts are known
             capture = replan(draft.facts)
         if attention is not None:  # the backend the model's layers select (model facts known)
@@ -105,8 +117,25 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                    f"vLLM's capture sizes: {capture.why}",
                    f"vLLM {release} VllmConfig._set_cudagraph_sizes",
                    "choose sizes up to max_num_batched_tokens")
-        fixup = splitting_fixup(mode, splitting_ops, vllm_compile,
-                                fuse_attn_quant=fuse_attn_quant)
+        if deepep_piecewise and mode not in (modes.CudaGraphMode.NONE,
+                                             modes.CudaGraphMode.PIECEWISE):
+            _apply(draft, "vllm.deepep-high-throughput", mode, modes.CudaGraphMode.PIECEWISE,
+                   "Data Parallel with DeepEP high-throughput: using PIECEWISE CUDA graphs and "
+                   "excluding MoE ops from capture. Set VLLM_ALL2ALL_BACKEND=deepep_low_latency "
+                   "if you need MoE graphs captured as well.",
+                   "CudaPlatform.check_and_update_config", release)
+            mode = modes.CudaGraphMode.PIECEWISE
+        level_era = not holds_in(COMPILATION_MODE_FIELD, release)
+        if level_era and not vllm_compile and mode.requires_piecewise():
+            raise InputError("Compilation level should be CompilationLevel.PIECEWISE when "
+                             "cudagraph_mode piecewise cudagraphs is used, "
+                             f"cudagraph_mode=CUDAGraphMode.{mode.name} (vLLM {release} "
+                             "VllmConfig.__post_init__)", where="vLLM cudagraph_mode")
+        if holds_in(EMPTY_SPLIT_PIECEWISE_IS_FULL, release):
+            fixup = _empty_split_0_10(mode, splitting_ops, vllm_compile)
+        else:
+            fixup = splitting_fixup(mode, splitting_ops, vllm_compile,
+                                    fuse_attn_quant=fuse_attn_quant)
         if fixup.rule:
             _apply(draft, f"vllm.{fixup.rule}", mode, fixup.mode, fixup.message,
                    "CompilationConfig.set_splitting_ops_for_v1", release)
@@ -121,13 +150,24 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                              "cudagraph_mode piecewise cudagraphs is used, "
                              f"cudagraph_mode={mode.name} (vLLM {release} "
                              "VllmConfig.__post_init__)", where="vLLM cudagraph_mode")
+        if level_era and mode.requires_piecewise() and not fixup.attention_split:
+            raise InputError("Compilation level should be CompilationLevel.PIECEWISE when "
+                             "cudagraph_mode piecewise cudagraphs is used, and the splitting "
+                             "ops should contain attention, cudagraph_mode="
+                             f"CUDAGraphMode.{mode.name} (vLLM {release} v1/cudagraph_dispatcher.py "
+                             "CudagraphDispatcher.__init__)", where="vLLM cudagraph_mode")
+        cap = fa3_cap_refusal(backend, draft.facts.get("gpu_sm"), mode, capture.max_size, release)
+        if cap:
+            raise InputError(cap, where="vLLM capture sizes")
         v2 = v2_runner(draft) if callable(v2_runner) else v2_runner
         try:
             resolution = resolution_rules.resolve_mode(
                 mode, modes.parse_level(support or "ALWAYS"),
                 num_speculative_tokens=num_spec, compilation_mode_is_vllm_compile=vllm_compile,
                 attention_split=fixup.attention_split, backend_name=backend,
-                use_v2_model_runner=holds_in(releases.V2_SKIPS_SPEC_ROUNDING, release) and v2)
+                use_v2_model_runner=holds_in(releases.V2_SKIPS_SPEC_ROUNDING, release) and v2,
+                never_decode_fallback=holds_in(NEVER_DECODE_FALLBACK, release),
+                spec_rounding=holds_in(SPEC_DECODE_ROUNDING, release))
         except resolution_rules.VllmModeError as exc:
             raise InputError(str(exc), where="vLLM cudagraph_mode") from None
         for step in resolution.steps:
@@ -142,6 +182,62 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                                             release)
 
     return hook
+
+
+def _empty_split_0_10(mode: modes.CudaGraphMode, splitting_ops: list[str] | None,
+                      vllm_compile: bool) -> SplitFixup:
+    """vLLM 0.10.2's ``CompilationConfig.set_splitting_ops_for_v1`` (level PIECEWISE only): an
+    unset list becomes the attention ops; ``[]`` turns PIECEWISE into FULL and keeps the other
+    modes (:data:`~.compile_changes.EMPTY_SPLIT_PIECEWISE_IS_FULL`)."""
+    if not vllm_compile:
+        return SplitFixup(mode, False)
+    if splitting_ops is None:
+        return SplitFixup(mode, True)
+    if not splitting_ops and mode is modes.CudaGraphMode.PIECEWISE:
+        return SplitFixup(modes.CudaGraphMode.FULL, False, "A22", (
+            "When compilation level is piecewise with empty splitting_ops, PIECEWISE "
+            "cudagraph_mode will be treated as FULL cudagraph_mode."))
+    return SplitFixup(mode, bool(splitting_ops) and all(op in splitting_ops
+                                                         for op in VLLM_ATTENTION_OPS))
+
+
+def apply_v0(draft: Draft, sizes: list[int], reason: str, max_num_seqs: int, release: str,
+             *, user_sizes: bool) -> None:
+    """vLLM 0.10.2's V0 engine (:mod:`.v0_engine`): one decode-only graph of the whole model per
+    size (the plan's decode phase, backend full), nothing for prefill; no cudagraph_mode."""
+    where = ("compilation_config.cudagraph_capture_sizes as given" if user_sizes else
+             f"1, 2, 4 and multiples of 8 up to the first at least max_num_seqs={max_num_seqs}"
+             if sizes else "none: --enforce-eager")
+    message = (f"vLLM {release} runs this line on its V0 engine: {reason}. V0 sets no "
+               "cudagraph_mode (the line's is not read) and captures one decode-only CUDA graph "
+               f"of the whole model per size ({where}), per pipeline stage; prefill runs eagerly")
+    mode = modes.phases_to_mode(draft.get("decode.backend"), draft.get("prefill.backend")).mode
+    after = modes.CudaGraphMode.FULL_DECODE_ONLY if sizes else modes.CudaGraphMode.NONE
+    _apply(draft, V0_RULE, mode, after, message,
+           "EngineArgs._is_v1_supported_oracle, worker/model_runner.py "
+           "GPUModelRunnerBase.capture_model", release)
+    _set_sizes(draft, sizes, V0_RULE, f"V0 decode graphs: {where}", message,
+               f"vLLM {release} VllmConfig._set_cudagraph_sizes (V0 branch)",
+               "run the V1 engine (see why V0 was chosen)")
+    draft.warnings.append(message)
+    draft.derived["vllm_engine"] = "v0"
+
+
+#: The decision that says a line runs on vLLM 0.10.2's V0 engine.
+V0_RULE = "vllm.v0-engine"
+
+
+def fa3_cap_refusal(backend: str, sm: object, mode: modes.CudaGraphMode, max_size: int,
+                    release: str) -> str | None:
+    """vLLM 0.10.2's FlashAttention 3 builders: full graphs with a capture size above 992 are
+    refused (:data:`~.compile_changes.FA3_FULL_GRAPH_CAP`); ``None`` where they are not."""
+    cap = value_at(FA3_FULL_GRAPH_CAP, release)
+    if not isinstance(cap, int) or backend not in ("FLASH_ATTN", "FLASH_ATTN_MLA") or sm != 90 \
+            or not mode.has_full_cudagraphs() or max_size <= cap:
+        return None
+    return (f"Capture size larger than {cap} is not supported for full cuda graph. (vLLM "
+            f"{release} {backend} with FlashAttention 3, cudagraph_mode {mode.name}, "
+            f"max_capture_size {max_size}: FlashAttentionMetadataBuilder.__init__)")
 
 
 class RunnerCapture:

@@ -19,7 +19,13 @@ from typing import Any
 from cgconfig.draft import Draft
 from cgconfig.engines.release_change import holds_in, value_at
 from cgconfig.engines.vllm import attention as vllm_attention
-from cgconfig.engines.vllm import capture_size_changes, compile_changes, modes, releases
+from cgconfig.engines.vllm import (
+    capture_size_changes,
+    compile_changes,
+    modes,
+    releases,
+    v0_engine,
+)
 from cgconfig.engines.vllm.argv import COMPILATION_MODES, CcValue, VllmInput
 from cgconfig.engines.vllm.engine_args import (
     BATCHED_DP_MAX_NUM_BATCHED_TOKENS,
@@ -34,7 +40,7 @@ from cgconfig.engines.vllm.engine_args import (
     check_world_size,
     model_is_moe,
 )
-from cgconfig.engines.vllm.sizes import default_capture_sizes
+from cgconfig.engines.vllm.sizes import default_capture_sizes, scheduler_capture_sizes
 from cgconfig.engines.vllm.stage_b import CapturePlan, stage_b_step
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.limits import quote
@@ -82,6 +88,12 @@ def speculative(vin: VllmInput, engine: EngineArgs, *, whole_engine: bool,
                                       "--speculative-config", engine.release)
         check_draft_model(vin.speculative[0], vin.speculative[1], facts or {},
                           "--speculative-config", engine.release)
+    if whole_engine and engine.async_scheduling and holds_in(
+            compile_changes.ASYNC_SPEC_REFUSED, engine.release) and (
+            vin.speculative is not None or engine.spec_method is not None):
+        raise InputError("Currently, speculative decoding is not supported with async "
+                         f"scheduling. (vLLM {engine.release} EngineArgs.create_engine_config)",
+                         where="--async-scheduling")
     if whole_engine:
         check_async_pipeline_parallel(engine, facts or {})
         check_async(vin.speculative[0] if vin.speculative is not None else engine.spec_method,
@@ -176,8 +188,65 @@ def post_init(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs,
                                   fuse_attn_quant=vin.pass_config.get(str(value_at(
                                       compile_changes.ATTN_FUSION_KEY, engine.release))) is True,
                                   attention=_attention(vin, engine) if v2_runner else None,
-                                  replan=replan, context_parallel=engine.context_parallel))
+                                  replan=replan, context_parallel=engine.context_parallel,
+                                  v0_engine=_v0(vin, engine, user_sizes) if v2_runner and
+                                  holds_in(v0_engine.V0_FALLBACK, engine.release) else None,
+                                  deepep_piecewise=holds_in(compile_changes.DEEPEP_HT_PIECEWISE,
+                                                            engine.release)
+                                  and engine.all2all_backend == "deepep_high_throughput"
+                                  and engine.data_parallel_size > 1))
     return out
+
+
+def _v0(vin: VllmInput, engine: EngineArgs,
+        user_sizes: list[int] | None) -> Callable[[Draft], bool]:
+    """vLLM 0.10.2: whether a `vllm serve` line falls back to the V0 engine, once the model's
+    facts are known, and that engine's plan (:mod:`.v0_engine`): one decode-only graph of the
+    whole model per V0 size, nothing for prefill, no cudagraph_mode."""
+    from cgconfig.engines.vllm.stage_b import apply_v0
+
+    def plan(draft: Draft) -> bool:
+        facts = draft.facts
+        env = facts.get("vllm_attn_backend")
+        env = env if isinstance(env, str) else None
+        sm = _number_fact(facts, "gpu_sm")
+        mla = bool(facts.get("use_mla"))
+        kv_on_v1 = vllm_attention.kv_dtype_on_v1(env, engine.kv_cache_dtype,
+                                                 sm=int(sm) if sm is not None else 90, mla=mla)
+        reason = v0_engine.v0_reason(env_backend=env, kv_cache_dtype=engine.kv_cache_dtype,
+                                     kv_on_v1=kv_on_v1, v0_flags=(), release=engine.release)
+        if reason is None:
+            return False
+        speculative = vin.speculative is not None or engine.spec_method is not None
+        max_model_len = engine.max_model_len or _number_fact(facts, "model_context_length")
+        seqs = vin.max_num_seqs or v0_engine.V0_MAX_NUM_SEQS
+        chunked = v0_engine.v0_chunked_prefill(
+            given=None, max_model_len=max_model_len, mla=mla,
+            multimodal=bool(facts.get("is_multimodal")), speculative=speculative)
+        tokens = vin.max_num_batched_tokens
+        if tokens is None:
+            tokens = v0_engine.V0_MIN_BATCHED_TOKENS if chunked else max(
+                max_model_len or 8192, v0_engine.V0_MIN_BATCHED_TOKENS)
+        if max_model_len is not None and tokens < max_model_len and not chunked:
+            raise InputError(f"max_num_batched_tokens ({tokens}) is smaller than max_model_len "
+                             f"({max_model_len}) on the V0 engine ({reason}), whose chunked "
+                             f"prefill is off here (vLLM {engine.release} SchedulerConfig)",
+                             where="--max-num-batched-tokens")
+        if tokens < seqs:
+            raise InputError(f"max_num_batched_tokens ({tokens}) must be greater than or equal "
+                             f"to max_num_seqs ({seqs}) (vLLM {engine.release} SchedulerConfig, "
+                             "V0 engine)", where="--max-num-batched-tokens")
+        if speculative:
+            raise InputError(f"Speculative decoding is not supported on vLLM V0. (vLLM "
+                             f"{engine.release} runs this line on V0: {reason}; "
+                             "CudaPlatform.check_and_update_config)", where="--speculative-config")
+        sizes = [] if vin.enforce_eager is not None else (
+            user_sizes if user_sizes is not None else v0_engine.v0_sizes(seqs))
+        apply_v0(draft, sizes, reason, seqs, engine.release,
+                 user_sizes=user_sizes is not None and vin.enforce_eager is None)
+        return True
+
+    return plan
 
 
 def _runner(vin: VllmInput, engine: EngineArgs, level_mode: str) -> Callable[[Draft], bool]:
@@ -226,7 +295,9 @@ def _graphs_off(vin: VllmInput, engine: EngineArgs, level_mode: str, v2_runner: 
         off.append(("vllm.v2-stock-torch-compile",
                     "CUDA graphs are not supported with stock torch.compile in Model Runner V2.",
                     "VllmConfig._disable_cudagraphs_for_v2_stock_torch_compile"))
-    if engine.deepep_high_throughput_off(facts) and vin.compilation_mode(level_mode) == \
+    if engine.deepep_high_throughput_off(facts) and not holds_in(
+            compile_changes.DEEPEP_HT_PIECEWISE, engine.release) and \
+            vin.compilation_mode(level_mode) == \
             COMPILATION_MODES["VLLM_COMPILE"]:  # set_splitting_ops_for_v1 runs only then
         off.append(("vllm.deepep-high-throughput",
                     "DeepEP: Disabling CUDA Graphs since DeepEP high-throughput kernels are "
@@ -273,6 +344,20 @@ def _capture_plan(vin: VllmInput, facts: dict[str, Any], user_sizes: list[int] |
     max_num_seqs, max_num_batched_tokens, basis = _scheduler(vin, facts, engine)
     sm = _number_fact(facts, "gpu_sm")
     model_note = ""
+    if capture_size_changes.scheduler_sizes(engine.release):  # vLLM 0.10.2
+        given = vin.cuda_graph_sizes.value if vin.cuda_graph_sizes is not None else None
+        result = scheduler_capture_sizes(
+            max_num_seqs, max_num_batched_tokens, cuda_graph_sizes=given,
+            capture_sizes=user_sizes, gpt_oss=facts.get("model_arch") in GPT_OSS_ARCHS)
+        why = (f"max_num_seqs={max_num_seqs}, max_num_batched_tokens={max_num_batched_tokens} "
+               f"({basis}); " + ("compilation_config.cudagraph_capture_sizes as given (vLLM "
+               f"{engine.release} does not cap them)" if user_sizes is not None else
+               f"--cuda-graph-sizes {' '.join(map(str, given))}" if given else
+               f"SchedulerConfig.cuda_graph_sizes [min(2·max_num_seqs, 512)]") +
+               "; one value N: 1, 2, 4 and every multiple of 8 up to N, capped by "
+               "max_num_batched_tokens")
+        return CapturePlan(result.sizes, result.max_size, why, notes=result.notes,
+                           max_num_seqs=max_num_seqs)
     if user_max is None and user_sizes is None and facts.get("model_arch") in GPT_OSS_ARCHS:
         # GptOssForCausalLMConfig.verify_and_update_config: a 1024 ceiling unless the user
         # set the sizes or their maximum.
@@ -319,6 +404,17 @@ def _attention(vin: VllmInput, engine: EngineArgs) -> Callable[[Draft], tuple[st
                 "--model-arch NAME or a local model folder")
         if given is not None:
             return given, requested or ""
+        if holds_in(vllm_attention.V1_BACKEND_NAMES, engine.release):  # vLLM 0.10.2
+            env = facts.get("vllm_attn_backend")
+            try:
+                choice = vllm_attention.choose_0_10(
+                    env if isinstance(env, str) else None, sm=_number_fact(facts, "gpu_sm"),
+                    mla=bool(facts.get("use_mla")), model_arch=facts.get("model_arch"),
+                    release=engine.release)
+            except vllm_attention.AttentionRefusal as exc:
+                raise InputError(f"{exc} (vLLM {engine.release})",
+                                 where="VLLM_ATTENTION_BACKEND") from None
+            return choice.level.name, choice.backend
         if engine.kv_cache_dtype == "bfloat16" and facts.get("device", "cuda") == "cuda" \
                 and not holds_in(releases.KV_CACHE_BF16, engine.release):
             raise InputError("No valid attention backend found for cuda: kv_cache_dtype "
