@@ -182,6 +182,28 @@ FA3_FULL_GRAPH_CAP: tuple[ReleaseChange, ...] = (
                   "vllm/v1/attention/backends/flash_attn.py:FlashAttentionMetadataBuilder."
                   "__init__", 992),
 )
+#: ``SpeculativeConfig.method``'s choices (``vllm/config/__init__.py SpeculativeMethod``, a
+#: pydantic ``Literal``): ``mtp`` and ``suffix`` are not among them (from 0.11.2 ``mtp`` is one
+#: of the EAGLE-type names).
+SPECULATIVE_METHODS: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.11.2", "SpeculativeConfig.method is one of ngram, eagle, eagle3, "
+                  "medusa, mlp_speculator, draft_model, deepseek_mtp, ernie_mtp, qwen3_next_mtp",
+                  "vllm/config/__init__.py:SpeculativeMethod",
+                  ("ngram", "eagle", "eagle3", "medusa", "mlp_speculator", "draft_model",
+                   "deepseek_mtp", "ernie_mtp", "qwen3_next_mtp")),
+)
+#: A hybrid (attention + Mamba-type) or Mamba model whose line sets no ``cudagraph_mode`` gets
+#: FULL_AND_PIECEWISE on the V1 engine (``MambaModelConfig.verify_and_update_config``, run by
+#: ``VllmConfig.try_verify_and_update_config`` before the default mode; not for the listed
+#: ``FCG_NOT_SUPPORTED_MODELS``), whatever the compilation level.
+HYBRID_DEFAULT_FULL_AND_PIECEWISE: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.11.2", "a hybrid or Mamba model with no cudagraph_mode gets "
+                  "FULL_AND_PIECEWISE (not Lfm2, MiniMaxText01)",
+                  "vllm/model_executor/models/config.py:MambaModelConfig.verify_and_update_config",
+                  frozenset({"Lfm2ForCausalLM", "MiniMaxText01ForCausalLM"})),
+)
+#: The pure Mamba architectures that ``MODELS_CONFIG_MAP`` sends to ``MambaModelConfig``.
+MAMBA_ARCHS = ("MambaForCausalLM", "Mamba2ForCausalLM", "FalconMambaForCausalLM")
 # --- end vLLM 0.10.2 ---
 
 

@@ -27,6 +27,8 @@ from cgconfig.engines.vllm.compile_changes import (
     DOTTED_O_IS_COMPILATION_CONFIG,
     EMPTY_SPLIT_PIECEWISE_IS_FULL,
     FA3_FULL_GRAPH_CAP,
+    HYBRID_DEFAULT_FULL_AND_PIECEWISE,
+    SPECULATIVE_METHODS,
     MAX_CAPTURE_SIZE_FIELD,
     MODEL_RUNNER_V2_EXISTS,
     NEVER_DECODE_FALLBACK,
@@ -345,6 +347,8 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "all2all_from_env": ALL2ALL_FROM_ENV,
     "attention_backend_from_env": ATTENTION_BACKEND_FROM_ENV,
     "fa3_full_graph_cap": FA3_FULL_GRAPH_CAP,
+    "speculative_methods": SPECULATIVE_METHODS,
+    "hybrid_default_full_and_piecewise": HYBRID_DEFAULT_FULL_AND_PIECEWISE,
 }
 
 

@@ -17,8 +17,11 @@ from cgconfig.draft import Draft
 from cgconfig.engines.release_change import holds_in, value_at
 from cgconfig.engines.vllm import capture_size_changes, captured, modes, releases
 from cgconfig.engines.vllm import mode_resolution as resolution_rules
+from cgconfig.engines.vllm.attention import HYBRID_ARCHS
 from cgconfig.engines.vllm.compile_changes import (
     COMPILATION_MODE_FIELD,
+    HYBRID_DEFAULT_FULL_AND_PIECEWISE,
+    MAMBA_ARCHS,
     EMPTY_SPLIT_PIECEWISE_IS_FULL,
     FA3_FULL_GRAPH_CAP,
     NEVER_DECODE_FALLBACK,
@@ -59,6 +62,7 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                  context_parallel: tuple[int, int] = (1, 1),
                  v0_engine: Callable[[Draft], bool] | None = None,
                  deepep_piecewise: bool = False,
+                 hybrid_default: bool = False,
                  release: str) -> DraftStep:
     """vLLM's mode resolution after the user's input: A8, the sizes, A19-A22, Stage B, B7.
 
@@ -70,7 +74,8 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
     ``context_parallel``: the line's decode and prefill context-parallel sizes. ``v0_engine``
     (vLLM 0.10.2): plans the line for the V0 engine and answers True when the release runs it
     there (then nothing below applies); ``deepep_piecewise``: 0.10.2's DeepEP high-throughput
-    rule (DP > 1: full graphs become PIECEWISE).
+    rule (DP > 1: full graphs become PIECEWISE); ``hybrid_default``: the line set no mode and
+    0.10.2's ``MambaModelConfig`` gives a hybrid or Mamba model FULL_AND_PIECEWISE.
     """
 
     def hook(draft: Draft) -> None:
@@ -79,6 +84,15 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
             return
         if replan is not None:  # the sizes again, now that the model's facts are known
             capture = replan(draft.facts)
+        arch = draft.facts.get("model_arch")
+        if hybrid_default and (arch in HYBRID_ARCHS or arch in MAMBA_ARCHS) and arch not in \
+                value_at(HYBRID_DEFAULT_FULL_AND_PIECEWISE, release):  # type: ignore[operator]
+            mode = modes.phases_to_mode(draft.get("decode.backend"),
+                                        draft.get("prefill.backend")).mode
+            _apply(draft, "vllm.hybrid-default", mode, modes.CudaGraphMode.FULL_AND_PIECEWISE,
+                   "Hybrid or mamba-based model detected: setting cudagraph mode to "
+                   "FULL_AND_PIECEWISE in order to optimize performance.",
+                   "MambaModelConfig.verify_and_update_config", release)
         if attention is not None:  # the backend the model's layers select (model facts known)
             support, backend = attention(draft)
         # vLLM's sizes count tokens: a decode step takes 1 + num_spec per request (plan units).

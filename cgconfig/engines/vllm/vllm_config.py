@@ -88,6 +88,13 @@ def speculative(vin: VllmInput, engine: EngineArgs, *, whole_engine: bool,
                                       "--speculative-config", engine.release)
         check_draft_model(vin.speculative[0], vin.speculative[1], facts or {},
                           "--speculative-config", engine.release)
+    methods = value_at(compile_changes.SPECULATIVE_METHODS, engine.release)
+    method = vin.speculative[0] if vin.speculative is not None else engine.spec_method
+    if whole_engine and isinstance(methods, tuple) and isinstance(method, str) \
+            and method not in methods:
+        raise InputError(f"1 validation error for SpeculativeConfig: method: Input should be "
+                         f"{', '.join(repr(m) for m in methods)} (got {method!r}; vLLM "
+                         f"{engine.release} SpeculativeConfig)", where="--speculative-config")
     if whole_engine and engine.async_scheduling and holds_in(
             compile_changes.ASYNC_SPEC_REFUSED, engine.release) and (
             vin.speculative is not None or engine.spec_method is not None):
@@ -191,6 +198,9 @@ def post_init(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs,
                                   replan=replan, context_parallel=engine.context_parallel,
                                   v0_engine=_v0(vin, engine, user_sizes) if v2_runner and
                                   holds_in(v0_engine.V0_FALLBACK, engine.release) else None,
+                                  hybrid_default=not mode_chain and vin.enforce_eager is None
+                                  and holds_in(compile_changes.HYBRID_DEFAULT_FULL_AND_PIECEWISE,
+                                               engine.release),
                                   deepep_piecewise=holds_in(compile_changes.DEEPEP_HT_PIECEWISE,
                                                             engine.release)
                                   and engine.all2all_backend == "deepep_high_throughput"
