@@ -28,7 +28,6 @@ from cgconfig.engines.vllm.compile_changes import (
     EMPTY_SPLIT_PIECEWISE_IS_FULL,
     FA3_FULL_GRAPH_CAP,
     HYBRID_DEFAULT_FULL_AND_PIECEWISE,
-    SPECULATIVE_METHODS,
     MAX_CAPTURE_SIZE_FIELD,
     MODEL_RUNNER_V2_EXISTS,
     NEVER_DECODE_FALLBACK,
@@ -36,6 +35,7 @@ from cgconfig.engines.vllm.compile_changes import (
     PIECEWISE_WITHOUT_COMPILE_REFUSED,
     SPEC_DECODE_ROUNDING,
     SPEC_ROUNDING_EMPTY_HANDLED,
+    SPECULATIVE_METHODS,
 )
 from cgconfig.engines.vllm.modes import CudaGraphMode
 

@@ -102,10 +102,8 @@ def scheduler_capture_sizes(max_num_seqs: int, max_num_batched_tokens: int, *,
     if gpt_oss and len(given) == 1 and given[0] < 1024:
         given = list(_GPT_OSS_0_10_LIST)
         notes.append("GPT-OSS: Overriding max cuda graph capture size to 1024 for performance")
-    if len(given) == 1:
-        grid = [*_SMALL_SIZES, *range(_STEP8_FROM, given[0] + 1, 8)]
-    else:
-        grid = sorted(given)
+    grid = ([*_SMALL_SIZES, *range(_STEP8_FROM, given[0] + 1, 8)] if len(given) == 1
+            else sorted(given))
     sizes = sorted({s for s in grid if s <= max_num_batched_tokens})
     return SizeResult(sizes, sizes[-1] if sizes else 0, notes)
 

@@ -20,10 +20,10 @@ from cgconfig.engines.vllm import mode_resolution as resolution_rules
 from cgconfig.engines.vllm.attention import HYBRID_ARCHS
 from cgconfig.engines.vllm.compile_changes import (
     COMPILATION_MODE_FIELD,
-    HYBRID_DEFAULT_FULL_AND_PIECEWISE,
-    MAMBA_ARCHS,
     EMPTY_SPLIT_PIECEWISE_IS_FULL,
     FA3_FULL_GRAPH_CAP,
+    HYBRID_DEFAULT_FULL_AND_PIECEWISE,
+    MAMBA_ARCHS,
     NEVER_DECODE_FALLBACK,
     PIECEWISE_WITHOUT_COMPILE_REFUSED,
     SPEC_DECODE_ROUNDING,

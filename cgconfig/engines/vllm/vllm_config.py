@@ -363,7 +363,7 @@ def _capture_plan(vin: VllmInput, facts: dict[str, Any], user_sizes: list[int] |
                f"({basis}); " + ("compilation_config.cudagraph_capture_sizes as given (vLLM "
                f"{engine.release} does not cap them)" if user_sizes is not None else
                f"--cuda-graph-sizes {' '.join(map(str, given))}" if given else
-               f"SchedulerConfig.cuda_graph_sizes [min(2·max_num_seqs, 512)]") +
+               "SchedulerConfig.cuda_graph_sizes [min(2·max_num_seqs, 512)]") +
                "; one value N: 1, 2, 4 and every multiple of 8 up to N, capped by "
                "max_num_batched_tokens")
         return CapturePlan(result.sizes, result.max_size, why, notes=result.notes,
