@@ -38,6 +38,7 @@ from cgconfig.engines.vllm.compile_changes import (
     SPECULATIVE_METHODS,
 )
 from cgconfig.engines.vllm.modes import CudaGraphMode
+from cgconfig.engines.vllm.v0_engine import V0_DECODE_SIZES, V0_FALLBACK
 
 _VLLM_CONFIG = "vllm/config/vllm.py"
 _CUDAGRAPH_UTILS = "vllm/v1/worker/gpu/cudagraph_utils.py"
@@ -349,6 +350,9 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "fa3_full_graph_cap": FA3_FULL_GRAPH_CAP,
     "speculative_methods": SPECULATIVE_METHODS,
     "hybrid_default_full_and_piecewise": HYBRID_DEFAULT_FULL_AND_PIECEWISE,
+    # vLLM 0.10.2 (v0102): v0_engine.py
+    "v0_fallback": V0_FALLBACK,
+    "v0_decode_sizes": V0_DECODE_SIZES,
 }
 
 
