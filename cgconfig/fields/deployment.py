@@ -170,15 +170,15 @@ class DeploymentFacts(BaseModel):
     unset (read from the environment or a ``VAR=value`` prefix of the launch line)."""
 
     vllm_attn_backend: str | None = None
-    """Environment variable ``VLLM_ATTENTION_BACKEND``: the attention backend vLLM releases
-    without ``--attention-backend`` select (before 0.13; in 0.10.2 a name outside the V1
-    engine's list runs the V0 engine); ``None``: unset (read from the environment or a
-    ``VAR=value`` prefix of the launch line)."""
+    """Environment variable ``VLLM_ATTENTION_BACKEND``: the attention backend of the vLLM
+    releases without ``--attention-backend`` (where vLLM has a V0 engine, a name outside the V1
+    engine's list runs it); ``None``: unset (read from the environment or a ``VAR=value``
+    prefix of the launch line)."""
 
     vllm_all2all_backend: str | None = None
-    """Environment variable ``VLLM_ALL2ALL_BACKEND``: vLLM 0.10.2's MoE all-to-all backend (no
-    ``--all2all-backend``); ``None``: unset (read from the environment or a ``VAR=value``
-    prefix of the launch line)."""
+    """Environment variable ``VLLM_ALL2ALL_BACKEND``: the MoE all-to-all backend of the vLLM
+    releases without ``--all2all-backend``; ``None``: unset (read from the environment or a
+    ``VAR=value`` prefix of the launch line)."""
 
     moe_a2a_backend: MoeA2ABackend = "none"
     """MoE all-to-all backend."""

@@ -94,8 +94,9 @@ ROWS: list[Engine] = [
            key_mappings=True,
            # vllm/engine/arg_utils.py of 0.11.0: no V0 engine, FULL_AND_PIECEWISE by default,
            # which 0.10.2 (the nearest older supported release) does not answer
-           gaps=(("0.11.0", "0.11.2", "vLLM 0.11.0 and 0.11.1 removed the V0 engine and default "
-                  "to FULL_AND_PIECEWISE, which 0.10.2 does not answer"),)),
+           gaps=(("0.11.0", "0.11.2", "these releases removed the V0 engine and default to "
+                  "FULL_AND_PIECEWISE, which the supported release before them does not "
+                  "answer"),)),
     Engine("trtllm", "TensorRT-LLM", "cgconfig.engines.trtllm", "trtllm-serve", "click",
            scripts=(("trtllm-serve", "serve"), ("trtllm-serve",)),
            # the ``main`` group of tensorrt_llm/commands/serve.py at 00209af, besides ``serve``

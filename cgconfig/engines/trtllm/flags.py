@@ -21,3 +21,4 @@ BACKEND_PLATFORMS = None
 #: No ``-O.KEY`` spelling of a compilation config (``plugins.PARTS``).
 dotted_o_is_cc = None
 short_o_key = None
+migrate_support = None

@@ -179,7 +179,7 @@ def _pass_config(out: VllmInput, key: str, value: Any, source: str, release: str
         out.pass_config[name] = item
 
 
-def _record(out: VllmInput, key: str, value: Any, source: str, at: str, position: int,
+def record_key(out: VllmInput, key: str, value: Any, source: str, at: str, position: int,
             release: str) -> None:
     if key.split(".", 1)[0] == "pass_config":
         _pass_config(out, key, value, source, release)
@@ -224,55 +224,8 @@ def _cuda_graph_sizes(out: VllmInput, given: list[str], name: str, position: int
 
         raise InputError(f"{release_history(name, release)}: {label('vllm', release)} refuses "
                          f"it (unrecognized arguments: {name})", where=name)
-    _record(out, "cudagraph_capture_sizes", [_int(s, name) for s in given], name, "", position,
+    record_key(out, "cudagraph_capture_sizes", [_int(s, name) for s in given], name, "", position,
             release)
-
-
-def _one_document(out: VllmInput, documents: dict[tuple[int, int, str],
-                  list[tuple[str, Any, str, str, int]]], release: str) -> None:
-    """vLLM 0.11.2's argparse keeps the last compilation-config document: record its keys;
-    the others are still validated (``TypeAdapter(CompilationConfig).validate_json`` parses
-    each value) and named in a note."""
-    from cgconfig.engines.vllm.modes import mode_from_value
-
-    order = sorted(documents)
-    for document in order[:-1]:
-        scratch = VllmInput()
-        for key, item, source, at, position in documents[document]:
-            _record(scratch, key, item, source, at, position, release)
-            if key == "cudagraph_mode" and item is not None:
-                try:
-                    mode_from_value(item)
-                except ValueError as exc:
-                    raise InputError(str(exc), where=f"{source} at {at}") from None
-        if "mode" in scratch.cc or "level" in scratch.cc:
-            scratch.compilation_mode()
-        shown = "a -O<n> / -O.KEY document" if document[2] == "-O" else \
-            f"{document[2]}.KEY keys" if document[0] == 1 else f"the {document[2]} document"
-        out.notes.append(f"vLLM {release} keeps one compilation-config document, the last its "
-                         f"parser passes ({order[-1][2]}): {shown} dropped "
-                         "(FlexibleArgumentParser.parse_args appends the dotted keys as one "
-                         "more document after the others)")
-    for key, item, source, at, position in documents[order[-1]]:
-        _record(out, key, item, source, at, position, release)
-
-
-def _deprecated_switches(out: VllmInput) -> None:
-    """vLLM 0.10.2's ``CompilationConfig.__post_init__``: ``use_cudagraph=False`` sets
-    ``cudagraph_mode`` NONE, then ``full_cuda_graph=True`` sets FULL; each is refused when
-    ``cudagraph_mode`` is already set (:data:`~.compile_changes.DEPRECATED_GRAPH_SWITCHES`)."""
-    for key, wanted, mode in (("use_cudagraph", False, "NONE"), ("full_cuda_graph", True, "FULL")):
-        given = out.final(key)
-        if given is None or bool(given.value) is not wanted:
-            continue
-        if out.effective("cudagraph_mode"):
-            raise InputError(f"{key} and cudagraph_mode are mutually exclusive, prefer "
-                             f"cudagraph_mode since {key} is deprecated. (vLLM 0.10.2 "
-                             "CompilationConfig.__post_init__)", where=f"{given.source} at "
-                             f"{given.at}".strip())
-        out.cc.setdefault("cudagraph_mode", []).append(
-            CcValue(mode, given.source, f"{given.at} ({key}={str(wanted).lower()}: "
-                    f"cudagraph_mode {mode})", given.position))
 
 
 def _int(text: str, where: str, *, allow_zero: bool = False) -> int:
@@ -304,7 +257,7 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None,
     def record(key: str, item: Any, source: str, at: str, position: int, *,
                document: tuple[int, int, str] | None = None) -> None:
         if not one_document or document is None:
-            _record(out, key, item, source, at, position, release)
+            record_key(out, key, item, source, at, position, release)
         else:
             documents.setdefault(document, []).append((key, item, source, at, position))
     json_spec: dict[str, Any] | None = None  # --speculative-config as a JSON document
@@ -375,12 +328,12 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None,
             if out.cc.get("cudagraph_capture_sizes"):
                 raise InputError("cudagraph_capture_sizes and compilation_config."
                                  "cudagraph_capture_sizes are mutually exclusive", where=name)
-            _record(out, "cudagraph_capture_sizes", [_int(s, name) for s in sizes], name, "",
+            record_key(out, "cudagraph_capture_sizes", [_int(s, name) for s in sizes], name, "",
                     dotted_base * 2 + after(i), release)
         elif name == "--cuda-graph-sizes":
             _cuda_graph_sizes(out, given, name, dotted_base * 2 + after(i), release)
         elif name == "--max-cudagraph-capture-size":
-            _record(out, "max_cudagraph_capture_size", _int(value or "", name), name, "",
+            record_key(out, "max_cudagraph_capture_size", _int(value or "", name), name, "",
                     dotted_base * 2 + after(i), release)
         elif name == "--cudagraph-support":
             from cgconfig.engines.vllm.modes import parse_level
@@ -392,9 +345,13 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None,
         elif name == "--vllm-attention-backend":
             out.attention_backend = value
     if documents:
-        _one_document(out, documents, release)
+        from cgconfig.engines.vllm.cc_documents import one_document
+
+        one_document(record_key, out, documents, release)
     if holds_in(DEPRECATED_GRAPH_SWITCHES, release):
-        _deprecated_switches(out)
+        from cgconfig.engines.vllm.cc_documents import deprecated_switches
+
+        deprecated_switches(out, release)
         out.level_is_any_int = True
     if json_spec is not None or dotted_spec:
         spec = {**(json_spec or {}), **dotted_spec}

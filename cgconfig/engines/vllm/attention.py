@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from cgconfig.engines.release_change import ReleaseChange, applies, holds_in, value_at
-from cgconfig.engines.vllm.modes import VLLM_BACKEND_SUPPORT, SupportLevel
+from cgconfig.engines.vllm.modes import VLLM_BACKEND_SUPPORT, CudaGraphMode, SupportLevel
 
 _S = SupportLevel
 MLA_BACKENDS = ("FLASHMLA", "FLASH_ATTN_MLA", "TRITON_MLA", "CUTLASS_MLA", "FLASHINFER_MLA")
@@ -302,14 +302,14 @@ MLA_DEFAULT_0_10: tuple[ReleaseChange, ...] = (
     ReleaseChange(None, "0.11.2", "the MLA default is CUTLASS_MLA on SM 10.0, FLASHMLA on SM 9.0, "
                   "else TRITON_MLA", _SELECTOR_0_10, {100: "CUTLASS_MLA", 90: "FLASHMLA"}),
 )
-#: The KV-cache dtypes the V1 engine takes (``CudaPlatform.is_kv_cache_dtype_supported``, read
-#: by ``_is_v1_supported_oracle`` for a ``--kv-cache-dtype`` other than auto): an FP8 cache on
-#: an MLA model with FlashMLA or CUTLASS MLA (the default on every GPU, as the platform names
-#: it), on SM 10.0, on FlashAttention with FA3 (SM 9.0), FlashInfer, or Triton from SM 8.9.
-FP8_KV_V1: tuple[ReleaseChange, ...] = (
-    ReleaseChange(None, "0.11.2", "an FP8 KV cache runs on V1 only with FlashMLA/CUTLASS MLA, "
-                  "on SM 10.0, FA3, FlashInfer or Triton from SM 8.9 (else V0)",
-                  "platforms/cuda.py:CudaPlatform.is_kv_cache_dtype_supported"),
+#: FlashAttention 3 (``aot_schedule``, SM 9.0) with a mode that has full graphs refuses a
+#: ``max_capture_size`` above 992 (``FlashAttentionMetadataBuilder.__init__``,
+#: ``FlashAttnMLAMetadataBuilder.__init__``: "Capture size larger than 992 is not supported for
+#: full cuda graph."); 0.11.2 keeps the size and runs larger batches without the full graph.
+FA3_FULL_GRAPH_CAP: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.11.2", "FA3 with full graphs refuses a capture size above 992",
+                  "v1/attention/backends/flash_attn.py:FlashAttentionMetadataBuilder."
+                  "__init__", 992),
 )
 
 
@@ -319,26 +319,6 @@ def v1_backend_0_10(name: str | None, release: str) -> str | None:
     names = value_at(V1_BACKEND_NAMES, release)
     assert isinstance(names, dict) and name is not None
     return names.get(name.upper())
-
-
-def kv_dtype_on_v1(env_backend: str | None, kv_cache_dtype: str, *, sm: int, mla: bool) -> bool:
-    """``CudaPlatform.is_kv_cache_dtype_supported`` of vLLM 0.10.2 (:data:`FP8_KV_V1`) for the
-    backend ``VLLM_ATTENTION_BACKEND`` names (None: the platform's default), as written (the
-    platform compares the variable's value, not the backend it selects)."""
-    fp8 = kv_cache_dtype.startswith("fp8")
-    if mla:
-        name = env_backend or ("CUTLASS_MLA" if sm == 100 else "FLASHMLA")
-        return True if name in ("FLASHMLA", "CUTLASS_MLA") else not fp8
-    if sm == 100:
-        return True
-    name = env_backend or "FLASH_ATTN_VLLM_V1"
-    if name == "FLASH_ATTN_VLLM_V1":
-        return sm == 90 if fp8 else True  # flash_attn_supports_fp8: FlashAttention 3
-    if name == "FLASHINFER":
-        return True
-    if name == "TRITON_ATTN_VLLM_V1":
-        return sm >= 89  # CudaPlatform.supports_fp8
-    return False
 
 
 def choose_0_10(env_backend: str | None, *, sm: int | None, mla: bool, model_arch: str | None,
@@ -377,4 +357,15 @@ def choose_0_10(env_backend: str | None, *, sm: int | None, mla: bool, model_arc
     if model_arch in HYBRID_ARCHS and level > mamba:
         level, why = mamba, f"{why}; the model's Mamba layers support {mamba.name}"
     return AttentionChoice(backend, level, why)
+def fa3_cap_refusal(backend: str, sm: object, mode: CudaGraphMode, max_size: int,
+                    release: str) -> str | None:
+    """vLLM 0.10.2's FlashAttention 3 builders: full graphs with a capture size above 992 are
+    refused (:data:`FA3_FULL_GRAPH_CAP`); ``None`` where they are not."""
+    cap = value_at(FA3_FULL_GRAPH_CAP, release)
+    if not isinstance(cap, int) or backend not in ("FLASH_ATTN", "FLASH_ATTN_MLA") or sm != 90 \
+            or not mode.has_full_cudagraphs() or max_size <= cap:
+        return None
+    return (f"Capture size larger than {cap} is not supported for full cuda graph. (vLLM "
+            f"{release} {backend} with FlashAttention 3, cudagraph_mode {mode.name}, "
+            f"max_capture_size {max_size}: FlashAttentionMetadataBuilder.__init__)")
 # --- end vLLM 0.10.2 ---

@@ -9,6 +9,8 @@ others. Standard library only (the start-up path imports it).
 from __future__ import annotations
 
 from cgconfig.engines.release_change import ReleaseChange, holds_in
+from cgconfig.engines.vllm.attention import FA3_FULL_GRAPH_CAP
+from cgconfig.engines.vllm.v0_engine import V0_DECODE_SIZES, V0_FALLBACK
 
 _VLLM_CONFIG = "vllm/config/vllm.py"
 
@@ -173,15 +175,6 @@ ATTENTION_BACKEND_FROM_ENV: tuple[ReleaseChange, ...] = (
     ReleaseChange(None, "0.13.0", "VLLM_ATTENTION_BACKEND names the attention backend (no "
                   "--attention-backend)", "vllm/attention/selector.py:get_attn_backend"),
 )
-#: FlashAttention 3 (``aot_schedule``, SM 9.0) with a mode that has full graphs refuses a
-#: ``max_capture_size`` above 992 (``FlashAttentionMetadataBuilder.__init__``,
-#: ``FlashAttnMLAMetadataBuilder.__init__``: "Capture size larger than 992 is not supported for
-#: full cuda graph."); 0.11.2 keeps the size and runs larger batches without the full graph.
-FA3_FULL_GRAPH_CAP: tuple[ReleaseChange, ...] = (
-    ReleaseChange(None, "0.11.2", "FA3 with full graphs refuses a capture size above 992",
-                  "vllm/v1/attention/backends/flash_attn.py:FlashAttentionMetadataBuilder."
-                  "__init__", 992),
-)
 #: ``SpeculativeConfig.method``'s choices (``vllm/config/__init__.py SpeculativeMethod``, a
 #: pydantic ``Literal``): ``mtp`` and ``suffix`` are not among them (from 0.11.2 ``mtp`` is one
 #: of the EAGLE-type names).
@@ -202,6 +195,35 @@ HYBRID_DEFAULT_FULL_AND_PIECEWISE: tuple[ReleaseChange, ...] = (
                   "vllm/model_executor/models/config.py:MambaModelConfig.verify_and_update_config",
                   frozenset({"Lfm2ForCausalLM", "MiniMaxText01ForCausalLM"})),
 )
+#: The 0.11.2 behaviours above by name (``releases.BEHAVIOURS`` takes them in).
+BEHAVIOURS_0_11: dict[str, tuple[ReleaseChange, ...]] = {
+    "optimization_levels": OPTIMIZATION_LEVELS,
+    "piecewise_without_compile_refused": PIECEWISE_WITHOUT_COMPILE_REFUSED,
+    "spec_rounding_empty_handled": SPEC_ROUNDING_EMPTY_HANDLED,
+    "model_runner_v2_exists": MODEL_RUNNER_V2_EXISTS,
+    "attn_fusion_key": ATTN_FUSION_KEY,
+    "dotted_o_is_compilation_config": DOTTED_O_IS_COMPILATION_CONFIG,
+    "compilation_level_key": COMPILATION_LEVEL_KEY,
+}
+#: The 0.10.2 behaviours above and those of :mod:`.v0_engine` by name.
+BEHAVIOURS_0_10: dict[str, tuple[ReleaseChange, ...]] = {
+    "v0_fallback": V0_FALLBACK,
+    "v0_decode_sizes": V0_DECODE_SIZES,
+    "compilation_mode_field": COMPILATION_MODE_FIELD,
+    "deprecated_graph_switches": DEPRECATED_GRAPH_SWITCHES,
+    "default_mode_piecewise": DEFAULT_MODE_PIECEWISE,
+    "max_capture_size_field": MAX_CAPTURE_SIZE_FIELD,
+    "never_decode_fallback": NEVER_DECODE_FALLBACK,
+    "spec_decode_rounding": SPEC_DECODE_ROUNDING,
+    "empty_split_piecewise_is_full": EMPTY_SPLIT_PIECEWISE_IS_FULL,
+    "deepep_ht_piecewise": DEEPEP_HT_PIECEWISE,
+    "async_spec_refused": ASYNC_SPEC_REFUSED,
+    "all2all_from_env": ALL2ALL_FROM_ENV,
+    "attention_backend_from_env": ATTENTION_BACKEND_FROM_ENV,
+    "fa3_full_graph_cap": FA3_FULL_GRAPH_CAP,
+    "speculative_methods": SPECULATIVE_METHODS,
+    "hybrid_default_full_and_piecewise": HYBRID_DEFAULT_FULL_AND_PIECEWISE,
+}
 #: The pure Mamba architectures that ``MODELS_CONFIG_MAP`` sends to ``MambaModelConfig``.
 MAMBA_ARCHS = ("MambaForCausalLM", "Mamba2ForCausalLM", "FalconMambaForCausalLM")
 # --- end vLLM 0.10.2 ---

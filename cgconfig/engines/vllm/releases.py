@@ -15,30 +15,11 @@ from typing import NamedTuple
 
 from cgconfig.engines.release_change import ReleaseChange, holds_in, value_at
 from cgconfig.engines.vllm.compile_changes import (
-    ALL2ALL_FROM_ENV,
-    ASYNC_SPEC_REFUSED,
-    ATTENTION_BACKEND_FROM_ENV,
-    ATTN_FUSION_KEY,
-    COMPILATION_LEVEL_KEY,
-    COMPILATION_MODE_FIELD,
-    DEEPEP_HT_PIECEWISE,
-    DEFAULT_MODE_PIECEWISE,
-    DEPRECATED_GRAPH_SWITCHES,
-    DOTTED_O_IS_COMPILATION_CONFIG,
-    EMPTY_SPLIT_PIECEWISE_IS_FULL,
-    FA3_FULL_GRAPH_CAP,
-    HYBRID_DEFAULT_FULL_AND_PIECEWISE,
-    MAX_CAPTURE_SIZE_FIELD,
-    MODEL_RUNNER_V2_EXISTS,
-    NEVER_DECODE_FALLBACK,
-    OPTIMIZATION_LEVELS,
+    BEHAVIOURS_0_10,
+    BEHAVIOURS_0_11,
     PIECEWISE_WITHOUT_COMPILE_REFUSED,
-    SPEC_DECODE_ROUNDING,
-    SPEC_ROUNDING_EMPTY_HANDLED,
-    SPECULATIVE_METHODS,
 )
 from cgconfig.engines.vllm.modes import CudaGraphMode
-from cgconfig.engines.vllm.v0_engine import V0_DECODE_SIZES, V0_FALLBACK
 
 _VLLM_CONFIG = "vllm/config/vllm.py"
 _CUDAGRAPH_UTILS = "vllm/v1/worker/gpu/cudagraph_utils.py"
@@ -283,8 +264,8 @@ CUDA_GRAPH_SIZES: tuple[ReleaseChange, ...] = (
 #: Overriding cudagraph_mode to PIECEWISE."); 0.13.0's ``VllmConfig`` no longer checks it.
 CONTEXT_PARALLEL_PIECEWISE: tuple[ReleaseChange, ...] = (
     ReleaseChange("0.11.2", "0.13.0", "decode/prefill context parallelism > 1 turns full "
-                  "graphs into PIECEWISE (0.11.2 has decode context parallelism only; 0.10.2's "
-                  "VllmConfig does not check it)",
+                  "graphs into PIECEWISE (its first release has decode context parallelism "
+                  "only; the release before does not check it)",
                   f"{_VLLM_CONFIG}:VllmConfig.__post_init__"),
 )
 #: ``ParallelConfig`` refuses a prefill context-parallel size above 1 ("Prefill context
@@ -327,32 +308,8 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "cuda_graph_sizes": CUDA_GRAPH_SIZES,
     "context_parallel_piecewise": CONTEXT_PARALLEL_PIECEWISE,
     "prefill_context_parallel_refused": PREFILL_CONTEXT_PARALLEL_REFUSED,
-    # vLLM 0.11.2 (v011): compile_changes.py
-    "optimization_levels": OPTIMIZATION_LEVELS,
-    "piecewise_without_compile_refused": PIECEWISE_WITHOUT_COMPILE_REFUSED,
-    "spec_rounding_empty_handled": SPEC_ROUNDING_EMPTY_HANDLED,
-    "model_runner_v2_exists": MODEL_RUNNER_V2_EXISTS,
-    "attn_fusion_key": ATTN_FUSION_KEY,
-    "dotted_o_is_compilation_config": DOTTED_O_IS_COMPILATION_CONFIG,
-    "compilation_level_key": COMPILATION_LEVEL_KEY,
-    # vLLM 0.10.2 (v0102): compile_changes.py
-    "compilation_mode_field": COMPILATION_MODE_FIELD,
-    "deprecated_graph_switches": DEPRECATED_GRAPH_SWITCHES,
-    "default_mode_piecewise": DEFAULT_MODE_PIECEWISE,
-    "max_capture_size_field": MAX_CAPTURE_SIZE_FIELD,
-    "never_decode_fallback": NEVER_DECODE_FALLBACK,
-    "spec_decode_rounding": SPEC_DECODE_ROUNDING,
-    "empty_split_piecewise_is_full": EMPTY_SPLIT_PIECEWISE_IS_FULL,
-    "deepep_ht_piecewise": DEEPEP_HT_PIECEWISE,
-    "async_spec_refused": ASYNC_SPEC_REFUSED,
-    "all2all_from_env": ALL2ALL_FROM_ENV,
-    "attention_backend_from_env": ATTENTION_BACKEND_FROM_ENV,
-    "fa3_full_graph_cap": FA3_FULL_GRAPH_CAP,
-    "speculative_methods": SPECULATIVE_METHODS,
-    "hybrid_default_full_and_piecewise": HYBRID_DEFAULT_FULL_AND_PIECEWISE,
-    # vLLM 0.10.2 (v0102): v0_engine.py
-    "v0_fallback": V0_FALLBACK,
-    "v0_decode_sizes": V0_DECODE_SIZES,
+    **BEHAVIOURS_0_11,  # vLLM 0.11.2 (v011): compile_changes.py
+    **BEHAVIOURS_0_10,  # vLLM 0.10.2 (v0102): compile_changes.py
 }
 
 

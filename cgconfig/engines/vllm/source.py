@@ -13,6 +13,7 @@ from cgconfig.engines.vllm.compile_changes import ALL2ALL_FROM_ENV, ATTENTION_BA
 from cgconfig.engines.vllm.engine_args import EngineArgs, read_engine_args
 from cgconfig.engines.vllm.vllm_config import post_init, speculative
 from cgconfig.line.split import Arg, Part
+from cgconfig.line.versions import label, newest
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Contribution
 
@@ -59,7 +60,8 @@ def _environment(vin: VllmInput, engine: EngineArgs, so_far: ResolveRequest) -> 
     if not holds_in(ATTENTION_BACKEND_FROM_ENV, engine.release):
         notes.append(f"{where}: set, and ignored: cgconfig reads vLLM {engine.release}'s "
                      "attention backend from --attention-backend (the variable is deprecated "
-                     "from 0.13.0 and not read by vLLM 0.33.0)")
+                     f"from {ATTENTION_BACKEND_FROM_ENV[-1].until} and not read by "
+                     f"{label('vllm', newest('vllm'))})")
     elif not holds_in(V1_BACKEND_NAMES, engine.release) and vin.attention_backend is None:
         vin.attention_backend = backend  # 0.11.2, 0.12.0: the only way to name it
     return notes

@@ -17,11 +17,10 @@ from cgconfig.draft import Draft
 from cgconfig.engines.release_change import holds_in, value_at
 from cgconfig.engines.vllm import capture_size_changes, captured, modes, releases
 from cgconfig.engines.vllm import mode_resolution as resolution_rules
-from cgconfig.engines.vllm.attention import HYBRID_ARCHS
+from cgconfig.engines.vllm.attention import HYBRID_ARCHS, fa3_cap_refusal
 from cgconfig.engines.vllm.compile_changes import (
     COMPILATION_MODE_FIELD,
     EMPTY_SPLIT_PIECEWISE_IS_FULL,
-    FA3_FULL_GRAPH_CAP,
     HYBRID_DEFAULT_FULL_AND_PIECEWISE,
     MAMBA_ARCHS,
     NEVER_DECODE_FALLBACK,
@@ -29,7 +28,7 @@ from cgconfig.engines.vllm.compile_changes import (
     SPEC_DECODE_ROUNDING,
     SPEC_ROUNDING_EMPTY_HANDLED,
 )
-from cgconfig.engines.vllm.splitting_ops import VLLM_ATTENTION_OPS, SplitFixup, splitting_fixup
+from cgconfig.engines.vllm.splitting_ops import empty_split_fixup_0_10, splitting_fixup
 from cgconfig.errors import InputError, StrictConflictError
 from cgconfig.fields.values import round_up
 from cgconfig.locks import conflict_message
@@ -89,7 +88,7 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                 value_at(HYBRID_DEFAULT_FULL_AND_PIECEWISE, release):  # type: ignore[operator]
             mode = modes.phases_to_mode(draft.get("decode.backend"),
                                         draft.get("prefill.backend")).mode
-            _apply(draft, "vllm.hybrid-default", mode, modes.CudaGraphMode.FULL_AND_PIECEWISE,
+            apply_mode(draft, "vllm.hybrid-default", mode, modes.CudaGraphMode.FULL_AND_PIECEWISE,
                    "Hybrid or mamba-based model detected: setting cudagraph mode to "
                    "FULL_AND_PIECEWISE in order to optimize performance.",
                    "MambaModelConfig.verify_and_update_config", release)
@@ -104,7 +103,7 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
             # A8: piecewise graphs (before 0.13 any graphs) need the VLLM_COMPILE compilation
             # mode.
             mode = releases.piecewise_fallback(mode, release)
-            _apply(draft, "vllm.A8", original, mode,
+            apply_mode(draft, "vllm.A8", original, mode,
                    f"Cudagraph mode {original.name} is not compatible with compilation mode "
                    f"other than VLLM_COMPILE. Overriding to {mode.name}.",
                    "VllmConfig._normalize_piecewise_cudagraph_mode"
@@ -122,18 +121,18 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
         if cp is not None and mode.has_full_cudagraphs() \
                 and holds_in(releases.CONTEXT_PARALLEL_PIECEWISE, release):
             short = "DCP" if cp == "decode" else "PCP"
-            _apply(draft, "vllm.context-parallel", mode, modes.CudaGraphMode.PIECEWISE,
+            apply_mode(draft, "vllm.context-parallel", mode, modes.CudaGraphMode.PIECEWISE,
                    f"{cp.capitalize()} context parallel ({short}) is enabled, which is "
                    "incompatible with full CUDA graphs. Overriding cudagraph_mode to PIECEWISE.",
                    "VllmConfig.__post_init__", release)
             mode = modes.CudaGraphMode.PIECEWISE
-        _set_sizes(draft, capture.sizes, "vllm.sizes", capture.why,
+        set_sizes(draft, capture.sizes, "vllm.sizes", capture.why,
                    f"vLLM's capture sizes: {capture.why}",
                    f"vLLM {release} VllmConfig._set_cudagraph_sizes",
                    "choose sizes up to max_num_batched_tokens")
         if deepep_piecewise and mode not in (modes.CudaGraphMode.NONE,
                                              modes.CudaGraphMode.PIECEWISE):
-            _apply(draft, "vllm.deepep-high-throughput", mode, modes.CudaGraphMode.PIECEWISE,
+            apply_mode(draft, "vllm.deepep-high-throughput", mode, modes.CudaGraphMode.PIECEWISE,
                    "Data Parallel with DeepEP high-throughput: using PIECEWISE CUDA graphs and "
                    "excluding MoE ops from capture. Set VLLM_ALL2ALL_BACKEND=deepep_low_latency "
                    "if you need MoE graphs captured as well.",
@@ -146,17 +145,17 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                              f"cudagraph_mode=CUDAGraphMode.{mode.name} (vLLM {release} "
                              "VllmConfig.__post_init__)", where="vLLM cudagraph_mode")
         if holds_in(EMPTY_SPLIT_PIECEWISE_IS_FULL, release):
-            fixup = _empty_split_0_10(mode, splitting_ops, vllm_compile)
+            fixup = empty_split_fixup_0_10(mode, splitting_ops, vllm_compile)
         else:
             fixup = splitting_fixup(mode, splitting_ops, vllm_compile,
                                     fuse_attn_quant=fuse_attn_quant)
         if fixup.rule:
-            _apply(draft, f"vllm.{fixup.rule}", mode, fixup.mode, fixup.message,
+            apply_mode(draft, f"vllm.{fixup.rule}", mode, fixup.mode, fixup.message,
                    "CompilationConfig.set_splitting_ops_for_v1", release)
         mode = fixup.mode
         for rule, message, function in graphs_off(draft.facts) if graphs_off else []:
             if mode is not modes.CudaGraphMode.NONE:
-                _apply(draft, rule, mode, modes.CudaGraphMode.NONE, message, function, release)
+                apply_mode(draft, rule, mode, modes.CudaGraphMode.NONE, message, function, release)
                 mode = modes.CudaGraphMode.NONE
         if not vllm_compile and mode.requires_piecewise() \
                 and holds_in(PIECEWISE_WITHOUT_COMPILE_REFUSED, release):
@@ -185,7 +184,7 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
         except resolution_rules.VllmModeError as exc:
             raise InputError(str(exc), where="vLLM cudagraph_mode") from None
         for step in resolution.steps:
-            _apply(draft, f"vllm.{step.rule}", step.before, step.after, step.message,
+            apply_mode(draft, f"vllm.{step.rule}", step.before, step.after, step.message,
                    _STAGE_B, release)
         multiple = resolution.size_multiple
         if not resolution.mode.separate_routine() \
@@ -196,62 +195,6 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                                             release)
 
     return hook
-
-
-def _empty_split_0_10(mode: modes.CudaGraphMode, splitting_ops: list[str] | None,
-                      vllm_compile: bool) -> SplitFixup:
-    """vLLM 0.10.2's ``CompilationConfig.set_splitting_ops_for_v1`` (level PIECEWISE only): an
-    unset list becomes the attention ops; ``[]`` turns PIECEWISE into FULL and keeps the other
-    modes (:data:`~.compile_changes.EMPTY_SPLIT_PIECEWISE_IS_FULL`)."""
-    if not vllm_compile:
-        return SplitFixup(mode, False)
-    if splitting_ops is None:
-        return SplitFixup(mode, True)
-    if not splitting_ops and mode is modes.CudaGraphMode.PIECEWISE:
-        return SplitFixup(modes.CudaGraphMode.FULL, False, "A22", (
-            "When compilation level is piecewise with empty splitting_ops, PIECEWISE "
-            "cudagraph_mode will be treated as FULL cudagraph_mode."))
-    return SplitFixup(mode, bool(splitting_ops) and all(op in splitting_ops
-                                                         for op in VLLM_ATTENTION_OPS))
-
-
-def apply_v0(draft: Draft, sizes: list[int], reason: str, max_num_seqs: int, release: str,
-             *, user_sizes: bool) -> None:
-    """vLLM 0.10.2's V0 engine (:mod:`.v0_engine`): one decode-only graph of the whole model per
-    size (the plan's decode phase, backend full), nothing for prefill; no cudagraph_mode."""
-    where = ("compilation_config.cudagraph_capture_sizes as given" if user_sizes else
-             f"1, 2, 4 and multiples of 8 up to the first at least max_num_seqs={max_num_seqs}"
-             if sizes else "none: --enforce-eager")
-    message = (f"vLLM {release} runs this line on its V0 engine: {reason}. V0 sets no "
-               "cudagraph_mode (the line's is not read) and captures one decode-only CUDA graph "
-               f"of the whole model per size ({where}), per pipeline stage; prefill runs eagerly")
-    mode = modes.phases_to_mode(draft.get("decode.backend"), draft.get("prefill.backend")).mode
-    after = modes.CudaGraphMode.FULL_DECODE_ONLY if sizes else modes.CudaGraphMode.NONE
-    _apply(draft, V0_RULE, mode, after, message,
-           "EngineArgs._is_v1_supported_oracle, worker/model_runner.py "
-           "GPUModelRunnerBase.capture_model", release)
-    _set_sizes(draft, sizes, V0_RULE, f"V0 decode graphs: {where}", message,
-               f"vLLM {release} VllmConfig._set_cudagraph_sizes (V0 branch)",
-               "run the V1 engine (see why V0 was chosen)")
-    draft.warnings.append(message)
-    draft.derived["vllm_engine"] = "v0"
-
-
-#: The decision that says a line runs on vLLM 0.10.2's V0 engine.
-V0_RULE = "vllm.v0-engine"
-
-
-def fa3_cap_refusal(backend: str, sm: object, mode: modes.CudaGraphMode, max_size: int,
-                    release: str) -> str | None:
-    """vLLM 0.10.2's FlashAttention 3 builders: full graphs with a capture size above 992 are
-    refused (:data:`~.compile_changes.FA3_FULL_GRAPH_CAP`); ``None`` where they are not."""
-    cap = value_at(FA3_FULL_GRAPH_CAP, release)
-    if not isinstance(cap, int) or backend not in ("FLASH_ATTN", "FLASH_ATTN_MLA") or sm != 90 \
-            or not mode.has_full_cudagraphs() or max_size <= cap:
-        return None
-    return (f"Capture size larger than {cap} is not supported for full cuda graph. (vLLM "
-            f"{release} {backend} with FlashAttention 3, cudagraph_mode {mode.name}, "
-            f"max_capture_size {max_size}: FlashAttentionMetadataBuilder.__init__)")
 
 
 class RunnerCapture:
@@ -327,7 +270,7 @@ def _round_for_spec(draft: Draft, capture: CapturePlan, q: int, num_spec: int,
         rounded = resolution_rules.round_sizes_for_spec(capture.sizes, capture.max_size, q)
     except resolution_rules.VllmModeError as exc:
         raise InputError(str(exc), where="vLLM capture sizes") from None
-    _set_sizes(draft, rounded, "vllm.B7",
+    set_sizes(draft, rounded, "vllm.B7",
                f"rounded to multiples of {q} (1 + num_speculative_tokens)",
                f"full decode graphs with {num_spec} speculative tokens replay uniform batches "
                f"of {q} tokens per request: sizes rounded to multiples of {q}",
@@ -335,7 +278,7 @@ def _round_for_spec(draft: Draft, capture: CapturePlan, q: int, num_spec: int,
                f"choose sizes that are multiples of {q}")
 
 
-def _set_sizes(draft: Draft, sizes: list[int], rule: str, why: str, decision_why: str,
+def set_sizes(draft: Draft, sizes: list[int], rule: str, why: str, decision_why: str,
                source: str, remedy: str) -> None:
     """Set both phases' lists (vLLM has one list for both) and their maxima, as one decision.
 
@@ -365,7 +308,7 @@ def _set_sizes(draft: Draft, sizes: list[int], rule: str, why: str, decision_why
             inputs=list(dict.fromkeys(i for k in locked for i in draft.user_inputs(k))))
 
 
-def _apply(draft: Draft, rule: str, before: modes.CudaGraphMode, after: modes.CudaGraphMode,
+def apply_mode(draft: Draft, rule: str, before: modes.CudaGraphMode, after: modes.CudaGraphMode,
            message: str, function: str, release: str) -> None:
     decode, prefill = modes.mode_to_phases(after)
     changes: list[Change] = []

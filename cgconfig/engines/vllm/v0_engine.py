@@ -78,3 +78,34 @@ def v0_chunked_prefill(*, given: bool | None, max_model_len: int | None, mla: bo
         return given
     return (not mla and not multimodal and not speculative and max_model_len is not None
             and max_model_len > V0_LONG_CONTEXT)
+
+
+#: The KV-cache dtypes the V1 engine takes (``CudaPlatform.is_kv_cache_dtype_supported``, read
+#: by ``_is_v1_supported_oracle`` for a ``--kv-cache-dtype`` other than auto): an FP8 cache on
+#: an MLA model with FlashMLA or CUTLASS MLA (the default on every GPU, as the platform names
+#: it), on SM 10.0, on FlashAttention with FA3 (SM 9.0), FlashInfer, or Triton from SM 8.9.
+FP8_KV_V1: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.11.2", "an FP8 KV cache runs on V1 only with FlashMLA/CUTLASS MLA, "
+                  "on SM 10.0, FA3, FlashInfer or Triton from SM 8.9 (else V0)",
+                  "platforms/cuda.py:CudaPlatform.is_kv_cache_dtype_supported"),
+)
+
+
+def kv_dtype_on_v1(env_backend: str | None, kv_cache_dtype: str, *, sm: int, mla: bool) -> bool:
+    """``CudaPlatform.is_kv_cache_dtype_supported`` of vLLM 0.10.2 (:data:`FP8_KV_V1`) for the
+    backend ``VLLM_ATTENTION_BACKEND`` names (None: the platform's default), as written (the
+    platform compares the variable's value, not the backend it selects)."""
+    fp8 = kv_cache_dtype.startswith("fp8")
+    if mla:
+        name = env_backend or ("CUTLASS_MLA" if sm == 100 else "FLASHMLA")
+        return True if name in ("FLASHMLA", "CUTLASS_MLA") else not fp8
+    if sm == 100:
+        return True
+    name = env_backend or "FLASH_ATTN_VLLM_V1"
+    if name == "FLASH_ATTN_VLLM_V1":
+        return sm == 90 if fp8 else True  # flash_attn_supports_fp8: FlashAttention 3
+    if name == "FLASHINFER":
+        return True
+    if name == "TRITON_ATTN_VLLM_V1":
+        return sm >= 89  # CudaPlatform.supports_fp8
+    return False

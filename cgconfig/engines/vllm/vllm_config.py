@@ -28,7 +28,6 @@ from cgconfig.engines.vllm import (
 )
 from cgconfig.engines.vllm.argv import COMPILATION_MODES, CcValue, VllmInput
 from cgconfig.engines.vllm.engine_args import (
-    BATCHED_DP_MAX_NUM_BATCHED_TOKENS,
     LEVEL_DEFAULTS,
     EngineArgs,
     check_async,
@@ -40,8 +39,10 @@ from cgconfig.engines.vllm.engine_args import (
     check_world_size,
     model_is_moe,
 )
+from cgconfig.engines.vllm.scheduler import check_scheduler, scheduler
 from cgconfig.engines.vllm.sizes import default_capture_sizes, scheduler_capture_sizes
 from cgconfig.engines.vllm.stage_b import CapturePlan, stage_b_step
+from cgconfig.engines.vllm.v0_plan import v0_step
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.limits import quote
 from cgconfig.provenance import Layer, Leaf, Origin
@@ -177,7 +178,7 @@ def post_init(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs,
             out.defaults += [DialectDefault(f"{phase}.bs", capture.sizes, "vLLM default grid",
                                             capture.why) for phase in ("decode", "prefill")]
     if v2_runner:  # a whole `vllm serve` line: SchedulerConfig validates what it was given
-        _check_scheduler(vin, facts, engine)
+        check_scheduler(vin, facts, engine)
     if not mode_chain and vin.enforce_eager is None:
         decode, prefill = modes.mode_to_phases(default_mode)
         why_mode = compile_changes.default_mode_why(
@@ -196,7 +197,7 @@ def post_init(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs,
                                       compile_changes.ATTN_FUSION_KEY, engine.release))) is True,
                                   attention=_attention(vin, engine) if v2_runner else None,
                                   replan=replan, context_parallel=engine.context_parallel,
-                                  v0_engine=_v0(vin, engine, user_sizes) if v2_runner and
+                                  v0_engine=v0_step(vin, engine, user_sizes) if v2_runner and
                                   holds_in(v0_engine.V0_FALLBACK, engine.release) else None,
                                   hybrid_default=not mode_chain and vin.enforce_eager is None
                                   and holds_in(compile_changes.HYBRID_DEFAULT_FULL_AND_PIECEWISE,
@@ -206,57 +207,6 @@ def post_init(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs,
                                   and engine.all2all_backend == "deepep_high_throughput"
                                   and engine.data_parallel_size > 1))
     return out
-
-
-def _v0(vin: VllmInput, engine: EngineArgs,
-        user_sizes: list[int] | None) -> Callable[[Draft], bool]:
-    """vLLM 0.10.2: whether a `vllm serve` line falls back to the V0 engine, once the model's
-    facts are known, and that engine's plan (:mod:`.v0_engine`): one decode-only graph of the
-    whole model per V0 size, nothing for prefill, no cudagraph_mode."""
-    from cgconfig.engines.vllm.stage_b import apply_v0
-
-    def plan(draft: Draft) -> bool:
-        facts = draft.facts
-        env = facts.get("vllm_attn_backend")
-        env = env if isinstance(env, str) else None
-        sm = _number_fact(facts, "gpu_sm")
-        mla = bool(facts.get("use_mla"))
-        kv_on_v1 = vllm_attention.kv_dtype_on_v1(env, engine.kv_cache_dtype,
-                                                 sm=int(sm) if sm is not None else 90, mla=mla)
-        reason = v0_engine.v0_reason(env_backend=env, kv_cache_dtype=engine.kv_cache_dtype,
-                                     kv_on_v1=kv_on_v1, v0_flags=(), release=engine.release)
-        if reason is None:
-            return False
-        speculative = vin.speculative is not None or engine.spec_method is not None
-        max_model_len = engine.max_model_len or _number_fact(facts, "model_context_length")
-        seqs = vin.max_num_seqs or v0_engine.V0_MAX_NUM_SEQS
-        chunked = v0_engine.v0_chunked_prefill(
-            given=None, max_model_len=max_model_len, mla=mla,
-            multimodal=bool(facts.get("is_multimodal")), speculative=speculative)
-        tokens = vin.max_num_batched_tokens
-        if tokens is None:
-            tokens = v0_engine.V0_MIN_BATCHED_TOKENS if chunked else max(
-                max_model_len or 8192, v0_engine.V0_MIN_BATCHED_TOKENS)
-        if max_model_len is not None and tokens < max_model_len and not chunked:
-            raise InputError(f"max_num_batched_tokens ({tokens}) is smaller than max_model_len "
-                             f"({max_model_len}) on the V0 engine ({reason}), whose chunked "
-                             f"prefill is off here (vLLM {engine.release} SchedulerConfig)",
-                             where="--max-num-batched-tokens")
-        if tokens < seqs:
-            raise InputError(f"max_num_batched_tokens ({tokens}) must be greater than or equal "
-                             f"to max_num_seqs ({seqs}) (vLLM {engine.release} SchedulerConfig, "
-                             "V0 engine)", where="--max-num-batched-tokens")
-        if speculative:
-            raise InputError(f"Speculative decoding is not supported on vLLM V0. (vLLM "
-                             f"{engine.release} runs this line on V0: {reason}; "
-                             "CudaPlatform.check_and_update_config)", where="--speculative-config")
-        sizes = [] if vin.enforce_eager is not None else (
-            user_sizes if user_sizes is not None else v0_engine.v0_sizes(seqs))
-        apply_v0(draft, sizes, reason, seqs, engine.release,
-                 user_sizes=user_sizes is not None and vin.enforce_eager is None)
-        return True
-
-    return plan
 
 
 def _runner(vin: VllmInput, engine: EngineArgs, level_mode: str) -> Callable[[Draft], bool]:
@@ -316,42 +266,11 @@ def _graphs_off(vin: VllmInput, engine: EngineArgs, level_mode: str, v2_runner: 
     return off
 
 
-def _scheduler(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs) -> tuple[int, int, str]:
-    """max_num_seqs and max_num_batched_tokens as ``EngineArgs._set_default_max_num_seqs_and_
-    batched_tokens_args`` leaves them (usage context OPENAI_API_SERVER), and why."""
-    seqs, tokens, basis = _engine_defaults(_number_fact(facts, "gpu_memory_gib"), engine.release,
-                                           _number_fact(facts, "gpu_sm"))
-    if engine.batched_dp_moe and capture_size_changes.batched_dp_token_budget(engine.release):
-        tokens, basis = BATCHED_DP_MAX_NUM_BATCHED_TOKENS, (
-            f"{basis}; {engine.all2all_backend} with expert parallelism and DP "
-            f"{engine.data_parallel_size}: {BATCHED_DP_MAX_NUM_BATCHED_TOKENS} batched tokens")
-    if engine.performance_mode == "throughput":
-        seqs, tokens, basis = seqs * 2, tokens * 2, f"{basis}, doubled (--performance-mode throughput)"
-    if vin.max_num_seqs and vin.max_num_batched_tokens:
-        basis = "both given"
-    elif vin.max_num_seqs or vin.max_num_batched_tokens:
-        given = "max_num_seqs" if vin.max_num_seqs else "max_num_batched_tokens"
-        basis = f"{given} given, the other from the {basis}"
-    tokens = vin.max_num_batched_tokens or tokens
-    # A defaulted max_num_seqs never exceeds the token budget.
-    return vin.max_num_seqs or min(seqs, tokens), tokens, basis
-
-
-def _check_scheduler(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs) -> None:
-    """``SchedulerConfig``'s refusal: fewer batched tokens than sequences."""
-    seqs, tokens, _ = _scheduler(vin, facts, engine)
-    if tokens < seqs:
-        raise InputError(f"max_num_batched_tokens ({tokens}) must be greater than or equal to "
-                         f"max_num_seqs ({seqs}) (vLLM {engine.release} SchedulerConfig)",
-                         where="--max-num-batched-tokens" if vin.max_num_batched_tokens
-                         else "--max-num-seqs")
-
-
 def _capture_plan(vin: VllmInput, facts: dict[str, Any], user_sizes: list[int] | None,
                   user_max: int | None, engine: EngineArgs) -> CapturePlan:
     """``VllmConfig._set_cudagraph_sizes`` with graphs on: user sizes capped by
     ``max_num_batched_tokens``, else the default grid (1024 ceiling on the SM100 family)."""
-    max_num_seqs, max_num_batched_tokens, basis = _scheduler(vin, facts, engine)
+    max_num_seqs, max_num_batched_tokens, basis = scheduler(vin, facts, engine)
     sm = _number_fact(facts, "gpu_sm")
     model_note = ""
     if capture_size_changes.scheduler_sizes(engine.release):  # vLLM 0.10.2
@@ -461,33 +380,3 @@ def _support(vin: VllmInput) -> str | None:
 #: vLLM 0.33.0 ``model_executor/models/config.py:GptOssForCausalLMConfig``.
 GPT_OSS_ARCHS = ("GptOssForCausalLM",)
 GPT_OSS_MAX_CAPTURE_SIZE = 1024
-
-#: vLLM's OpenAI-server engine defaults by GPU memory (arg_utils): (at least GiB,
-#: max_num_seqs, max_num_batched_tokens), first match wins.
-VLLM_ENGINE_DEFAULTS: tuple[tuple[float, int, int], ...] = (
-    (160, 1024, 16384),
-    (70, 1024, 8192),
-    (0, 256, 2048),
-)
-
-
-def _engine_defaults(memory_gib: float | None, release: str,
-                     sm: float | None = None) -> tuple[int, int, str]:
-    """vLLM's engine-argument defaults for a GPU's memory in ``release``, and where they came
-    from. ``EngineArgs.get_batch_defaults`` keeps a device named A100 on the smallest tier below
-    160 GiB; cgconfig knows the compute capability, not the name, so SM 80 stands for A100."""
-    if memory_gib is None:
-        _, seqs, tokens = VLLM_ENGINE_DEFAULTS[-1]
-        return seqs, tokens, "vLLM server defaults for unknown GPU memory"
-    rows = VLLM_ENGINE_DEFAULTS if holds_in(releases.LARGE_GPU_DEFAULTS, release) \
-        else VLLM_ENGINE_DEFAULTS[1:]
-    floor, seqs, tokens = next(row for row in rows if memory_gib >= row[0])
-    if sm == 80 and floor == A100_SMALL_TIER_BELOW:
-        floor, seqs, tokens = VLLM_ENGINE_DEFAULTS[-1]
-        return seqs, tokens, (f"vLLM server defaults for an A100 ({memory_gib:g} GiB, --gpu-sm 80"
-                              "): the small tier, as for < 70 GiB")
-    return seqs, tokens, f"vLLM server defaults for ≥ {floor:g} GiB ({memory_gib:g} GiB)"
-
-
-#: The tier vLLM skips for A100 devices (``"a100" not in device_name``, 0.20-0.33).
-A100_SMALL_TIER_BELOW = 70
