@@ -127,7 +127,9 @@ def mamba_level(model_arch: str | None, release: str) -> SupportLevel:
     """The support level of a hybrid model's Mamba-type layers in ``release``."""
     older = value_at(MAMBA_LEVELS_0_10, release)
     if isinstance(older, dict):
-        return older.get(model_arch, _S.UNIFORM_SINGLE_TOKEN_DECODE)
+        level = older.get(model_arch, _S.UNIFORM_SINGLE_TOKEN_DECODE)
+        assert isinstance(level, SupportLevel)
+        return level
     return MAMBA_LEVEL
 
 
@@ -284,18 +286,36 @@ def choose(requested: str | None, *, rocm: bool, sm: int | None, mla: bool,
 _SELECTOR_0_10 = "platforms/cuda.py:CudaPlatform.get_attn_backend_cls"
 #: ``VLLM_ATTENTION_BACKEND`` values the V1 engine runs on CUDA (``EngineArgs.
 #: _is_v1_supported_oracle``'s list, less the other platforms' names; any other name sends the
-#: line to the V0 engine), each with the backend it selects.
+#: line to the V0 engine), each with the backend ``get_attn_backend_cls`` selects by name ("":
+#: none by name, so the platform's default path picks, as for no variable; an MLA model's
+#: selector picks by the MLA names only).
 V1_BACKEND_NAMES: tuple[ReleaseChange, ...] = (
     ReleaseChange(None, "0.11.2", "VLLM_ATTENTION_BACKEND names the V1 engine runs (another "
                   "name falls back to V0)", "engine/arg_utils.py:EngineArgs._is_v1_supported_oracle",
-                  {"FLASH_ATTN_VLLM_V1": "FLASH_ATTN", "FLASH_ATTN": "FLASH_ATTN",
+                  {"FLASH_ATTN_VLLM_V1": "", "FLASH_ATTN": "FLASH_ATTN",
                    "TRITON_ATTN_VLLM_V1": "TRITON_ATTN", "FLASHINFER": "FLASHINFER",
-                   "FLASHINFER_VLLM_V1": "FLASHINFER", "FLEX_ATTENTION": "FLEX_ATTENTION",
+                   "FLASHINFER_VLLM_V1": "", "FLEX_ATTENTION": "FLEX_ATTENTION",
                    "TREE_ATTN": "TREE_ATTN", "TRITON_MLA": "TRITON_MLA",
                    "CUTLASS_MLA": "CUTLASS_MLA", "FLASHMLA": "FLASHMLA",
                    "FLASHMLA_VLLM_V1": "FLASHMLA", "FLASH_ATTN_MLA": "FLASH_ATTN_MLA",
                    "FLASHINFER_MLA": "FLASHINFER_MLA"}),
 )
+#: FlexAttention refuses sliding-window layers ("FlexAttention does not support sliding window
+#: yet.", ``FlexAttentionImpl.__init__``); cgconfig knows GPT-OSS's (its config's
+#: ``sliding_window``); 0.11.2's FlexAttention takes them.
+FLEX_NO_SLIDING_WINDOW: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.11.2", "FlexAttention refuses sliding-window layers",
+                  "v1/attention/backends/flex_attention.py:FlexAttentionImpl.__init__"),
+)
+#: Triton MLA refuses an FP8 KV cache at the layer ("TritonMLA V1 with FP8 KV cache not yet
+#: supported", ``TritonMLAImpl.__init__``); from 0.11.2 the selector's
+#: :data:`TRITON_MLA_FP8_REFUSED` says it.
+TRITON_MLA_FP8_LAYER_REFUSED: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.11.2", "Triton MLA refuses an FP8 KV cache when its layer is built",
+                  "v1/attention/backends/mla/triton_mla.py:TritonMLAImpl.__init__"),
+)
+
+
 #: The MLA default: CUTLASS MLA on SM 10.0, FlashMLA where it runs (SM 9.0), else Triton MLA
 #: (from 0.11.2 the priority lists of :func:`_default`).
 MLA_DEFAULT_0_10: tuple[ReleaseChange, ...] = (
@@ -322,7 +342,7 @@ def v1_backend_0_10(name: str | None, release: str) -> str | None:
 
 
 def choose_0_10(env_backend: str | None, *, sm: int | None, mla: bool, model_arch: str | None,
-                release: str) -> AttentionChoice:
+                release: str, fp8_kv_cache: bool = False) -> AttentionChoice:
     """The V1 backend of vLLM ``release`` (0.10.2): ``VLLM_ATTENTION_BACKEND`` mapped through
     :data:`V1_BACKEND_NAMES`, else the platform's default; GPT-OSS's sinks take FlashAttention
     on SM 9.0, FlashInfer on SM 10.0, Triton elsewhere (a named non-MLA backend included); an
@@ -330,7 +350,7 @@ def choose_0_10(env_backend: str | None, *, sm: int | None, mla: bool, model_arc
     where the builders assert. Raises :class:`AttentionRefusal`."""
     sm = sm if sm is not None else 90
     sinks = model_arch in SINK_ARCHS
-    named = v1_backend_0_10(env_backend, release) if env_backend else None
+    named = (v1_backend_0_10(env_backend, release) or None) if env_backend else None
     why = f"VLLM_ATTENTION_BACKEND={env_backend}" if env_backend else \
         f"vLLM {release}'s default for SM {sm}" + (", MLA" if mla else "")
     if mla:
@@ -343,15 +363,24 @@ def choose_0_10(env_backend: str | None, *, sm: int | None, mla: bool, model_arc
         if backend == "TREE_ATTN":
             raise AttentionRefusal("TreeAttentionImpl.__init__() got an unexpected keyword "
                                    "argument 'q_lora_rank' (an MLA model on TREE_ATTN)")
-        if backend not in MLA_BACKENDS or (backend == "FLASHMLA" and sm != 90):
+        if backend not in MLA_BACKENDS or (backend == "FLASHMLA" and sm != 90) or (
+                env_backend and not named):
             backend, why = "FLEX_ATTENTION", f"{why}: not an MLA backend that runs here, " \
                 "FlexAttention"
+        if backend == "TRITON_MLA" and fp8_kv_cache and holds_in(TRITON_MLA_FP8_LAYER_REFUSED,
+                                                                 release):
+            raise AttentionRefusal("TritonMLA V1 with FP8 KV cache not yet supported "
+                                   "(TritonMLAImpl)")
+    elif named and named not in MLA_BACKENDS:
+        backend = named
     elif sinks:
         backend = {90: "FLASH_ATTN", 100: "FLASHINFER"}.get(sm, "TRITON_ATTN")
-        if named and named != backend:
-            why += f"; GPT-OSS's attention sinks take {backend} on SM {sm}"
+        why += f"; GPT-OSS's attention sinks take {backend} on SM {sm}"
     else:
-        backend = named or ("FLASHINFER" if sm == 100 else "FLASH_ATTN")
+        backend = "FLASHINFER" if sm == 100 else "FLASH_ATTN"
+    if backend == "FLEX_ATTENTION" and sinks and holds_in(FLEX_NO_SLIDING_WINDOW, release):
+        raise AttentionRefusal("FlexAttention does not support sliding window yet. (GPT-OSS's "
+                               "sliding-window layers, FlexAttentionImpl)")
     level = level_in(backend, sm, release)
     mamba = mamba_level(model_arch, release)
     if model_arch in HYBRID_ARCHS and level > mamba:

@@ -9,7 +9,11 @@ others. Standard library only (the start-up path imports it).
 from __future__ import annotations
 
 from cgconfig.engines.release_change import ReleaseChange, holds_in
-from cgconfig.engines.vllm.attention import FA3_FULL_GRAPH_CAP
+from cgconfig.engines.vllm.attention import (
+    FA3_FULL_GRAPH_CAP,
+    FLEX_NO_SLIDING_WINDOW,
+    TRITON_MLA_FP8_LAYER_REFUSED,
+)
 from cgconfig.engines.vllm.v0_engine import V0_DECODE_SIZES, V0_FALLBACK
 
 _VLLM_CONFIG = "vllm/config/vllm.py"
@@ -221,6 +225,8 @@ BEHAVIOURS_0_10: dict[str, tuple[ReleaseChange, ...]] = {
     "all2all_from_env": ALL2ALL_FROM_ENV,
     "attention_backend_from_env": ATTENTION_BACKEND_FROM_ENV,
     "fa3_full_graph_cap": FA3_FULL_GRAPH_CAP,
+    "flex_no_sliding_window": FLEX_NO_SLIDING_WINDOW,
+    "triton_mla_fp8_layer_refused": TRITON_MLA_FP8_LAYER_REFUSED,
     "speculative_methods": SPECULATIVE_METHODS,
     "hybrid_default_full_and_piecewise": HYBRID_DEFAULT_FULL_AND_PIECEWISE,
 }

@@ -164,6 +164,8 @@ def environment(head: list[str], body: list[str], source: str,
         if eq and var == _ENV_BACKEND and env_source:
             name = v1_backend_0_10(value, source) if _vllm_holds(
                 V1_BACKEND_NAMES, source) else value.upper()
+            if name == "":  # a V1 name its selector leaves to the default path: the plain name
+                name = value.upper().removesuffix("_VLLM_V1")
             if name is None:
                 dropped.append(([word], [], f"{_l(source)} runs the V0 engine for "
                                       f"{word}; {_l(target)} has no V0 engine and no such "

@@ -49,7 +49,7 @@ def _environment(vin: VllmInput, engine: EngineArgs, so_far: ResolveRequest) -> 
     """The variables the release reads in place of flags it lacks (vLLM 0.10.2
     ``VLLM_ALL2ALL_BACKEND``; ``VLLM_ATTENTION_BACKEND`` before 0.13.0, which 0.10.2's own
     selector reads at step time), and a note where the release takes a flag instead."""
-    facts, notes = so_far.facts, []
+    facts, notes = so_far.facts, list[str]()
     a2a = facts.get("vllm_all2all_backend")
     if isinstance(a2a, str) and holds_in(ALL2ALL_FROM_ENV, engine.release):
         engine.all2all_backend = a2a

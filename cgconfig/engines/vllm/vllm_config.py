@@ -339,7 +339,7 @@ def _attention(vin: VllmInput, engine: EngineArgs) -> Callable[[Draft], tuple[st
                 choice = vllm_attention.choose_0_10(
                     env if isinstance(env, str) else None, sm=_number_fact(facts, "gpu_sm"),
                     mla=bool(facts.get("use_mla")), model_arch=facts.get("model_arch"),
-                    release=engine.release)
+                    release=engine.release, fp8_kv_cache=engine.kv_cache_dtype.startswith("fp8"))
             except vllm_attention.AttentionRefusal as exc:
                 raise InputError(f"{exc} (vLLM {engine.release})",
                                  where="VLLM_ATTENTION_BACKEND") from None
