@@ -219,3 +219,23 @@ def test_migrate_to_0_10_2_and_level_into_0_18_1() -> None:
                          "-O.level=3", "--cuda-graph-sizes", "128"]
     later = _migrated(["vllm", "serve", "m", "-cc.level=3"], "0.17.1", "0.18.1")
     assert later.argv == ["vllm", "serve", "m", "-cc.mode=3"]
+
+
+#: Lines migrated between 0.10.2 and later releases (``vllm_migrate_0_10.json``), each asked
+#: of the target release's own engine path (``vllm_engine_oracle.py --batch``,
+#: ``ORACLE_VLLM_VERSION`` the target, the line's ``VAR=value`` words as the case's ``env``;
+#: 10 lines on 2026-12-06): every migrated line was accepted (its ``oracle`` answer: no error).
+MIGRATED: list[tuple[str, str, str, list[str]]] = [
+    (r["source"], r["target"], r["line"], r["migrated"])
+    for r in json.loads((Path(__file__).parent / "vllm_migrate_0_10.json").read_text())]
+
+
+@pytest.mark.parametrize(("source", "target", "line", "migrated"), MIGRATED)
+def test_migrated_lines_the_target_accepted(source: str, target: str, line: str,
+                                            migrated: list[str]) -> None:
+    import shlex
+
+    assert _migrated(shlex.split(line), source, target).argv == migrated
+    recorded = json.loads((Path(__file__).parent / "vllm_migrate_0_10.json").read_text())
+    answer = next(r["oracle"] for r in recorded if r["line"] == line and r["target"] == target)
+    assert answer["error"] is None and answer["cudagraph_mode"] is not None

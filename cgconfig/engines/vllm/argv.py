@@ -345,9 +345,9 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None,
         elif name == "--vllm-attention-backend":
             out.attention_backend = value
     if documents:
-        from cgconfig.engines.vllm.cc_documents import one_document
+        from cgconfig.engines.vllm.cc_documents import one_document as keep_last_document
 
-        one_document(record_key, out, documents, release)
+        keep_last_document(record_key, out, documents, release)
     if holds_in(DEPRECATED_GRAPH_SWITCHES, release):
         from cgconfig.engines.vllm.cc_documents import deprecated_switches
 

@@ -71,6 +71,11 @@ def _cc_keys(doc: dict[str, object], source: str, target: str,
             changed.append(f"{where}: {key}={str(value).lower()} is cudagraph_mode={mode} "
                            f"({_l(source)} CompilationConfig.__post_init__; {_l(target)} "
                            "has no such field)")
+        elif key == "max_capture_size" and _vllm_holds(cc.MAX_CAPTURE_SIZE_FIELD, target) \
+                and not _vllm_holds(cc.MAX_CAPTURE_SIZE_FIELD, source):
+            dropped.append(f"{where}: max_capture_size dropped: {_l(source)} derives it from the "
+                           f"sizes (a value given is overwritten); {_l(target)} has no such field "
+                           "(its max_cudagraph_capture_size is a user field)")
         elif key == "max_cudagraph_capture_size" and not _vllm_holds(
                 cc.MAX_CAPTURE_SIZE_FIELD, target):
             dropped.append(f"{where}: max_cudagraph_capture_size dropped: {_l(target)} has no "
