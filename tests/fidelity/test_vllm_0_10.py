@@ -239,3 +239,21 @@ def test_migrated_lines_the_target_accepted(source: str, target: str, line: str,
     recorded = json.loads((Path(__file__).parent / "vllm_migrate_0_10.json").read_text())
     answer = next(r["oracle"] for r in recorded if r["line"] == line and r["target"] == target)
     assert answer["error"] is None and answer["cudagraph_mode"] is not None
+
+
+@pytest.mark.parametrize(("env", "argv", "expected"), [
+    ("FLASHINFER", ["-O.cudagraph_mode=FULL"],  # UNIFORM_SINGLE_TOKEN_DECODE: FULL downgraded
+     ("FULL_AND_PIECEWISE", 51, 512, {"FULL": {"uniform_decode": 51},
+                                      "PIECEWISE": {"mixed": 51}})),
+    ("TRITON_ATTN", [], ("FULL_AND_PIECEWISE", 51, 512, {"FULL": {"uniform_decode": 51},
+                                                         "PIECEWISE": {"mixed": 51}})),
+    ("FLEX_ATTENTION", ["-O.cudagraph_mode=FULL"], ("refused",)),  # NEVER with FULL
+])
+def test_0_11_2_reads_vllm_attention_backend(env: str, argv: list[str],
+                                             expected: tuple[Any, ...]) -> None:
+    """0.11.2 (and 0.12.0) have no ``--attention-backend``: ``VLLM_ATTENTION_BACKEND`` names the
+    backend (``compile_changes.ATTENTION_BACKEND_FROM_ENV``). Oracle: vLLM 0.11.2's engine path,
+    SM 9.0, 80 GiB, Llama-3-8B, 3 lines asked on 2026-12-06, all answered alike."""
+    case = {"argv": ["vllm", "serve", "@llama", *argv], "env": {"VLLM_ATTENTION_BACKEND": env},
+            "sm": 90, "gpu_memory_gib": 80, "platform": "cuda"}
+    assert _summary(cve.outcome(case, choose("vllm", "0.11.2", "test"))) == expected
