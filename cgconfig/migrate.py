@@ -269,6 +269,7 @@ def migrate(argv: Sequence[str], spec: str, *, environ: dict[str, str] | None = 
     release ``spec`` names."""
     from cgconfig.errors import InputError
     from cgconfig.line.entry import find_entry_point
+    from cgconfig.line.plugins import part
     from cgconfig.line.version_source import FLAG, image_version
     from cgconfig.sources.command_line import split_command_line
 
@@ -283,10 +284,21 @@ def migrate(argv: Sequence[str], spec: str, *, environ: dict[str, str] | None = 
     start = entry.args_at if entry is not None else 0
     engine_words, changes, dropped = (_short_o(words[start:], source, target)
                                       if source.engine == "vllm" else (words[start:], [], []))
+    head = list(words[:start])
+    support = part(source.engine, "migrate_support")  # vLLM 0.10.2's own spellings
+    if support is not None:
+        rules = support()
+        for step in (rules.compilation_keys, rules.capture_flags):
+            engine_words, more, gone = step(engine_words, source.version, target.version)
+            changes += [Change(*r) for r in more]
+            dropped += [Change(*r) for r in gone]
+        head, engine_words, more, gone = rules.environment(head, engine_words, source.version,
+                                                           target.version)
+        changes += [Change(*r) for r in more]
+        dropped += [Change(*r) for r in gone]
     body, more, gone = rewrite_words(engine_words, source, target,
                                      dotted=source.engine == "vllm")
     changes, dropped = changes + more, dropped + gone
-    head = list(words[:start])
     image = image_version(head, source.engine)
     if image is not None and image[0] in head:
         moved = retag(image[0], target)
@@ -362,11 +374,11 @@ def _short_o(words: Sequence[str], source: EngineVersion,
         elif down and (word == "-cc" or word.startswith("-cc.")):
             after = ["-O" + word[3:]]
         elif down and level is not None and level != "0":
+            default = part(source.engine, "migrate_support")().default_mode_text(target.version)
             dropped.append(Change(written, [], f"{target.label} reads {' '.join(written)} as "
-                                  f"compilation mode {level}, not an optimization level: "
-                                  "dropped (its default is VLLM_COMPILE with "
-                                  "FULL_AND_PIECEWISE; level 1's PIECEWISE is "
-                                  "-O.cudagraph_mode=PIECEWISE there)"))
+                                  f"compilation {default.split()[0]} {level}, not an "
+                                  f"optimization level: dropped (its default is {default}; "
+                                  "level 1's PIECEWISE is -O.cudagraph_mode=PIECEWISE there)"))
             continue
         else:
             out += written
@@ -376,4 +388,3 @@ def _short_o(words: Sequence[str], source: EngineVersion,
                               f"{(source if up else target).label}, -cc in "
                               f"{(target if up else source).label}"))
     return (out, changes, dropped) if up or down or dotted else (list(words), [], [])
-

@@ -174,6 +174,17 @@ class DeploymentFacts(BaseModel):
     (``VllmConfig.use_v2_model_runner``; the worker reads it directly before 0.22); ``None``:
     unset (read from the environment or a ``VAR=value`` prefix of the launch line)."""
 
+    vllm_attn_backend: str | None = None
+    """Environment variable ``VLLM_ATTENTION_BACKEND``: the attention backend of the vLLM
+    releases without ``--attention-backend`` (where vLLM has a V0 engine, a name outside the V1
+    engine's list runs it); ``None``: unset (read from the environment or a ``VAR=value``
+    prefix of the launch line)."""
+
+    vllm_all2all_backend: str | None = None
+    """Environment variable ``VLLM_ALL2ALL_BACKEND``: the MoE all-to-all backend of the vLLM
+    releases without ``--all2all-backend``; ``None``: unset (read from the environment or a
+    ``VAR=value`` prefix of the launch line)."""
+
     moe_a2a_backend: MoeA2ABackend = "none"
     """MoE all-to-all backend."""
 

@@ -105,14 +105,15 @@ def _close(value: str, pool: Sequence[str]) -> str | None:
 
 def normalize_vllm_argv(argv: Sequence[str], origins: list[int] | None = None, *,
                         short_o: str = "optimization_level",
-                        dotted_o: bool = False) -> list[str]:
+                        dotted_o: bool = False, o_key: str = "mode") -> list[str]:
     """FlexibleArgumentParser.parse_args' token rewrites (underscores, ``-O``), dotted forms kept;
     ``origins``, when given, receives for each token out the index of the word it came from.
     ``short_o``: what the release's ``-O`` is (its table's dest): ``optimization_level``
     (``-O3`` → ``--optimization-level 3``) or ``compilation_config`` (vLLM 0.11.2: ``-O3`` →
     ``-O.mode=3``, ``-O 3`` → ``-O.mode 3``). ``dotted_o``: the release reads ``-O.KEY`` as
     ``-cc.KEY`` (vLLM 0.12.0: ``arg.replace("-O", "-cc", 1)``; from 0.13.0 it is
-    ``--optimization-level .KEY``)."""
+    ``--optimization-level .KEY``). ``o_key``: the key ``-O<n>`` sets when ``-O`` is
+    ``--compilation-config`` (``level`` in vLLM 0.10.2)."""
     out: list[str] = []
     for i, token in enumerate(argv):
         if origins is not None:
@@ -123,9 +124,9 @@ def normalize_vllm_argv(argv: Sequence[str], origins: list[int] | None = None, *
             out.append("--" + head.replace("_", "-") + dot + tail + eq + value)
         elif short_o == "compilation_config" and token.startswith("-O"):
             if token != "-O" and token[2] != ".":
-                out.append(f"-O.mode={token[3:] if token[2] == '=' else token[2:]}")
+                out.append(f"-O.{o_key}={token[3:] if token[2] == '=' else token[2:]}")
             elif token == "-O" and i + 1 < len(argv) and argv[i + 1] in _VLLM_OPT_LEVELS:
-                out.append("-O.mode")
+                out.append(f"-O.{o_key}")
             else:
                 out.append(token)
         elif dotted_o and token.startswith("-O."):

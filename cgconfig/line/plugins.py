@@ -46,6 +46,12 @@ PARTS: dict[str, tuple[str, str]] = {
     # sources.command_line (stdlib only): whether a release reads ``-O.KEY`` as ``-cc.KEY``
     # (``dotted_o_is_cc(release)``), or ``None`` when the dialect has no ``-O``
     "dotted_o_is_cc": ("flags", "dotted_o_is_cc"),
+    # sources.command_line (stdlib only): the compilation-config key a release's ``-O<n>``
+    # sets where ``-O`` is its ``--compilation-config`` (``short_o_key(release)``), or ``None``
+    "short_o_key": ("flags", "short_o_key"),
+    # migrate: the engine's own release rewrites beyond its flag tables (a module with
+    # ``compilation_keys``, ``capture_flags``, ``environment``, ``default_mode_text``), or None
+    "migrate_support": ("flags", "migrate_support"),
     # sources.command_line: the source made from the engine's words of a line
     "line_source": ("source", "line_source"),
     # sources.command_line: the chosen release's own parser check of the line's spellings

@@ -69,6 +69,10 @@ class Engine(NamedTuple):
     ``fields/config.py`` (an ``EngineKey`` or a ``NotExpressible``; a test then fails on a key
     that lacks one). ``False``: the engine's emitter names every key it has no spelling for in
     an ``undeclared`` note (``emit_keys.unsaid``), so no key is dropped silently."""
+    gaps: tuple[tuple[str, str, str], ...] = ()
+    """Releases inside the supported range that no supported release answers for: ``(first,
+    until, why)``, each refused with its reason instead of being answered by the nearest older
+    release (vLLM 0.11.0 and 0.11.1, between 0.10.2 and 0.11.2)."""
     host: bool = False
     """The host dialect: the words no dialect's table claims are its flags and cgconfig's own
     (the graph keys are spelled as its flags). Exactly one row is the host."""
@@ -87,7 +91,12 @@ ROWS: list[Engine] = [
            # vLLM's docs, "Using Docker": the image's entrypoint is vllm serve
            image_entrypoints=(("vllm/vllm-openai", "vllm serve"),),
            distributions=("vllm",), image_names=("vllm",), env_prefixes=("VLLM_",), series=2,
-           key_mappings=True),
+           key_mappings=True,
+           # vllm/engine/arg_utils.py of 0.11.0: no V0 engine, FULL_AND_PIECEWISE by default,
+           # which 0.10.2 (the nearest older supported release) does not answer
+           gaps=(("0.11.0", "0.11.2", "these releases removed the V0 engine and default to "
+                  "FULL_AND_PIECEWISE, which the supported release before them does not "
+                  "answer"),)),
     Engine("trtllm", "TensorRT-LLM", "cgconfig.engines.trtllm", "trtllm-serve", "click",
            scripts=(("trtllm-serve", "serve"), ("trtllm-serve",)),
            # the ``main`` group of tensorrt_llm/commands/serve.py at 00209af, besides ``serve``

@@ -295,6 +295,12 @@ def choose(engine: str, requested: str, source: str) -> EngineVersion:
         extra = f" (name a supported one: --engine-version {engine}==X)" if typed else ""
         raise ValueError(f"{NAMES[engine]} {text} ({source}) is not supported: cgconfig answers "
                          f"for {supported_range(engine)}{extra}")
+    for first, until, why in registry.row(engine).gaps:
+        low, high = parse_version(first), parse_version(until)
+        if low is not None and high is not None and low.order <= parsed.order < high.order:
+            raise ValueError(f"{NAMES[engine]} {text} ({source}) is not supported: {why}; "
+                             f"cgconfig answers for {supported_range(engine)} but not "
+                             f"{first} to before {until}")
     found_key, found = older[-1]
     same = found_key[0] == parsed.release and parsed.kind is None
     return EngineVersion(engine, found, source, requested=None if same else text)

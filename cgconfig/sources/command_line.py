@@ -186,10 +186,12 @@ def _split_entry_line(argv: list[str], host: DialectFlags | None, entry: EntryPo
             moved = []
             dotted = engine_part(entry.dialect, "dotted_o_is_cc")  # vLLM 0.12.0: -O.KEY is -cc.KEY
             short_o = table.lookup("-O")  # vLLM 0.11.2: a spelling of --compilation-config
+            o_key = engine_part(entry.dialect, "short_o_key")  # vLLM 0.10.2: -O3 is -O.level=3
             engine_argv = normalize_vllm_argv(
                 engine_argv, moved,
                 short_o=short_o.dest if short_o is not None else "optimization_level",
-                dotted_o=bool(dotted and dotted(chosen.version)))
+                dotted_o=bool(dotted and dotted(chosen.version)),
+                o_key=o_key(chosen.version) if o_key else "mode")
         split = split_argv(before + engine_argv, _entry_tables(entry.dialect, chosen.version),
                            host, dialect=entry.dialect, also_kept=(f"{entry.dialect}_engine",),
                            parser=ENGINE_PARSERS[entry.dialect], release=chosen.version,

@@ -61,6 +61,12 @@ def _inside(engine: str, hint: ReleaseHint) -> bool:
     """Whether every release of ``hint``'s range is a supported one's series."""
     keys = [k for v in SUPPORTED[engine] if (k := version_key(v)) is not None]
     low = version_key(hint.oldest)
+    high = version_key(hint.newest) if hint.newest else None
+    for first, _until, _why in registry.row(engine).gaps:  # releases no supported one answers
+        start = version_key(first)
+        if low is not None and start is not None and low <= start and (high is None
+                                                                       or start <= high):
+            return False
     return bool(keys) and low is not None and low >= keys[0]
 
 

@@ -52,6 +52,7 @@ def test_graph_env_prefers_the_line_and_names_the_source() -> None:
     assert setting.origin == "environment"
 
 
-def test_vllm_attention_backend_variable_is_marked_unread() -> None:
+def test_vllm_attention_backend_variable_is_read_for_the_releases_without_the_flag() -> None:
     var = env_vars_for("vllm")["VLLM_ATTENTION_BACKEND"]
-    assert var.read_by_engine is False and "--attention-backend" in var.effect
+    assert var.read_by_engine is True and var.fact == "vllm_attn_backend"
+    assert "--attention-backend" in var.effect and "vllm 0.10.2" in var.source

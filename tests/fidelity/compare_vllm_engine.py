@@ -90,9 +90,13 @@ def expected(case: dict[str, Any]) -> dict[str, Any]:
     answer = case["answer"]
     if answer["error"]:
         return {"refused": True}
+    if answer.get("model_runner") == "v0":
+        # vLLM 0.10.2's V0 engine: no cudagraph_mode, one decode-only graph per V0 size
+        return {"refused": False, "mode": "V0", "sizes": answer["v0_decode_graphs"] or [],
+                "captured": {}}
     mode = answer["cudagraph_mode"]
-    return {"refused": False, "mode": mode,
-            "sizes": [] if mode == "NONE" else answer["cudagraph_capture_sizes"],
+    return {"refused": False, "mode": mode,  # 0.10.2 stores the sizes descending
+            "sizes": [] if mode == "NONE" else sorted(answer["cudagraph_capture_sizes"]),
             "captured": captured_groups(answer.get("capture"))}
 
 
@@ -104,6 +108,10 @@ def outcome(case: dict[str, Any], engine_version: EngineVersion | None = None) -
     except CgConfigError as exc:
         return {"refused": True, "error": str(exc)}
     config = plan["config"]
+    if any(d["rule"] == "vllm.v0-engine" for d in plan["decisions"]):
+        # the V0 engine (vLLM 0.10.2): its decode graphs are the plan's captured decode sizes
+        return {"refused": False, "mode": "V0", "sizes": plan["capture"]["decode"]["sizes"],
+                "captured": {}}
     # vLLM's mode label is the configured one: with no size left it keeps FULL_AND_PIECEWISE.
     mode = phases_to_mode(config["decode"]["backend"], config["prefill"]["backend"]).mode.name
     sizes = config["decode"]["bs"] or []

@@ -136,6 +136,9 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--table", type=Path,
                         help="the release's flag table (default: engines/vllm/tables)")
+    parser.add_argument("--out", type=Path,
+                        help="write the corpus here (default: vllm_cases_<version>.jsonl; a "
+                             "held-out batch: vllm_heldout2_<version>.jsonl)")
     parser.add_argument("--append", action="store_true",
                         help="add the new cases (ids after the recorded ones) to the corpus")
     parser.add_argument("--retry", metavar="ERROR",
@@ -173,9 +176,9 @@ def main() -> int:
     if broken:
         print(f"oracle failures (not recorded): {broken[:20]}", file=sys.stderr)
     rows = old + [r for r in rows if r["id"] not in broken]
-    corpus_path(args.version).write_text("".join(json.dumps(r, sort_keys=True) + "\n"
-                                                 for r in rows))
-    print(f"{len(rows)} cases in {corpus_path(args.version).name}", file=sys.stderr)
+    out = args.out or corpus_path(args.version)
+    out.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
+    print(f"{len(rows)} cases in {out.name}", file=sys.stderr)
     return 0 if os.environ.get("CG_ALLOW_BROKEN") or not broken else 1
 
 

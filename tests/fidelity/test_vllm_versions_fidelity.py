@@ -75,23 +75,28 @@ def test_releases_differ_where_vllm_changed() -> None:
 
 
 def test_releases_outside_the_range_are_refused_in_one_line() -> None:
-    """vLLM releases older than the oldest supported (0.11.2) and anything past the newest
+    """vLLM releases older than the oldest supported (0.10.2) and anything past the newest
     series are refused with one line naming the supported range; a release between two
     supported ones is answered by the nearer older one, with a note."""
     from cgconfig.line.versions import supported_range
 
-    for requested in ("0.11.1", "0.11.0", "0.10.2", "0.34.0"):
+    for requested in ("0.10.1", "0.10.0", "0.9.2", "0.34.0"):
         with pytest.raises(ValueError) as refused:
             choose("vllm", requested, "--engine-version")
         message = str(refused.value)
         assert "\n" not in message and supported_range("vllm") in message
         assert "--engine-version vllm==X" in message
-        assert supported_range("vllm") == "vLLM 0.11.2 to 0.33.0"
+        assert supported_range("vllm") == "vLLM 0.10.2 to 0.33.0"
     assert choose("vllm", "0.20.0", "pip pin").version == "0.19.1"  # the nearest older
     assert choose("vllm", "0.15.0", "pip pin").version == "0.14.1"
     assert choose("vllm", "0.14.0", "pip pin").version == "0.13.0"
     assert choose("vllm", "0.12.1", "pip pin").version == "0.12.0"
     assert choose("vllm", "0.11.3", "pip pin").version == "0.11.2"
+    assert choose("vllm", "0.10.2", "pip pin").version == "0.10.2"
+    for gap in ("0.11.0", "0.11.1", "0.11.1rc2"):  # not answered by 0.10.2 (registry gaps)
+        with pytest.raises(ValueError, match="removed the V0 engine") as refused:
+            choose("vllm", gap, "pip pin")
+        assert "\n" not in str(refused.value) and "vLLM 0.10.2 to 0.33.0" in str(refused.value)
     between = choose("vllm", "0.27.0", "--engine-version")
     assert between.version == "0.26.0" and between.note is not None
     assert choose("vllm", "0.33.1", "docker tag").version == "0.33.0"

@@ -88,7 +88,7 @@ def test_help_groups_flags_by_engine_and_accepts_every_engines_line() -> None:
         modelled = [o for f in load_table("vllm", release).flags if f.modelled for o in f.options]
         assert all(o in vllm_part for o in modelled), release
     older_only = vllm_part.split("--cuda-graph-sizes", 1)[1].split("\n  -", 1)[0]
-    assert "vLLM 0.11.2 to 0.12.0" in older_only  # --cuda-graph-sizes: 0.11.2 and 0.12.0
+    assert "vLLM 0.10.2 to 0.12.0" in older_only  # --cuda-graph-sizes: 0.10.2 to 0.12.0
     trt_part = out.split("trtllm-serve flags", 1)[1]
     assert all(s in trt_part for s in TRTLLM_FLAGS.flags)
 

@@ -18,3 +18,5 @@ BACKEND_PLATFORMS: dict[str, str] = {
 }
 #: No ``-O.KEY`` spelling of a compilation config (``plugins.PARTS``).
 dotted_o_is_cc = None
+short_o_key = None
+migrate_support = None

@@ -20,6 +20,9 @@ from cgconfig.engines.release_change import holds_in, value_at
 from cgconfig.engines.vllm.compile_changes import (
     ATTN_FUSION_KEY,
     COMPILATION_LEVEL_KEY,
+    COMPILATION_MODE_FIELD,
+    DEPRECATED_GRAPH_SWITCHES,
+    MAX_CAPTURE_SIZE_FIELD,
     OPTIMIZATION_LEVELS,
 )
 from cgconfig.engines.vllm.flags import DIALECT_FLAGS as VLLM_FLAGS
@@ -81,6 +84,10 @@ class VllmInput:
     notes: list[str] = field(default_factory=list)
     """What vLLM's parser dropped (vLLM 0.11.2: every compilation-config document but the
     last)."""
+    cuda_graph_sizes: CcValue | None = None
+    """vLLM 0.10.2's ``--cuda-graph-sizes`` (``SchedulerConfig.cuda_graph_sizes``), which the
+    default grid is built from (:mod:`.capture_size_changes`); later releases copy it into
+    ``cudagraph_capture_sizes``."""
 
     def final(self, key: str) -> CcValue | None:
         """The winning value of a compilation-config key, if any input set it."""
@@ -111,6 +118,9 @@ class VllmInput:
             cc = level
         if cc is None:
             return COMPILATION_MODES[default]
+        if cc is level and isinstance(cc.value, int) and cc.value not in \
+                COMPILATION_MODES.values() and self.level_is_any_int:
+            return int(cc.value)  # vLLM 0.10.2's level is a plain int: 7 is no level, no graphs
         name = str(cc.value).upper()
         number = COMPILATION_MODES.get(name, cc.value)
         if isinstance(number, bool) or number not in COMPILATION_MODES.values():
@@ -118,6 +128,10 @@ class VllmInput:
                              where=f"{cc.source} at {cc.at}", allowed=COMPILATION_MODES,
                              suggestion=did_you_mean(name, COMPILATION_MODES))
         return int(number)
+
+    level_is_any_int: bool = False
+    """vLLM 0.10.2: ``compilation_config.level`` is an ``int`` field that any integer passes
+    (:data:`~.compile_changes.COMPILATION_MODE_FIELD`)."""
 
     def splitting_ops(self) -> list[str] | None:
         """``compilation_config.splitting_ops`` as given; None when unset."""
@@ -165,12 +179,18 @@ def _pass_config(out: VllmInput, key: str, value: Any, source: str, release: str
         out.pass_config[name] = item
 
 
-def _record(out: VllmInput, key: str, value: Any, source: str, at: str, position: int,
+def record_key(out: VllmInput, key: str, value: Any, source: str, at: str, position: int,
             release: str) -> None:
     if key.split(".", 1)[0] == "pass_config":
         _pass_config(out, key, value, source, release)
         return
     allowed: tuple[str, ...] = MODELLED_KEYS + PASSTHROUGH_KEYS
+    if not holds_in(COMPILATION_MODE_FIELD, release):
+        allowed = tuple(k for k in allowed if k != "mode")  # 0.10.2: no mode field (ignored)
+    if not holds_in(MAX_CAPTURE_SIZE_FIELD, release):
+        allowed = tuple(k for k in allowed if k != "max_cudagraph_capture_size")
+    if holds_in(DEPRECATED_GRAPH_SWITCHES, release):
+        allowed += ("use_cudagraph", "full_cuda_graph")
     if holds_in(COMPILATION_LEVEL_KEY, release):
         allowed += ("level",)  # mode's deprecated spelling, kept in out.cc
     if "." in key and key.split(".", 1)[0] in PASSTHROUGH_KEYS:
@@ -191,6 +211,11 @@ def _cuda_graph_sizes(out: VllmInput, given: list[str], name: str, position: int
     """``--cuda-graph-sizes``: ``EngineArgs.create_engine_config`` of the releases that have it
     sets ``compilation_config.cudagraph_capture_sizes`` from it before
     ``--cudagraph-capture-sizes`` (which then finds the list set: mutually exclusive)."""
+    if holds_in(DEPRECATED_GRAPH_SWITCHES, release):
+        # vLLM 0.10.2: SchedulerConfig.cuda_graph_sizes, the default grid's source (an
+        # explicit compilation_config.cudagraph_capture_sizes replaces that grid)
+        out.cuda_graph_sizes = CcValue([_int(s, name) for s in given], name, "", position)
+        return
     if not holds_in(CUDA_GRAPH_SIZES, release):
         # the newest release's line was split with its own table, which lacks the flag (older
         # ones are refused by version_flags.check_vllm_spellings, with the release's source)
@@ -199,37 +224,8 @@ def _cuda_graph_sizes(out: VllmInput, given: list[str], name: str, position: int
 
         raise InputError(f"{release_history(name, release)}: {label('vllm', release)} refuses "
                          f"it (unrecognized arguments: {name})", where=name)
-    _record(out, "cudagraph_capture_sizes", [_int(s, name) for s in given], name, "", position,
+    record_key(out, "cudagraph_capture_sizes", [_int(s, name) for s in given], name, "", position,
             release)
-
-
-def _one_document(out: VllmInput, documents: dict[tuple[int, int, str],
-                  list[tuple[str, Any, str, str, int]]], release: str) -> None:
-    """vLLM 0.11.2's argparse keeps the last compilation-config document: record its keys;
-    the others are still validated (``TypeAdapter(CompilationConfig).validate_json`` parses
-    each value) and named in a note."""
-    from cgconfig.engines.vllm.modes import mode_from_value
-
-    order = sorted(documents)
-    for document in order[:-1]:
-        scratch = VllmInput()
-        for key, item, source, at, position in documents[document]:
-            _record(scratch, key, item, source, at, position, release)
-            if key == "cudagraph_mode" and item is not None:
-                try:
-                    mode_from_value(item)
-                except ValueError as exc:
-                    raise InputError(str(exc), where=f"{source} at {at}") from None
-        if "mode" in scratch.cc or "level" in scratch.cc:
-            scratch.compilation_mode()
-        shown = "a -O<n> / -O.KEY document" if document[2] == "-O" else \
-            f"{document[2]}.KEY keys" if document[0] == 1 else f"the {document[2]} document"
-        out.notes.append(f"vLLM {release} keeps one compilation-config document, the last its "
-                         f"parser passes ({order[-1][2]}): {shown} dropped "
-                         "(FlexibleArgumentParser.parse_args appends the dotted keys as one "
-                         "more document after the others)")
-    for key, item, source, at, position in documents[order[-1]]:
-        _record(out, key, item, source, at, position, release)
 
 
 def _int(text: str, where: str, *, allow_zero: bool = False) -> int:
@@ -261,7 +257,7 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None,
     def record(key: str, item: Any, source: str, at: str, position: int, *,
                document: tuple[int, int, str] | None = None) -> None:
         if not one_document or document is None:
-            _record(out, key, item, source, at, position, release)
+            record_key(out, key, item, source, at, position, release)
         else:
             documents.setdefault(document, []).append((key, item, source, at, position))
     json_spec: dict[str, Any] | None = None  # --speculative-config as a JSON document
@@ -332,12 +328,12 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None,
             if out.cc.get("cudagraph_capture_sizes"):
                 raise InputError("cudagraph_capture_sizes and compilation_config."
                                  "cudagraph_capture_sizes are mutually exclusive", where=name)
-            _record(out, "cudagraph_capture_sizes", [_int(s, name) for s in sizes], name, "",
+            record_key(out, "cudagraph_capture_sizes", [_int(s, name) for s in sizes], name, "",
                     dotted_base * 2 + after(i), release)
         elif name == "--cuda-graph-sizes":
             _cuda_graph_sizes(out, given, name, dotted_base * 2 + after(i), release)
         elif name == "--max-cudagraph-capture-size":
-            _record(out, "max_cudagraph_capture_size", _int(value or "", name), name, "",
+            record_key(out, "max_cudagraph_capture_size", _int(value or "", name), name, "",
                     dotted_base * 2 + after(i), release)
         elif name == "--cudagraph-support":
             from cgconfig.engines.vllm.modes import parse_level
@@ -349,7 +345,14 @@ def parse_vllm_argv(argv: list[str], positions: list[int] | None = None,
         elif name == "--vllm-attention-backend":
             out.attention_backend = value
     if documents:
-        _one_document(out, documents, release)
+        from cgconfig.engines.vllm.cc_documents import one_document as keep_last_document
+
+        keep_last_document(record_key, out, documents, release)
+    if holds_in(DEPRECATED_GRAPH_SWITCHES, release):
+        from cgconfig.engines.vllm.cc_documents import deprecated_switches
+
+        deprecated_switches(out, release)
+        out.level_is_any_int = True
     if json_spec is not None or dotted_spec:
         spec = {**(json_spec or {}), **dotted_spec}
         out.speculative = (spec.get("method"), spec.get("model"),

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from cgconfig.engines.release_change import ReleaseChange, applies, holds_in, value_at
-from cgconfig.engines.vllm.modes import VLLM_BACKEND_SUPPORT, SupportLevel
+from cgconfig.engines.vllm.modes import VLLM_BACKEND_SUPPORT, CudaGraphMode, SupportLevel
 
 _S = SupportLevel
 MLA_BACKENDS = ("FLASHMLA", "FLASH_ATTN_MLA", "TRITON_MLA", "CUTLASS_MLA", "FLASHINFER_MLA")
@@ -72,6 +72,16 @@ _FLASHINFER_SUPPORT = "v1/attention/backends/flashinfer.py:FlashInferMetadataBui
 #: Where a release's builder declared another level than 0.33.0's (each row's value an
 #: :class:`OlderLevel`; the first row that holds for the backend, GPU and release wins).
 OLDER_LEVELS: tuple[ReleaseChange, ...] = (
+    # vLLM 0.10.2 (v0102): the builders' class attribute ``cudagraph_support``
+    ReleaseChange(None, "0.11.2", "FLASHINFER: UNIFORM_SINGLE_TOKEN_DECODE whatever the GPU "
+                  "(a class attribute; TRT-LLM attention not read)",
+                  "v1/attention/backends/flashinfer.py:FlashInferMetadataBuilder.cudagraph_support",
+                  OlderLevel("FLASHINFER", None, _S.UNIFORM_SINGLE_TOKEN_DECODE)),
+    ReleaseChange(None, "0.11.2", "FLASHINFER_MLA: no cudagraph_support, the builder default",
+                  "v1/attention/backends/mla/flashinfer_mla.py",
+                  OlderLevel("FLASHINFER_MLA", None, _S.NEVER)),
+    ReleaseChange(None, "0.11.2", "TREE_ATTN: no cudagraph_support, the builder default",
+                  "v1/attention/backends/tree_attn.py", OlderLevel("TREE_ATTN", None, _S.NEVER)),
     ReleaseChange(None, "0.22.0", "TRITON_MLA: no _cudagraph_support, the builder default",
                   "v1/attention/backends/mla/triton_mla.py",
                   OlderLevel("TRITON_MLA", None, _S.NEVER)),
@@ -99,6 +109,28 @@ OLDER_LEVELS: tuple[ReleaseChange, ...] = (
                   "builder default", "v1/attention/backends/flex_attention.py",
                   OlderLevel("FLEX_ATTENTION", None, _S.NEVER)),
 )
+
+
+#: The Mamba-type layers' builders: Mamba1/2, MiniMax linear attention and short convolutions
+#: declare UNIFORM_SINGLE_TOKEN_DECODE, the GDN builder (Qwen3-Next) UNIFORM_BATCH; from 0.11.2
+#: every one UNIFORM_BATCH (:data:`MAMBA_LEVEL`).
+MAMBA_LEVELS_0_10: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.11.2", "Mamba1/2, linear-attention and short-conv builders declare "
+                  "UNIFORM_SINGLE_TOKEN_DECODE (GDN: UNIFORM_BATCH)",
+                  "v1/attention/backends/mamba_attn.py, mamba1_attn.py, linear_attn.py, "
+                  "short_conv_attn.py, gdn_attn.py (cudagraph_support)",
+                  {"Qwen3NextForCausalLM": _S.UNIFORM_BATCH}),
+)
+
+
+def mamba_level(model_arch: str | None, release: str) -> SupportLevel:
+    """The support level of a hybrid model's Mamba-type layers in ``release``."""
+    older = value_at(MAMBA_LEVELS_0_10, release)
+    if isinstance(older, dict):
+        level = older.get(model_arch, _S.UNIFORM_SINGLE_TOKEN_DECODE)
+        assert isinstance(level, SupportLevel)
+        return level
+    return MAMBA_LEVEL
 
 
 def level_in(backend: str, sm: int, release: str) -> SupportLevel:
@@ -244,6 +276,125 @@ def choose(requested: str | None, *, rocm: bool, sm: int | None, mla: bool,
                                    f"valid for this configuration. Reason: {reasons}")
         why = "--attention-backend"
     level = level_in(backend, sm, release)
-    if model_arch in HYBRID_ARCHS and level > MAMBA_LEVEL:
-        level, why = MAMBA_LEVEL, f"{why}; the model's Mamba layers support {MAMBA_LEVEL.name}"
+    mamba = mamba_level(model_arch, release)
+    if model_arch in HYBRID_ARCHS and level > mamba:
+        level, why = mamba, f"{why}; the model's Mamba layers support {mamba.name}"
     return AttentionChoice(backend, level, why)
+
+
+# --- vLLM 0.10.2 (issue #37, helper v0102): the selector reads VLLM_ATTENTION_BACKEND ---
+_SELECTOR_0_10 = "platforms/cuda.py:CudaPlatform.get_attn_backend_cls"
+#: ``VLLM_ATTENTION_BACKEND`` values the V1 engine runs on CUDA (``EngineArgs.
+#: _is_v1_supported_oracle``'s list, less the other platforms' names; any other name sends the
+#: line to the V0 engine), each with the backend ``get_attn_backend_cls`` selects by name ("":
+#: none by name, so the platform's default path picks, as for no variable; an MLA model's
+#: selector picks by the MLA names only).
+V1_BACKEND_NAMES: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.11.2", "VLLM_ATTENTION_BACKEND names the V1 engine runs (another "
+                  "name falls back to V0)", "engine/arg_utils.py:EngineArgs._is_v1_supported_oracle",
+                  {"FLASH_ATTN_VLLM_V1": "", "FLASH_ATTN": "FLASH_ATTN",
+                   "TRITON_ATTN_VLLM_V1": "TRITON_ATTN", "FLASHINFER": "FLASHINFER",
+                   "FLASHINFER_VLLM_V1": "", "FLEX_ATTENTION": "FLEX_ATTENTION",
+                   "TREE_ATTN": "TREE_ATTN", "TRITON_MLA": "TRITON_MLA",
+                   "CUTLASS_MLA": "CUTLASS_MLA", "FLASHMLA": "FLASHMLA",
+                   "FLASHMLA_VLLM_V1": "FLASHMLA", "FLASH_ATTN_MLA": "FLASH_ATTN_MLA",
+                   "FLASHINFER_MLA": "FLASHINFER_MLA"}),
+)
+#: FlexAttention refuses sliding-window layers ("FlexAttention does not support sliding window
+#: yet.", ``FlexAttentionImpl.__init__``); cgconfig knows GPT-OSS's (its config's
+#: ``sliding_window``); 0.11.2's FlexAttention takes them.
+FLEX_NO_SLIDING_WINDOW: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.11.2", "FlexAttention refuses sliding-window layers",
+                  "v1/attention/backends/flex_attention.py:FlexAttentionImpl.__init__"),
+)
+#: Triton MLA refuses an FP8 KV cache at the layer ("TritonMLA V1 with FP8 KV cache not yet
+#: supported", ``TritonMLAImpl.__init__``); from 0.11.2 the selector's
+#: :data:`TRITON_MLA_FP8_REFUSED` says it.
+TRITON_MLA_FP8_LAYER_REFUSED: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.11.2", "Triton MLA refuses an FP8 KV cache when its layer is built",
+                  "v1/attention/backends/mla/triton_mla.py:TritonMLAImpl.__init__"),
+)
+
+
+#: The MLA default: CUTLASS MLA on SM 10.0, FlashMLA where it runs (SM 9.0), else Triton MLA
+#: (from 0.11.2 the priority lists of :func:`_default`).
+MLA_DEFAULT_0_10: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.11.2", "the MLA default is CUTLASS_MLA on SM 10.0, FLASHMLA on SM 9.0, "
+                  "else TRITON_MLA", _SELECTOR_0_10, {100: "CUTLASS_MLA", 90: "FLASHMLA"}),
+)
+#: FlashAttention 3 (``aot_schedule``, SM 9.0) with a mode that has full graphs refuses a
+#: ``max_capture_size`` above 992 (``FlashAttentionMetadataBuilder.__init__``,
+#: ``FlashAttnMLAMetadataBuilder.__init__``: "Capture size larger than 992 is not supported for
+#: full cuda graph."); 0.11.2 keeps the size and runs larger batches without the full graph.
+FA3_FULL_GRAPH_CAP: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.11.2", "FA3 with full graphs refuses a capture size above 992",
+                  "v1/attention/backends/flash_attn.py:FlashAttentionMetadataBuilder."
+                  "__init__", 992),
+)
+
+
+def v1_backend_0_10(name: str | None, release: str) -> str | None:
+    """The backend a ``VLLM_ATTENTION_BACKEND`` value selects on vLLM ``release``'s V1 engine;
+    ``None`` when the name sends the line to V0 (unset: the caller's default)."""
+    names = value_at(V1_BACKEND_NAMES, release)
+    assert isinstance(names, dict) and name is not None
+    return names.get(name.upper())
+
+
+def choose_0_10(env_backend: str | None, *, sm: int | None, mla: bool, model_arch: str | None,
+                release: str, fp8_kv_cache: bool = False) -> AttentionChoice:
+    """The V1 backend of vLLM ``release`` (0.10.2): ``VLLM_ATTENTION_BACKEND`` mapped through
+    :data:`V1_BACKEND_NAMES`, else the platform's default; GPT-OSS's sinks take FlashAttention
+    on SM 9.0, FlashInfer on SM 10.0, Triton elsewhere (a named non-MLA backend included); an
+    MLA model named a non-MLA backend, or FlashMLA off SM 9.0, runs FlexAttention; refusals
+    where the builders assert. Raises :class:`AttentionRefusal`."""
+    sm = sm if sm is not None else 90
+    sinks = model_arch in SINK_ARCHS
+    named = (v1_backend_0_10(env_backend, release) or None) if env_backend else None
+    why = f"VLLM_ATTENTION_BACKEND={env_backend}" if env_backend else \
+        f"vLLM {release}'s default for SM {sm}" + (", MLA" if mla else "")
+    if mla:
+        defaults = value_at(MLA_DEFAULT_0_10, release)
+        assert isinstance(defaults, dict)
+        backend = named or defaults.get(sm, "TRITON_MLA")
+        if backend == "FLASH_ATTN_MLA" and sm != 90:
+            raise AttentionRefusal("FlashAttnMLA is not supported on this device "
+                                   "(FlashAttnMLABackend)")
+        if backend == "TREE_ATTN":
+            raise AttentionRefusal("TreeAttentionImpl.__init__() got an unexpected keyword "
+                                   "argument 'q_lora_rank' (an MLA model on TREE_ATTN)")
+        if backend not in MLA_BACKENDS or (backend == "FLASHMLA" and sm != 90) or (
+                env_backend and not named):
+            backend, why = "FLEX_ATTENTION", f"{why}: not an MLA backend that runs here, " \
+                "FlexAttention"
+        if backend == "TRITON_MLA" and fp8_kv_cache and holds_in(TRITON_MLA_FP8_LAYER_REFUSED,
+                                                                 release):
+            raise AttentionRefusal("TritonMLA V1 with FP8 KV cache not yet supported "
+                                   "(TritonMLAImpl)")
+    elif named and named not in MLA_BACKENDS:
+        backend = named
+    elif sinks:
+        backend = {90: "FLASH_ATTN", 100: "FLASHINFER"}.get(sm, "TRITON_ATTN")
+        why += f"; GPT-OSS's attention sinks take {backend} on SM {sm}"
+    else:
+        backend = "FLASHINFER" if sm == 100 else "FLASH_ATTN"
+    if backend == "FLEX_ATTENTION" and sinks and holds_in(FLEX_NO_SLIDING_WINDOW, release):
+        raise AttentionRefusal("FlexAttention does not support sliding window yet. (GPT-OSS's "
+                               "sliding-window layers, FlexAttentionImpl)")
+    level = level_in(backend, sm, release)
+    mamba = mamba_level(model_arch, release)
+    if model_arch in HYBRID_ARCHS and level > mamba:
+        level, why = mamba, f"{why}; the model's Mamba layers support {mamba.name}"
+    return AttentionChoice(backend, level, why)
+def fa3_cap_refusal(backend: str, sm: object, mode: CudaGraphMode, max_size: int,
+                    release: str) -> str | None:
+    """vLLM 0.10.2's FlashAttention 3 builders: full graphs with a capture size above 992 are
+    refused (:data:`FA3_FULL_GRAPH_CAP`); ``None`` where they are not."""
+    cap = value_at(FA3_FULL_GRAPH_CAP, release)
+    if not isinstance(cap, int) or backend not in ("FLASH_ATTN", "FLASH_ATTN_MLA") or sm != 90 \
+            or not mode.has_full_cudagraphs() or max_size <= cap:
+        return None
+    return (f"Capture size larger than {cap} is not supported for full cuda graph. (vLLM "
+            f"{release} {backend} with FlashAttention 3, cudagraph_mode {mode.name}, "
+            f"max_capture_size {max_size}: FlashAttentionMetadataBuilder.__init__)")
+# --- end vLLM 0.10.2 ---

@@ -59,6 +59,32 @@ CEILING_COUNTS_SPEC_TOKENS: tuple[ReleaseChange, ...] = (
 # --- end vLLM 0.12.0 ---
 
 
+# --- vLLM 0.10.2 (issue #37, helper v0102): read in the 0.10.2 and 0.11.2 wheels ---
+#: The V1 grid comes from ``SchedulerConfig.cuda_graph_sizes`` (``--cuda-graph-sizes``, unset:
+#: ``[min(2·max_num_seqs, 512)]``): one value N is ``[1, 2, 4] + range(8, N + 1, 8)`` (step 8
+#: all the way), several are taken sorted, then capped by ``max_num_batched_tokens``; it is
+#: computed whatever the mode (``--enforce-eager`` alone empties it). An explicit
+#: ``compilation_config.cudagraph_capture_sizes`` replaces it, de-duplicated and **not** capped
+#: (``CompilationConfig.init_with_cudagraph_sizes``), and ``max_capture_size`` is the largest
+#: size. From 0.11.2: the step-16 grid up to ``max_cudagraph_capture_size``, empty under NONE.
+SCHEDULER_GRAPH_SIZES: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.11.2",
+                  "the capture sizes come from SchedulerConfig.cuda_graph_sizes (one value N: "
+                  "1, 2, 4 and every multiple of 8 up to N; several: as given), capped by "
+                  "max_num_batched_tokens, whatever the mode; explicit compilation-config "
+                  "sizes replace them uncapped",
+                  "vllm/config/__init__.py VllmConfig._set_cudagraph_sizes, "
+                  "vllm/config/scheduler.py SchedulerConfig.__post_init__, "
+                  "vllm/config/compilation.py CompilationConfig.init_with_cudagraph_sizes"),
+)
+# --- end vLLM 0.10.2 ---
+
+
+def scheduler_sizes(release: str) -> bool:
+    """Whether ``release`` builds its grid from ``SchedulerConfig.cuda_graph_sizes``."""
+    return holds_in(SCHEDULER_GRAPH_SIZES, release)
+
+
 def ceiling_query_len(release: str, q: int) -> int:
     """The decode query length ``release``'s default ceiling multiplies ``max_num_seqs`` by."""
     return q if holds_in(CEILING_COUNTS_SPEC_TOKENS, release) else 1

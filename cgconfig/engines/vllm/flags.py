@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from types import ModuleType
+
 from cgconfig.line.split import Arity, DialectFlags
 
 #: The vLLM dialect's flags and their arity; ``-cc.KEY=VALUE`` spellings take one value.
@@ -33,3 +35,21 @@ def dotted_o_is_cc(release: str) -> bool:
     from cgconfig.engines.vllm.compile_changes import DOTTED_O_IS_COMPILATION_CONFIG
 
     return holds_in(DOTTED_O_IS_COMPILATION_CONFIG, release)
+
+
+def short_o_key(release: str) -> str:
+    """The compilation-config key vLLM ``release``'s parser rewrites ``-O<n>`` to where ``-O`` is
+    ``--compilation-config`` (``mode``; vLLM 0.10.2 ``level``:
+    compile_changes.COMPILATION_MODE_FIELD; the plug-in part ``short_o_key``)."""
+    from cgconfig.engines.release_change import holds_in
+    from cgconfig.engines.vllm.compile_changes import COMPILATION_MODE_FIELD
+
+    return "mode" if holds_in(COMPILATION_MODE_FIELD, release) else "level"
+
+
+def migrate_support() -> ModuleType:
+    """vLLM 0.10.2's migrate rewrites (:mod:`.migrate_0_10`; the plug-in part
+    ``migrate_support``), imported only when ``cgconfig migrate`` runs."""
+    from cgconfig.engines.vllm import migrate_0_10
+
+    return migrate_0_10

@@ -181,6 +181,8 @@ def resolve_mode(
     backend_name: str = "",
     inductor_graph_partition: bool = False,
     use_v2_model_runner: bool = False,
+    never_decode_fallback: bool = True,
+    spec_rounding: bool = True,
 ) -> ModeResolution:
     """vLLM's Stage B (``resolve_cudagraph_mode_and_sizes``) for one requested mode.
 
@@ -194,6 +196,8 @@ def resolve_mode(
 
     Returns the final mode, each rule that changed it, and the size multiple for B7, which only
     the V1 runner applies (q = 1 + num_speculative_tokens > 1 with full decode graphs).
+    ``never_decode_fallback`` / ``spec_rounding`` False: vLLM 0.10.2's
+    ``initialize_cudagraph_capture``, which has no B3 (its B6 refuses instead) and no B7.
     Raises :class:`VllmModeError` where vLLM raises (B2 on a NEVER backend, B6).
     """
     if num_speculative_tokens < 0:
@@ -208,6 +212,8 @@ def resolve_mode(
     current: CudaGraphMode = requested
     steps: list[ModeStep] = []
     for rule, check in STAGE_B_RULES:
+        if rule == "B3" and not never_decode_fallback:
+            continue
         outcome = check(current, ctx)
         if outcome is None:
             continue
@@ -216,7 +222,7 @@ def resolve_mode(
         steps.append(ModeStep(rule, current, outcome.after, outcome.message))
         current = outcome.after
     rounds = (current.decode_mode() is CudaGraphMode.FULL and ctx.q > 1
-              and not use_v2_model_runner)
+              and not use_v2_model_runner and spec_rounding)
     return ModeResolution(requested, current, tuple(steps), ctx.q if rounds else 1)
 
 

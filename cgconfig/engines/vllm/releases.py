@@ -15,13 +15,9 @@ from typing import NamedTuple
 
 from cgconfig.engines.release_change import ReleaseChange, holds_in, value_at
 from cgconfig.engines.vllm.compile_changes import (
-    ATTN_FUSION_KEY,
-    COMPILATION_LEVEL_KEY,
-    DOTTED_O_IS_COMPILATION_CONFIG,
-    MODEL_RUNNER_V2_EXISTS,
-    OPTIMIZATION_LEVELS,
+    BEHAVIOURS_0_10,
+    BEHAVIOURS_0_11,
     PIECEWISE_WITHOUT_COMPILE_REFUSED,
-    SPEC_ROUNDING_EMPTY_HANDLED,
 )
 from cgconfig.engines.vllm.modes import CudaGraphMode
 
@@ -267,8 +263,9 @@ CUDA_GRAPH_SIZES: tuple[ReleaseChange, ...] = (
 #: ("Decode context parallel (DCP) is enabled, which is incompatible with full CUDA graphs.
 #: Overriding cudagraph_mode to PIECEWISE."); 0.13.0's ``VllmConfig`` no longer checks it.
 CONTEXT_PARALLEL_PIECEWISE: tuple[ReleaseChange, ...] = (
-    ReleaseChange(None, "0.13.0", "decode/prefill context parallelism > 1 turns full "
-                  "graphs into PIECEWISE (the oldest has decode context parallelism only)",
+    ReleaseChange("0.11.2", "0.13.0", "decode/prefill context parallelism > 1 turns full "
+                  "graphs into PIECEWISE (its first release has decode context parallelism "
+                  "only; the release before does not check it)",
                   f"{_VLLM_CONFIG}:VllmConfig.__post_init__"),
 )
 #: ``ParallelConfig`` refuses a prefill context-parallel size above 1 ("Prefill context
@@ -311,14 +308,8 @@ BEHAVIOURS: dict[str, tuple[ReleaseChange, ...]] = {
     "cuda_graph_sizes": CUDA_GRAPH_SIZES,
     "context_parallel_piecewise": CONTEXT_PARALLEL_PIECEWISE,
     "prefill_context_parallel_refused": PREFILL_CONTEXT_PARALLEL_REFUSED,
-    # vLLM 0.11.2 (v011): compile_changes.py
-    "optimization_levels": OPTIMIZATION_LEVELS,
-    "piecewise_without_compile_refused": PIECEWISE_WITHOUT_COMPILE_REFUSED,
-    "spec_rounding_empty_handled": SPEC_ROUNDING_EMPTY_HANDLED,
-    "model_runner_v2_exists": MODEL_RUNNER_V2_EXISTS,
-    "attn_fusion_key": ATTN_FUSION_KEY,
-    "dotted_o_is_compilation_config": DOTTED_O_IS_COMPILATION_CONFIG,
-    "compilation_level_key": COMPILATION_LEVEL_KEY,
+    **BEHAVIOURS_0_11,  # vLLM 0.11.2 (v011): compile_changes.py
+    **BEHAVIOURS_0_10,  # vLLM 0.10.2 (v0102): compile_changes.py
 }
 
 

@@ -72,6 +72,42 @@ def _request_counts(max_num_seqs: int, ceiling: int) -> set[int]:
     return counts
 
 
+#: vLLM 0.10.2 ``model_executor/models/config.py GptOssForCausalLMConfig.verify_and_update_config``:
+#: a single ``cuda_graph_sizes`` value below 1024 becomes this list (83 sizes, "Overriding max
+#: cuda graph capture size to 1024 for performance").
+_GPT_OSS_0_10_LIST = (1, 2, 4, *range(8, 256, 8), *range(256, 1025, 16))
+
+
+def scheduler_capture_sizes(max_num_seqs: int, max_num_batched_tokens: int, *,
+                            cuda_graph_sizes: Sequence[int] | None,
+                            capture_sizes: Sequence[int] | None,
+                            gpt_oss: bool = False) -> SizeResult:
+    """vLLM 0.10.2's V1 capture sizes (``capture_size_changes.SCHEDULER_GRAPH_SIZES``):
+    ``SchedulerConfig.cuda_graph_sizes`` (unset: ``[min(2·max_num_seqs, 512)]``, GPT-OSS's
+    83-size list for a single value below 1024), one value N → ``[1, 2, 4]`` and every
+    multiple of 8 up to N, several → sorted, then capped by ``max_num_batched_tokens``; an
+    explicit ``cudagraph_capture_sizes`` list replaces it, de-duplicated, not capped."""
+    check_decode_batch(max_num_seqs, "max_num_seqs")
+    check_prefill_tokens(max_num_batched_tokens, "max_num_batched_tokens")
+    for size in [*(cuda_graph_sizes or ()), *(capture_sizes or ())]:
+        check_prefill_tokens(size, "cudagraph_capture_sizes")
+    notes: list[str] = []
+    if capture_sizes is not None:
+        sizes = sorted(set(capture_sizes))
+        if len(sizes) < len(capture_sizes):
+            notes.append(f"cudagraph sizes specified by model runner {sorted(capture_sizes)} is "
+                         f"overridden by config {sizes}")
+        return SizeResult(sizes, sizes[-1] if sizes else 0, notes)
+    given = list(cuda_graph_sizes or [min(2 * max_num_seqs, DEFAULT_MAX_GRAPH_SIZE)])
+    if gpt_oss and len(given) == 1 and given[0] < 1024:
+        given = list(_GPT_OSS_0_10_LIST)
+        notes.append("GPT-OSS: Overriding max cuda graph capture size to 1024 for performance")
+    grid = ([*_SMALL_SIZES, *range(_STEP8_FROM, given[0] + 1, 8)] if len(given) == 1
+            else sorted(given))
+    sizes = sorted({s for s in grid if s <= max_num_batched_tokens})
+    return SizeResult(sizes, sizes[-1] if sizes else 0, notes)
+
+
 def default_capture_sizes(
     max_num_seqs: int,
     max_num_batched_tokens: int,

@@ -6,10 +6,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cgconfig.engines.vllm.argv import parse_vllm_argv
-from cgconfig.engines.vllm.engine_args import read_engine_args
+from cgconfig.engines.release_change import holds_in
+from cgconfig.engines.vllm.argv import VllmInput, parse_vllm_argv
+from cgconfig.engines.vllm.attention import V1_BACKEND_NAMES
+from cgconfig.engines.vllm.compile_changes import ALL2ALL_FROM_ENV, ATTENTION_BACKEND_FROM_ENV
+from cgconfig.engines.vllm.engine_args import EngineArgs, read_engine_args
 from cgconfig.engines.vllm.vllm_config import post_init, speculative
 from cgconfig.line.split import Arg, Part
+from cgconfig.line.versions import label, newest
 from cgconfig.resolve.request import ResolveRequest
 from cgconfig.sources.contribution import Contribution
 
@@ -34,8 +38,33 @@ class VllmArgv:
         vin = parse_vllm_argv(self.tokens, self.positions, self.args, release=release)
         if vin.attention_backend is None:
             vin.attention_backend = engine.attention_backend
+        notes = _environment(vin, engine, so_far)
         speculative(vin, engine, whole_engine=self.whole_engine, facts=so_far.facts)
-        return post_init(vin, so_far.facts, engine, v2_runner=self.whole_engine)
+        out = post_init(vin, so_far.facts, engine, v2_runner=self.whole_engine)
+        out.notes += notes
+        return out
+
+
+def _environment(vin: VllmInput, engine: EngineArgs, so_far: ResolveRequest) -> list[str]:
+    """The variables the release reads in place of flags it lacks (vLLM 0.10.2
+    ``VLLM_ALL2ALL_BACKEND``; ``VLLM_ATTENTION_BACKEND`` before 0.13.0, which 0.10.2's own
+    selector reads at step time), and a note where the release takes a flag instead."""
+    facts, notes = so_far.facts, list[str]()
+    a2a = facts.get("vllm_all2all_backend")
+    if isinstance(a2a, str) and holds_in(ALL2ALL_FROM_ENV, engine.release):
+        engine.all2all_backend = a2a
+    backend = facts.get("vllm_attn_backend")
+    if not isinstance(backend, str):
+        return notes
+    where = so_far.fact_sources.get("vllm_attn_backend", "VLLM_ATTENTION_BACKEND")
+    if not holds_in(ATTENTION_BACKEND_FROM_ENV, engine.release):
+        notes.append(f"{where}: set, and ignored: cgconfig reads vLLM {engine.release}'s "
+                     "attention backend from --attention-backend (the variable is deprecated "
+                     f"from {ATTENTION_BACKEND_FROM_ENV[-1].until} and not read by "
+                     f"{label('vllm', newest('vllm'))})")
+    elif not holds_in(V1_BACKEND_NAMES, engine.release) and vin.attention_backend is None:
+        vin.attention_backend = backend  # 0.11.2, 0.12.0: the only way to name it
+    return notes
 
 
 def answered_release(request: ResolveRequest) -> str:

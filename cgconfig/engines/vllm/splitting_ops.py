@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from cgconfig.engines.vllm.modes import CudaGraphMode
 
-__all__ = ["VLLM_ATTENTION_OPS", "SplitFixup", "splitting_fixup"]
+__all__ = ["VLLM_ATTENTION_OPS", "SplitFixup", "empty_split_fixup_0_10", "splitting_fixup"]
 
 #: ``CompilationConfig._attention_ops`` of vLLM 0.33.0 (``vllm/config/compilation.py``): the ops
 #: an unset ``splitting_ops`` becomes under VLLM_COMPILE. The compiled graph is split at
@@ -76,3 +76,20 @@ def splitting_fixup(mode: CudaGraphMode, splitting_ops: Sequence[str] | None,
             "Piecewise compilation with empty splitting_ops does not contain piecewise "
             "cudagraph. Setting cudagraph_mode to FULL."))
     return SplitFixup(mode, False)
+
+
+def empty_split_fixup_0_10(mode: CudaGraphMode, splitting_ops: list[str] | None,
+                      vllm_compile: bool) -> SplitFixup:
+    """vLLM 0.10.2's ``CompilationConfig.set_splitting_ops_for_v1`` (level PIECEWISE only): an
+    unset list becomes the attention ops; ``[]`` turns PIECEWISE into FULL and keeps the other
+    modes (``compile_changes.EMPTY_SPLIT_PIECEWISE_IS_FULL``)."""
+    if not vllm_compile:
+        return SplitFixup(mode, False)
+    if splitting_ops is None:
+        return SplitFixup(mode, True)
+    if not splitting_ops and mode is CudaGraphMode.PIECEWISE:
+        return SplitFixup(CudaGraphMode.FULL, False, "A22", (
+            "When compilation level is piecewise with empty splitting_ops, PIECEWISE "
+            "cudagraph_mode will be treated as FULL cudagraph_mode."))
+    return SplitFixup(mode, bool(splitting_ops) and all(op in splitting_ops
+                                                         for op in VLLM_ATTENTION_OPS))

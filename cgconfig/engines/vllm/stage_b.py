@@ -14,14 +14,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cgconfig.draft import Draft
-from cgconfig.engines.release_change import holds_in
+from cgconfig.engines.release_change import holds_in, value_at
 from cgconfig.engines.vllm import capture_size_changes, captured, modes, releases
 from cgconfig.engines.vllm import mode_resolution as resolution_rules
+from cgconfig.engines.vllm.attention import HYBRID_ARCHS, fa3_cap_refusal
 from cgconfig.engines.vllm.compile_changes import (
+    COMPILATION_MODE_FIELD,
+    EMPTY_SPLIT_PIECEWISE_IS_FULL,
+    HYBRID_DEFAULT_FULL_AND_PIECEWISE,
+    MAMBA_ARCHS,
+    NEVER_DECODE_FALLBACK,
     PIECEWISE_WITHOUT_COMPILE_REFUSED,
+    SPEC_DECODE_ROUNDING,
     SPEC_ROUNDING_EMPTY_HANDLED,
 )
-from cgconfig.engines.vllm.splitting_ops import splitting_fixup
+from cgconfig.engines.vllm.splitting_ops import empty_split_fixup_0_10, splitting_fixup
 from cgconfig.errors import InputError, StrictConflictError
 from cgconfig.fields.values import round_up
 from cgconfig.locks import conflict_message
@@ -52,6 +59,9 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                  attention: Callable[[Draft], tuple[str, str]] | None = None,
                  replan: Callable[[dict[str, Any]], CapturePlan] | None = None,
                  context_parallel: tuple[int, int] = (1, 1),
+                 v0_engine: Callable[[Draft], bool] | None = None,
+                 deepep_piecewise: bool = False,
+                 hybrid_default: bool = False,
                  release: str) -> DraftStep:
     """vLLM's mode resolution after the user's input: A8, the sizes, A19-A22, Stage B, B7.
 
@@ -60,13 +70,28 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
     messages ("" reads "the attention backend"). ``release``: the vLLM release the line is
     answered for; ``v2_runner`` may be a function of the model's facts, and ``graphs_off``
     is one (vLLM's steps that turn every graph off, some of which read the model's config).
-    ``context_parallel``: the line's decode and prefill context-parallel sizes.
+    ``context_parallel``: the line's decode and prefill context-parallel sizes. ``v0_engine``
+    (vLLM 0.10.2): plans the line for the V0 engine and answers True when the release runs it
+    there (then nothing below applies); ``deepep_piecewise``: 0.10.2's DeepEP high-throughput
+    rule (DP > 1: full graphs become PIECEWISE); ``hybrid_default``: the line set no mode and
+    0.10.2's ``MambaModelConfig`` gives a hybrid or Mamba model FULL_AND_PIECEWISE.
     """
 
     def hook(draft: Draft) -> None:
         nonlocal support, backend, capture
+        if v0_engine is not None and v0_engine(draft):
+            return
         if replan is not None:  # the sizes again, now that the model's facts are known
             capture = replan(draft.facts)
+        arch = draft.facts.get("model_arch")
+        if hybrid_default and (arch in HYBRID_ARCHS or arch in MAMBA_ARCHS) and arch not in \
+                value_at(HYBRID_DEFAULT_FULL_AND_PIECEWISE, release):  # type: ignore[operator]
+            mode = modes.phases_to_mode(draft.get("decode.backend"),
+                                        draft.get("prefill.backend")).mode
+            apply_mode(draft, "vllm.hybrid-default", mode, modes.CudaGraphMode.FULL_AND_PIECEWISE,
+                   "Hybrid or mamba-based model detected: setting cudagraph mode to "
+                   "FULL_AND_PIECEWISE in order to optimize performance.",
+                   "MambaModelConfig.verify_and_update_config", release)
         if attention is not None:  # the backend the model's layers select (model facts known)
             support, backend = attention(draft)
         # vLLM's sizes count tokens: a decode step takes 1 + num_spec per request (plan units).
@@ -78,7 +103,7 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
             # A8: piecewise graphs (before 0.13 any graphs) need the VLLM_COMPILE compilation
             # mode.
             mode = releases.piecewise_fallback(mode, release)
-            _apply(draft, "vllm.A8", original, mode,
+            apply_mode(draft, "vllm.A8", original, mode,
                    f"Cudagraph mode {original.name} is not compatible with compilation mode "
                    f"other than VLLM_COMPILE. Overriding to {mode.name}.",
                    "VllmConfig._normalize_piecewise_cudagraph_mode"
@@ -96,24 +121,41 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
         if cp is not None and mode.has_full_cudagraphs() \
                 and holds_in(releases.CONTEXT_PARALLEL_PIECEWISE, release):
             short = "DCP" if cp == "decode" else "PCP"
-            _apply(draft, "vllm.context-parallel", mode, modes.CudaGraphMode.PIECEWISE,
+            apply_mode(draft, "vllm.context-parallel", mode, modes.CudaGraphMode.PIECEWISE,
                    f"{cp.capitalize()} context parallel ({short}) is enabled, which is "
                    "incompatible with full CUDA graphs. Overriding cudagraph_mode to PIECEWISE.",
                    "VllmConfig.__post_init__", release)
             mode = modes.CudaGraphMode.PIECEWISE
-        _set_sizes(draft, capture.sizes, "vllm.sizes", capture.why,
+        set_sizes(draft, capture.sizes, "vllm.sizes", capture.why,
                    f"vLLM's capture sizes: {capture.why}",
                    f"vLLM {release} VllmConfig._set_cudagraph_sizes",
                    "choose sizes up to max_num_batched_tokens")
-        fixup = splitting_fixup(mode, splitting_ops, vllm_compile,
-                                fuse_attn_quant=fuse_attn_quant)
+        if deepep_piecewise and mode not in (modes.CudaGraphMode.NONE,
+                                             modes.CudaGraphMode.PIECEWISE):
+            apply_mode(draft, "vllm.deepep-high-throughput", mode, modes.CudaGraphMode.PIECEWISE,
+                   "Data Parallel with DeepEP high-throughput: using PIECEWISE CUDA graphs and "
+                   "excluding MoE ops from capture. Set VLLM_ALL2ALL_BACKEND=deepep_low_latency "
+                   "if you need MoE graphs captured as well.",
+                   "CudaPlatform.check_and_update_config", release)
+            mode = modes.CudaGraphMode.PIECEWISE
+        level_era = not holds_in(COMPILATION_MODE_FIELD, release)
+        if level_era and not vllm_compile and mode.requires_piecewise():
+            raise InputError("Compilation level should be CompilationLevel.PIECEWISE when "
+                             "cudagraph_mode piecewise cudagraphs is used, "
+                             f"cudagraph_mode=CUDAGraphMode.{mode.name} (vLLM {release} "
+                             "VllmConfig.__post_init__)", where="vLLM cudagraph_mode")
+        if holds_in(EMPTY_SPLIT_PIECEWISE_IS_FULL, release):
+            fixup = empty_split_fixup_0_10(mode, splitting_ops, vllm_compile)
+        else:
+            fixup = splitting_fixup(mode, splitting_ops, vllm_compile,
+                                    fuse_attn_quant=fuse_attn_quant)
         if fixup.rule:
-            _apply(draft, f"vllm.{fixup.rule}", mode, fixup.mode, fixup.message,
+            apply_mode(draft, f"vllm.{fixup.rule}", mode, fixup.mode, fixup.message,
                    "CompilationConfig.set_splitting_ops_for_v1", release)
         mode = fixup.mode
         for rule, message, function in graphs_off(draft.facts) if graphs_off else []:
             if mode is not modes.CudaGraphMode.NONE:
-                _apply(draft, rule, mode, modes.CudaGraphMode.NONE, message, function, release)
+                apply_mode(draft, rule, mode, modes.CudaGraphMode.NONE, message, function, release)
                 mode = modes.CudaGraphMode.NONE
         if not vllm_compile and mode.requires_piecewise() \
                 and holds_in(PIECEWISE_WITHOUT_COMPILE_REFUSED, release):
@@ -121,17 +163,28 @@ def stage_b_step(support: str | None, backend: str, num_spec: int, vllm_compile:
                              "cudagraph_mode piecewise cudagraphs is used, "
                              f"cudagraph_mode={mode.name} (vLLM {release} "
                              "VllmConfig.__post_init__)", where="vLLM cudagraph_mode")
+        if level_era and mode.requires_piecewise() and not fixup.attention_split:
+            raise InputError("Compilation level should be CompilationLevel.PIECEWISE when "
+                             "cudagraph_mode piecewise cudagraphs is used, and the splitting "
+                             "ops should contain attention, cudagraph_mode="
+                             f"CUDAGraphMode.{mode.name} (vLLM {release} v1/cudagraph_dispatcher.py "
+                             "CudagraphDispatcher.__init__)", where="vLLM cudagraph_mode")
+        cap = fa3_cap_refusal(backend, draft.facts.get("gpu_sm"), mode, capture.max_size, release)
+        if cap:
+            raise InputError(cap, where="vLLM capture sizes")
         v2 = v2_runner(draft) if callable(v2_runner) else v2_runner
         try:
             resolution = resolution_rules.resolve_mode(
                 mode, modes.parse_level(support or "ALWAYS"),
                 num_speculative_tokens=num_spec, compilation_mode_is_vllm_compile=vllm_compile,
                 attention_split=fixup.attention_split, backend_name=backend,
-                use_v2_model_runner=holds_in(releases.V2_SKIPS_SPEC_ROUNDING, release) and v2)
+                use_v2_model_runner=holds_in(releases.V2_SKIPS_SPEC_ROUNDING, release) and v2,
+                never_decode_fallback=holds_in(NEVER_DECODE_FALLBACK, release),
+                spec_rounding=holds_in(SPEC_DECODE_ROUNDING, release))
         except resolution_rules.VllmModeError as exc:
             raise InputError(str(exc), where="vLLM cudagraph_mode") from None
         for step in resolution.steps:
-            _apply(draft, f"vllm.{step.rule}", step.before, step.after, step.message,
+            apply_mode(draft, f"vllm.{step.rule}", step.before, step.after, step.message,
                    _STAGE_B, release)
         multiple = resolution.size_multiple
         if not resolution.mode.separate_routine() \
@@ -217,7 +270,7 @@ def _round_for_spec(draft: Draft, capture: CapturePlan, q: int, num_spec: int,
         rounded = resolution_rules.round_sizes_for_spec(capture.sizes, capture.max_size, q)
     except resolution_rules.VllmModeError as exc:
         raise InputError(str(exc), where="vLLM capture sizes") from None
-    _set_sizes(draft, rounded, "vllm.B7",
+    set_sizes(draft, rounded, "vllm.B7",
                f"rounded to multiples of {q} (1 + num_speculative_tokens)",
                f"full decode graphs with {num_spec} speculative tokens replay uniform batches "
                f"of {q} tokens per request: sizes rounded to multiples of {q}",
@@ -225,7 +278,7 @@ def _round_for_spec(draft: Draft, capture: CapturePlan, q: int, num_spec: int,
                f"choose sizes that are multiples of {q}")
 
 
-def _set_sizes(draft: Draft, sizes: list[int], rule: str, why: str, decision_why: str,
+def set_sizes(draft: Draft, sizes: list[int], rule: str, why: str, decision_why: str,
                source: str, remedy: str) -> None:
     """Set both phases' lists (vLLM has one list for both) and their maxima, as one decision.
 
@@ -255,7 +308,7 @@ def _set_sizes(draft: Draft, sizes: list[int], rule: str, why: str, decision_why
             inputs=list(dict.fromkeys(i for k in locked for i in draft.user_inputs(k))))
 
 
-def _apply(draft: Draft, rule: str, before: modes.CudaGraphMode, after: modes.CudaGraphMode,
+def apply_mode(draft: Draft, rule: str, before: modes.CudaGraphMode, after: modes.CudaGraphMode,
            message: str, function: str, release: str) -> None:
     decode, prefill = modes.mode_to_phases(after)
     changes: list[Change] = []

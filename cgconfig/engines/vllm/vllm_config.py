@@ -19,10 +19,15 @@ from typing import Any
 from cgconfig.draft import Draft
 from cgconfig.engines.release_change import holds_in, value_at
 from cgconfig.engines.vllm import attention as vllm_attention
-from cgconfig.engines.vllm import capture_size_changes, compile_changes, modes, releases
+from cgconfig.engines.vllm import (
+    capture_size_changes,
+    compile_changes,
+    modes,
+    releases,
+    v0_engine,
+)
 from cgconfig.engines.vllm.argv import COMPILATION_MODES, CcValue, VllmInput
 from cgconfig.engines.vllm.engine_args import (
-    BATCHED_DP_MAX_NUM_BATCHED_TOKENS,
     LEVEL_DEFAULTS,
     EngineArgs,
     check_async,
@@ -34,8 +39,10 @@ from cgconfig.engines.vllm.engine_args import (
     check_world_size,
     model_is_moe,
 )
-from cgconfig.engines.vllm.sizes import default_capture_sizes
+from cgconfig.engines.vllm.scheduler import check_scheduler, scheduler
+from cgconfig.engines.vllm.sizes import default_capture_sizes, scheduler_capture_sizes
 from cgconfig.engines.vllm.stage_b import CapturePlan, stage_b_step
+from cgconfig.engines.vllm.v0_plan import v0_step
 from cgconfig.errors import InputError, did_you_mean
 from cgconfig.limits import quote
 from cgconfig.provenance import Layer, Leaf, Origin
@@ -82,6 +89,19 @@ def speculative(vin: VllmInput, engine: EngineArgs, *, whole_engine: bool,
                                       "--speculative-config", engine.release)
         check_draft_model(vin.speculative[0], vin.speculative[1], facts or {},
                           "--speculative-config", engine.release)
+    methods = value_at(compile_changes.SPECULATIVE_METHODS, engine.release)
+    method = vin.speculative[0] if vin.speculative is not None else engine.spec_method
+    if whole_engine and isinstance(methods, tuple) and isinstance(method, str) \
+            and method not in methods:
+        raise InputError(f"1 validation error for SpeculativeConfig: method: Input should be "
+                         f"{', '.join(repr(m) for m in methods)} (got {method!r}; vLLM "
+                         f"{engine.release} SpeculativeConfig)", where="--speculative-config")
+    if whole_engine and engine.async_scheduling and holds_in(
+            compile_changes.ASYNC_SPEC_REFUSED, engine.release) and (
+            vin.speculative is not None or engine.spec_method is not None):
+        raise InputError("Currently, speculative decoding is not supported with async "
+                         f"scheduling. (vLLM {engine.release} EngineArgs.create_engine_config)",
+                         where="--async-scheduling")
     if whole_engine:
         check_async_pipeline_parallel(engine, facts or {})
         check_async(vin.speculative[0] if vin.speculative is not None else engine.spec_method,
@@ -158,7 +178,7 @@ def post_init(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs,
             out.defaults += [DialectDefault(f"{phase}.bs", capture.sizes, "vLLM default grid",
                                             capture.why) for phase in ("decode", "prefill")]
     if v2_runner:  # a whole `vllm serve` line: SchedulerConfig validates what it was given
-        _check_scheduler(vin, facts, engine)
+        check_scheduler(vin, facts, engine)
     if not mode_chain and vin.enforce_eager is None:
         decode, prefill = modes.mode_to_phases(default_mode)
         why_mode = compile_changes.default_mode_why(
@@ -176,7 +196,16 @@ def post_init(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs,
                                   fuse_attn_quant=vin.pass_config.get(str(value_at(
                                       compile_changes.ATTN_FUSION_KEY, engine.release))) is True,
                                   attention=_attention(vin, engine) if v2_runner else None,
-                                  replan=replan, context_parallel=engine.context_parallel))
+                                  replan=replan, context_parallel=engine.context_parallel,
+                                  v0_engine=v0_step(vin, engine, user_sizes) if v2_runner and
+                                  holds_in(v0_engine.V0_FALLBACK, engine.release) else None,
+                                  hybrid_default=not mode_chain and vin.enforce_eager is None
+                                  and holds_in(compile_changes.HYBRID_DEFAULT_FULL_AND_PIECEWISE,
+                                               engine.release),
+                                  deepep_piecewise=holds_in(compile_changes.DEEPEP_HT_PIECEWISE,
+                                                            engine.release)
+                                  and engine.all2all_backend == "deepep_high_throughput"
+                                  and engine.data_parallel_size > 1))
     return out
 
 
@@ -226,7 +255,9 @@ def _graphs_off(vin: VllmInput, engine: EngineArgs, level_mode: str, v2_runner: 
         off.append(("vllm.v2-stock-torch-compile",
                     "CUDA graphs are not supported with stock torch.compile in Model Runner V2.",
                     "VllmConfig._disable_cudagraphs_for_v2_stock_torch_compile"))
-    if engine.deepep_high_throughput_off(facts) and vin.compilation_mode(level_mode) == \
+    if engine.deepep_high_throughput_off(facts) and not holds_in(
+            compile_changes.DEEPEP_HT_PIECEWISE, engine.release) and \
+            vin.compilation_mode(level_mode) == \
             COMPILATION_MODES["VLLM_COMPILE"]:  # set_splitting_ops_for_v1 runs only then
         off.append(("vllm.deepep-high-throughput",
                     "DeepEP: Disabling CUDA Graphs since DeepEP high-throughput kernels are "
@@ -235,44 +266,27 @@ def _graphs_off(vin: VllmInput, engine: EngineArgs, level_mode: str, v2_runner: 
     return off
 
 
-def _scheduler(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs) -> tuple[int, int, str]:
-    """max_num_seqs and max_num_batched_tokens as ``EngineArgs._set_default_max_num_seqs_and_
-    batched_tokens_args`` leaves them (usage context OPENAI_API_SERVER), and why."""
-    seqs, tokens, basis = _engine_defaults(_number_fact(facts, "gpu_memory_gib"), engine.release,
-                                           _number_fact(facts, "gpu_sm"))
-    if engine.batched_dp_moe and capture_size_changes.batched_dp_token_budget(engine.release):
-        tokens, basis = BATCHED_DP_MAX_NUM_BATCHED_TOKENS, (
-            f"{basis}; {engine.all2all_backend} with expert parallelism and DP "
-            f"{engine.data_parallel_size}: {BATCHED_DP_MAX_NUM_BATCHED_TOKENS} batched tokens")
-    if engine.performance_mode == "throughput":
-        seqs, tokens, basis = seqs * 2, tokens * 2, f"{basis}, doubled (--performance-mode throughput)"
-    if vin.max_num_seqs and vin.max_num_batched_tokens:
-        basis = "both given"
-    elif vin.max_num_seqs or vin.max_num_batched_tokens:
-        given = "max_num_seqs" if vin.max_num_seqs else "max_num_batched_tokens"
-        basis = f"{given} given, the other from the {basis}"
-    tokens = vin.max_num_batched_tokens or tokens
-    # A defaulted max_num_seqs never exceeds the token budget.
-    return vin.max_num_seqs or min(seqs, tokens), tokens, basis
-
-
-def _check_scheduler(vin: VllmInput, facts: dict[str, Any], engine: EngineArgs) -> None:
-    """``SchedulerConfig``'s refusal: fewer batched tokens than sequences."""
-    seqs, tokens, _ = _scheduler(vin, facts, engine)
-    if tokens < seqs:
-        raise InputError(f"max_num_batched_tokens ({tokens}) must be greater than or equal to "
-                         f"max_num_seqs ({seqs}) (vLLM {engine.release} SchedulerConfig)",
-                         where="--max-num-batched-tokens" if vin.max_num_batched_tokens
-                         else "--max-num-seqs")
-
-
 def _capture_plan(vin: VllmInput, facts: dict[str, Any], user_sizes: list[int] | None,
                   user_max: int | None, engine: EngineArgs) -> CapturePlan:
     """``VllmConfig._set_cudagraph_sizes`` with graphs on: user sizes capped by
     ``max_num_batched_tokens``, else the default grid (1024 ceiling on the SM100 family)."""
-    max_num_seqs, max_num_batched_tokens, basis = _scheduler(vin, facts, engine)
+    max_num_seqs, max_num_batched_tokens, basis = scheduler(vin, facts, engine)
     sm = _number_fact(facts, "gpu_sm")
     model_note = ""
+    if capture_size_changes.scheduler_sizes(engine.release):  # vLLM 0.10.2
+        given = vin.cuda_graph_sizes.value if vin.cuda_graph_sizes is not None else None
+        result = scheduler_capture_sizes(
+            max_num_seqs, max_num_batched_tokens, cuda_graph_sizes=given,
+            capture_sizes=user_sizes, gpt_oss=facts.get("model_arch") in GPT_OSS_ARCHS)
+        why = (f"max_num_seqs={max_num_seqs}, max_num_batched_tokens={max_num_batched_tokens} "
+               f"({basis}); " + ("compilation_config.cudagraph_capture_sizes as given (vLLM "
+               f"{engine.release} does not cap them)" if user_sizes is not None else
+               f"--cuda-graph-sizes {' '.join(map(str, given))}" if given else
+               "SchedulerConfig.cuda_graph_sizes [min(2·max_num_seqs, 512)]") +
+               "; one value N: 1, 2, 4 and every multiple of 8 up to N, capped by "
+               "max_num_batched_tokens")
+        return CapturePlan(result.sizes, result.max_size, why, notes=result.notes,
+                           max_num_seqs=max_num_seqs)
     if user_max is None and user_sizes is None and facts.get("model_arch") in GPT_OSS_ARCHS:
         # GptOssForCausalLMConfig.verify_and_update_config: a 1024 ceiling unless the user
         # set the sizes or their maximum.
@@ -319,6 +333,17 @@ def _attention(vin: VllmInput, engine: EngineArgs) -> Callable[[Draft], tuple[st
                 "--model-arch NAME or a local model folder")
         if given is not None:
             return given, requested or ""
+        if holds_in(vllm_attention.V1_BACKEND_NAMES, engine.release):  # vLLM 0.10.2
+            env = facts.get("vllm_attn_backend")
+            try:
+                choice = vllm_attention.choose_0_10(
+                    env if isinstance(env, str) else None, sm=_number_fact(facts, "gpu_sm"),
+                    mla=bool(facts.get("use_mla")), model_arch=facts.get("model_arch"),
+                    release=engine.release, fp8_kv_cache=engine.kv_cache_dtype.startswith("fp8"))
+            except vllm_attention.AttentionRefusal as exc:
+                raise InputError(f"{exc} (vLLM {engine.release})",
+                                 where="VLLM_ATTENTION_BACKEND") from None
+            return choice.level.name, choice.backend
         if engine.kv_cache_dtype == "bfloat16" and facts.get("device", "cuda") == "cuda" \
                 and not holds_in(releases.KV_CACHE_BF16, engine.release):
             raise InputError("No valid attention backend found for cuda: kv_cache_dtype "
@@ -355,33 +380,3 @@ def _support(vin: VllmInput) -> str | None:
 #: vLLM 0.33.0 ``model_executor/models/config.py:GptOssForCausalLMConfig``.
 GPT_OSS_ARCHS = ("GptOssForCausalLM",)
 GPT_OSS_MAX_CAPTURE_SIZE = 1024
-
-#: vLLM's OpenAI-server engine defaults by GPU memory (arg_utils): (at least GiB,
-#: max_num_seqs, max_num_batched_tokens), first match wins.
-VLLM_ENGINE_DEFAULTS: tuple[tuple[float, int, int], ...] = (
-    (160, 1024, 16384),
-    (70, 1024, 8192),
-    (0, 256, 2048),
-)
-
-
-def _engine_defaults(memory_gib: float | None, release: str,
-                     sm: float | None = None) -> tuple[int, int, str]:
-    """vLLM's engine-argument defaults for a GPU's memory in ``release``, and where they came
-    from. ``EngineArgs.get_batch_defaults`` keeps a device named A100 on the smallest tier below
-    160 GiB; cgconfig knows the compute capability, not the name, so SM 80 stands for A100."""
-    if memory_gib is None:
-        _, seqs, tokens = VLLM_ENGINE_DEFAULTS[-1]
-        return seqs, tokens, "vLLM server defaults for unknown GPU memory"
-    rows = VLLM_ENGINE_DEFAULTS if holds_in(releases.LARGE_GPU_DEFAULTS, release) \
-        else VLLM_ENGINE_DEFAULTS[1:]
-    floor, seqs, tokens = next(row for row in rows if memory_gib >= row[0])
-    if sm == 80 and floor == A100_SMALL_TIER_BELOW:
-        floor, seqs, tokens = VLLM_ENGINE_DEFAULTS[-1]
-        return seqs, tokens, (f"vLLM server defaults for an A100 ({memory_gib:g} GiB, --gpu-sm 80"
-                              "): the small tier, as for < 70 GiB")
-    return seqs, tokens, f"vLLM server defaults for ≥ {floor:g} GiB ({memory_gib:g} GiB)"
-
-
-#: The tier vLLM skips for A100 devices (``"a100" not in device_name``, 0.20-0.33).
-A100_SMALL_TIER_BELOW = 70
