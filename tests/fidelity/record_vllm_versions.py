@@ -21,7 +21,9 @@ corpus measures the release's CUDA-graph decisions rather than its flag list. Ou
 A 0.10 release takes its lines from ``vllm_engine_generate_0_10`` (its own spellings: the
 attention and all2all backends as ``VLLM_ATTENTION_BACKEND`` / ``VLLM_ALL2ALL_BACKEND``, the only
 way 0.10 has to choose them, ``-O`` / ``level`` / ``full_cuda_graph``, ``--cuda-graph-sizes``);
-those two variables are the environment its cases may carry. ``--table`` reads the release's
+those two variables are the environment its cases may carry (0.10.1's lines also run on
+compute capability 7.5 and 7.0, :data:`SMS_0_10_1`, below which its engine choice differs).
+``--table`` reads the release's
 flag list from another file (a table not shipped under ``engines/vllm/tables``, where a table
 would make the release supported).
 """
