@@ -120,3 +120,34 @@ def test_0_10_1_corpus_reaches_what_0_10_1_decides_differently() -> None:
     assert deepep and all(r["answer"]["cudagraph_mode"] == "NONE" for r in deepep)
     assert any(r["answer"]["enforce_eager"] and "--enforce-eager" not in r["argv"]
                for r in deepep)
+
+
+#: The V0 lines the V0 engine's attention-backend selection refuses at start-up, by release:
+#: id -> the name it refuses (VLLM_0_10.md, "V0 attention-backend selection"). Not a _Backend
+#: member: attention/selector.py _cached_get_attn_backend; a member the V0 branch does not
+#: take: platforms/cuda.py CudaPlatform.get_attn_backend_cls(..., use_v1=False, ...).
+V0_SELECTION_REFUSED = {
+    "0.10.1": {"not a member": {48, 51, 102, 105, 109, 149},
+               "V0 branch": {34, 41, 46, 50, 75, 76, 82, 104, 138}},
+    "0.10.2": {"not a member": {12, 35, 89, 179}, "V0 branch": {170}},
+}
+
+
+@pytest.mark.parametrize("version", sorted(CORPORA))
+def test_v0_backend_selection_refusals(version: str) -> None:
+    rows = {r["id"]: r for r in _rows(version)}
+    for how, ids in V0_SELECTION_REFUSED[version].items():
+        for i in ids:
+            answer, name = rows[i]["answer"], rows[i]["env"]["VLLM_ATTENTION_BACKEND"]
+            assert answer["error_stage"] == "attention" and answer["model_runner"] is None
+            if how == "not a member":
+                assert answer["error"].startswith(f"ValueError: Invalid attention backend: '{name}'.")
+            else:
+                assert answer["error"] == ("ValueError: Invalid attention backend for cuda, "
+                                           "with use_v1: False use_mla: False")
+    # no line left on V0 names a backend the V0 selection refuses (non-MLA models)
+    refused_v0 = {"TRITON_ATTN", "FLASH_ATTN_MLA", "FLASHINFER_MLA", "TREE_ATTN", "FLEX_ATTENTION",
+                  "TRITON_ATTN_VLLM_V1", "FLASH_ATTN_VLLM_V1", "XFORMERS_VLLM_V1"}
+    for row in rows.values():
+        if row["answer"]["model_runner"] == "v0" and not row["answer"]["use_mla"]:
+            assert row["env"].get("VLLM_ATTENTION_BACKEND") not in refused_v0
