@@ -21,7 +21,9 @@ corpus measures the release's CUDA-graph decisions rather than its flag list. Ou
 A 0.10 release takes its lines from ``vllm_engine_generate_0_10`` (its own spellings: the
 attention and all2all backends as ``VLLM_ATTENTION_BACKEND`` / ``VLLM_ALL2ALL_BACKEND``, the only
 way 0.10 has to choose them, ``-O`` / ``level`` / ``full_cuda_graph``, ``--cuda-graph-sizes``);
-those two variables are the environment its cases may carry. ``--table`` reads the release's
+those two variables are the environment its cases may carry (0.10.1's lines also run on
+compute capability 7.5 and 7.0, :data:`SMS_0_10_1`, below which its engine choice differs).
+``--table`` reads the release's
 flag list from another file (a table not shipped under ``engines/vllm/tables``, where a table
 would make the release supported).
 """
@@ -45,6 +47,8 @@ HERE = Path(__file__).parent
 TABLES = HERE.parent.parent / "cgconfig" / "engines" / "vllm" / "tables"
 #: Compute capabilities the per-release corpora run on (Hopper, Blackwell, Ampere, Ada).
 SMS = (90, 100, 80, 89)
+#: 0.10.1's corpus adds Turing and Volta: below 8.0 its engine choice differs (V0 fallback).
+SMS_0_10_1 = (*SMS, 75, 70)
 
 
 def corpus_path(version: str) -> Path:
@@ -81,10 +85,11 @@ def flag_name(word: str, options: set[str] | None = None) -> str | None:
     return name.split(".", 1)[0]
 
 
-def fits(case: dict[str, Any], options: set[str], env_ok: frozenset[str] = frozenset()) -> bool:
-    """A case of the per-release corpus: a CUDA machine of :data:`SMS`, no environment but
-    ``env_ok``'s variables, and only flags the release knows."""
-    if case["platform"] != "cuda" or case["sm"] not in SMS or set(case["env"]) - env_ok:
+def fits(case: dict[str, Any], options: set[str], env_ok: frozenset[str] = frozenset(),
+         sms: tuple[int, ...] = SMS) -> bool:
+    """A case of the per-release corpus: a CUDA machine of ``sms`` (:data:`SMS`), no
+    environment but ``env_ok``'s variables, and only flags the release knows."""
+    if case["platform"] != "cuda" or case["sm"] not in sms or set(case["env"]) - env_ok:
         return False
     names = {flag_name(w, options) for w in case["argv"][3:]}
     return all(name in options for name in names if name is not None)
@@ -95,12 +100,14 @@ def cases_for(version: str, n: int, seed: int,
     """``n`` generated cases that fit the release, renumbered from 0."""
     options = known_options(version, table_path)
     old = _is_0_10(version)
-    gen, env_ok = (generate_0_10, ENV_0_10) if old else (generate, frozenset())
+    env_ok = ENV_0_10 if old else frozenset()
+    sms = SMS_0_10_1 if version == "0.10.1" else SMS
     chosen: list[dict[str, Any]] = []
     batch = 0
     while len(chosen) < n:
-        pool = gen(4 * n, seed + batch, 0)
-        chosen += [c for c in pool if fits(c, options, env_ok)][: n - len(chosen)]
+        pool = (generate_0_10(4 * n, seed + batch, 0, version) if old
+                else generate(4 * n, seed + batch, 0))
+        chosen += [c for c in pool if fits(c, options, env_ok, sms)][: n - len(chosen)]
         batch += 1
     return [dict(c, id=i) for i, c in enumerate(chosen)]
 
