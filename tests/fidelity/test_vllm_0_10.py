@@ -40,7 +40,7 @@ def _summary(got: dict[str, Any]) -> tuple[Any, ...]:
 
 
 #: The GPU memory (GiB) of each pinned line's machine, as recorded.
-MEMORY = {13: 141, 18: 48, 22: 48, 55: 48, 146: 24, 21: 80, 39: 40, 164: 40, 74: 24, 25: 48,
+MEMORY = {86: 141, 13: 141, 18: 48, 22: 48, 55: 48, 146: 24, 21: 80, 39: 40, 164: 40, 74: 24, 25: 48,
           127: 48, 111: 80, 73: 24, 12: 80, 170: 96, 117: 40, 8: 141, 105: 24, 1: 24, 98: 96,
           41: 40, 95: 80}
 
@@ -94,11 +94,15 @@ PINS: list[tuple[int, list[str], dict[str, str], int, tuple[Any, ...]]] = [
     (73, ["@gpt_oss", "--compilation-config", json.dumps({"cudagraph_capture_sizes":
                                                           [4, 8, 16, 32]})], {}, 89,
      ("PIECEWISE", 4, 32, {"PIECEWISE": {"mixed": 4}})),
-    # the V0 engine: a V0 backend name, an FP8 cache V1's backend cannot hold (rows 7, 14)
+    # the V0 engine: a V0 backend name (rows 7, 14)
+    (86, ["@llama", "--compilation-config", json.dumps({"level": 3})],
+     {"VLLM_ATTENTION_BACKEND": "XFORMERS"}, 90, ("V0", 35, 256, {})),
+    # a V0 line whose backend V0's attention layers refuse: a name that is no _Backend member,
+    # and an FP8 cache V1's backend cannot hold sending a V1-only backend to V0
     (12, ["@llama", "--tensor-parallel-size", "4"], {"VLLM_ATTENTION_BACKEND": "TRITON_ATTN"},
-     80, ("V0", 35, 256, {})),
+     80, ("refused",)),
     (170, ["@llama", "-O=3", "--max-num-seqs", "1024", "--kv-cache-dtype", "fp8"],
-     {"VLLM_ATTENTION_BACKEND": "TREE_ATTN"}, 90, ("V0", 131, 1024, {})),
+     {"VLLM_ATTENTION_BACKEND": "TREE_ATTN"}, 90, ("refused",)),
     (117, ["@qwen3_moe", "--enforce-eager", "--data-parallel-size", "4",
            "--enable-expert-parallel", "--max-num-batched-tokens", "512"],
      {"VLLM_ALL2ALL_BACKEND": "deepep_low_latency", "VLLM_ATTENTION_BACKEND": "XFORMERS"}, 80,
@@ -257,3 +261,26 @@ def test_0_11_2_reads_vllm_attention_backend(env: str, argv: list[str],
     case = {"argv": ["vllm", "serve", "@llama", *argv], "env": {"VLLM_ATTENTION_BACKEND": env},
             "sm": 90, "gpu_memory_gib": 80, "platform": "cuda"}
     assert _summary(cve.outcome(case, choose("vllm", "0.11.2", "test"))) == expected
+
+
+@pytest.mark.parametrize(("env", "argv", "sm", "message"), [
+    # ids 12 and 170 of the dev corpus, as vLLM 0.10.2's selector words them
+    ("TRITON_ATTN", ["--tensor-parallel-size", "4"], 80,
+     "Invalid attention backend: 'TRITON_ATTN'. Valid backends are: ['FLASH_ATTN', "),
+    ("TREE_ATTN", ["--kv-cache-dtype", "fp8"], 90,
+     "Invalid attention backend for cuda, with use_v1: False use_mla: False"),
+])
+def test_v0_refuses_a_backend_its_layers_cannot_select(env: str, argv: list[str], sm: int,
+                                                       message: str) -> None:
+    """On the V0 engine, ``attention/selector.py _cached_get_attn_backend`` and V0's branch of
+    ``CudaPlatform.get_attn_backend_cls`` refuse the backend (``v0_engine.V0_BACKENDS``); the
+    refusal names why the line is on V0."""
+    from cgconfig.api import request_from_argv, resolve_request
+    from cgconfig.errors import InputError
+
+    line = ["--gpu-sm", str(sm), "--gpu-memory-gib", "80", "--model-arch", "LlamaForCausalLM",
+            "--engine-version", "vllm==0.10.2", f"VLLM_ATTENTION_BACKEND={env}", "vllm",
+            "serve", "m", *argv]
+    with pytest.raises(InputError) as caught:
+        resolve_request(request_from_argv(line, environ={}))
+    assert message in str(caught.value) and "runs this line on V0" in str(caught.value)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cgconfig.engines.release_change import ReleaseChange, holds_in
+from cgconfig.engines.release_change import ReleaseChange, holds_in, value_at
 from cgconfig.engines.vllm.attention import v1_backend_0_10
 
 _ARG_UTILS = "vllm/engine/arg_utils.py"
@@ -60,6 +60,56 @@ def v0_reason(*, env_backend: str | None, kv_cache_dtype: str, kv_on_v1: bool,
         return (f"VLLM_ATTENTION_BACKEND={env_backend} is not a V1 attention backend (V1 "
                 "takes FLASH_ATTN_VLLM_V1, TRITON_ATTN_VLLM_V1, FLASHINFER, FLASHMLA, …)")
     return None
+
+
+#: The names ``VLLM_ATTENTION_BACKEND`` may take: the members of ``platforms/interface.py
+#: _Backend``, in its order (the selector's refusal lists them so).
+V0_BACKEND_MEMBERS: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.11.2", "the attention backend names VLLM_ATTENTION_BACKEND may take",
+                  "vllm/platforms/interface.py:_Backend",
+                  ("FLASH_ATTN", "FLASH_ATTN_VLLM_V1", "TRITON_ATTN_VLLM_V1", "XFORMERS",
+                   "ROCM_FLASH", "ROCM_AITER_MLA", "ROCM_AITER_MLA_VLLM_V1", "ROCM_AITER_FA",
+                   "TORCH_SDPA", "TORCH_SDPA_VLLM_V1", "FLASHINFER", "FLASHINFER_VLLM_V1",
+                   "FLASHINFER_MLA", "TRITON_MLA", "TRITON_MLA_VLLM_V1", "CUTLASS_MLA",
+                   "FLASHMLA", "FLASHMLA_VLLM_V1", "FLASH_ATTN_MLA", "PALLAS", "PALLAS_VLLM_V1",
+                   "IPEX", "DUAL_CHUNK_FLASH_ATTN", "DIFFERENTIAL_FLASH_ATTN", "NO_ATTENTION",
+                   "FLEX_ATTENTION", "TREE_ATTN", "XFORMERS_VLLM_V1")),
+)
+#: The backends V0's branch of ``CudaPlatform.get_attn_backend_cls`` (``use_v1=False``) takes
+#: for an attention layer without MLA (unset: FlashAttention, or XFormers by SM, dtype, block,
+#: head size or FP8 cache); an MLA layer also takes ``TRITON_MLA`` and FlashMLA on a 64-token
+#: block, and falls through to these for any other name. Every other member is refused
+#: ("Invalid attention backend for cuda, with use_v1: False use_mla: ...").
+V0_BACKENDS: tuple[ReleaseChange, ...] = (
+    ReleaseChange(None, "0.11.2", "the attention backends the V0 engine runs",
+                  "vllm/platforms/cuda.py:CudaPlatform.get_attn_backend_cls (use_v1=False), "
+                  "vllm/attention/selector.py:_cached_get_attn_backend",
+                  ("FLASH_ATTN", "XFORMERS", "DUAL_CHUNK_FLASH_ATTN", "DIFFERENTIAL_FLASH_ATTN")),
+)
+
+
+def v0_backend_refusal(env_backend: str | None, *, mla: bool, sm: int,
+                       release: str) -> str | None:
+    """vLLM ``release``'s refusal of the attention backend on its V0 engine, as its attention
+    layers select it (:data:`V0_BACKEND_MEMBERS`, :data:`V0_BACKENDS`); ``None`` when V0 runs
+    it. Without the variable an MLA model on SM 10.0 is refused too:
+    ``CudaPlatform.check_and_update_config`` sets ``VLLM_ATTENTION_BACKEND=CUTLASS_MLA``
+    there, which V0 lacks. FlashMLA needs a 64-token block, which the platform forces only for
+    ``FLASHMLA`` on SM 9.0 (cgconfig reads no ``--block-size``)."""
+    members = value_at(V0_BACKEND_MEMBERS, release)
+    runs = value_at(V0_BACKENDS, release)
+    assert isinstance(members, tuple) and isinstance(runs, tuple)
+    name = env_backend  # the selector compares the value as written (no case folding)
+    if name is None and mla and sm == 100:
+        name = "CUTLASS_MLA"
+    if name is None:
+        return None
+    if name not in members:
+        return (f"Invalid attention backend: '{env_backend}'. Valid backends are: "
+                f"{list(members)}")
+    if name in runs or (mla and (name == "TRITON_MLA" or (name == "FLASHMLA" and sm == 90))):
+        return None
+    return f"Invalid attention backend for cuda, with use_v1: False use_mla: {mla}"
 
 
 def v0_sizes(max_num_seqs: int) -> list[int]:

@@ -15,6 +15,7 @@ from cgconfig.engines.vllm.v0_engine import (
     V0_MAX_NUM_SEQS,
     V0_MIN_BATCHED_TOKENS,
     kv_dtype_on_v1,
+    v0_backend_refusal,
     v0_chunked_prefill,
     v0_reason,
     v0_sizes,
@@ -75,6 +76,13 @@ def v0_step(vin: VllmInput, engine: EngineArgs,
             raise InputError(f"Speculative decoding is not supported on vLLM V0. (vLLM "
                              f"{engine.release} runs this line on V0: {reason}; "
                              "CudaPlatform.check_and_update_config)", where="--speculative-config")
+        refusal = v0_backend_refusal(env, mla=mla, sm=int(sm) if sm is not None else 90,
+                                     release=engine.release)
+        if refusal is not None:
+            raise InputError(f"{refusal} (vLLM {engine.release} runs this line on V0: {reason}; "
+                             "its attention layers select the backend in "
+                             "attention/selector.py get_attn_backend)",
+                             where="VLLM_ATTENTION_BACKEND")
         sizes = [] if vin.enforce_eager is not None else (
             user_sizes if user_sizes is not None else v0_sizes(seqs))
         apply_v0(draft, sizes, reason, seqs, engine.release,
